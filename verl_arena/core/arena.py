@@ -1,0 +1,255 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The arena a topology plays in: the group, the judge, a seeded RNG and the match log.
+
+Topologies never call the judge themselves. They hand the arena all the judgments of one round at once
+(:meth:`Arena.compare`, :meth:`Arena.select`); the arena runs them concurrently, validates what comes back, applies
+the failure policy and records every judgment in the match log.
+
+Randomness never depends on the order in which candidates were passed in: every random draw starts from the
+candidates sorted by content digest, so permuting a group permutes its result and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import numbers
+from collections import Counter
+from collections.abc import Awaitable, Sequence
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
+from verl_arena.core.types import Candidate, Match
+
+__all__ = ["Arena", "FailurePolicy", "ReplayArena"]
+
+logger = logging.getLogger(__name__)
+
+FailurePolicy = Literal["tie", "raise"]
+T = TypeVar("T")
+
+
+async def gather_or_cancel(aws: Sequence[Awaitable[T]]) -> list[T]:
+    """Await all of ``aws`` concurrently; if one raises, cancel the others and re-raise."""
+    if len(aws) == 1:
+        return [await aws[0]]
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+class Arena:
+    """The playing field of one group.
+
+    Args:
+        query: the prompt all candidates answer.
+        candidates: the group.
+        judge: any object with the judge protocol's coroutine methods.
+        seed: seeds every random choice of the topology.
+        on_judge_error: ``"tie"`` records a failed judgment as failed and lets the topology treat it as a tie;
+            ``"raise"`` propagates the ``JudgeError``.
+        group: the group's name in error messages.
+        content_keys: per-candidate content keys used to order the group canonically (defaults to the digests);
+            replays pass the recorded digests.
+    """
+
+    def __init__(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        judge: Any,
+        *,
+        seed: int,
+        on_judge_error: FailurePolicy = "tie",
+        group: str = "group",
+        content_keys: Sequence[str] | None = None,
+    ) -> None:
+        self.query = query
+        self.candidates = list(candidates)
+        self.n = len(self.candidates)
+        self.judge = judge
+        self.on_judge_error = on_judge_error
+        self.group = group
+        self.content_keys = list(content_keys) if content_keys is not None else [c.digest for c in self.candidates]
+        keys = self.content_keys
+        self.canonical = sorted(range(self.n), key=lambda i: (keys[i], self.candidates[i].id))
+        self._canonical_rank = {p: r for r, p in enumerate(self.canonical)}
+        self.rng = np.random.default_rng(seed)
+        #: A seeded random order of the group, used for draws and to break ties that nothing else breaks.
+        self.draw_order = self.shuffle(range(self.n))
+        self.draw_rank = [0] * self.n
+        for pos, p in enumerate(self.draw_order):
+            self.draw_rank[p] = pos
+        self.calls = 0
+        self.failure_reasons: Counter[str] = Counter()
+        self._log: list[tuple[int, Match]] = []
+        self._seq = 0
+
+    # -- randomness -------------------------------------------------------------------------------------------------
+
+    def shuffle(self, players: Sequence[int] | range, rng: np.random.Generator | None = None) -> list[int]:
+        """A seeded random permutation of ``players`` that does not depend on their input order."""
+        ordered = sorted(players, key=self._canonical_rank.__getitem__)
+        perm = (rng if rng is not None else self.rng).permutation(len(ordered))
+        return [ordered[j] for j in perm]
+
+    def spawn_rngs(self, count: int) -> list[np.random.Generator]:
+        """Independent child generators, e.g. one per concurrently played repeat."""
+        return self.rng.spawn(count)
+
+    # -- judgments --------------------------------------------------------------------------------------------------
+
+    async def compare(
+        self, pairs: Sequence[tuple[int, int]], *, stage: str, round: int, level: int, repeat: int = 0
+    ) -> list[Match]:
+        """Judge all ``pairs`` concurrently; ``pairs[i][0]`` is shown first. Returns one match per pair."""
+        if not pairs:
+            return []
+        seq = self._reserve(len(pairs))
+        matches = await gather_or_cancel(
+            [self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat) for a, b in pairs]
+        )
+        self._record(seq, matches)
+        return matches
+
+    async def select(
+        self, groups: Sequence[Sequence[int]], ks: Sequence[int], *, stage: str, round: int, level: int, repeat: int = 0
+    ) -> list[Match]:
+        """Ask for ``ks[g]`` winners of each of ``groups`` concurrently. Returns one match per group."""
+        if not groups:
+            return []
+        seq = self._reserve(len(groups))
+        matches = await gather_or_cancel(
+            [
+                self._select_one(tuple(g), k, stage=stage, round=round, level=level, repeat=repeat)
+                for g, k in zip(groups, ks, strict=True)
+            ]
+        )
+        self._record(seq, matches)
+        return matches
+
+    def bye(self, player: int, *, stage: str, round: int, level: int, repeat: int = 0) -> Match:
+        """Record that ``player`` advances without a judgment."""
+        match = Match(
+            kind="bye", stage=stage, round=round, level=level, players=(player,), winners=(player,), repeat=repeat
+        )
+        self._record(self._reserve(1), [match])
+        return match
+
+    @property
+    def matches(self) -> list[Match]:
+        """The match log in the order the judgments were issued."""
+        return [m for _, m in sorted(self._log, key=lambda e: e[0])]
+
+    @property
+    def failures(self) -> int:
+        """Number of failed judgments so far."""
+        return sum(self.failure_reasons.values())
+
+    # -- internals --------------------------------------------------------------------------------------------------
+
+    def _reserve(self, count: int) -> int:
+        start = self._seq
+        self._seq += count
+        return start
+
+    def _record(self, start: int, matches: Sequence[Match]) -> None:
+        self._log.extend((start + i, m) for i, m in enumerate(matches))
+
+    def _failed(self, exc: JudgeError, **fields: Any) -> Match:
+        self.failure_reasons[exc.reason] += 1
+        logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
+        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}")
+
+    async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
+        fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
+        fields["repeat"] = repeat
+        self.calls += 1
+        try:
+            verdict = await self.judge.compare(self.query, self.candidates[a], self.candidates[b])
+        except JudgeError as exc:
+            if self.on_judge_error == "raise":
+                raise
+            return self._failed(exc, **fields)
+        sa, sb = self._check_verdict(verdict, a, b, stage, round)
+        winners = (a,) if sa > sb else (b,) if sb > sa else ()
+        return Match(**fields, winners=winners, scores=(sa, sb), verdict=verdict)
+
+    async def _select_one(
+        self, group: tuple[int, ...], k: int, *, stage: str, round: int, level: int, repeat: int
+    ) -> Match:
+        fields: dict[str, Any] = dict(kind="select", stage=stage, round=round, level=level, players=group, k=k)
+        fields["repeat"] = repeat
+        self.calls += 1
+        try:
+            chosen = await self.judge.select(self.query, [self.candidates[p] for p in group], k)
+        except JudgeError as exc:
+            if self.on_judge_error == "raise":
+                raise
+            return self._failed(exc, **fields)
+        picked = self._check_selection(chosen, group, k, stage, round)
+        return Match(**fields, winners=tuple(group[x] for x in picked))
+
+    def _where(self, stage: str, round: int) -> str:
+        return f"{self.group} ({stage}, round {round})"
+
+    def _check_verdict(self, verdict: Any, a: int, b: int, stage: str, round: int) -> tuple[float, float]:
+        scores = (getattr(verdict, "score_a", None), getattr(verdict, "score_b", None))
+        for side, s in zip("ab", scores, strict=True):
+            if isinstance(s, bool) or not isinstance(s, numbers.Real) or not np.isfinite(s):
+                ids = (self.candidates[a].id, self.candidates[b].id)
+                raise InvalidJudgeOutput(
+                    f"{self._where(stage, round)}: judge.compare{ids} returned score_{side}={s!r}; "
+                    "scores must be finite numbers (raise JudgeError to report a failed judgment)"
+                )
+        return float(scores[0]), float(scores[1])
+
+    def _check_selection(self, chosen: Any, group: tuple[int, ...], k: int, stage: str, round: int) -> list[int]:
+        ok = isinstance(chosen, list | tuple) and all(
+            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in chosen
+        )
+        picked = [int(x) for x in chosen] if ok else []
+        if not ok or len(picked) != k or len(set(picked)) != k or not all(0 <= x < len(group) for x in picked):
+            raise InvalidJudgeOutput(
+                f"{self._where(stage, round)}: judge.select returned {chosen!r}; expected a list of exactly {k} "
+                f"distinct indices in [0, {len(group)}) (raise JudgeError to report a failed judgment)"
+            )
+        return picked
+
+
+class ReplayArena(Arena):
+    """An arena that answers every judgment from a recorded match log instead of a judge."""
+
+    def __init__(self, query: str, candidates: Sequence[Candidate], log: Sequence[Match], **kwargs: Any) -> None:
+        super().__init__(query, candidates, judge=None, **kwargs)
+        self._recorded = {m.replay_key(): m for m in log if m.kind != "bye"}
+
+    def _lookup(self, key: tuple[Any, ...]) -> Match:
+        try:
+            match = self._recorded[key]
+        except KeyError:
+            kind, stage, repeat, round_, players, _ = key
+            raise InvalidJudgeOutput(
+                f"{self.group}: the match log has no {kind} of {list(players)} at {stage} round {round_} "
+                f"(repeat {repeat}); was it recorded with other options or candidates?"
+            ) from None
+        self.calls += 1
+        if match.failed:
+            self.failure_reasons[(match.error or "error").split(":", 1)[0]] += 1
+        return match
+
+    async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
+        return self._lookup(("compare", stage, repeat, round, (a, b), 0))
+
+    async def _select_one(
+        self, group: tuple[int, ...], k: int, *, stage: str, round: int, level: int, repeat: int
+    ) -> Match:
+        return self._lookup(("select", stage, repeat, round, group, k))

@@ -1,0 +1,48 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The errors verl-arena raises.
+
+::
+
+    ArenaError
+     +-- ConfigError (also ValueError)          a bad option, named in the message
+     +-- InvalidJudgeOutput (also ValueError)   a judge broke the protocol (NaN score, wrong number of winners)
+     +-- JudgeError                             one judgment failed; topologies apply the fallback policy
+
+``JudgeError`` is the only error a judge is expected to raise. Everything a judge can go through (timeouts, rate
+limits, unparsable answers, refusals) becomes a ``JudgeError`` with a short ``reason``, and the tournament counts it
+by that reason. ``InvalidJudgeOutput`` is different: it means the judge *returned* something that is not a verdict,
+which is a bug in the judge and is never papered over.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ArenaError", "ConfigError", "InvalidJudgeOutput", "JudgeError"]
+
+
+class ArenaError(Exception):
+    """Base class of every error raised by verl-arena."""
+
+
+class ConfigError(ArenaError, ValueError):
+    """An option or input is invalid; the message names the field (and the group, when there is one)."""
+
+
+class InvalidJudgeOutput(ArenaError, ValueError):
+    """A judge returned something that breaks the judge protocol."""
+
+
+class JudgeError(ArenaError):
+    """A judgment failed.
+
+    Args:
+        message: what went wrong, for humans. Must never contain secrets.
+        reason: a short machine-readable cause used to count failures, e.g. ``"timeout"``, ``"rate_limit"``,
+            ``"parse"``, ``"refused"``.
+        attempts: how many attempts were made before giving up.
+    """
+
+    def __init__(self, message: str = "judgment failed", *, reason: str = "error", attempts: int = 1) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.attempts = attempts

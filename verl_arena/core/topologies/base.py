@@ -1,0 +1,125 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What every topology shares: the registry, the ``Standing`` a topology returns and option checking."""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from verl_arena.core.arena import Arena
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.registry import Registry
+
+__all__ = ["TOPOLOGIES", "NoOptions", "Standing", "Topology", "get_topology", "register_topology"]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How a topology ranks a group.
+
+    Args:
+        keys: per-candidate sort keys, larger is better; candidates with equal keys share a rank.
+        points: per-candidate primary score (wins, tier, points, ...), reported and used by the ``minmax`` reward.
+        details: topology-specific extras for the result (e.g. the seed order).
+    """
+
+    keys: list[tuple[float, ...]]
+    points: list[float]
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """A topology without options of its own."""
+
+
+class Topology(ABC):
+    """A way to arrange judgments among the candidates of one group.
+
+    Subclasses set ``name`` through :func:`register_topology`, may define an ``Options`` dataclass (validated in its
+    ``__post_init__``), and implement :meth:`play`. Groups of one never reach a topology.
+    """
+
+    name: ClassVar[str]
+    Options: ClassVar[type] = NoOptions
+    #: Reward scheme used unless the caller chooses another (see ``verl_arena.core.rewards``).
+    default_reward: ClassVar[str] = "rank_quantile"
+    #: Judge methods the topology calls.
+    judge_methods: ClassVar[tuple[str, ...]] = ("compare",)
+
+    def __init__(self, options: Any) -> None:
+        self.options = options
+
+    def check_group(self, n: int, group: str) -> None:
+        """Raise ``ConfigError`` if the options do not fit a group of ``n`` (n >= 2)."""
+
+    @abstractmethod
+    async def play(self, arena: Arena) -> Standing:
+        """Run the tournament on ``arena`` (a group of at least two) and return the standing."""
+
+    @classmethod
+    @abstractmethod
+    def judge_calls(cls, n: int, options: Any) -> int:
+        """Exact number of judge calls for a group of ``n`` (before any cache or deduplication)."""
+
+    @classmethod
+    @abstractmethod
+    def depth(cls, n: int, options: Any) -> int:
+        """Number of sequential judge waves for a group of ``n``."""
+
+
+TOPOLOGIES: Registry[type[Topology]] = Registry("topology")
+
+
+def register_topology(name: str):  # noqa: ANN201 - a decorator
+    """Class decorator registering a topology under ``name``."""
+
+    def decorator(cls: type[Topology]) -> type[Topology]:
+        cls.name = name
+        return TOPOLOGIES.register(name)(cls)
+
+    return decorator
+
+
+def get_topology(name: str) -> type[Topology]:
+    """The topology class registered under ``name``."""
+    return TOPOLOGIES.get(name)
+
+
+def parse_options(topology: type[Topology], options: Mapping[str, Any]) -> Any:
+    """Build ``topology.Options`` from a mapping, naming any unknown key and the valid ones."""
+    valid = [f.name for f in dataclasses.fields(topology.Options)]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ConfigError(
+            f"unknown option {unknown[0]!r} for topology {topology.name!r}; "
+            f"valid options: {', '.join(valid) if valid else 'none'} (plus the common ones)"
+        )
+    return topology.Options(**options)
+
+
+def check_int(name: str, value: Any, minimum: int) -> None:
+    """Raise ``ConfigError`` unless ``value`` is an int >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"option {name!r} must be an integer >= {minimum}, got {value!r}")
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    """Raise ``ConfigError`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ConfigError(f"option {name!r} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def check_anchor(anchor: int, n: int, group: str) -> None:
+    """Raise ``ConfigError`` unless ``anchor`` indexes a group of ``n``."""
+    if anchor >= n:
+        raise ConfigError(f"{group}: option 'anchor' is {anchor} but the group has only {n} candidates")
+
+
+def mean_or(values: list[float], default: float) -> float:
+    """Mean of ``values``, ``default`` for an empty list."""
+    return sum(values) / len(values) if values else default

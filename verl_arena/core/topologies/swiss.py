@@ -1,0 +1,140 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Swiss system (ArenaRL sec. 4.5).
+
+``rounds`` rounds (default ceil(log2 N)), each one wave of floor(N/2) judgments. Before each round candidates are
+ordered by points (ties: seeded random draw) and paired with the nearest candidate they have not met yet, searching
+with backtracking so that equal records meet and no pair meets twice unless that is unavoidable. With an odd N the
+lowest candidate without a bye so far sits out and gets ``bye_points`` (a win, by default). Slot A goes to whoever has
+been shown first less often.
+
+A win counts 1 point and a tie (or failed judgment) 0.5. Ranking: points, then Buchholz (the sum of the points of the
+candidate's opponents), then the mean score the candidate received; candidates equal on all three share a rank.
+
+Cost: rounds x floor(N/2) judgments, depth ``rounds``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from verl_arena.core.arena import Arena
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.topologies.base import Standing, Topology, check_int, register_topology
+
+__all__ = ["Swiss", "SwissOptions", "pair_avoiding_rematches"]
+
+_SEARCH_BUDGET = 50_000
+
+
+@dataclass(frozen=True)
+class SwissOptions:
+    """Args:
+    rounds: number of rounds; 0 means ceil(log2 N).
+    bye_points: points for sitting out a round with an odd N.
+    """
+
+    rounds: int = 0
+    bye_points: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_int("rounds", self.rounds, 0)
+        if isinstance(self.bye_points, bool) or not isinstance(self.bye_points, int | float):
+            raise ConfigError(f"option 'bye_points' must be a number, got {self.bye_points!r}")
+        if not 0.0 <= self.bye_points <= 1.0:
+            raise ConfigError(f"option 'bye_points' must be within [0, 1], got {self.bye_points!r}")
+
+
+def _rounds(n: int, options: SwissOptions) -> int:
+    return options.rounds or max(1, math.ceil(math.log2(n)))
+
+
+def pair_avoiding_rematches(players: list[int], met: list[set[int]]) -> list[tuple[int, int]]:
+    """Pair ``players`` (an even number, best first) with the nearest partner not met before.
+
+    Backtracks when a choice leaves the rest unpairable; if no pairing without a rematch exists (or the search runs
+    past its budget), pairs neighbours in order.
+    """
+    steps = 0
+
+    def solve(rest: list[int]) -> list[tuple[int, int]] | None:
+        nonlocal steps
+        if not rest:
+            return []
+        first = rest[0]
+        for i in range(1, len(rest)):
+            steps += 1
+            if steps > _SEARCH_BUDGET:
+                return None
+            if rest[i] in met[first]:
+                continue
+            tail = solve(rest[1:i] + rest[i + 1 :])
+            if tail is not None:
+                return [(first, rest[i]), *tail]
+        return None
+
+    pairs = solve(players)
+    if pairs is None:
+        pairs = [(players[i], players[i + 1]) for i in range(0, len(players), 2)]
+    return pairs
+
+
+@register_topology("swiss")
+class Swiss(Topology):
+    """Rounds of pairings between equal records; rank by points, Buchholz, mean score."""
+
+    Options = SwissOptions
+
+    async def play(self, arena: Arena) -> Standing:
+        n = arena.n
+        points = [0.0] * n
+        opponents: list[list[int]] = [[] for _ in range(n)]
+        met: list[set[int]] = [set() for _ in range(n)]
+        had_bye = [False] * n
+        shown_first = [0] * n
+        score_sum = [0.0] * n
+        score_count = [0] * n
+        for round_ in range(1, _rounds(n, self.options) + 1):
+            standing = sorted(range(n), key=lambda p: (-points[p], arena.draw_rank[p]))
+            bye = None
+            if n % 2:
+                bye = next((p for p in reversed(standing) if not had_bye[p]), standing[-1])
+                standing.remove(bye)
+            pairs = []
+            for a, b in pair_avoiding_rematches(standing, met):
+                first, second = (b, a) if shown_first[b] < shown_first[a] else (a, b)
+                shown_first[first] += 1
+                pairs.append((first, second))
+            matches = await arena.compare(pairs, stage="swiss", round=round_, level=round_)
+            if bye is not None:
+                arena.bye(bye, stage="swiss", round=round_, level=round_)
+                had_bye[bye] = True
+                points[bye] += self.options.bye_points
+            for (a, b), m in zip(pairs, matches, strict=True):
+                opponents[a].append(b)
+                opponents[b].append(a)
+                met[a].add(b)
+                met[b].add(a)
+                if m.winner is None:
+                    points[a] += 0.5
+                    points[b] += 0.5
+                else:
+                    points[m.winner] += 1.0
+                if m.scores is not None:
+                    for p, s in zip(m.players, m.scores, strict=True):
+                        score_sum[p] += s
+                        score_count[p] += 1
+        buchholz = [sum(points[o] for o in opponents[p]) for p in range(n)]
+        mean_score = [score_sum[p] / score_count[p] if score_count[p] else 0.0 for p in range(n)]
+        keys = [(points[p], buchholz[p], mean_score[p]) for p in range(n)]
+        return Standing(keys=keys, points=list(points), details={"buchholz": buchholz})
+
+    @classmethod
+    def judge_calls(cls, n: int, options: Any) -> int:
+        return _rounds(n, options) * (n // 2) if n > 1 else 0
+
+    @classmethod
+    def depth(cls, n: int, options: Any) -> int:
+        return _rounds(n, options) if n > 1 else 0

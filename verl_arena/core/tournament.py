@@ -1,0 +1,254 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Ranking one group: ``rank_group`` and the validated ``Tournament`` configuration behind it.
+
+The pipeline is the same for every topology:
+
+1. the topology plays the group in an :class:`~verl_arena.core.arena.Arena` and returns sort keys and points;
+2. optionally a Bradley-Terry fit over the match log replaces them (``scoring="bradley_terry"``);
+3. keys become ranks (ties share the mean position), ranks or points become rewards (``reward`` scheme), rewards
+   become advantages (standardised with the unbiased std);
+4. if more than ``max_failed_fraction`` of the judgments failed, the group is voided: equal ranks and rewards and
+   zero advantages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
+from verl_arena.core.bradley_terry import fit_bradley_terry
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.ranking import ranks_from_keys
+from verl_arena.core.rewards import REWARDS, standardize
+from verl_arena.core.topologies import get_topology
+from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
+from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate, GroupResult, check_candidates
+
+__all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay"]
+
+logger = logging.getLogger(__name__)
+
+Scoring = Literal["topology", "bradley_terry"]
+#: Options every topology accepts, next to its own.
+COMMON_OPTIONS = ("seed", "on_judge_error", "max_failed_fraction", "scoring", "reward", "epsilon", "bt_alpha")
+
+
+def _check_number(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = False) -> None:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value > hi or (value <= lo if open_lo else value < lo):
+        bound = f"({lo}, {hi}]" if open_lo else f"[{lo}, {hi}]"
+        raise ConfigError(f"option {name!r} must be a number in {bound}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A validated tournament: a topology with its options, and the policies around it.
+
+    Build it once (e.g. at trainer start-up, so that bad options fail early) and rank many groups with it.
+
+    Args:
+        topology: a name registered in ``TOPOLOGIES``.
+        options: the topology's own options (e.g. ``anchor``, ``bracket``, ``group_size``).
+        seed: seeds every random choice; results are a function of (candidates, judge verdicts, options, seed).
+        on_judge_error: ``"tie"`` (a failed judgment counts as a tie and is counted) or ``"raise"``.
+        max_failed_fraction: a group with a larger fraction of failed judgments is voided.
+        scoring: ``"topology"`` (the topology's own ranking) or ``"bradley_terry"`` (a fit over the match log).
+        reward: reward scheme (``"rank_quantile"`` or ``"minmax"``); ``None`` uses the topology's default.
+        epsilon: the epsilon of the standardisation and of the min-max normalisation.
+        bt_alpha: strength of the Bradley-Terry prior.
+    """
+
+    topology: str = "seeded_single_elimination"
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    on_judge_error: FailurePolicy = "tie"
+    max_failed_fraction: float = 0.5
+    scoring: Scoring = "topology"
+    reward: str | None = None
+    epsilon: float = 1e-6
+    bt_alpha: float = 0.1
+
+    def __post_init__(self) -> None:
+        cls = get_topology(self.topology)
+        object.__setattr__(self, "options", dict(self.options))
+        object.__setattr__(self, "_impl", cls(parse_options(cls, self.options)))
+        check_int("seed", self.seed, 0)
+        check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
+        check_choice("scoring", self.scoring, ("topology", "bradley_terry"))
+        _check_number("max_failed_fraction", self.max_failed_fraction, 0.0, 1.0)
+        _check_number("epsilon", self.epsilon, 0.0, 1.0)
+        _check_number("bt_alpha", self.bt_alpha, 0.0, math.inf, open_lo=True)
+        if self.reward is not None:
+            REWARDS.get(self.reward)
+
+    @classmethod
+    def from_options(cls, topology: str = "seeded_single_elimination", **options: Any) -> Tournament:
+        """Split flat options into the common ones and the topology's own, and validate them."""
+        common = {k: options.pop(k) for k in COMMON_OPTIONS if k in options}
+        return cls(topology=topology, options=options, **common)
+
+    # -- introspection ----------------------------------------------------------------------------------------------
+
+    @property
+    def impl(self) -> Topology:
+        """The topology instance."""
+        return self._impl  # type: ignore[attr-defined]
+
+    @property
+    def reward_scheme(self) -> str:
+        """The reward scheme in use."""
+        return self.reward or self.impl.default_reward
+
+    def resolved_options(self) -> dict[str, Any]:
+        """Every option the result depends on, defaults included; ``from_options(topology, **this)`` rebuilds it."""
+        out = dataclasses.asdict(self.impl.options)
+        out.update({k: getattr(self, k) for k in COMMON_OPTIONS})
+        out["reward"] = self.reward_scheme
+        return out
+
+    def judge_calls(self, n: int) -> int:
+        """Judge calls this tournament makes for a group of ``n``."""
+        return self.impl.judge_calls(n, self.impl.options) if n > 1 else 0
+
+    def depth(self, n: int) -> int:
+        """Sequential judge waves for a group of ``n``."""
+        return self.impl.depth(n, self.impl.options) if n > 1 else 0
+
+    # -- ranking ----------------------------------------------------------------------------------------------------
+
+    async def rank(
+        self, query: str, candidates: Sequence[Candidate], judge: Any, *, group_id: str | None = None
+    ) -> GroupResult:
+        """Rank one group with ``judge``. See :func:`rank_group`."""
+        group = "group" if group_id is None else f"group {group_id!r}"
+        check_candidates(candidates, group)
+        for method in self.impl.judge_methods:
+            if not callable(getattr(judge, method, None)):
+                raise ConfigError(
+                    f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
+                )
+        arena = Arena(query, candidates, judge, seed=self.seed, on_judge_error=self.on_judge_error, group=group)
+        return await self._play(arena, _format_rewards(candidates, group), group_id)
+
+    async def replay(self, result: GroupResult, query: str = "") -> GroupResult:
+        """Rebuild ``result`` from its match log alone, with no judge."""
+        candidates = [Candidate(id=i, answer="") for i in result.ids]
+        group = "group" if result.group_id is None else f"group {result.group_id!r}"
+        check_candidates(candidates, group)
+        arena = ReplayArena(
+            query, candidates, result.matches, seed=self.seed, group=group, content_keys=result.details["digests"]
+        )
+        return await self._play(arena, result.details.get("format_rewards"), result.group_id)
+
+    async def _play(self, arena: Arena, format_rewards: list[float] | None, group_id: str | None) -> GroupResult:
+        n = arena.n
+        details: dict[str, Any] = {"digests": list(arena.content_keys)}
+        if format_rewards is not None:
+            details["format_rewards"] = list(format_rewards)
+        if n == 1:
+            keys, points = [(0.0,)], [0.0]
+        else:
+            self.impl.check_group(n, arena.group)
+            standing = await self.impl.play(arena)
+            keys, points = standing.keys, standing.points
+            details.update(standing.details)
+        matches = arena.matches
+        if self.scoring == "bradley_terry" and n > 1:
+            strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha)
+            keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
+
+        failures = arena.failures
+        voided = arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
+        if n == 1:
+            ranks, rewards, advantages = [0.0], [0.0], [0.0]
+        elif voided:
+            ranks, rewards, advantages = [(n - 1) / 2] * n, [0.5] * n, [0.0] * n
+            logger.warning(
+                "%s: %d of %d judgments failed; the group is voided (zero advantages)",
+                arena.group,
+                failures,
+                arena.calls,
+            )
+        else:
+            ranks = ranks_from_keys(keys)
+            scheme = REWARDS.get(self.reward_scheme)
+            rewards = scheme(ranks, points, format_rewards=format_rewards, epsilon=self.epsilon)
+            advantages = standardize(rewards, self.epsilon)
+        return GroupResult(
+            ids=[c.id for c in arena.candidates],
+            ranks=ranks,
+            rewards=rewards,
+            advantages=advantages,
+            points=list(points),
+            comparisons=arena.calls,
+            depth=max((m.level for m in matches if m.kind != "bye"), default=0),
+            degraded=failures > 0,
+            failures=failures,
+            failure_reasons=dict(arena.failure_reasons),
+            voided=voided,
+            matches=matches,
+            topology=self.topology,
+            options=self.resolved_options(),
+            details=details,
+            group_id=group_id,
+        )
+
+
+def _format_rewards(candidates: Sequence[Candidate], group: str) -> list[float] | None:
+    """The candidates' format rewards: all or none of them must carry one."""
+    carrying = [FORMAT_REWARD_KEY in c.meta for c in candidates]
+    if not any(carrying):
+        return None
+    values = []
+    for c, has in zip(candidates, carrying, strict=True):
+        value = c.meta.get(FORMAT_REWARD_KEY)
+        if not has or isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ConfigError(
+                f"{group}: candidate {c.id!r} has meta[{FORMAT_REWARD_KEY!r}]={value!r}; when one candidate carries "
+                "a format reward, all must carry a finite number"
+            )
+        values.append(float(value))
+    return values
+
+
+async def rank_group(
+    query: str,
+    candidates: Sequence[Candidate],
+    judge: Any,
+    topology: str = "seeded_single_elimination",
+    *,
+    group_id: str | None = None,
+    **options: Any,
+) -> GroupResult:
+    """Rank one group of candidates by a tournament of judge calls.
+
+    Args:
+        query: the prompt every candidate answers.
+        candidates: the group (ids must be unique).
+        judge: any object with ``async compare(query, a, b) -> PairVerdict`` (and ``async select(query, candidates,
+            k) -> list[int]`` for ``multi_round``); a failed judgment raises ``JudgeError``.
+        topology: ``round_robin``, ``anchor``, ``seeded_single_elimination``, ``double_elimination``, ``swiss`` or
+            ``multi_round``.
+        group_id: the group's name in errors and logs.
+        **options: the topology's options and the common ones (see :class:`Tournament`).
+
+    Returns:
+        The ranks, rewards, advantages, match log and failure counts of the group.
+    """
+    tournament = Tournament.from_options(topology, **options)
+    return await tournament.rank(query, candidates, judge, group_id=group_id)
+
+
+async def replay(result: GroupResult | Mapping[str, Any], query: str = "") -> GroupResult:
+    """Rebuild a result (or its ``to_dict()``) from its match log, with no judge."""
+    if not isinstance(result, GroupResult):
+        result = GroupResult.from_dict(result)
+    tournament = Tournament.from_options(result.topology, **result.options)
+    return await tournament.replay(result, query)

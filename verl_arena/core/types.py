@@ -1,0 +1,237 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Plain data: candidates, verdicts, the match log and the result of ranking one group."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from verl_arena.core.errors import ConfigError
+
+__all__ = ["Candidate", "GroupResult", "Match", "PairVerdict"]
+
+#: Key of ``Candidate.meta`` holding a candidate's format reward (Tournament-GRPO eq. 9), if it has one.
+FORMAT_REWARD_KEY = "format_reward"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One rendered trajectory of a group.
+
+    Args:
+        id: unique within its group.
+        answer: the final answer.
+        path: the process that led to it (reasoning, tool calls, optionally tool outputs).
+        meta: anything else; ``meta["format_reward"]`` is used by the ``minmax`` reward.
+    """
+
+    id: str
+    answer: str
+    path: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the content (path and answer), independent of ``id`` and ``meta``."""
+        h = hashlib.sha256()
+        h.update(self.path.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+        h.update(self.answer.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    """A pairwise judgment of candidate A (shown first) against candidate B.
+
+    Higher is better; the candidate with the higher score wins and equal scores are a tie. A judge that only names a
+    winner returns ``(1, 0)``, ``(0, 1)`` or ``(0.5, 0.5)``.
+
+    Args:
+        score_a: score of the first candidate.
+        score_b: score of the second candidate.
+        dimensions: per-dimension scores, e.g. ``{"a": {"feasibility": 8}, "b": {...}}``.
+        raw: the judge's raw output.
+        usage: token counts (``prompt_tokens``, ``completion_tokens``, ...).
+        latency_s: wall time of the judgment.
+        meta: anything else the judge wants logged.
+    """
+
+    score_a: float
+    score_b: float
+    dimensions: Mapping[str, Any] = field(default_factory=dict)
+    raw: str = ""
+    usage: Mapping[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def winner(self) -> Literal["a", "b", "tie"]:
+        """Which side won: ``"a"``, ``"b"`` or ``"tie"``."""
+        if self.score_a > self.score_b:
+            return "a"
+        if self.score_b > self.score_a:
+            return "b"
+        return "tie"
+
+    def is_finite(self) -> bool:
+        """Whether both scores are finite numbers."""
+        return all(isinstance(s, numbers.Real) and math.isfinite(s) for s in (self.score_a, self.score_b))
+
+
+MatchKind = Literal["compare", "select", "bye"]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One entry of a group's match log. Indices refer to the group's candidates.
+
+    Args:
+        kind: ``"compare"`` (a pairwise judgment), ``"select"`` (a group judgment picking winners) or ``"bye"``
+            (a candidate advanced without a judge call).
+        stage: which part of the topology, e.g. ``"seeding"``, ``"bracket"``, ``"losers"``, ``"swiss"``.
+        round: round within the stage (1-based).
+        level: sequential judge wave the match belongs to (1-based); judgments of one level run concurrently.
+        players: candidate indices in presentation order; ``players[0]`` is slot A of a compare.
+        winners: who advanced or won; empty for a tied compare.
+        scores: per-player scores of a compare (same order as ``players``); ``None`` if failed or not a compare.
+        k: number of winners asked for (select only).
+        repeat: repeat index (``multi_round`` only).
+        failed: the judgment raised ``JudgeError`` and the fallback decided the outcome.
+        error: ``"reason: message"`` of the failure.
+        verdict: the judge's full verdict, when there is one.
+    """
+
+    kind: MatchKind
+    stage: str
+    round: int
+    level: int
+    players: tuple[int, ...]
+    winners: tuple[int, ...] = ()
+    scores: tuple[float, ...] | None = None
+    k: int = 0
+    repeat: int = 0
+    failed: bool = False
+    error: str | None = None
+    verdict: PairVerdict | None = None
+
+    @property
+    def is_tie(self) -> bool:
+        """A compare with no winner."""
+        return self.kind == "compare" and not self.winners
+
+    @property
+    def winner(self) -> int | None:
+        """The winner of a compare, ``None`` for a tie."""
+        return self.winners[0] if self.kind == "compare" and self.winners else None
+
+    def score_of(self, player: int) -> float | None:
+        """The score ``player`` received in this compare, ``None`` if there is none."""
+        if self.scores is None:
+            return None
+        return self.scores[self.players.index(player)]
+
+    def replay_key(self) -> tuple[Any, ...]:
+        """What identifies this judgment within its group, independent of log order."""
+        return (self.kind, self.stage, self.repeat, self.round, self.players, self.k)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        d = asdict(self)
+        d["players"] = list(self.players)
+        d["winners"] = list(self.winners)
+        d["scores"] = None if self.scores is None else list(self.scores)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Match:
+        """Inverse of :meth:`to_dict`."""
+        verdict = d.get("verdict")
+        return cls(
+            kind=d["kind"],
+            stage=d["stage"],
+            round=int(d["round"]),
+            level=int(d["level"]),
+            players=tuple(int(p) for p in d["players"]),
+            winners=tuple(int(w) for w in d.get("winners", ())),
+            scores=None if d.get("scores") is None else tuple(float(s) for s in d["scores"]),
+            k=int(d.get("k", 0)),
+            repeat=int(d.get("repeat", 0)),
+            failed=bool(d.get("failed", False)),
+            error=d.get("error"),
+            verdict=None if verdict is None else PairVerdict(**verdict),
+        )
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """The outcome of ranking one group. Lists are in the order of the input candidates.
+
+    Args:
+        ids: candidate ids.
+        ranks: 0 is best; tied candidates share the mean of their rank positions.
+        rewards: per-candidate reward (ArenaRL eq. 6 or Tournament-GRPO eq. 8-9).
+        advantages: rewards standardised within the group (ArenaRL eq. 7, Tournament-GRPO eq. 10).
+        points: the topology's own score for each candidate (wins, tier, points, ...), what ``ranks`` come from.
+        comparisons: number of ``judge.compare`` / ``judge.select`` calls, failed ones included.
+        depth: number of sequential judge waves.
+        degraded: some judgment failed and a fallback decided its outcome.
+        failures: number of failed judgments.
+        failure_reasons: failed judgments counted by ``JudgeError.reason``.
+        voided: more than ``max_failed_fraction`` of the judgments failed, so the group carries no signal:
+            ranks and rewards are all equal and advantages are zero.
+        matches: the match log, in the order the judgments were issued.
+        topology: topology name.
+        options: every option the result depends on (topology options, seed, policies), enough to replay.
+        details: topology-specific extras, e.g. ``seed_order``.
+        group_id: the caller's name for the group, if given.
+    """
+
+    ids: list[str]
+    ranks: list[float]
+    rewards: list[float]
+    advantages: list[float]
+    points: list[float]
+    comparisons: int
+    depth: int
+    degraded: bool
+    failures: int
+    failure_reasons: dict[str, int]
+    voided: bool
+    matches: list[Match]
+    topology: str
+    options: dict[str, Any]
+    details: dict[str, Any] = field(default_factory=dict)
+    group_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the match log included)."""
+        d = {k: v for k, v in self.__dict__.items() if k != "matches"}
+        d["matches"] = [m.to_dict() for m in self.matches]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> GroupResult:
+        """Inverse of :meth:`to_dict`."""
+        fields = dict(d)
+        fields["matches"] = [Match.from_dict(m) for m in d["matches"]]
+        return cls(**fields)
+
+
+def check_candidates(candidates: Sequence[Candidate], group: str) -> None:
+    """Raise ``ConfigError`` for an empty group, non-candidates or duplicate ids."""
+    if len(candidates) == 0:
+        raise ConfigError(f"{group}: no candidates (a group needs at least one)")
+    seen: dict[str, int] = {}
+    for i, c in enumerate(candidates):
+        if not isinstance(c, Candidate):
+            raise ConfigError(f"{group}: candidates[{i}] is a {type(c).__name__}, not a Candidate")
+        if c.id in seen:
+            raise ConfigError(f"{group}: duplicate candidate id {c.id!r} at positions {seen[c.id]} and {i}")
+        seen[c.id] = i
