@@ -146,8 +146,12 @@ class Arena:
 
     @property
     def matches(self) -> list[Match]:
-        """The match log in the order the judgments were issued."""
-        return [m for _, m in sorted(self._log, key=lambda e: e[0])]
+        """The match log, by level, then repeat, then the order the judgments were issued in.
+
+        Concurrent repeats may issue their rounds in any order; sorting by (level, repeat) first makes the log the
+        same however long each judgment took.
+        """
+        return [m for _, m in sorted(self._log, key=lambda e: (e[1].level, e[1].repeat, e[0]))]
 
     @property
     def failures(self) -> int:

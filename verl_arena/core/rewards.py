@@ -68,6 +68,6 @@ def standardize(rewards: Sequence[float], epsilon: float = 1e-6) -> list[float]:
     n = len(rewards)
     if n < 2:
         return [0.0] * n
-    mean = sum(rewards) / n
-    std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / (n - 1))
+    mean = math.fsum(rewards) / n  # fsum: exact, so the result does not depend on the order of the group
+    std = math.sqrt(math.fsum((r - mean) ** 2 for r in rewards) / (n - 1))
     return [(r - mean) / (std + epsilon) for r in rewards]

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -122,4 +123,4 @@ def check_anchor(anchor: int, n: int, group: str) -> None:
 
 def mean_or(values: list[float], default: float) -> float:
     """Mean of ``values``, ``default`` for an empty list."""
-    return sum(values) / len(values) if values else default
+    return math.fsum(values) / len(values) if values else default

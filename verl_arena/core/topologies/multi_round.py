@@ -96,6 +96,8 @@ class MultiRound(Topology):
             for size, _ in sizes:
                 groups.append(order[start : start + size])
                 start += size
+            if bye:
+                arena.bye(order[-1], stage="multi_round", round=round_, level=round_, repeat=repeat)
             matches = await arena.select(
                 groups, [k for _, k in sizes], stage="multi_round", round=round_, level=round_, repeat=repeat
             )
@@ -110,7 +112,6 @@ class MultiRound(Topology):
                         points[p] += 1.0
                     active.extend(m.winners)
             if bye:
-                arena.bye(order[-1], stage="multi_round", round=round_, level=round_, repeat=repeat)
                 points[order[-1]] += 1.0
                 active.append(order[-1])
         return points

@@ -1,0 +1,59 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Shared helpers for the tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from verl_arena import Candidate, GroupResult, PairVerdict, rank_group
+from verl_arena.core.errors import JudgeError
+
+
+def make_group(qualities: Sequence[float], tag: str = "") -> list[Candidate]:
+    """Candidates ``c0, c1, ...`` with distinct content and ``meta["quality"]``."""
+    return [
+        Candidate(id=f"c{i}", answer=f"{tag}answer {i}", path=f"{tag}path {i}", meta={"quality": float(q)})
+        for i, q in enumerate(qualities)
+    ]
+
+
+def rank(candidates: Sequence[Candidate], judge: Any, topology: str, **options: Any) -> GroupResult:
+    """``rank_group`` run to completion."""
+    return asyncio.run(rank_group("query", candidates, judge, topology, **options))
+
+
+class TableJudge:
+    """Deterministic judge: every candidate scores its table value, except pairs with an override.
+
+    ``overrides[frozenset({x, y})] = {x: sx, y: sy}`` gives the scores of every meeting of x and y; ``fail`` holds
+    pairs whose judgments raise ``JudgeError``. Records every call.
+    """
+
+    def __init__(
+        self,
+        scores: Mapping[str, float],
+        overrides: Mapping[frozenset[str], Mapping[str, float]] | None = None,
+        fail: set[frozenset[str]] | None = None,
+    ) -> None:
+        self.scores = dict(scores)
+        self.overrides = dict(overrides or {})
+        self.fail = set(fail or ())
+        self.calls: list[tuple[str, str]] = []
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        self.calls.append((a.id, b.id))
+        pair = frozenset({a.id, b.id})
+        if pair in self.fail:
+            raise JudgeError(f"scripted failure of {a.id} vs {b.id}", reason="scripted")
+        table = self.overrides.get(pair, self.scores)
+        return PairVerdict(score_a=table[a.id], score_b=table[b.id])
+
+
+@pytest.fixture
+def group8() -> list[Candidate]:
+    return make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])

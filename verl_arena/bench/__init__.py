@@ -1,0 +1,8 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Benchmarks of ranking fidelity against simulated judges (the ``verl-arena bench`` command)."""
+
+from verl_arena.bench.fidelity import JUDGE_KINDS, METHODS, CellResult, run_bench
+from verl_arena.bench.report import format_tables, plot_frontier
+
+__all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "format_tables", "plot_frontier", "run_bench"]

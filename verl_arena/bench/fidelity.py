@@ -1,0 +1,219 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""How well does each topology recover the true order, and at what judge cost?
+
+Every cell of the benchmark is (group size N, simulated judge kind, noise level). True qualities are drawn from a
+standard normal, the same for every method within a cell, so methods are compared on the same groups. Each method
+ranks every group through a :class:`~verl_arena.judges.SimulatedJudge`; the ranking is compared with the truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verl_arena.bench.metrics import kendall_tau_b, pearson, spearman, top1
+from verl_arena.core.ranking import ranks_from_keys
+from verl_arena.core.registry import Registry
+from verl_arena.core.rewards import standardize
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate
+from verl_arena.judges.simulated import SimulatedJudge
+
+__all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "JudgeKind", "Method", "run_bench"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A way to rank a group: a topology with options, or pointwise scoring (``topology=None``)."""
+
+    name: str
+    topology: str | None
+    options: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class JudgeKind:
+    """A family of simulated judges parameterised by one noise level."""
+
+    name: str
+    description: str
+    make: Callable[[float, int], SimulatedJudge]
+
+
+METHODS: Registry[Method] = Registry("benchmark method")
+JUDGE_KINDS: Registry[JudgeKind] = Registry("judge kind")
+
+
+def _method(name: str, topology: str | None, description: str, **options: Any) -> None:
+    METHODS.register(name)(Method(name, topology, options, description))
+
+
+_method("pointwise", None, "each candidate scored alone, GRPO over the raw scores")
+_method("anchor", "anchor", "everyone vs the anchor (ArenaRL 4.2)")
+_method("seeded_single_elimination", "seeded_single_elimination", "ArenaRL Algorithm 1 bracket")
+_method(
+    "seeded_single_elimination/standard",
+    "seeded_single_elimination",
+    "anchor seeding, classic seeded bracket",
+    bracket="standard",
+)
+_method("double_elimination", "double_elimination", "random seeding, losers' bracket")
+_method("swiss", "swiss", "ceil(log2 N) Swiss rounds")
+_method("swiss+bt", "swiss", "Swiss rounds scored by a Bradley-Terry fit", scoring="bradley_terry")
+_method("multi_round", "multi_round", "Tournament-GRPO G=2 K_win=1 K_final=1 M=4")
+_method(
+    "multi_round/G4",
+    "multi_round",
+    "Tournament-GRPO G=4 K_win=2 K_final=2 M=4",
+    group_size=4,
+    winners_per_group=2,
+    final_size=2,
+)
+_method("round_robin", "round_robin", "every pair once")
+
+JUDGE_KINDS.register("score")(
+    JudgeKind("score", "cardinal scores, independent noise", lambda s, seed: SimulatedJudge(noise=s, seed=seed))
+)
+JUDGE_KINDS.register("winner")(
+    JudgeKind(
+        "winner",
+        "names the winner only, independent noise",
+        lambda s, seed: SimulatedJudge(kind="winner", noise=s, seed=seed),
+    )
+)
+JUDGE_KINDS.register("drift")(
+    JudgeKind(
+        "drift",
+        "cardinal scores, independent noise plus a per-call calibration drift (sd 1)",
+        lambda s, seed: SimulatedJudge(noise=s, drift=1.0, seed=seed),
+    )
+)
+JUDGE_KINDS.register("position")(
+    JudgeKind(
+        "position",
+        "names the winner only, independent noise, +0.5 for the first slot",
+        lambda s, seed: SimulatedJudge(kind="winner", noise=s, position_bias=0.5, seed=seed),
+    )
+)
+
+DEFAULT_METHODS = (
+    "pointwise",
+    "anchor",
+    "seeded_single_elimination",
+    "seeded_single_elimination/standard",
+    "double_elimination",
+    "swiss",
+    "swiss+bt",
+    "multi_round",
+    "multi_round/G4",
+    "round_robin",
+)
+DEFAULT_JUDGES = ("score", "winner", "drift")
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """Mean fidelity of one method in one cell over ``groups`` groups."""
+
+    method: str
+    n: int
+    judge: str
+    noise: float
+    groups: int
+    kendall_tau: float
+    kendall_tau_se: float
+    spearman: float
+    advantage_corr: float
+    top1: float
+    calls: float
+    depth: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+async def _rank_one(
+    method: Method, tournament: Tournament | None, query: str, group: list[Candidate], judge: SimulatedJudge, seed: int
+) -> tuple[list[float], list[float], int, int]:
+    if tournament is None:
+        scores = await asyncio.gather(*(judge.score(query, c) for c in group))
+        return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), 1
+    result = await tournament.rank(query, group, judge)
+    return result.ranks, result.advantages, result.comparisons, result.depth
+
+
+async def _run_cell(
+    method: Method, qualities: np.ndarray, judge: SimulatedJudge, seed: int, cell: str
+) -> list[tuple[float, float, float, float, int, int]]:
+    tournaments = [
+        Tournament.from_options(method.topology, seed=seed + g, **method.options) if method.topology else None
+        for g in range(len(qualities))
+    ]
+    groups = [
+        [Candidate(id=str(i), answer=f"{cell} group {g} candidate {i}", meta={"quality": float(q)}) for i, q in enumerate(row)]
+        for g, row in enumerate(qualities)
+    ]
+    outs = await asyncio.gather(
+        *(_rank_one(method, t, f"{cell}/{g}", grp, judge, seed) for g, (t, grp) in enumerate(zip(tournaments, groups)))
+    )
+    rows = []
+    for q, (ranks, adv, calls, depth) in zip(qualities, outs, strict=True):
+        neg = [-r for r in ranks]
+        rows.append((kendall_tau_b(neg, q), spearman(neg, q), pearson(adv, q), top1(ranks, q), calls, depth))
+    return rows
+
+
+def run_bench(
+    sizes: Sequence[int] = (8, 16),
+    noises: Sequence[float] = (0.25, 0.5, 1.0),
+    judges: Sequence[str] = DEFAULT_JUDGES,
+    methods: Sequence[str] = DEFAULT_METHODS,
+    groups: int = 100,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> list[CellResult]:
+    """Run every method on every (size, judge kind, noise) cell and return the mean fidelity per cell."""
+    kinds = [JUDGE_KINDS.get(j) for j in judges]
+    chosen = [METHODS.get(m) for m in methods]
+    results: list[CellResult] = []
+
+    async def main() -> None:
+        for n in sizes:
+            qualities = np.random.default_rng([seed, n]).standard_normal((groups, n))
+            for kind in kinds:
+                for noise in noises:
+                    cell = f"n={n} {kind.name} noise={noise}"
+                    if progress is not None:
+                        progress(cell)
+                    for j, method in enumerate(chosen):
+                        judge = kind.make(noise, seed * 7919 + j)
+                        rows = await _run_cell(method, qualities, judge, seed * 100_003, cell)
+                        arr = np.array(rows, dtype=float)
+                        tau = arr[:, 0]
+                        results.append(
+                            CellResult(
+                                method=method.name,
+                                n=n,
+                                judge=kind.name,
+                                noise=noise,
+                                groups=groups,
+                                kendall_tau=float(tau.mean()),
+                                kendall_tau_se=float(tau.std(ddof=1) / math.sqrt(len(tau))) if len(tau) > 1 else 0.0,
+                                spearman=float(arr[:, 1].mean()),
+                                advantage_corr=float(arr[:, 2].mean()),
+                                top1=float(arr[:, 3].mean()),
+                                calls=float(arr[:, 4].mean()),
+                                depth=float(arr[:, 5].mean()),
+                            )
+                        )
+
+    asyncio.run(main())
+    return results

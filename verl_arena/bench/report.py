@@ -1,0 +1,85 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Text tables and the efficiency-frontier plot of benchmark results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from verl_arena.bench.fidelity import JUDGE_KINDS, CellResult
+
+__all__ = ["format_tables", "plot_frontier"]
+
+_METRICS = (("kendall_tau", "tau"), ("spearman", "rho"), ("advantage_corr", "adv-r"), ("top1", "top-1"))
+
+
+def _ordered(values: Sequence) -> list:
+    return list(dict.fromkeys(values))
+
+
+def format_tables(results: Sequence[CellResult]) -> str:
+    """One table per (judge kind, group size): methods as rows, metrics per noise level as columns."""
+    noises = _ordered(r.noise for r in results)
+    lines: list[str] = []
+    for judge in _ordered(r.judge for r in results):
+        for n in _ordered(r.n for r in results):
+            cell = [r for r in results if r.judge == judge and r.n == n]
+            if not cell:
+                continue
+            by_key = {(r.method, r.noise): r for r in cell}
+            groups = cell[0].groups
+            lines.append(f"judge={judge} ({JUDGE_KINDS.get(judge).description}), N={n}, {groups} groups per cell")
+            noise_hdr = " ".join(f"{'s=' + format(s, 'g'):>6}" for s in noises)
+            header = f"{'method':<35} {'calls':>6} {'depth':>5}"
+            sub = f"{'':<35} {'':>6} {'':>5}"
+            for _, label in _METRICS:
+                header += f" | {label:^{7 * len(noises) - 1}}"
+                sub += f" | {noise_hdr}"
+            lines += [header, sub, "-" * len(header)]
+            for method in _ordered(r.method for r in cell):
+                first = next(r for r in cell if r.method == method)
+                row = f"{method:<35} {first.calls:>6.1f} {first.depth:>5.1f}"
+                for attr, _ in _METRICS:
+                    vals = " ".join(
+                        f"{getattr(by_key[(method, s)], attr):>6.3f}" if (method, s) in by_key else f"{'-':>6}"
+                        for s in noises
+                    )
+                    row += f" | {vals}"
+                lines.append(row)
+            lines.append("")
+    return "\n".join(lines)
+
+
+def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str = "kendall_tau") -> None:
+    """Fidelity against judge calls per group: one panel per (group size, judge kind), one series per noise level."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = _ordered(r.n for r in results)
+    judges = _ordered(r.judge for r in results)
+    noises = _ordered(r.noise for r in results)
+    fig, axes = plt.subplots(
+        len(sizes), len(judges), figsize=(5.2 * len(judges), 4.2 * len(sizes)), squeeze=False, sharey=True
+    )
+    for row, n in enumerate(sizes):
+        for col, judge in enumerate(judges):
+            ax = axes[row][col]
+            for noise in noises:
+                pts = sorted((r.calls, getattr(r, metric), r.method) for r in results if (r.n, r.judge, r.noise) == (n, judge, noise))
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", label=f"noise {noise:g}", alpha=0.8)
+                if noise == noises[len(noises) // 2]:
+                    for calls, value, method in pts:
+                        ax.annotate(method, (calls, value), fontsize=6, xytext=(3, 2), textcoords="offset points")
+            ax.set_xscale("log")
+            ax.set_title(f"N={n}, judge={judge}", fontsize=9)
+            ax.set_xlabel("judge calls per group")
+            ax.grid(alpha=0.3)
+            if col == 0:
+                ax.set_ylabel(metric.replace("_", " "))
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
