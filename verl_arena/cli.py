@@ -62,8 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--sizes", type=int, nargs="+", default=[8, 16], metavar="N", help="group sizes (8 16)")
     bench.add_argument(
-        "--noise", type=float, nargs="+", default=[0.25, 0.5, 1.0], metavar="SD", help="judge noise levels, in units "
-        "of the spread of true qualities (0.25 0.5 1.0)"
+        "--noise",
+        type=float,
+        nargs="+",
+        default=[0.25, 0.5, 1.0],
+        metavar="SD",
+        help="judge noise levels, in units of the spread of true qualities (0.25 0.5 1.0)",
     )
     bench.add_argument(
         "--judges", nargs="+", default=list(DEFAULT_JUDGES), choices=JUDGE_KINDS.names(), help="simulated judge kinds"

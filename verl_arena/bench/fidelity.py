@@ -158,11 +158,17 @@ async def _run_cell(
         for g in range(len(qualities))
     ]
     groups = [
-        [Candidate(id=str(i), answer=f"{cell} group {g} candidate {i}", meta={"quality": float(q)}) for i, q in enumerate(row)]
+        [
+            Candidate(id=str(i), answer=f"{cell} group {g} candidate {i}", meta={"quality": float(q)})
+            for i, q in enumerate(row)
+        ]
         for g, row in enumerate(qualities)
     ]
     outs = await asyncio.gather(
-        *(_rank_one(method, t, f"{cell}/{g}", grp, judge, seed) for g, (t, grp) in enumerate(zip(tournaments, groups)))
+        *(
+            _rank_one(method, t, f"{cell}/{g}", grp, judge, seed)
+            for g, (t, grp) in enumerate(zip(tournaments, groups, strict=True))
+        )
     )
     rows = []
     for q, (ranks, adv, calls, depth) in zip(qualities, outs, strict=True):

@@ -68,7 +68,11 @@ def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str =
         for col, judge in enumerate(judges):
             ax = axes[row][col]
             for noise in noises:
-                pts = sorted((r.calls, getattr(r, metric), r.method) for r in results if (r.n, r.judge, r.noise) == (n, judge, noise))
+                pts = sorted(
+                    (r.calls, getattr(r, metric), r.method)
+                    for r in results
+                    if (r.n, r.judge, r.noise) == (n, judge, noise)
+                )
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", label=f"noise {noise:g}", alpha=0.8)
                 if noise == noises[len(noises) // 2]:
                     for calls, value, method in pts:

@@ -18,11 +18,12 @@ calls ran before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import math
 import struct
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Literal
@@ -111,42 +112,36 @@ class SimulatedJudge:
             values.append(v)
         return values
 
-    async def _enter(self) -> None:
+    @contextlib.asynccontextmanager
+    async def _call(self) -> AsyncIterator[None]:
+        """Count the call and keep the in-flight gauge right, even when the call is cancelled."""
         self.calls += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        if self.latency:
-            await asyncio.sleep(self.latency)
-        else:
-            await asyncio.sleep(0)
+        try:
+            await asyncio.sleep(self.latency)  # sleep(0) still yields, so a round's calls overlap
+            yield
+        finally:
+            self.in_flight -= 1
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """Score ``a`` (shown first) against ``b``."""
-        await self._enter()
-        try:
+        async with self._call():
             va, vb = self.perceive("compare", [a, b])
-        finally:
-            self.in_flight -= 1
         if self.kind == "winner":
             va, vb = (1.0, 0.0) if va > vb else (0.0, 1.0) if vb > va else (0.5, 0.5)
         return PairVerdict(score_a=va, score_b=vb)
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` candidates perceived best (ties go to the earlier slot)."""
-        await self._enter()
-        try:
+        async with self._call():
             values = self.perceive("select", list(candidates))
-        finally:
-            self.in_flight -= 1
         return sorted(range(len(candidates)), key=lambda i: (-values[i], i))[:k]
 
     async def score(self, query: str, candidate: Candidate) -> float:
         """Pointwise mode: one candidate scored on its own (drift included, nothing to cancel it)."""
-        await self._enter()
-        try:
+        async with self._call():
             (value,) = self.perceive("score", [candidate])
-        finally:
-            self.in_flight -= 1
         return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -56,7 +56,8 @@ class Topology(ABC):
         self.options = options
 
     def check_group(self, n: int, group: str) -> None:
-        """Raise ``ConfigError`` if the options do not fit a group of ``n`` (n >= 2)."""
+        """Raise ``ConfigError`` if the options do not fit a group of ``n`` (n >= 2); by default any n fits."""
+        return None
 
     @abstractmethod
     async def play(self, arena: Arena) -> Standing:
@@ -76,7 +77,7 @@ class Topology(ABC):
 TOPOLOGIES: Registry[type[Topology]] = Registry("topology")
 
 
-def register_topology(name: str):  # noqa: ANN201 - a decorator
+def register_topology(name: str) -> Callable[[type[Topology]], type[Topology]]:
     """Class decorator registering a topology under ``name``."""
 
     def decorator(cls: type[Topology]) -> type[Topology]:

@@ -107,9 +107,7 @@ class DoubleElimination(Topology):
                 survivors = pool
         wb_champion, lb_champion = winners[0], (dropped + survivors)[0]
         assert wb_champion is not None
-        (final,) = await arena.compare(
-            [(wb_champion, lb_champion)], stage="grand_final", round=1, level=stage + 1
-        )
+        (final,) = await arena.compare([(wb_champion, lb_champion)], stage="grand_final", round=1, level=stage + 1)
         # a tied grand final goes to the winners' champion, who has not lost yet
         champion, runner_up = settle(wb_champion, lb_champion, final, tie_winner=wb_champion)
         tier[champion], tier[runner_up] = stage + 2, stage + 1

@@ -1,0 +1,73 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The public surface and the layering rules."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import verl_arena
+import verl_arena.core
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("module", [verl_arena, verl_arena.core])
+def test_all_is_unique_and_importable(module):
+    # the order is ruff's (RUF022), checked by test_ruff_is_clean
+    assert len(set(module.__all__)) == len(module.__all__)
+    for name in module.__all__:
+        assert hasattr(module, name), name
+
+
+def test_public_contract_names():
+    for name in ("Candidate", "PairVerdict", "JudgeError", "GroupResult", "rank_group"):
+        assert name in verl_arena.__all__
+    c = verl_arena.Candidate(id="a", answer="x")
+    assert (c.path, dict(c.meta)) == ("", {})
+    assert verl_arena.PairVerdict(score_a=1.0, score_b=2.0).winner == "b"
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_core_has_no_io_dependencies():
+    for path in (ROOT / "verl_arena" / "core").rglob("*.py"):
+        forbidden = imported_modules(path) & {"verl", "ray", "httpx", "torch", "tenacity", "requests", "aiohttp"}
+        assert not forbidden, f"{path.relative_to(ROOT)} imports {forbidden}"
+
+
+def test_no_print_in_library_code():
+    for path in (ROOT / "verl_arena").rglob("*.py"):
+        if path.name == "cli.py":
+            continue
+        calls = [
+            n for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+        ]  # fmt: skip
+        assert not calls, f"{path.relative_to(ROOT)} prints"
+
+
+def test_ruff_is_clean():
+    beside = Path(sys.executable).with_name("ruff")
+    ruff = str(beside) if beside.exists() else shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    done = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([ruff, "format", "--check", str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
