@@ -45,10 +45,27 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_core(args: argparse.Namespace) -> int:
+    from verl_arena.bench.speed import run_core_speed
+
+    results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
+    if args.json:
+        json.dump([r.to_dict() for r in results], sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"{args.groups} groups of {args.n}, all groups of a topology concurrently, instant judge")
+    print(f"{'topology':<28} {'calls':>8} {'wall s':>8} {'us/group':>9} {'bare s':>8} {'wall/bare':>9}")
+    for r in results:
+        print(f"{r.topology:<28} {r.calls:>8} {r.wall_s:>8.2f} {r.us_per_group:>9.0f} {r.bare_s:>8.2f} {r.ratio:>9.1f}")
+    print("bare: the same number of judge calls issued at once with asyncio.gather, no tournament around them")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``verl-arena`` command."""
     from verl_arena._version import __version__
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
+    from verl_arena.core.topologies import TOPOLOGIES
 
     parser = argparse.ArgumentParser(prog="verl-arena", description="LLM-judge tournaments for RL on open-ended tasks.")
     parser.add_argument("--version", action="version", version=f"verl-arena {__version__}")
@@ -70,15 +87,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge noise levels, in units of the spread of true qualities (0.25 0.5 1.0)",
     )
     bench.add_argument(
-        "--judges", nargs="+", default=list(DEFAULT_JUDGES), choices=JUDGE_KINDS.names(), help="simulated judge kinds"
+        "--judges",
+        nargs="+",
+        default=list(DEFAULT_JUDGES),
+        choices=JUDGE_KINDS.names(),
+        metavar="KIND",
+        help="simulated judge kinds: "
+        + "; ".join(f"{k} ({JUDGE_KINDS.get(k).description})" for k in JUDGE_KINDS.names())
+        + f" (default: {' '.join(DEFAULT_JUDGES)})",
     )
-    bench.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=METHODS.names())
+    bench.add_argument(
+        "--methods",
+        nargs="+",
+        default=list(DEFAULT_METHODS),
+        choices=METHODS.names(),
+        metavar="METHOD",
+        help="ranking methods: " + ", ".join(METHODS.names()) + " (default: all)",
+    )
     bench.add_argument("--groups", type=int, default=100, help="groups per cell (100)")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--json", action="store_true", help="print JSON instead of tables")
     bench.add_argument("--plot", metavar="FILE.png", help="draw fidelity against judge calls (needs matplotlib)")
     bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
     bench.set_defaults(func=_bench)
+
+    core = sub.add_parser(
+        "bench-core",
+        help="CPU cost of ranking many groups through an instant judge",
+        description="Time rank_group over many groups with a judge that answers at once, against a bare loop of the "
+        "same judge calls in the same run.",
+    )
+    core.add_argument("--groups", type=int, default=1000)
+    core.add_argument("--n", type=int, default=16, help="group size (16)")
+    core.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None)
+    core.add_argument("--json", action="store_true")
+    core.set_defaults(func=_bench_core)
     return parser
 
 

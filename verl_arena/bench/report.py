@@ -54,6 +54,7 @@ def format_tables(results: Sequence[CellResult]) -> str:
 def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str = "kendall_tau") -> None:
     """Fidelity against judge calls per group: one panel per (group size, judge kind), one series per noise level."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -77,7 +78,9 @@ def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str =
                 if noise == noises[len(noises) // 2]:
                     for calls, value, method in pts:
                         ax.annotate(method, (calls, value), fontsize=6, xytext=(3, 2), textcoords="offset points")
-            ax.set_xscale("log")
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_title(f"N={n}, judge={judge}", fontsize=9)
             ax.set_xlabel("judge calls per group")
             ax.grid(alpha=0.3)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import numbers
 from collections import Counter
 from collections.abc import Awaitable, Sequence
@@ -44,6 +45,13 @@ async def gather_or_cancel(aws: Sequence[Awaitable[T]]) -> list[T]:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+
+
+def _finite_number(x: Any) -> bool:
+    """A real, finite number (bools excluded); the common float case is checked first because it is hot."""
+    if type(x) is float or type(x) is int:
+        return math.isfinite(x)
+    return not isinstance(x, bool) and isinstance(x, numbers.Real) and math.isfinite(x)
 
 
 class Arena:
@@ -208,7 +216,7 @@ class Arena:
     def _check_verdict(self, verdict: Any, a: int, b: int, stage: str, round: int) -> tuple[float, float]:
         scores = (getattr(verdict, "score_a", None), getattr(verdict, "score_b", None))
         for side, s in zip("ab", scores, strict=True):
-            if isinstance(s, bool) or not isinstance(s, numbers.Real) or not np.isfinite(s):
+            if not _finite_number(s):
                 ids = (self.candidates[a].id, self.candidates[b].id)
                 raise InvalidJudgeOutput(
                     f"{self._where(stage, round)}: judge.compare{ids} returned score_{side}={s!r}; "

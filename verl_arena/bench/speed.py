@@ -1,0 +1,99 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""CPU cost of the core outside the judge: many groups ranked through an instant judge.
+
+The reference in the same run makes the same number of judge calls with the same judge, all at once through
+``asyncio.gather`` and with no tournament around them, so the ratio shows what the tournament machinery costs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from verl_arena.core.topologies import TOPOLOGIES
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, PairVerdict
+
+__all__ = ["InstantJudge", "SpeedResult", "run_core_speed"]
+
+
+class InstantJudge:
+    """Answers at once from ``meta["quality"]``: a judge that costs nothing."""
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        """Higher quality wins."""
+        return PairVerdict(score_a=a.meta["quality"], score_b=b.meta["quality"])
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        """The k best."""
+        return sorted(range(len(candidates)), key=lambda i: -candidates[i].meta["quality"])[:k]
+
+
+@dataclass(frozen=True)
+class SpeedResult:
+    """Wall time of ranking ``groups`` groups of ``n`` concurrently, and of the bare calls."""
+
+    topology: str
+    groups: int
+    n: int
+    calls: int
+    wall_s: float
+    bare_s: float
+
+    @property
+    def us_per_group(self) -> float:
+        """Microseconds of wall time per group."""
+        return 1e6 * self.wall_s / self.groups
+
+    @property
+    def ratio(self) -> float:
+        """Wall time over the bare calls' wall time."""
+        return self.wall_s / self.bare_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {**asdict(self), "us_per_group": self.us_per_group, "ratio": self.ratio}
+
+
+async def _bare(judge: InstantJudge, group: list[Candidate], calls: int, method: str) -> None:
+    """The same number of judge calls, all issued at once with ``asyncio.gather``."""
+    if method == "select":
+        await asyncio.gather(*(judge.select("q", group[:2], 1) for _ in range(calls)))
+    else:
+        m = len(group)
+        await asyncio.gather(*(judge.compare("q", group[i % m], group[(i + 1) % m]) for i in range(calls)))
+
+
+def run_core_speed(
+    groups: int = 1000, n: int = 16, topologies: Sequence[str] | None = None, seed: int = 0
+) -> list[SpeedResult]:
+    """Time ``rank_group`` over ``groups`` groups of ``n`` per topology, all groups of a topology concurrently."""
+    qualities = np.random.default_rng(seed).standard_normal((groups, n))
+    data = [
+        [Candidate(id=str(i), answer=f"{g}/{i}", meta={"quality": float(q)}) for i, q in enumerate(row)]
+        for g, row in enumerate(qualities)
+    ]
+    judge = InstantJudge()
+    results = []
+    for name in topologies or TOPOLOGIES.names():
+        tournament = Tournament.from_options(name)
+
+        async def ranked() -> int:
+            outs = await asyncio.gather(*(tournament.rank("q", group, judge) for group in data))
+            return sum(r.comparisons for r in outs)
+
+        start = time.perf_counter()
+        calls = asyncio.run(ranked())
+        wall = time.perf_counter() - start
+        method = tournament.impl.judge_methods[0]
+        start = time.perf_counter()
+        asyncio.run(_bare(judge, data[0], calls, method))
+        bare = time.perf_counter() - start
+        results.append(SpeedResult(name, groups, n, calls, wall, bare))
+    return results
