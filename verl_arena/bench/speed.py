@@ -70,6 +70,12 @@ async def _bare(judge: InstantJudge, group: list[Candidate], calls: int, method:
         await asyncio.gather(*(judge.compare("q", group[i % m], group[(i + 1) % m]) for i in range(calls)))
 
 
+async def _ranked(tournament: Tournament, data: list[list[Candidate]], judge: InstantJudge) -> int:
+    """Rank every group concurrently; return the number of judge calls."""
+    outs = await asyncio.gather(*(tournament.rank("q", group, judge) for group in data))
+    return sum(r.comparisons for r in outs)
+
+
 def run_core_speed(
     groups: int = 1000, n: int = 16, topologies: Sequence[str] | None = None, seed: int = 0
 ) -> list[SpeedResult]:
@@ -84,12 +90,8 @@ def run_core_speed(
     for name in topologies or TOPOLOGIES.names():
         tournament = Tournament.from_options(name)
 
-        async def ranked() -> int:
-            outs = await asyncio.gather(*(tournament.rank("q", group, judge) for group in data))
-            return sum(r.comparisons for r in outs)
-
         start = time.perf_counter()
-        calls = asyncio.run(ranked())
+        calls = asyncio.run(_ranked(tournament, data, judge))
         wall = time.perf_counter() - start
         method = tournament.impl.judge_methods[0]
         start = time.perf_counter()
