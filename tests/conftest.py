@@ -9,9 +9,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from verl_arena import Candidate, GroupResult, PairVerdict, rank_group
 from verl_arena.core.errors import JudgeError
+
+# The CI run tries 60 examples per property; `pytest --hypothesis-profile=thorough` tries 2000.
+settings.register_profile("ci", max_examples=60, deadline=None)
+settings.register_profile("thorough", max_examples=2000, deadline=None)
+settings.load_profile("ci")
 
 
 def make_group(qualities: Sequence[float], tag: str = "") -> list[Candidate]:

@@ -11,7 +11,7 @@ import math
 
 import pytest
 from conftest import make_group, rank
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from verl_arena import TOPOLOGIES, GroupResult, Tournament, replay
@@ -94,7 +94,6 @@ qualities_st = st.sampled_from(SIZES).flatmap(
 )
 
 
-@settings(max_examples=60, deadline=None)
 @given(qualities=qualities_st, topology=st.sampled_from(ALL), seed=st.integers(0, 2**16), data=st.data())
 def test_relabelling_permutes_the_result_and_nothing_else(qualities, topology, seed, data):
     n = len(qualities)
@@ -130,7 +129,6 @@ def resolves_fully(topology: str, options: dict, n: int, kind: str) -> bool:
     return False
 
 
-@settings(max_examples=80, deadline=None)
 @given(
     qualities=qualities_st,
     topology=st.sampled_from(ALL),
@@ -147,11 +145,14 @@ def test_noiseless_judge_yields_the_true_order_where_resolvable(qualities, topol
     true_rank = sorted(range(n), key=lambda i: -qualities[i])
     if resolves_fully(topology, options, n, kind):
         assert [result.ranks[i] for i in true_rank] == [float(r) for r in range(n)]
-    # always: the best candidate is first (alone where the topology can tell), decisive matches agree with quality
+    # always: the best candidate wins everything it plays and has the most points; it comes first (alone where the
+    # topology can tell) except in Swiss, where rematch avoidance with a bye can keep two undefeated candidates apart
     best = true_rank[0]
-    assert result.ranks[best] == min(result.ranks)
-    if topology != "anchor" or kind == "score":
-        assert result.ranks.count(min(result.ranks)) == 1 or topology == "multi_round"
+    assert result.points[best] == max(result.points)
+    if topology != "swiss":
+        assert result.ranks[best] == min(result.ranks)
+        if topology != "anchor" or kind == "score":
+            assert result.ranks.count(min(result.ranks)) == 1
     for m in result.matches:
         if m.kind == "compare" and m.winner is not None:
             loser = m.players[1] if m.winner == m.players[0] else m.players[0]
@@ -160,7 +161,6 @@ def test_noiseless_judge_yields_the_true_order_where_resolvable(qualities, topol
             assert min(qualities[w] for w in m.winners) > max(qualities[p] for p in m.players if p not in m.winners)
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     qualities=qualities_st,
     bracket=st.sampled_from(["arenarl", "standard"]),
@@ -181,7 +181,6 @@ def test_byes_go_to_the_best_seeds_only(qualities, bracket, noise, seed):
     assert wb_byes == set(de.details["seed_order"][:byes_expected])
 
 
-@settings(max_examples=60, deadline=None)
 @given(qualities=qualities_st, topology=st.sampled_from(ALL), seed=st.integers(0, 2**16))
 def test_match_log_replays_to_the_same_result(qualities, topology, seed):
     judge = SimulatedJudge(kind="winner" if seed % 2 else "score", noise=1.0, seed=seed)
@@ -209,7 +208,6 @@ def test_the_seed_drives_the_random_draws(topology):
     assert len(orders) > 1
 
 
-@settings(max_examples=40, deadline=None)
 @given(qualities=qualities_st, seed=st.integers(0, 1000), rounds=st.integers(0, 6))
 def test_swiss_avoids_rematches_whenever_possible(qualities, seed, rounds):
     result = rank(

@@ -8,8 +8,11 @@ with backtracking so that equal records meet and no pair meets twice unless that
 lowest candidate without a bye so far sits out and gets ``bye_points`` (a win, by default). Slot A goes to whoever has
 been shown first less often.
 
-A win counts 1 point and a tie (or failed judgment) 0.5. Ranking: points, then Buchholz (the sum of the points of the
-candidate's opponents), then the mean score the candidate received; candidates equal on all three share a rank.
+A win counts 1 point and a tie (or failed judgment) 0.5. Ranking: points, then Buchholz (the points of the candidate's
+opponents), then the mean score the candidate received; candidates equal on all three share a rank. Buchholz is
+compared per game played: with an even N everyone plays every round and this orders exactly like the sum, and with
+byes it does not penalise the candidate who sat out (a bye has no opponent to add points). Swiss does not guarantee
+that the best candidate comes first: with an odd N, rematch avoidance can keep two undefeated candidates apart.
 
 Cost: rounds x floor(N/2) judgments, depth ``rounds``.
 """
@@ -126,9 +129,10 @@ class Swiss(Topology):
                     for p, s in zip(m.players, m.scores, strict=True):
                         score_sum[p] += s
                         score_count[p] += 1
-        buchholz = [sum(points[o] for o in opponents[p]) for p in range(n)]
+        buchholz = [math.fsum(points[o] for o in opponents[p]) for p in range(n)]
+        per_game = [buchholz[p] / len(opponents[p]) if opponents[p] else 0.0 for p in range(n)]
         mean_score = [score_sum[p] / score_count[p] if score_count[p] else 0.0 for p in range(n)]
-        keys = [(points[p], buchholz[p], mean_score[p]) for p in range(n)]
+        keys = [(points[p], per_game[p], mean_score[p]) for p in range(n)]
         return Standing(keys=keys, points=list(points), details={"buchholz": buchholz})
 
     @classmethod
