@@ -31,6 +31,8 @@ def test_public_contract_names():
         assert name in verl_arena.__all__
     c = verl_arena.Candidate(id="a", answer="x")
     assert (c.path, dict(c.meta)) == ("", {})
+    other = verl_arena.Candidate(id="a", answer="x", meta={"k": [1]})
+    assert hash(c) == hash(other) and len({c, other}) == 2  # hashable although meta is a dict; meta still compared
     assert verl_arena.PairVerdict(score_a=1.0, score_b=2.0).winner == "b"
 
 

@@ -34,7 +34,7 @@ class Candidate:
     id: str
     answer: str
     path: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     @cached_property
     def digest(self) -> str:
@@ -65,11 +65,11 @@ class PairVerdict:
 
     score_a: float
     score_b: float
-    dimensions: Mapping[str, Any] = field(default_factory=dict)
+    dimensions: Mapping[str, Any] = field(default_factory=dict, hash=False)
     raw: str = ""
-    usage: Mapping[str, int] = field(default_factory=dict)
+    usage: Mapping[str, int] = field(default_factory=dict, hash=False)
     latency_s: float = 0.0
-    meta: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def winner(self) -> Literal["a", "b", "tie"]:

@@ -5,9 +5,11 @@
 Seeding is a seeded random draw (ArenaRL seeds this format randomly to keep its cost near 2N). The winners' bracket
 is a standard knockout with byes for the first seeds. Its losers drop into the losers' bracket, which plays in stages
 alongside it: at each stage the losers' pool is the survivors of the previous losers' round plus the candidates who
-just dropped out of the winners' bracket. The newcomers are paired against the survivors (a newcomer takes the bye
-when the pool is odd), which reproduces the classic losers' bracket for powers of two and extends it to any N. A
-losers'-round defeat eliminates. The winners' champion meets the losers' champion in a single grand final (no
+just dropped out of the winners' bracket. Newcomers are paired against survivors as far as possible, survivors with
+survivors for the rest, and a newcomer takes the bye when the pool is odd. Up to N = 8 this is exactly the classic
+losers' bracket; for larger N it merges newcomers as soon as they arrive instead of letting them wait for the
+survivors to halve, which keeps 2N-2 judgments and needs fewer waves (7 instead of 8 for N = 16). A losers'-round
+defeat eliminates. The winners' champion meets the losers' champion in a single grand final (no
 bracket reset). Tied or failed matches go to the better seed.
 
 Ranking: grand-final winner, grand-final loser, then the losers' bracket eliminations from the latest stage to the
