@@ -1,0 +1,147 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Configuration of the LLM judge: endpoints, sampling, limits, retries, template, cache.
+
+Everything is validated when the configuration is built, and every error names the offending field. API keys are
+never part of a configuration: an endpoint names the environment variable that holds its key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from verl_arena.core.errors import ConfigError
+
+__all__ = ["EndpointConfig", "JudgeConfig", "RetryConfig", "parse_judge_config"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EndpointConfig(_Strict):
+    """One OpenAI-compatible server.
+
+    Args:
+        base_url: e.g. ``https://dashscope-intl.aliyuncs.com/compatible-mode/v1`` or ``http://10.0.0.5:8000/v1``;
+            requests go to ``{base_url}/chat/completions``.
+        model: the model name sent in the request.
+        api_key_env: name of the environment variable holding the API key; ``None`` sends no key (self-hosted).
+        weight: share of the traffic relative to other endpoints (least-loaded routing divides load by weight).
+        max_concurrency: requests in flight to this endpoint at most.
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    weight: float = Field(default=1.0, gt=0)
+    max_concurrency: int = Field(default=64, ge=1)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    def api_key(self) -> str | None:
+        """The key from the environment, read at call time; ``ConfigError`` if the variable is named but unset."""
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise ConfigError(f"endpoint {self.base_url}: environment variable {self.api_key_env} is not set")
+        return key
+
+
+class RetryConfig(_Strict):
+    """Retry policy of one request.
+
+    Args:
+        max_attempts: attempts per request, the first included.
+        initial_wait_s / max_wait_s: exponential backoff with jitter between attempts.
+        retry_after_cap_s: the longest ``Retry-After`` honoured.
+        max_elapsed_s: give up once this much time has passed since the first attempt.
+    """
+
+    max_attempts: int = Field(default=5, ge=1)
+    initial_wait_s: float = Field(default=0.5, ge=0)
+    max_wait_s: float = Field(default=20.0, ge=0)
+    retry_after_cap_s: float = Field(default=30.0, ge=0)
+    max_elapsed_s: float = Field(default=300.0, gt=0)
+
+
+class JudgeConfig(_Strict):
+    """Everything that defines the judge.
+
+    Args:
+        endpoints: one or more servers; requests go to the least-loaded healthy one.
+        template: a built-in template name (``travel``, ``deep_research``, ``writing``, ``generic``) or a path to a
+            template YAML file.
+        language: ``en`` or ``zh`` for built-in templates.
+        select_template: template for group judgments (``multi_round``).
+        temperature, max_tokens, seed: sampling parameters sent with every request.
+        json_mode: send ``response_format={"type": "json_object"}``.
+        extra_body: extra request fields, e.g. ``{"enable_thinking": False}`` (DashScope) or
+            ``{"chat_template_kwargs": {"enable_thinking": False}}`` (vLLM).
+        timeout_s: per-request timeout.
+        max_concurrency: requests in flight over all endpoints.
+        rpm / tpm: global requests- and tokens-per-minute limits (``None``: unlimited).
+        retry: retry policy.
+        failure_threshold / cooldown_s: an endpoint failing this many times in a row is taken out for
+            ``cooldown_s``, then probed with one request.
+        order_swap: judge both orders and sum the scores (ArenaRL's bidirectional protocol).
+        require_agreement: with ``order_swap``, count a win only when both orders agree; otherwise a tie.
+        cache_path: sqlite file caching verdicts (``None``: no cache).
+        rubrics: ``"none"``, ``"data"`` (use ``candidate.meta["rubrics"]``) or ``"generate"`` (ask the judge for
+            5-7 query-specific rubric items once per query).
+        no_answer: ``"lose"``: a candidate without a final answer loses without a judge call; ``"judge"``: judge it.
+        max_field_chars: longest process or answer text shown to the judge (middle-truncated beyond).
+    """
+
+    endpoints: list[EndpointConfig] = Field(min_length=1)
+    template: str = "generic"
+    language: Literal["en", "zh"] = "en"
+    select_template: str = "select"
+    temperature: float = Field(default=0.0, ge=0)
+    max_tokens: int = Field(default=1024, ge=16)
+    seed: int | None = None
+    json_mode: bool = False
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_concurrency: int = Field(default=256, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    tpm: float | None = Field(default=None, gt=0)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    failure_threshold: int = Field(default=5, ge=1)
+    cooldown_s: float = Field(default=30.0, ge=0)
+    order_swap: bool = True
+    require_agreement: bool = False
+    cache_path: str | None = None
+    rubrics: Literal["none", "data", "generate"] = "data"
+    no_answer: Literal["lose", "judge"] = "lose"
+    max_field_chars: int = Field(default=24_000, ge=200)
+
+    @model_validator(mode="after")
+    def _reserved_body(self) -> JudgeConfig:
+        reserved = {"model", "messages"} & set(self.extra_body)
+        if reserved:
+            raise ValueError(f"extra_body may not set {sorted(reserved)}; they are filled in by the judge")
+        return self
+
+
+def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
+    """Validate a mapping (e.g. from YAML or OmegaConf) into a ``JudgeConfig``; ``ConfigError`` names each bad field."""
+    if isinstance(data, JudgeConfig):
+        return data
+    try:
+        return JudgeConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"judge.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"invalid judge configuration: {problems}") from None

@@ -1,0 +1,144 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A deterministic lexical judge that answers verl-arena's own templates (the brain of the mock judge server).
+
+It reads the reply format the prompt asks for (the last JSON object in the user message), the query (the first
+section of the prompt) and the candidate blocks (by their nonce-carrying markers), scores every candidate from its
+text alone and replies in the requested shape. Scores come from simple features: how much of the query the answer
+covers, how detailed and structured the answer is, how much the process searched and how much of the answer is
+grounded in what the process found. The same prompt always gets the same reply.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from verl_arena.judges.parsing import json_objects
+
+__all__ = ["LexicalFeatures", "lexical_reply", "parse_prompt"]
+
+_TOKEN = re.compile(r"[\u4e00-\u9fff]|[A-Za-z0-9]{2,}")
+_BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
+_ANSWER_LABEL = re.compile(r"\n\[(?:Final answer|最终答案)\]\n")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "into",
+        "your",
+        "what",
+        "which",
+        "will",
+        "would",
+        "there",
+        "their",
+        "about",
+        "have",
+    ]
+)
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in (m.lower() for m in _TOKEN.findall(text)) if t not in _STOP]
+
+
+@dataclass(frozen=True)
+class LexicalFeatures:
+    """Text features of one candidate, each in [0, 1]."""
+
+    relevance: float
+    detail: float
+    structure: float
+    search: float
+    grounding: float
+
+    def dimension(self, group: str, name: str) -> float:
+        """A 0-10 score for one rubric dimension (process dimensions lean on the process features)."""
+        if group == "process":
+            value = 0.45 * self.search + 0.3 * self.grounding + 0.25 * self.relevance
+        elif name in ("clarity", "language"):
+            value = 0.5 * self.structure + 0.3 * self.detail + 0.2 * self.relevance
+        else:
+            value = 0.5 * self.relevance + 0.3 * self.detail + 0.2 * self.grounding
+        return round(10 * value, 1)
+
+    @property
+    def overall(self) -> float:
+        """One number for ranking candidates against each other."""
+        return (
+            0.4 * self.relevance + 0.2 * self.detail + 0.1 * self.structure + 0.15 * self.search + 0.15 * self.grounding
+        )
+
+
+def features(query: str, path: str, answer: str) -> LexicalFeatures:
+    """Features of a candidate for ``query``."""
+    q, a, p = set(_tokens(query)), _tokens(answer), set(_tokens(path))
+    a_set = set(a)
+    lines = [line for line in answer.splitlines() if line.strip()]
+    listed = sum(bool(re.match(r"\s*(?:[-*•]|\d+[.)、])\s*", line)) for line in lines)
+    return LexicalFeatures(
+        relevance=len(q & a_set) / len(q) if q else 0.0,
+        detail=min(1.0, math.log1p(len(a)) / math.log1p(300)),
+        structure=min(1.0, 0.15 * len(lines) + 0.2 * listed) if a else 0.0,
+        search=min(1.0, path.count("call ") / 4),
+        grounding=len(p & a_set) / len(a_set) if a_set else 0.0,
+    )
+
+
+def parse_prompt(user: str) -> tuple[dict[str, Any] | None, str, list[tuple[str, str]]]:
+    """``(reply skeleton, query, [(path, answer) per candidate])`` of one of our prompts."""
+    objects = json_objects(user)
+    skeleton = objects[-1] if objects else None
+    first_block = user.find("<<<CANDIDATE ")
+    head = user if first_block < 0 else user[:first_block]
+    sections = re.split(r"\n\s*\n(?=\[)", head.strip())
+    bracketed = [s for s in sections if s.startswith("[") and "]\n" in s]
+    query = bracketed[0].split("]\n", 1)[1] if bracketed else head
+    candidates = []
+    for _label, _nonce, body in _BLOCK.findall(user):
+        parts = _ANSWER_LABEL.split("\n" + body, maxsplit=1) if _ANSWER_LABEL.search("\n" + body) else [body, ""]
+        path = parts[0].split("]\n", 1)[1] if "]\n" in parts[0] else parts[0]
+        candidates.append((path.strip(), parts[1].strip()))
+    return skeleton, query.strip(), candidates
+
+
+def lexical_reply(user: str) -> str:
+    """The reply to one of our prompts (pairwise, select or rubrics); a short text for anything else."""
+    skeleton, query, candidates = parse_prompt(user)
+    if skeleton is None:
+        return "I can only answer verl-arena judge prompts."
+    nonce = skeleton.get("verdict_id", "")
+    feats = [features(query, path, answer) for path, answer in candidates]
+    if "A" in skeleton and "B" in skeleton and len(feats) == 2:
+        sides = {}
+        for label, f in zip(("A", "B"), feats, strict=True):
+            shape = skeleton[label] if isinstance(skeleton[label], dict) else {}
+            sides[label] = {g: {d: f.dimension(g, d) for d in dims} for g, dims in shape.items()}
+        a, b = feats[0].overall, feats[1].overall
+        winner = "A" if a > b else "B" if b > a else "tie"
+        return json.dumps(
+            {"verdict_id": nonce, "analysis": f"lexical judge: A {a:.3f}, B {b:.3f}", **sides, "winner": winner}
+        )
+    if "winners" in skeleton:
+        k = len(skeleton["winners"])
+        order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))
+        return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "winners": [i + 1 for i in order[:k]]})
+    if "rubrics" in skeleton:
+        words = [t for t in dict.fromkeys(_tokens(query))][:7] or ["answer"]
+        items = [
+            {"dimension": f"covers {w}", "criterion": f"The response addresses '{w}' concretely.", "importance": 3}
+            for w in words
+        ]
+        while len(items) < 5:
+            items.append({"dimension": f"quality {len(items)}", "criterion": "Clear and correct.", "importance": 2})
+        return json.dumps({"verdict_id": nonce, "rubrics": items[:7]})
+    return "I can only answer verl-arena judge prompts."

@@ -1,0 +1,254 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The judge protocol on top of an OpenAI-compatible LLM.
+
+``compare`` renders the pairwise template, asks the model, parses the per-dimension scores and combines them with
+the template's weights. ``select`` does the same for group judgments. Before any request:
+
+- identical candidates (same content digest) tie at the middle of the scale, without a call;
+- with ``no_answer="lose"``, a candidate without a final answer loses (lowest score against the middle of the scale)
+  without a call, and two such candidates tie at the lowest score;
+- the verdict cache is consulted.
+
+A reply that cannot be parsed is answered once with the reason and a request to reply again; if the second reply
+fails too, the judgment fails with ``JudgeError(reason="parse")``. Transport failures come from the client as
+``JudgeError`` already.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import string
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from verl_arena.core.errors import JudgeError
+from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.cache import VerdictCache, cache_key
+from verl_arena.judges.config import JudgeConfig, parse_judge_config
+from verl_arena.judges.http import ChatClient, ChatResult
+from verl_arena.judges.parsing import ParseError, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.templates import Template, load_template, make_nonce
+
+__all__ = ["LLMJudge"]
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _no_answer(c: Candidate) -> bool:
+    return bool(c.meta.get("no_answer"))
+
+
+class LLMJudge:
+    """Pairwise and group judgments by an LLM behind one or more OpenAI-compatible endpoints.
+
+    Args:
+        config: a :class:`JudgeConfig` or a mapping that validates into one.
+        client: the HTTP client (built from ``config`` if omitted).
+        cache: verdict cache (opened at ``config.cache_path`` if omitted and a path is set).
+    """
+
+    def __init__(
+        self,
+        config: JudgeConfig | Mapping[str, Any],
+        *,
+        client: ChatClient | None = None,
+        cache: VerdictCache | None = None,
+    ) -> None:
+        self.config = parse_judge_config(config)
+        cfg = self.config
+        self.client = client or ChatClient(cfg)
+        self.pairwise: Template = load_template(cfg.template, cfg.language, kind="pairwise")
+        self.group: Template = load_template(cfg.select_template, cfg.language, kind="select")
+        self.rubric_writer: Template = load_template("rubrics", cfg.language, kind="rubrics")
+        self.cache = cache if cache is not None else (VerdictCache(cfg.cache_path) if cfg.cache_path else None)
+        sampling = {
+            "models": sorted({e.model for e in cfg.endpoints}),
+            "temperature": cfg.temperature,
+            "max_tokens": cfg.max_tokens,
+            "seed": cfg.seed,
+            "json_mode": cfg.json_mode,
+            "extra_body": cfg.extra_body,
+        }
+        #: what identifies this judge in cache keys: models and sampling parameters
+        self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
+        self.counts: Counter[str] = Counter()
+        self._rubrics: dict[str, list[dict[str, Any]]] = {}
+        self._rubrics_pending: dict[str, asyncio.Future[list[dict[str, Any]] | None]] = {}
+
+    # -- judge protocol ---------------------------------------------------------------------------------------------
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        """Score ``a`` (shown first) and ``b``. See the module docstring for the shortcuts taken before a call."""
+        self.counts["compare"] += 1
+        lo, _ = self.pairwise.scale
+        mid = self.pairwise.midpoint
+        if a.digest == b.digest:
+            self.counts["identical"] += 1
+            return PairVerdict(mid, mid, meta={"shortcut": "identical"})
+        if self.config.no_answer == "lose" and (_no_answer(a) or _no_answer(b)):
+            self.counts["no_answer"] += 1
+            score_a = lo if _no_answer(a) else mid
+            score_b = lo if _no_answer(b) else mid
+            return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
+        rubrics = await self._rubrics_for(query, (a, b))
+        rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
+        key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, rubric_text)
+        stored = await self._cached(key)
+        if stored is not None:
+            return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
+        nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, rubric_text)
+        messages = self.pairwise.render_pairwise(query, a, b, nonce, rubrics)
+        scores, results = await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
+        verdict = PairVerdict(
+            score_a=scores.score_a,
+            score_b=scores.score_b,
+            dimensions={"A": scores.dimensions_a, "B": scores.dimensions_b, "judge_winner": scores.judge_winner},
+            raw=results[-1].text,
+            usage=_total_usage(results),
+            latency_s=sum(r.latency_s for r in results),
+            meta=_call_meta(results, analysis=scores.analysis),
+        )
+        await self._store(key, verdict)
+        return verdict
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        """Indices of the ``k`` best of ``candidates``."""
+        self.counts["select"] += 1
+        if self.config.no_answer == "lose":
+            answered = [i for i, c in enumerate(candidates) if not _no_answer(c)]
+            if len(answered) < len(candidates):
+                self.counts["no_answer"] += 1
+                unanswered = [i for i in range(len(candidates)) if i not in answered]
+                if len(answered) <= k:
+                    return answered + unanswered[: k - len(answered)]
+                picked = await self.select(query, [candidates[i] for i in answered], k)
+                return [answered[i] for i in picked]
+        rubrics = await self._rubrics_for(query, candidates)
+        digests = [c.digest for c in candidates]
+        rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
+        key = cache_key("select", self.identity, self.group.digest, query, str(k), *digests, rubric_text)
+        stored = await self._cached(key)
+        if stored is not None:
+            return list(stored["winners"])
+        nonce = make_nonce(self.group.digest, query, str(k), *digests, rubric_text)
+        messages = self.group.render_select(query, candidates, k, nonce, rubrics)
+        winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
+        await self._store(key, {"winners": winners})
+        return winners
+
+    async def rubrics(self, query: str) -> list[dict[str, Any]]:
+        """5-7 query-specific rubric items written by the judge, once per query (cached)."""
+        if query in self._rubrics:
+            return self._rubrics[query]
+        key = cache_key("rubrics", self.identity, self.rubric_writer.digest, query)
+        stored = await self._cached(key)
+        if stored is None:
+            nonce = make_nonce(self.rubric_writer.digest, query)
+            messages = self.rubric_writer.render_rubrics(query, nonce)
+            stored, _ = await self._ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, nonce))
+            await self._store(key, stored)
+        self._rubrics[query] = stored
+        return stored
+
+    # -- statistics and lifecycle -----------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Judgment counters (shortcuts, cache hits, re-asks, parse failures) and the client's statistics."""
+        return {"judge": dict(self.counts), "http": self.client.stats()}
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the running loop."""
+        await self.client.aclose()
+
+    # -- internals --------------------------------------------------------------------------------------------------
+
+    async def _ask(
+        self, template: Template, messages: list[dict[str, str]], parse: Callable[[str], T]
+    ) -> tuple[T, list[ChatResult]]:
+        first = await self.client.chat(messages)
+        try:
+            return parse(first.text), [first]
+        except ParseError as exc:
+            self.counts["reasked"] += 1
+            logger.debug("judge reply unusable (%s); asking again", exc)
+            retry = string.Template(template.labels.retry).safe_substitute(error=str(exc))
+            follow_up = [
+                *messages,
+                {"role": "assistant", "content": first.text[:4000]},
+                {"role": "user", "content": retry},
+            ]
+        second = await self.client.chat(follow_up)
+        try:
+            return parse(second.text), [first, second]
+        except ParseError as exc:
+            self.counts["parse_failures"] += 1
+            raise JudgeError(f"judge reply unusable after asking again: {exc}", reason="parse", attempts=2) from None
+
+    async def _cached(self, key: str) -> Any | None:
+        if self.cache is None:
+            return None
+        value = await self.cache.aget(key)
+        if value is not None:
+            self.counts["cache_hits"] += 1
+        return value
+
+    async def _store(self, key: str, value: PairVerdict | Any) -> None:
+        if self.cache is None:
+            return
+        if isinstance(value, PairVerdict):
+            value = {
+                "score_a": value.score_a,
+                "score_b": value.score_b,
+                "dimensions": dict(value.dimensions),
+                "raw": value.raw,
+                "usage": dict(value.usage),
+                "latency_s": value.latency_s,
+                "meta": dict(value.meta),
+            }
+        await self.cache.aput(key, value)
+
+    async def _rubrics_for(self, query: str, candidates: Sequence[Candidate]) -> list[Any] | None:
+        mode = self.config.rubrics
+        if mode == "data":
+            for c in candidates:
+                if c.meta.get("rubrics"):
+                    return list(c.meta["rubrics"])
+            return None
+        if mode != "generate":
+            return None
+        pending = self._rubrics_pending.get(query)
+        if pending is None or pending.get_loop() is not asyncio.get_running_loop():
+            pending = asyncio.ensure_future(self._rubrics_or_none(query))
+            self._rubrics_pending[query] = pending
+        return await asyncio.shield(pending)
+
+    async def _rubrics_or_none(self, query: str) -> list[dict[str, Any]] | None:
+        try:
+            return await self.rubrics(query)
+        except JudgeError as exc:
+            self.counts["rubric_failures"] += 1
+            logger.warning("rubric generation failed (%s); judging without query-specific rubrics", exc.reason)
+            return None
+
+
+def _total_usage(results: Sequence[ChatResult]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for r in results:
+        total.update(r.usage)
+    return dict(total)
+
+
+def _call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
+    last = results[-1]
+    return {
+        "endpoint": last.endpoint,
+        "model": last.model,
+        "attempts": sum(r.attempts for r in results),
+        "reasked": len(results) > 1,
+        **extra,
+    }

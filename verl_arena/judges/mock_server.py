@@ -1,0 +1,271 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A real OpenAI-compatible judge server for tests, demos and benchmarks (``verl-arena mock-judge``).
+
+``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
+<verl_arena.judges.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
+500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
+content and provider refusals. Faults are drawn per request from a seeded generator, or taken in order from a
+``plan`` (``["429", "ok", "reset", ...]``) before the random draws start. ``GET /v1/models`` and ``GET /health``
+answer too; ``GET /stats`` reports what was served.
+
+Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
+code) or as its own process (``verl-arena mock-judge``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import socket
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from aiohttp import web
+
+from verl_arena.judges.lexical import lexical_reply
+
+__all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread"]
+
+logger = logging.getLogger(__name__)
+
+#: Fault kinds, in the order their rates are drawn.
+FAULTS = ("429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused")
+
+
+@dataclass
+class MockJudgeConfig:
+    """How the mock judge behaves.
+
+    Args:
+        latency: seconds before answering: a number, ``"uniform:LOW:HIGH"`` or ``"lognormal:MEDIAN:SIGMA"``.
+        faults: probability of each fault kind (see ``FAULTS``), drawn independently per request.
+        plan: outcomes for the first requests, in order (``"ok"`` or a fault kind).
+        retry_after_s: the ``Retry-After`` of 429 answers.
+        hang_s: how long a hang lasts.
+        down: answer every request with 503 (a judge that is down).
+        seed: seeds latency and fault draws.
+        model: the model name reported.
+    """
+
+    latency: str | float = 0.0
+    faults: dict[str, float] = field(default_factory=dict)
+    plan: list[str] = field(default_factory=list)
+    retry_after_s: float = 1.0
+    hang_s: float = 3600.0
+    down: bool = False
+    seed: int = 0
+    model: str = "mock-lexical-judge"
+
+    def __post_init__(self) -> None:
+        unknown = (set(self.faults) | set(self.plan)) - set(FAULTS) - {"ok"}
+        if unknown:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(FAULTS)}")
+        if sum(self.faults.values()) > 1:
+            raise ValueError("fault probabilities must sum to at most 1")
+        _parse_latency(self.latency)
+
+
+def _parse_latency(spec: str | float) -> tuple[str, float, float]:
+    if isinstance(spec, int | float):
+        return ("fixed", float(spec), 0.0)
+    kind, _, rest = str(spec).partition(":")
+    if not rest:
+        return ("fixed", float(kind), 0.0)
+    a, _, b = rest.partition(":")
+    if kind not in ("uniform", "lognormal") or not b:
+        raise ValueError(f"latency must be SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA, got {spec!r}")
+    return (kind, float(a), float(b))
+
+
+class MockJudgeServer:
+    """The server, on an asyncio loop you own.
+
+    Args:
+        config: behaviour.
+        host: interface to listen on (loopback by default).
+        port: 0 picks a free port.
+    """
+
+    def __init__(self, config: MockJudgeConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.config = config or MockJudgeConfig()
+        self.host, self.port = host, port
+        self._rng = np.random.default_rng(self.config.seed)
+        self._plan = deque(self.config.plan)
+        self._latency = _parse_latency(self.config.latency)
+        self._runner: web.AppRunner | None = None
+        self.served: Counter[str] = Counter()
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    async def start(self) -> str:
+        """Start listening; returns the base URL."""
+        app = web.Application(client_max_size=64 * 1024**2)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/health", self._health)
+        app.router.add_get("/stats", self._stats)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        await web.SockSite(self._runner, sock, backlog=4096, shutdown_timeout=0.5).start()
+        logger.info("mock judge listening on %s", self.base_url)
+        return self.base_url
+
+    async def stop(self) -> None:
+        """Stop listening and drop open connections."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # -- handlers ---------------------------------------------------------------------------------------------------
+
+    def _draw(self) -> str:
+        if self.config.down:
+            return "503"
+        if self._plan:
+            return self._plan.popleft()
+        u = self._rng.random()
+        for kind in FAULTS:
+            p = self.config.faults.get(kind, 0.0)
+            if u < p:
+                return kind
+            u -= p
+        return "ok"
+
+    def _delay(self) -> float:
+        kind, a, b = self._latency
+        if kind == "fixed":
+            return a
+        if kind == "uniform":
+            return float(self._rng.uniform(a, b))
+        return float(a * np.exp(b * self._rng.standard_normal()))
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        outcome = self._draw()
+        delay = self._delay()
+        self.served[outcome] += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            body = await request.json()
+            messages = body.get("messages") or []
+            user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+            # the re-ask turn carries no prompt of its own: answer the original prompt
+            prompts = [m.get("content", "") for m in messages if m.get("role") == "user"]
+            prompt = next((p for p in prompts if "verdict_id" in p), user)
+            if outcome == "hang":
+                await asyncio.sleep(self.config.hang_s)
+            elif delay > 0:
+                await asyncio.sleep(delay)
+            if outcome == "reset":
+                if request.transport is not None:
+                    request.transport.abort()  # the client sees the connection drop mid-request
+                return web.Response(status=500)
+            if outcome in ("429", "500", "503"):
+                headers = {"Retry-After": f"{self.config.retry_after_s:g}"} if outcome == "429" else {}
+                error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
+                return web.json_response(error, status=int(outcome), headers=headers)
+            if outcome == "refused":
+                error = {
+                    "error": {
+                        "message": "Input data may contain inappropriate content.",
+                        "code": "DataInspectionFailed",
+                    }
+                }
+                return web.json_response(error, status=400)
+            if outcome == "malformed":
+                return web.Response(text='{"choices": [', content_type="application/json")
+            content = lexical_reply(prompt)
+            if outcome == "truncated":
+                content = content[: max(1, len(content) // 2)]
+            elif outcome == "wrong_schema":
+                content = json.dumps({"verdict": "A is better", "score": 7})
+            elif outcome == "empty":
+                content = ""
+            return web.json_response(self._completion(body, prompt, content))
+        finally:
+            self.in_flight -= 1
+
+    def _completion(self, body: dict[str, Any], prompt: str, content: str) -> dict[str, Any]:
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 3
+        return {
+            "id": f"mock-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.config.model),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": len(content) // 3,
+                "total_tokens": prompt_tokens + len(content) // 3,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            },
+        }
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": self.config.model, "object": "model"}]})
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.json_response({"status": "down" if self.config.down else "ok"})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {"served": dict(self.served), "max_in_flight": self.max_in_flight, "config": asdict(self.config)}
+        )
+
+
+class MockJudgeThread:
+    """A :class:`MockJudgeServer` on its own event loop in a daemon thread, for synchronous callers.
+
+    >>> with MockJudgeThread() as url:  # doctest: +SKIP
+    ...     ...
+    """
+
+    def __init__(self, config: MockJudgeConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.server = MockJudgeServer(config, host, port)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mock-judge", daemon=True)
+
+    def start(self) -> str:
+        """Start the server; returns its base URL."""
+        self._thread.start()
+        return asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(timeout=30)
+
+    def stop(self) -> None:
+        """Stop the server and its thread."""
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._loop.close()
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def parse_faults(items: Sequence[str]) -> dict[str, float]:
+    """``["429=0.05", "reset=0.01"]`` -> ``{"429": 0.05, "reset": 0.01}``."""
+    out = {}
+    for item in items:
+        kind, sep, rate = item.partition("=")
+        if not sep:
+            raise ValueError(f"faults are KIND=RATE, got {item!r}")
+        out[kind] = float(rate)
+    return out

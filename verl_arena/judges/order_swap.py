@@ -1,0 +1,84 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""ArenaRL's bidirectional protocol: judge both presentation orders and add the scores up.
+
+``compare(a, b)`` asks the inner judge ``(a, b)`` and ``(b, a)`` concurrently and returns ``a``'s two scores summed
+against ``b``'s. The wrapper counts how often the two orders disagree on the winner and how often the first slot wins
+a decisive single-order judgment (a position-bias meter: 0.5 is unbiased). With ``require_agreement=True`` a win
+counts only when both orders agree; otherwise the pair ties. If either order fails, the judgment fails: one order
+alone would carry the position bias the protocol exists to cancel.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from verl_arena.core.arena import gather_or_cancel
+from verl_arena.core.types import Candidate, PairVerdict
+
+__all__ = ["OrderSwapJudge"]
+
+_FLIP = {"a": "b", "b": "a", "tie": "tie"}
+
+
+class OrderSwapJudge:
+    """Wraps any pairwise judge with order swapping.
+
+    Args:
+        inner: the judge asked in both orders.
+        require_agreement: tie unless both orders name the same winner.
+    """
+
+    def __init__(self, inner: Any, *, require_agreement: bool = False) -> None:
+        self.inner = inner
+        self.require_agreement = require_agreement
+        self.counts: Counter[str] = Counter()
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        """Both orders, scores summed."""
+        forward, backward = await gather_or_cancel([self.inner.compare(query, a, b), self.inner.compare(query, b, a)])
+        score_a = forward.score_a + backward.score_b
+        score_b = forward.score_b + backward.score_a
+        first, second = forward.winner, _FLIP[backward.winner]
+        disagree = first != second
+        c = self.counts
+        c["pairs"] += 1
+        c["disagreements"] += disagree
+        for v in (forward, backward):
+            if v.winner != "tie":
+                c["decisive"] += 1
+                c["first_slot_wins"] += v.winner == "a"
+        if self.require_agreement and disagree:
+            score_a = score_b = (score_a + score_b) / 2
+        usage: Counter[str] = Counter(forward.usage)
+        usage.update(backward.usage)
+        return PairVerdict(
+            score_a=score_a,
+            score_b=score_b,
+            dimensions={"ab": dict(forward.dimensions), "ba": dict(backward.dimensions)},
+            raw=forward.raw if not backward.raw else f"{forward.raw}\n---\n{backward.raw}",
+            usage=dict(usage),
+            latency_s=max(forward.latency_s, backward.latency_s),
+            meta={"orders_disagree": disagree, "ab": dict(forward.meta), "ba": dict(backward.meta)},
+        )
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        """Group judgments pass through; the topology already shuffles the presentation order."""
+        return await self.inner.select(query, candidates, k)
+
+    def stats(self) -> dict[str, Any]:
+        """Order-swap counters and the inner judge's statistics."""
+        c = self.counts
+        swap = {
+            **dict(c),
+            "disagreement_rate": c["disagreements"] / c["pairs"] if c["pairs"] else 0.0,
+            "first_slot_win_rate": c["first_slot_wins"] / c["decisive"] if c["decisive"] else 0.5,
+        }
+        inner = self.inner.stats() if hasattr(self.inner, "stats") else {}
+        return {**inner, "order_swap": swap}
+
+    async def aclose(self) -> None:
+        """Close the inner judge."""
+        if hasattr(self.inner, "aclose"):
+            await self.inner.aclose()

@@ -1,0 +1,161 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Reading the judge's reply into a verdict, strictly.
+
+The reply may wrap its JSON in prose or code fences. Every JSON object in it is decoded; an object counts only if it
+has the required shape, and an object whose ``verdict_id`` differs from this judgment's nonce is ignored (a judge that
+quotes a candidate's fake verdict does not fool the parser). Of the objects that count, the last one wins.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from verl_arena.judges.templates import Template
+
+__all__ = ["PairScores", "ParseError", "json_objects", "parse_pairwise", "parse_rubrics", "parse_selection"]
+
+_DECODER = json.JSONDecoder()
+
+
+class ParseError(ValueError):
+    """The judge's reply has no usable verdict; the message says what is wrong (it is shown to the judge)."""
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """Per-dimension scores of both sides and the combined scores."""
+
+    dimensions_a: dict[str, dict[str, float]]
+    dimensions_b: dict[str, dict[str, float]]
+    score_a: float
+    score_b: float
+    judge_winner: str | None
+    analysis: str
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in ``text``, in order."""
+    found: list[dict[str, Any]] = []
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start < 0:
+            return found
+        try:
+            obj, end = _DECODER.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        if isinstance(obj, dict):
+            found.append(obj)
+        pos = end
+
+
+def _number(value: Any, lo: float, hi: float, where: str) -> float:
+    if isinstance(value, bool):
+        raise ParseError(f"{where} must be a number, got {value!r}")
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+)?\s*", value)
+        if not match:
+            raise ParseError(f"{where} must be a number, got {value!r}")
+        value = float(match.group(1))
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        raise ParseError(f"{where} must be a number, got {value!r}")
+    if not lo <= value <= hi:
+        raise ParseError(f"{where} is {value:g}, outside [{lo:g}, {hi:g}]")
+    return float(value)
+
+
+def _pick(text: str, nonce: str, check: Any) -> Any:
+    """Apply ``check`` to each object (last first); return the first result, or raise with the last error."""
+    objects = json_objects(text)
+    if not objects:
+        raise ParseError("the reply contains no JSON object" if text.strip() else "the reply is empty")
+    error: ParseError | None = None
+    for obj in reversed(objects):
+        tag = obj.get("verdict_id")
+        if tag is not None and str(tag) != nonce:
+            error = error or ParseError(f"verdict_id must be {nonce!r}")
+            continue
+        try:
+            return check(obj)
+        except ParseError as exc:
+            error = error or exc
+    assert error is not None
+    raise error
+
+
+def _side(obj: Mapping[str, Any], label: str, template: Template) -> dict[str, dict[str, float]]:
+    side = obj.get(label)
+    if not isinstance(side, Mapping):
+        raise ParseError(f'missing object "{label}" with the scores of candidate {label}')
+    lo, hi = template.scale
+    out: dict[str, dict[str, float]] = {}
+    for group, dims in template.dimensions.items():
+        scores = side.get(group)
+        if not isinstance(scores, Mapping):
+            raise ParseError(f'missing "{label}.{group}"')
+        out[group] = {d: _number(scores.get(d), lo, hi, f"{label}.{group}.{d}") for d in dims}
+    return out
+
+
+def parse_pairwise(text: str, template: Template, nonce: str) -> PairScores:
+    """Scores of A and B from a pairwise reply."""
+
+    def check(obj: Mapping[str, Any]) -> PairScores:
+        a, b = _side(obj, "A", template), _side(obj, "B", template)
+        winner = obj.get("winner")
+        winner = str(winner).strip().upper() if winner is not None else None
+        return PairScores(
+            dimensions_a=a,
+            dimensions_b=b,
+            score_a=template.combined(a),
+            score_b=template.combined(b),
+            judge_winner={"A": "a", "B": "b", "TIE": "tie"}.get(winner or ""),
+            analysis=str(obj.get("analysis", ""))[:2000],
+        )
+
+    return _pick(text, nonce, check)
+
+
+def parse_selection(text: str, nonce: str, count: int, k: int) -> list[int]:
+    """0-based indices of exactly ``k`` distinct winners among ``count`` candidates numbered from 1."""
+
+    def check(obj: Mapping[str, Any]) -> list[int]:
+        winners = obj.get("winners")
+        if not isinstance(winners, list):
+            raise ParseError('missing list "winners"')
+        picked = [int(_number(w, 1, count, "each winner")) for w in winners]
+        if any(float(w) != p for w, p in zip(winners, picked, strict=True) if not isinstance(w, str)):
+            raise ParseError("winners must be whole candidate numbers")
+        if len(set(picked)) != len(picked) or len(picked) != k:
+            raise ParseError(f"winners must list exactly {k} different candidate numbers, got {winners!r}")
+        return [p - 1 for p in picked]
+
+    return _pick(text, nonce, check)
+
+
+def parse_rubrics(text: str, nonce: str) -> list[dict[str, Any]]:
+    """5 to 7 rubric items ``{"dimension", "criterion", "importance"}`` (importance 1-5)."""
+
+    def check(obj: Mapping[str, Any]) -> list[dict[str, Any]]:
+        items = obj.get("rubrics")
+        if not isinstance(items, list) or not 5 <= len(items) <= 7:
+            raise ParseError('"rubrics" must be a list of 5 to 7 items')
+        out = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping) or not item.get("dimension") or not item.get("criterion"):
+                raise ParseError(f"rubric item {i + 1} needs a dimension and a criterion")
+            importance = _number(item.get("importance"), 1, 5, f"importance of rubric item {i + 1}")
+            out.append(
+                {"dimension": str(item["dimension"]), "criterion": str(item["criterion"]), "importance": importance}
+            )
+        return out
+
+    return _pick(text, nonce, check)
