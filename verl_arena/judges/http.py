@@ -20,6 +20,7 @@ used from several loops (one after another, as ``asyncio.run`` does).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import logging
 import math
@@ -86,10 +87,8 @@ class _Pulse:
 
     async def wait(self, timeout: float | None) -> None:
         event = self._event
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(event.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
 
 
 @dataclass
