@@ -63,3 +63,32 @@ class TableJudge:
 @pytest.fixture
 def group8() -> list[Candidate]:
     return make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])
+
+
+@pytest.fixture
+def mock_judge():
+    """Start mock judge servers on loopback (each in its own thread); ``mock_judge(**config) -> (url, server)``."""
+    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+
+    threads = []
+
+    def start(**config: Any):
+        thread = MockJudgeThread(MockJudgeConfig(**config))
+        url = thread.start()
+        threads.append(thread)
+        return url, thread.server
+
+    yield start
+    for thread in threads:
+        thread.stop()
+
+
+def judge_config(*urls: str, **overrides: Any) -> dict[str, Any]:
+    """A judge configuration for the given mock URLs with fast retries."""
+    config: dict[str, Any] = {
+        "endpoints": [{"base_url": url, "model": "mock"} for url in urls],
+        "retry": {"initial_wait_s": 0.01, "max_wait_s": 0.05, "retry_after_cap_s": 0.05},
+        "timeout_s": 5.0,
+    }
+    config.update(overrides)
+    return config

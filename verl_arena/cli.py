@@ -1,16 +1,175 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The ``verl-arena`` command."""
+"""The ``verl-arena`` command: ``rank``, ``replay``, ``mock-judge``, ``bench``, ``bench-core``, ``bench-judge``."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
+import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-__all__ = ["main"]
+import yaml
+
+__all__ = ["build_parser", "main"]
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    width = max(len(k) for k in summary)
+    for key, value in summary.items():
+        if isinstance(value, float):
+            value = f"{value:.3f}"
+        print(f"{key:<{width}}  {value}")
+
+
+def _options(items: Sequence[str]) -> dict[str, Any]:
+    """``["bracket=standard", "anchor=2"]`` -> ``{"bracket": "standard", "anchor": 2}`` (values read as YAML)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"verl-arena: --option must be KEY=VALUE, got {item!r}")
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+# -- rank / replay ---------------------------------------------------------------------------------------------------
+
+
+def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if args.judge_config:
+        loaded = yaml.safe_load(Path(args.judge_config).read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict):
+            raise SystemExit(f"verl-arena: {args.judge_config} must hold a mapping")
+        config.update(loaded.get("judge", loaded))
+    if args.endpoint:
+        config["endpoints"] = [
+            {"base_url": url, "model": args.model, "api_key_env": args.api_key_env} for url in args.endpoint
+        ]
+    overrides = {
+        "template": args.template,
+        "language": args.language,
+        "cache_path": args.cache,
+        "max_concurrency": args.concurrency,
+        "rpm": args.rpm,
+        "tpm": args.tpm,
+        "timeout_s": args.timeout,
+    }
+    config.update({k: v for k, v in overrides.items() if v is not None})
+    if args.no_order_swap:
+        config["order_swap"] = False
+    return config
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from verl_arena.batch import load_groups, rank_groups, summarize, write_log, write_results
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.core.tournament import Tournament
+    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.runtime.service import JudgeService
+
+    mock = None
+    try:
+        groups = load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
+        options = {"seed": args.seed, **_options(args.option)}
+        Tournament.from_options(args.topology, **options)
+        config = _judge_config(args)
+        if not config.get("endpoints"):
+            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
+            url = mock.start()
+            print(f"no judge endpoint given: using the built-in lexical mock judge at {url}", file=sys.stderr)
+            config["endpoints"] = [{"base_url": url, "model": "mock-lexical-judge"}]
+        service = JudgeService(config, deadline_s=args.deadline)
+    except (ConfigError, OSError) as exc:
+        print(f"verl-arena rank: {exc}", file=sys.stderr)
+        if mock is not None:
+            mock.stop()
+        return 2
+
+    bar = tqdm(total=len(groups), unit="group", file=sys.stderr, disable=args.quiet)
+
+    async def run() -> list[Any]:
+        try:
+            return await rank_groups(
+                groups, service.rank_group, topology=args.topology, progress=lambda _: bar.update(), **options
+            )
+        finally:
+            await service.aclose()
+
+    start = time.perf_counter()
+    try:
+        results = asyncio.run(run())
+    finally:
+        bar.close()
+        if mock is not None:
+            mock.stop()
+    wall = time.perf_counter() - start
+    write_results(args.output, results)
+    if args.log:
+        write_log(args.log, groups, results)
+    summary = summarize(results, service.metrics(), wall)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(f"ranked {len(results)} groups with {args.topology}; results in {args.output}")
+        _print_summary(summary)
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from verl_arena.batch import replay_log, write_results
+
+    pairs = replay_log(args.log)
+    same = sum(
+        logged.ranks == again.ranks and logged.advantages == again.advantages and logged.rewards == again.rewards
+        for logged, again in pairs
+    )
+    if args.output:
+        write_results(args.output, [again for _, again in pairs])
+    print(f"replayed {len(pairs)} groups from {args.log} without a judge: {same} identical to the log")
+    return 0 if same == len(pairs) else 1
+
+
+# -- mock judge ------------------------------------------------------------------------------------------------------
+
+
+def _mock_judge(args: argparse.Namespace) -> int:
+    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeServer, parse_faults
+
+    config = MockJudgeConfig(
+        latency=args.latency,
+        faults=parse_faults(args.fault),
+        plan=args.plan,
+        retry_after_s=args.retry_after,
+        down=args.down,
+        seed=args.seed,
+    )
+
+    async def serve() -> None:
+        server = MockJudgeServer(config, args.host, args.port)
+        print(await server.start(), flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await server.stop()
+
+    asyncio.run(serve())
+    return 0
+
+
+# -- benchmarks ------------------------------------------------------------------------------------------------------
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -61,15 +220,98 @@ def _bench_core(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_judge(args: argparse.Namespace) -> int:
+    from verl_arena.bench.judge_throughput import format_report, run_judge_bench
+
+    report = run_judge_bench(
+        groups=args.groups,
+        n=args.n,
+        latency=args.latency,
+        concurrencies=args.concurrency,
+        topology=args.topology,
+        fault_rate=args.fault_rate,
+        down_deadline_s=args.down_deadline,
+        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+    )
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(format_report(report))
+    return 0
+
+
+# -- parser ----------------------------------------------------------------------------------------------------------
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``verl-arena`` command."""
     from verl_arena._version import __version__
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
     from verl_arena.core.topologies import TOPOLOGIES
+    from verl_arena.judges.mock_server import FAULTS
 
     parser = argparse.ArgumentParser(prog="verl-arena", description="LLM-judge tournaments for RL on open-ended tasks.")
     parser.add_argument("--version", action="version", version=f"verl-arena {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    rank = sub.add_parser(
+        "rank",
+        help="rank groups of candidates from a JSONL file through a judge",
+        description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
+        "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed).",
+    )
+    rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
+    rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
+    rank.add_argument("--log", help="judgment log (JSONL) for `verl-arena replay`")
+    rank.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    rank.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="topology option, repeatable")
+    rank.add_argument("--seed", type=int, default=0)
+    rank.add_argument("--judge-config", help="YAML file with the judge configuration (see JudgeConfig)")
+    rank.add_argument("--endpoint", action="append", default=[], metavar="URL", help="OpenAI-compatible base URL")
+    rank.add_argument("--model", default="qwen3-max", help="model name for --endpoint (qwen3-max)")
+    rank.add_argument("--api-key-env", help="environment variable holding the API key for --endpoint")
+    rank.add_argument("--template", help="travel, deep_research, writing, generic, or a template YAML path")
+    rank.add_argument("--language", choices=["en", "zh"])
+    rank.add_argument("--cache", help="sqlite verdict cache file")
+    rank.add_argument("--concurrency", type=int, help="requests in flight at most")
+    rank.add_argument("--rpm", type=float, help="requests per minute at most")
+    rank.add_argument("--tpm", type=float, help="tokens per minute at most")
+    rank.add_argument("--timeout", type=float, help="per-request timeout in seconds")
+    rank.add_argument("--deadline", type=float, default=900.0, help="per-group time limit in seconds (900)")
+    rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
+    rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
+    rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
+    rank.add_argument("--json", action="store_true", help="print the summary as JSON")
+    rank.add_argument("--quiet", action="store_true", help="no progress bar")
+    rank.set_defaults(func=_rank)
+
+    rep = sub.add_parser(
+        "replay",
+        help="rebuild ranks and advantages from a judgment log, with no judge",
+        description="Replay every group of a judgment log written by `verl-arena rank --log`; exits 1 if any "
+        "group's ranks, rewards or advantages differ from the log.",
+    )
+    rep.add_argument("log")
+    rep.add_argument("-o", "--output", help="write the replayed results (same format as `rank`)")
+    rep.set_defaults(func=_replay)
+
+    mock = sub.add_parser(
+        "mock-judge",
+        help="serve a deterministic OpenAI-compatible judge on loopback, with injectable faults",
+        description="A real HTTP server answering verl-arena's judge prompts with a lexical rubric judge. Prints "
+        "its base URL, then serves until interrupted.",
+    )
+    mock.add_argument("--host", default="127.0.0.1")
+    mock.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    mock.add_argument("--latency", default="0", help="SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    mock.add_argument(
+        "--fault", action="append", default=[], metavar="KIND=RATE", help=f"fault rate; kinds: {', '.join(FAULTS)}"
+    )
+    mock.add_argument("--plan", nargs="*", default=[], help="outcomes of the first requests, in order (ok or a fault)")
+    mock.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429 answers (1)")
+    mock.add_argument("--down", action="store_true", help="answer every request with 503")
+    mock.add_argument("--seed", type=int, default=0)
+    mock.set_defaults(func=_mock_judge)
 
     bench = sub.add_parser(
         "bench",
@@ -114,14 +356,32 @@ def build_parser() -> argparse.ArgumentParser:
     core = sub.add_parser(
         "bench-core",
         help="CPU cost of ranking many groups through an instant judge",
-        description="Time rank_group over many groups with a judge that answers at once, against a bare loop of the "
-        "same judge calls in the same run.",
+        description="Time rank_group over many groups with a judge that answers at once, against the same judge "
+        "calls issued bare in the same run.",
     )
     core.add_argument("--groups", type=int, default=1000)
     core.add_argument("--n", type=int, default=16, help="group size (16)")
     core.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None)
     core.add_argument("--json", action="store_true")
     core.set_defaults(func=_bench_core)
+
+    judge = sub.add_parser(
+        "bench-judge",
+        help="wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client",
+        description="B groups of N candidates through the Ray judge pool against the mock judge (its own process) "
+        "with latency L and concurrency cap Q, with order swapping; compared with max(D*L, B*C*L/Q) and with a "
+        "bare httpx client making the same calls with the same dependency structure in the same run. Also runs "
+        "the same load under injected faults and against a judge that is down.",
+    )
+    judge.add_argument("--groups", type=int, default=64, help="B (64)")
+    judge.add_argument("--n", type=int, default=16, help="N (16)")
+    judge.add_argument("--latency", type=float, default=0.5, help="L in seconds (0.5)")
+    judge.add_argument("--concurrency", type=int, nargs="+", default=[64, 256], metavar="Q", help="Q values (64 256)")
+    judge.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    judge.add_argument("--fault-rate", type=float, default=0.1, help="injected fault rate of the fault run (0.1)")
+    judge.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
+    judge.add_argument("--json", action="store_true")
+    judge.set_defaults(func=_bench_judge)
     return parser
 
 

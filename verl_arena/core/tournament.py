@@ -137,9 +137,37 @@ class Tournament:
         arena = Arena(query, candidates, judge, seed=self.seed, on_judge_error=self.on_judge_error, group=group)
         return await self._play(arena, _format_rewards(candidates, group), group_id)
 
+    def void(
+        self, candidates: Sequence[Candidate], reason: str, *, group_id: str | None = None, comparisons: int = 0
+    ) -> GroupResult:
+        """A voided result for a group that could not be ranked (e.g. ``reason="deadline"``): equal ranks and
+        rewards, zero advantages, the reason counted as a failure."""
+        n = len(candidates)
+        return GroupResult(
+            ids=[c.id for c in candidates],
+            ranks=[(n - 1) / 2] * n,
+            rewards=[0.5 if n > 1 else 0.0] * n,
+            advantages=[0.0] * n,
+            points=[0.0] * n,
+            comparisons=comparisons,
+            depth=0,
+            degraded=True,
+            failures=1,
+            failure_reasons={reason: 1},
+            voided=True,
+            matches=[],
+            topology=self.topology,
+            options=self.resolved_options(),
+            details={"digests": [c.digest for c in candidates], "void_reason": reason},
+            group_id=group_id,
+        )
+
     async def replay(self, result: GroupResult, query: str = "") -> GroupResult:
         """Rebuild ``result`` from its match log alone, with no judge."""
         candidates = [Candidate(id=i, answer="") for i in result.ids]
+        if "void_reason" in result.details:  # voided before the tournament finished: nothing to replay
+            void = self.void(candidates, result.details["void_reason"], group_id=result.group_id)
+            return dataclasses.replace(void, comparisons=result.comparisons, details=dict(result.details))
         group = "group" if result.group_id is None else f"group {result.group_id!r}"
         check_candidates(candidates, group)
         arena = ReplayArena(

@@ -33,7 +33,7 @@ from typing import Any
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, stop_after_delay
-from tenacity.wait import wait_exponential_jitter
+from tenacity.wait import wait_random_exponential
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
@@ -180,7 +180,8 @@ class ChatClient:
         self._endpoints = [_Endpoint(e, i) for i, e in enumerate(config.endpoints)]
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
         self._stats = _Stats()
-        self._wait_jitter = wait_exponential_jitter(initial=self.retry.initial_wait_s, max=self.retry.max_wait_s)
+        # full jitter: a random wait up to min(max_wait, initial * 2^attempt)
+        self._wait_jitter = wait_random_exponential(multiplier=self.retry.initial_wait_s, max=self.retry.max_wait_s)
 
     # -- public -----------------------------------------------------------------------------------------------------
 

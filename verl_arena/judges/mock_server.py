@@ -36,7 +36,7 @@ __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread"]
 logger = logging.getLogger(__name__)
 
 #: Fault kinds, in the order their rates are drawn.
-FAULTS = ("429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused")
+FAULTS = ("429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401")
 
 
 @dataclass
@@ -101,6 +101,8 @@ class MockJudgeServer:
         self._latency = _parse_latency(self.config.latency)
         self._runner: web.AppRunner | None = None
         self.served: Counter[str] = Counter()
+        #: the last requests' bodies and Authorization headers (for tests; never served by /stats)
+        self.recent: deque[dict[str, Any]] = deque(maxlen=256)
         self.in_flight = 0
         self.max_in_flight = 0
 
@@ -116,13 +118,13 @@ class MockJudgeServer:
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/health", self._health)
         app.router.add_get("/stats", self._stats)
-        self._runner = web.AppRunner(app, access_log=None)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
         self.port = sock.getsockname()[1]
-        await web.SockSite(self._runner, sock, backlog=4096, shutdown_timeout=0.5).start()
+        await web.SockSite(self._runner, sock, backlog=4096).start()
         logger.info("mock judge listening on %s", self.base_url)
         return self.base_url
 
@@ -163,6 +165,7 @@ class MockJudgeServer:
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             body = await request.json()
+            self.recent.append({**body, "authorization": request.headers.get("Authorization")})
             messages = body.get("messages") or []
             user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
             # the re-ask turn carries no prompt of its own: answer the original prompt
@@ -180,6 +183,9 @@ class MockJudgeServer:
                 headers = {"Retry-After": f"{self.config.retry_after_s:g}"} if outcome == "429" else {}
                 error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
                 return web.json_response(error, status=int(outcome), headers=headers)
+            if outcome == "401":
+                error = {"error": {"message": "Incorrect API key provided.", "code": "invalid_api_key"}}
+                return web.json_response(error, status=401)
             if outcome == "refused":
                 error = {
                     "error": {

@@ -1,0 +1,251 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The cluster-wide judge pool: named async Ray actors running :class:`JudgeService`.
+
+Every reward worker on every node reaches the same actors by name, so the judge's concurrency and per-minute limits
+are one budget for the whole cluster (split evenly when the pool has several shards; a group always goes to the same
+shard). Callers send one request per group (``rank_group``) or per judgment (the :meth:`JudgePool.judge` proxy,
+which implements the judge protocol so any topology runs unchanged on it).
+
+The actors restart when they die (``max_restarts=-1``) and Ray retries the calls that were in flight
+(``max_task_retries=-1``); verdicts already paid for come back from the cache when one is configured. ``metrics``
+and ``health`` run in their own concurrency group and answer while thousands of judge calls are waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ray
+from ray.exceptions import RayActorError
+
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult, PairVerdict
+from verl_arena.judges.config import JudgeConfig, parse_judge_config
+from verl_arena.runtime.service import JudgeService
+
+__all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_POOL_NAME = "verl_arena_judge"
+DEFAULT_NAMESPACE = "verl_arena"
+
+
+@ray.remote(concurrency_groups={"control": 4})
+class _JudgeActor(JudgeService):
+    """JudgeService as an async Ray actor, with observability outside the judge's queue."""
+
+    @ray.method(concurrency_group="control")
+    async def metrics(self) -> dict[str, Any]:
+        return JudgeService.metrics(self)
+
+    @ray.method(concurrency_group="control")
+    async def health(self) -> dict[str, Any]:
+        return JudgeService.health(self)
+
+    @ray.method(concurrency_group="control")
+    async def ping(self) -> str:
+        return "pong"
+
+
+def _shard_config(config: JudgeConfig, shards: int) -> dict[str, Any]:
+    """This shard's share of the global budget."""
+    data = config.model_dump()
+    data["max_concurrency"] = max(1, config.max_concurrency // shards)
+    for key in ("rpm", "tpm"):
+        if data[key] is not None:
+            data[key] = data[key] / shards
+    for endpoint in data["endpoints"]:
+        endpoint["max_concurrency"] = max(1, endpoint["max_concurrency"] // shards)
+    return data
+
+
+class JudgePool:
+    """A handle on the pool's actors; picklable, so it can be passed to any Ray worker.
+
+    Use :meth:`start` (create or attach) or :meth:`attach` (attach only).
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        namespace: str,
+        spawn: Mapping[str, Any] | None = None,
+        deadline_s: float | None = None,
+    ) -> None:
+        self.names = list(names)
+        self.namespace = namespace
+        self.deadline_s = deadline_s
+        self._spawn = dict(spawn) if spawn is not None else None
+        self._handles: dict[int, Any] = {}
+
+    # -- lifecycle --------------------------------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        judge: JudgeConfig | Mapping[str, Any],
+        *,
+        name: str = DEFAULT_POOL_NAME,
+        namespace: str = DEFAULT_NAMESPACE,
+        shards: int = 1,
+        deadline_s: float | None = 900.0,
+        detached: bool = False,
+        max_concurrency: int = 100_000,
+        num_cpus: float = 0.0,
+    ) -> JudgePool:
+        """Create the pool's actors, or attach to them if they already exist (race-free across processes).
+
+        Args:
+            judge: the judge configuration; its limits are the whole pool's and are split across shards.
+            name: actor name (shard ``i`` is ``{name}_{i}`` when ``shards > 1``).
+            namespace: Ray namespace of the actors.
+            shards: number of actors; groups are spread over them by group id.
+            deadline_s: default time limit of one group.
+            detached: outlive the creating process (otherwise the actors die with their creator).
+            max_concurrency: Ray calls an actor accepts at once (groups waiting for the judge included).
+            num_cpus: CPUs reserved per actor (judging is I/O; 0 places it anywhere).
+        """
+        config = parse_judge_config(judge)
+        if shards < 1:
+            raise ValueError(f"shards must be >= 1, got {shards}")
+        names = [name] if shards == 1 else [f"{name}_{i}" for i in range(shards)]
+        spawn = {
+            "config": _shard_config(config, shards),
+            "deadline_s": deadline_s,
+            "lifetime": "detached" if detached else None,
+            "max_concurrency": max_concurrency,
+            "num_cpus": num_cpus,
+        }
+        pool = cls(names, namespace, spawn, deadline_s)
+        for shard in range(shards):
+            pool._handle(shard)
+        return pool
+
+    @classmethod
+    def attach(
+        cls,
+        name: str = DEFAULT_POOL_NAME,
+        namespace: str = DEFAULT_NAMESPACE,
+        shards: int = 1,
+        deadline_s: float | None = None,
+    ) -> JudgePool:
+        """Attach to a running pool (``ValueError`` from Ray if it does not exist)."""
+        names = [name] if shards == 1 else [f"{name}_{i}" for i in range(shards)]
+        pool = cls(names, namespace, None, deadline_s)
+        for shard in range(shards):
+            pool._handle(shard)
+        return pool
+
+    def shutdown(self) -> None:
+        """Kill the pool's actors."""
+        for shard in range(len(self.names)):
+            with contextlib.suppress(ValueError):
+                ray.kill(self._handle(shard), no_restart=True)
+        self._handles.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_handles": {}}
+
+    def _handle(self, shard: int, *, refresh: bool = False) -> Any:
+        if refresh or shard not in self._handles:
+            name = self.names[shard]
+            if self._spawn is None:
+                self._handles[shard] = ray.get_actor(name, namespace=self.namespace)
+            else:
+                s = self._spawn
+                options: dict[str, Any] = dict(
+                    name=name,
+                    namespace=self.namespace,
+                    get_if_exists=True,
+                    max_restarts=-1,
+                    max_task_retries=-1,
+                    max_concurrency=s["max_concurrency"],
+                    num_cpus=s["num_cpus"],
+                )
+                if s["lifetime"]:
+                    options["lifetime"] = s["lifetime"]
+                self._handles[shard] = _JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
+        return self._handles[shard]
+
+    def shard_of(self, key: str) -> int:
+        """The shard a group key maps to (stable across processes)."""
+        if len(self.names) == 1:
+            return 0
+        return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little") % len(self.names)
+
+    async def _call(self, shard: int, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await getattr(self._handle(shard), method).remote(*args, **kwargs)
+        except RayActorError:  # the handle went stale (actor killed and recreated): look it up again, once
+            logger.warning("judge pool actor %s unavailable; retrying once", self.names[shard])
+            await asyncio.sleep(0.5)
+            return await getattr(self._handle(shard, refresh=True), method).remote(*args, **kwargs)
+
+    # -- training-facing --------------------------------------------------------------------------------------------
+
+    async def rank_group(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        topology: str = "seeded_single_elimination",
+        *,
+        group_id: str | None = None,
+        deadline_s: float | None = None,
+        **options: Any,
+    ) -> GroupResult:
+        """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group`.
+
+        With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early
+        (2% of the deadline, at least 0.2 s) so that the answer reaches the caller in time, and the caller stops
+        waiting at the deadline in any case.
+        """
+        tournament = Tournament.from_options(topology, **options)  # bad options fail here, in the caller
+        shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
+        limit = deadline_s if deadline_s is not None else self.deadline_s
+        inner = None if limit is None else max(0.0, limit - max(0.2, 0.02 * limit))
+        call = self._call(
+            shard, "rank_group", query, list(candidates), topology, group_id=group_id, deadline_s=inner, **options
+        )
+        try:
+            return await asyncio.wait_for(call, limit)
+        except asyncio.TimeoutError:
+            logger.warning("group %s: no answer from the judge pool within %.0f s; voided", group_id, limit)
+            return tournament.void(candidates, "deadline", group_id=group_id)
+        except RayActorError as exc:
+            logger.error("judge pool unreachable (%s); group %s voided", exc, group_id)
+            return tournament.void(candidates, "pool_unavailable", group_id=group_id)
+
+    def judge(self, key: str = "") -> PoolJudge:
+        """A judge-protocol proxy whose judgments run on the shard ``key`` maps to."""
+        return PoolJudge(self, self.shard_of(key))
+
+    async def metrics(self) -> list[dict[str, Any]]:
+        """Every shard's metrics."""
+        return list(await asyncio.gather(*(self._call(s, "metrics") for s in range(len(self.names)))))
+
+    async def health(self) -> list[dict[str, Any]]:
+        """Every shard's health."""
+        return list(await asyncio.gather(*(self._call(s, "health") for s in range(len(self.names)))))
+
+
+class PoolJudge:
+    """The judge protocol, answered by one shard of a :class:`JudgePool`."""
+
+    def __init__(self, pool: JudgePool, shard: int) -> None:
+        self.pool = pool
+        self.shard = shard
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        """One pairwise judgment on the pool."""
+        return await self.pool._call(self.shard, "compare", query, a, b)
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        """One group judgment on the pool."""
+        return await self.pool._call(self.shard, "select", query, list(candidates), k)

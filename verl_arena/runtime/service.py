@@ -1,0 +1,147 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The judge service: one judge stack, its global limits, and group ranking that never fails a training step.
+
+``JudgeService`` is a plain asyncio class. The Ray actor in :mod:`verl_arena.runtime.pool` runs it so that every
+reward worker on every node shares one budget; tests and single-process tools use it directly.
+
+``rank_group`` is the training-facing call. Judge failures become counted ties inside the tournament (and a voided
+group when most judgments failed); a group that does not finish within its deadline, or that hits an unexpected
+error, comes back voided with the reason counted. It raises only for invalid input or options, which are programming
+errors a trainer should catch at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
+from verl_arena.judges.config import JudgeConfig, parse_judge_config
+from verl_arena.judges.factory import build_judge
+
+__all__ = ["JudgeService"]
+
+logger = logging.getLogger(__name__)
+
+
+class _Counting:
+    """Counts the judge calls one group makes, so a group voided half-way still reports its cost."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.calls = 0
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        self.calls += 1
+        return await self.judge.compare(query, a, b)
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        self.calls += 1
+        return await self.judge.select(query, candidates, k)
+
+
+class JudgeService:
+    """Ranks groups through one shared judge.
+
+    Args:
+        judge: the judge configuration (see :class:`~verl_arena.judges.config.JudgeConfig`).
+        deadline_s: default time limit of one group's tournament (``None``: no limit).
+        judge_impl: use this judge object instead of building one from ``judge`` (tests, simulations).
+    """
+
+    def __init__(
+        self,
+        judge: JudgeConfig | Mapping[str, Any] | None = None,
+        *,
+        deadline_s: float | None = 900.0,
+        judge_impl: Any = None,
+    ) -> None:
+        if judge_impl is None and judge is None:
+            raise ConfigError("JudgeService needs a judge configuration or a judge object")
+        self.config = parse_judge_config(judge) if judge is not None else None
+        if self.config is not None:
+            for endpoint in self.config.endpoints:  # fail at start-up, not at the first judgment
+                endpoint.api_key()
+        self.judge = judge_impl if judge_impl is not None else build_judge(self.config)
+        self.deadline_s = deadline_s
+        self.groups: Counter[str] = Counter()
+        self.started_at = time.time()
+        self._in_flight = 0
+
+    # -- judge protocol (one judgment per request) ------------------------------------------------------------------
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        """One pairwise judgment through the shared judge."""
+        return await self.judge.compare(query, a, b)
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        """One group judgment through the shared judge."""
+        return await self.judge.select(query, candidates, k)
+
+    # -- one request per group --------------------------------------------------------------------------------------
+
+    async def rank_group(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        topology: str = "seeded_single_elimination",
+        *,
+        group_id: str | None = None,
+        deadline_s: float | None = None,
+        **options: Any,
+    ) -> GroupResult:
+        """Run a whole tournament here and return its result; see the module docstring for what can fail."""
+        tournament = Tournament.from_options(topology, **options)
+        check_candidates(candidates, "group" if group_id is None else f"group {group_id!r}")
+        limit = deadline_s if deadline_s is not None else self.deadline_s
+        counting = _Counting(self.judge)
+        self._in_flight += 1
+        try:
+            result = await asyncio.wait_for(tournament.rank(query, candidates, counting, group_id=group_id), limit)
+        except asyncio.TimeoutError:
+            logger.warning("group %s: no result within %.0f s; voided", group_id, limit)
+            result = tournament.void(candidates, "deadline", group_id=group_id, comparisons=counting.calls)
+        except ConfigError:
+            raise
+        except Exception as exc:  # never let a judging bug take a training step down, but say so loudly
+            logger.exception("group %s: ranking failed; voided", group_id)
+            reason = f"error:{type(exc).__name__}"
+            result = tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
+        finally:
+            self._in_flight -= 1
+        self.groups["ranked"] += 1
+        self.groups["degraded"] += result.degraded
+        self.groups["voided"] += result.voided
+        self.groups["judge_calls"] += result.comparisons
+        for reason, count in result.failure_reasons.items():
+            self.groups[f"failed:{reason}"] += count
+        return result
+
+    # -- observability ----------------------------------------------------------------------------------------------
+
+    def metrics(self) -> dict[str, Any]:
+        """Group counters and the judge's statistics (HTTP, cache, order swapping)."""
+        stats = self.judge.stats() if hasattr(self.judge, "stats") else {}
+        return {"groups": dict(self.groups), "groups_in_flight": self._in_flight, **stats}
+
+    def health(self) -> dict[str, Any]:
+        """Endpoint states and uptime; answers at once, whatever the judge is doing."""
+        inner = getattr(self.judge, "inner", self.judge)
+        client = getattr(inner, "client", None)
+        return {
+            "uptime_s": time.time() - self.started_at,
+            "groups_in_flight": self._in_flight,
+            "endpoints": client.health() if client is not None else [],
+        }
+
+    async def aclose(self) -> None:
+        """Close the judge's connections."""
+        if hasattr(self.judge, "aclose"):
+            await self.judge.aclose()
