@@ -89,6 +89,7 @@ def judge_config(*urls: str, **overrides: Any) -> dict[str, Any]:
         "endpoints": [{"base_url": url, "model": "mock"} for url in urls],
         "retry": {"initial_wait_s": 0.01, "max_wait_s": 0.05, "retry_after_cap_s": 0.05},
         "timeout_s": 5.0,
+        "cooldown_s": 0.05,
     }
     config.update(overrides)
     return config

@@ -25,7 +25,7 @@ from typing import Any
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import replay
-from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.core.types import Candidate, GroupResult, check_candidates
 from verl_arena.judges.rendering import candidate_from_messages
 
 __all__ = ["Group", "load_groups", "rank_groups", "replay_log", "summarize", "write_log", "write_results"]
@@ -83,6 +83,7 @@ def load_groups(path: str | Path, *, render: Mapping[str, Any] | None = None) ->
                 raise ConfigError(f"{where}: duplicate group id {gid!r}")
             seen.add(gid)
             candidates = [_candidate(c, where, raw.get("rubrics"), render or {}) for c in raw["candidates"]]
+            check_candidates(candidates, f"{where} (group {gid!r})")
             groups.append(Group(gid, raw["query"], candidates))
     return groups
 

@@ -1,7 +1,34 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Judge implementations."""
+"""Judge implementations: the OpenAI-compatible LLM judge and what it is built from, and simulated judges.
 
+- :class:`LLMJudge` (``llm.py``): templates, parsing, cache, shortcuts; over :class:`ChatClient` (``http.py``).
+- :class:`OrderSwapJudge` (``order_swap.py``): ArenaRL's bidirectional protocol around any pairwise judge.
+- :func:`build_judge`: the stack a :class:`JudgeConfig` describes.
+- :func:`candidate_from_messages` (``rendering.py``): chat trajectories into candidates.
+- :class:`SimulatedJudge`, :class:`FlakyJudge` (``simulated.py``): known qualities, for statistics and tests.
+- ``mock_server.py``: a real OpenAI-compatible server answering our prompts, with injectable faults.
+"""
+
+from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig, parse_judge_config
+from verl_arena.judges.factory import build_judge
+from verl_arena.judges.http import ChatClient, ChatResult
+from verl_arena.judges.llm import LLMJudge
+from verl_arena.judges.order_swap import OrderSwapJudge
+from verl_arena.judges.rendering import candidate_from_messages
 from verl_arena.judges.simulated import FlakyJudge, SimulatedJudge
 
-__all__ = ["FlakyJudge", "SimulatedJudge"]
+__all__ = [
+    "ChatClient",
+    "ChatResult",
+    "EndpointConfig",
+    "FlakyJudge",
+    "JudgeConfig",
+    "LLMJudge",
+    "OrderSwapJudge",
+    "RetryConfig",
+    "SimulatedJudge",
+    "build_judge",
+    "candidate_from_messages",
+    "parse_judge_config",
+]

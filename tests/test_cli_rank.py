@@ -1,0 +1,108 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena rank``, ``replay`` and ``mock-judge``, run as users run them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from verl_arena.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_groups.jsonl"
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_rank_the_example_with_the_built_in_mock_and_replay_it(tmp_path, capsys):
+    out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "ranked 4 groups" in printed and "order_disagreement_rate" in printed
+    results = {r["id"]: r for r in lines(out)}
+    assert set(results) == {"kyoto-day", "qingcheng-weekend", "madrid-barcelona", "lisbon-afternoon"}
+    ranks = {r["id"]: {c["id"]: c["rank"] for c in r["candidates"]} for r in results.values()}
+    assert ranks["kyoto-day"]["r1"] == 0.0 and ranks["kyoto-day"]["r4"] == 4.0  # the full plan wins, no answer loses
+    assert ranks["qingcheng-weekend"]["r2"] == 0.0  # the Chinese group works too
+    assert ranks["madrid-barcelona"]["r1"] == 3.0  # the candidate that tried to instruct the judge comes last
+    logged = lines(log)
+    assert len(logged) == 4 and all(entry["result"]["matches"] for entry in logged)
+    assert main(["replay", str(log), "-o", str(tmp_path / "replayed.jsonl")]) == 0
+    assert "4 identical to the log" in capsys.readouterr().out
+    assert lines(tmp_path / "replayed.jsonl") == lines(out)
+
+
+def test_replay_notices_a_tampered_log(tmp_path, capsys):
+    out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
+    main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet", "--topology", "round_robin"])
+    entries = lines(log)
+    match = entries[0]["result"]["matches"][0]
+    match["winners"] = [p for p in match["players"] if p not in match["winners"]][:1]  # flip one verdict
+    log.write_text("\n".join(json.dumps(e) for e in entries) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(log)]) == 1
+    assert "3 identical" in capsys.readouterr().out
+
+
+def test_rank_options_and_json_summary(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--topology", "multi_round",
+                 "--option", "repeats=2", "--no-order-swap"])  # fmt: skip
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["groups"] == 4 and summary["order_disagreement_rate"] is None
+    assert all(r["topology"] == "multi_round" for r in lines(out))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"query": "q", "candidates": [{"id": "a"}]}', "line 1: candidate 'a' needs 'messages' or 'answer'"),
+        ('{"candidates": []}', "line 1: a group needs a 'query' string"),
+        ("not json", "line 1: not valid JSON"),
+        (
+            '{"query": "q", "candidates": [{"id": "a", "answer": "x"}, {"id": "a", "answer": "y"}]}',
+            "line 1 (group '1'): duplicate candidate id 'a'",
+        ),
+    ],
+)
+def test_bad_groups_file_is_reported_with_its_line(tmp_path, capsys, content, message):
+    path = tmp_path / "groups.jsonl"
+    path.write_text(content + "\n")
+    code = main(["rank", str(path), "-o", str(tmp_path / "o.jsonl"), "--quiet"])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_bad_option_is_reported(tmp_path, capsys):
+    code = main(["rank", str(EXAMPLE), "-o", str(tmp_path / "o.jsonl"), "--option", "bracket=zigzag", "--quiet"])
+    assert code == 2 and "'bracket' must be one of" in capsys.readouterr().err
+
+
+def test_mock_judge_command_serves_until_stopped():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "verl_arena.cli", "mock-judge", "--latency", "0", "--plan", "429"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+        first = httpx.post(
+            f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        )
+        assert first.status_code == 429 and first.headers["retry-after"] == "1"
+        second = httpx.post(
+            f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        )
+        assert second.status_code == 200 and second.json()["choices"][0]["message"]["content"]
+        assert httpx.get(f"{url}/models").json()["data"][0]["id"] == "mock-lexical-judge"
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=20) == 0
