@@ -27,6 +27,7 @@ import httpx
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
+from verl_arena.judges.http import CONNECTIONS_PER_POOL
 from verl_arena.judges.templates import load_template, make_nonce
 
 __all__ = ["format_report", "run_judge_bench"]
@@ -78,7 +79,7 @@ class _BareJudge:
     def __init__(self, url: str, cap: int) -> None:
         self.url = f"{url}/chat/completions"
         self.template = load_template("generic")
-        count = math.ceil(cap / 32)
+        count = math.ceil(cap / CONNECTIONS_PER_POOL)  # the same pool shape as the judge's client
         per = math.ceil(cap / count)
         limits = httpx.Limits(max_connections=per, max_keepalive_connections=per)
         self.clients = [httpx.AsyncClient(limits=limits, timeout=120) for _ in range(count)]

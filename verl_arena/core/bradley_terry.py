@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import expit
 
 from verl_arena.core.errors import ArenaError, ConfigError
 from verl_arena.core.types import Match
@@ -54,6 +52,9 @@ def fit_bradley_terry(n: int, matches: Sequence[Match], *, alpha: float = 0.1) -
     Returns:
         float64 array of shape (n,).
     """
+    from scipy.optimize import minimize  # imported here: scipy is slow to import and only this fit needs it
+    from scipy.special import expit
+
     if not alpha > 0:
         raise ConfigError(f"option 'bt_alpha' must be > 0, got {alpha!r}")
     data = pairwise_outcomes(matches)

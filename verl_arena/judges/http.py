@@ -43,7 +43,9 @@ __all__ = ["ChatClient", "ChatResult"]
 
 logger = logging.getLogger(__name__)
 
-CONNECTIONS_PER_POOL = 32
+#: connections per httpx pool: httpcore scans every connection of a pool for every request it places, so CPU per
+#: request grows with the pool size; many small pools keep it flat (measured in `verl-arena bench-judge`)
+CONNECTIONS_PER_POOL = 8
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REFUSAL_CODES = ("DataInspectionFailed", "data_inspection_failed", "content_filter", "content_policy_violation")
 

@@ -22,7 +22,7 @@ import hashlib
 import json
 import string
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,7 +95,7 @@ class Template(BaseModel):
                 raise ValueError(f"weights must be >= 0 and sum to 1, got {self.weights}")
         return self
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """Hash of everything that shapes the judge's answer; part of every cache key."""
         return hashlib.sha256(json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False).encode()).hexdigest()

@@ -202,14 +202,14 @@ class JudgePool:
     ) -> GroupResult:
         """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group`.
 
-        With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early
-        (2% of the deadline, at least 0.2 s) so that the answer reaches the caller in time, and the caller stops
-        waiting at the deadline in any case.
+        With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early (5% of the
+        deadline, between 0.5 and 5 s, for a busy actor and the trip back) so that the answer reaches the caller in
+        time, and the caller stops waiting at the deadline in any case.
         """
         tournament = Tournament.from_options(topology, **options)  # bad options fail here, in the caller
         shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
         limit = deadline_s if deadline_s is not None else self.deadline_s
-        inner = None if limit is None else max(0.0, limit - max(0.2, 0.02 * limit))
+        inner = None if limit is None else max(0.0, limit - min(5.0, max(0.5, 0.05 * limit)))
         call = self._call(
             shard, "rank_group", query, list(candidates), topology, group_id=group_id, deadline_s=inner, **options
         )
