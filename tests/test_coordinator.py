@@ -1,0 +1,154 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The group rendezvous, without Ray: members meet, groups close, nothing waits forever."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import make_group
+
+from verl_arena import Tournament
+from verl_arena.judges import SimulatedJudge
+from verl_arena.runtime import JudgeService
+from verl_arena.runtime.coordinator import INFO_KEYS, GroupCoordinator, group_seed
+
+
+def coordinator(**kwargs) -> GroupCoordinator:
+    ranker = JudgeService(judge_impl=SimulatedJudge())
+    return GroupCoordinator(ranker, kwargs.pop("topology", "seeded_single_elimination"), **kwargs)
+
+
+async def submit_all(coord: GroupCoordinator, group_id: str, qualities, expected=None, order=None, **kwargs):
+    group = make_group(qualities, tag=group_id)
+    order = order or range(len(group))
+    return await asyncio.gather(
+        *(coord.submit(group_id, str(i), group[i], expected or len(group), "q", **kwargs) for i in order)
+    )
+
+
+def test_members_meet_and_get_the_groups_rewards():
+    async def scenario():
+        coord = coordinator()
+        results = await submit_all(coord, "g1", [0.1, 0.9, 0.5, 0.3], order=[2, 0, 3, 1])
+        return coord, results
+
+    coord, results = asyncio.run(scenario())
+    # results come back in submission order: members 2, 0, 3, 1
+    by_member = dict(zip([2, 0, 3, 1], results, strict=True))
+    assert [by_member[i].info["arena_rank"] for i in range(4)] == [3.0, 0.0, 1.0, 2.0]
+    assert [by_member[i].reward for i in range(4)] == pytest.approx([0.0, 1.0, 2 / 3, 1 / 3])
+    assert all(list(r.info) == list(INFO_KEYS) for r in results)  # the same keys, in the same order, every time
+    assert by_member[0].info["arena_anchor"] == 1.0 and by_member[1].info["arena_anchor"] == 0.0
+    assert results[0].info["arena_judge_calls"] == 6 and coord.stats()["groups"] == 1
+
+
+def test_rewards_equal_rank_group_with_the_derived_seed():
+    group = make_group([0.4, 0.2, 0.8, 0.6, 0.1], tag="g7")
+
+    async def scenario():
+        coord = coordinator(topology="double_elimination")
+        got = await asyncio.gather(*(coord.submit("g7", str(i), c, 5, "q") for i, c in enumerate(group)))
+        members = [c.__class__(str(i), c.answer, c.path, c.meta) for i, c in enumerate(group)]
+        expected = await Tournament.from_options("double_elimination", seed=group_seed("g7")).rank(
+            "q", members, SimulatedJudge()
+        )
+        return got, expected
+
+    got, expected = asyncio.run(scenario())
+    assert [r.reward for r in got] == expected.rewards
+
+
+def test_the_marked_anchor_is_used():
+    async def scenario():
+        coord = coordinator(topology="anchor")
+        group = make_group([0.1, 0.9, 0.5], tag="a")
+        return await asyncio.gather(
+            *(coord.submit("a", str(i), c, 3, "q", anchor=(i == 2)) for i, c in enumerate(group))
+        )
+
+    results = asyncio.run(scenario())
+    assert [r.info["arena_anchor"] for r in results] == [0.0, 0.0, 1.0]
+    assert results[0].info["arena_judge_calls"] == 2
+
+
+def test_incomplete_group_is_ranked_with_what_arrived_after_the_timeout():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.2)
+        return await submit_all(coord, "g2", [0.1, 0.9, 0.5], expected=4)
+
+    results = asyncio.run(scenario())
+    assert all(r.info["arena_incomplete"] == 1.0 and r.info["arena_group_size"] == 3.0 for r in results)
+    assert [r.info["arena_rank"] for r in results] == [2.0, 0.0, 1.0]
+
+
+def test_incomplete_group_can_get_zero_instead():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.1, incomplete="zero")
+        return await submit_all(coord, "g3", [0.1, 0.9], expected=4)
+
+    results = asyncio.run(scenario())
+    assert [r.reward for r in results] == [0.0, 0.0] and results[0].info["arena_incomplete"] == 1.0
+
+
+def test_duplicates_get_the_same_answer_and_late_arrivals_a_neutral_one():
+    async def scenario():
+        coord = coordinator()
+        group = make_group([0.1, 0.9, 0.5], tag="g4")
+        first = await asyncio.gather(
+            coord.submit("g4", "0", group[0], 3, "q"),
+            coord.submit("g4", "0", group[0], 3, "q"),  # delivered twice while the group waits
+            coord.submit("g4", "1", group[1], 3, "q"),
+            coord.submit("g4", "2", group[2], 3, "q"),
+        )
+        again = await coord.submit("g4", "1", group[1], 3, "q")  # a resumed step re-delivers a finished member
+        late = await coord.submit("g4", "9", make_group([2.0], tag="late")[0], 3, "q")
+        return coord, first, again, late
+
+    coord, first, again, late = asyncio.run(scenario())
+    assert first[0].reward == first[1].reward and first[1].info["arena_duplicate"] == 1.0
+    assert again.reward == first[2].reward and again.info["arena_duplicate"] == 1.0
+    assert late.info["arena_late"] == 1.0 and late.reward == pytest.approx(0.5)  # the group's mean reward
+    assert coord.stats()["duplicates"] == 2 and coord.stats()["late"] == 1 and coord.stats()["groups"] == 1
+
+
+def test_single_member_timeout_and_overflow():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.05, max_pending=1)
+        alone = coord.submit("solo", "0", make_group([1.0], tag="s")[0], 4, "q")
+        other = coord.submit("other", "0", make_group([1.0], tag="o")[0], 4, "q")
+        return await asyncio.gather(alone, other)
+
+    alone, other = asyncio.run(scenario())
+    assert alone.reward == 0.0 and alone.info["arena_incomplete"] == 1.0
+    assert other.info["arena_overflow"] == 1.0
+
+
+def test_a_failing_ranker_still_answers_everyone():
+    class Broken:
+        async def rank_group(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+    async def scenario():
+        coord = GroupCoordinator(Broken())
+        return coord, await asyncio.gather(*(coord.submit("g", str(i), c, 2, "q") for i, c in enumerate(make_group([0, 1]))))
+
+    coord, results = asyncio.run(scenario())
+    assert [r.reward for r in results] == [0.0, 0.0] and results[0].info["arena_voided"] == 1.0
+    assert coord.stats()["errors"] == 1
+
+
+def test_reference_anchor_is_ranked_but_never_rewarded():
+    async def scenario():
+        coord = coordinator(topology="anchor")
+        group = make_group([0.1, 0.9, 0.5], tag="r")
+        reference = make_group([0.6], tag="ref")[0]
+        return await asyncio.gather(
+            *(coord.submit("r", str(i), c, 3, "q", reference=reference) for i, c in enumerate(group))
+        )
+
+    results = asyncio.run(scenario())
+    assert results[0].info["arena_judge_calls"] == 3  # every member against the reference
+    assert [r.info["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
+    assert all(r.info["arena_anchor"] == 0.0 for r in results)

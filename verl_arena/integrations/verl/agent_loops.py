@@ -1,0 +1,82 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Agent loops that prepare rollouts for the arena: a greedy anchor and the recorded multi-turn trajectory.
+
+``arena_tool_agent`` is verl's ``tool_agent`` loop and ``arena_single_turn_agent`` its ``single_turn_agent``, with two
+additions:
+
+- ArenaRL's anchor is the group's greedy rollout. With ``+reward.reward_kwargs.anchor=greedy`` (the default), the
+  session ``anchor_session`` (default 0) of every training prompt samples at temperature 0 (top-p 1, top-k off), as
+  verl's own greedy override does, and is marked ``extra_fields["arena_anchor"] = True``; the reward manager makes it
+  the tournament's anchor. Other sessions sample as configured.
+- ``arena_tool_agent`` records the conversation (assistant turns, tool calls, tool results) as JSON in
+  ``extra_fields["arena_messages"]``, so the judge sees the whole process, not only the decoded tokens.
+
+Select them with ``actor_rollout_ref.rollout.agent.default_agent_loop=arena_tool_agent`` (or per sample through the
+dataset's ``agent_name`` column). Sessions are known in verl's v1 trainer (``session_id``); without one, no rollout is
+made greedy and the reward manager falls back to the first member as the anchor.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
+from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentLoop
+from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
+
+__all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy"]
+
+logger = logging.getLogger(__name__)
+
+
+def greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
+    """The same sampling parameters, greedy."""
+    return {**sampling_params, "temperature": 0.0, "top_p": 1.0, "top_k": -1}
+
+
+class _AnchorMixin:
+    """Decides which session is the anchor and samples it greedily."""
+
+    config: Any
+
+    def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
+        reward = self.config.get("reward") or {}
+        options = reward.get("reward_kwargs") or {}
+        if options.get("anchor", "greedy") != "greedy":
+            return False
+        session = kwargs.get("session_id")
+        return session is not None and int(session) == int(options.get("anchor_session", 0))
+
+    async def _run_arena(self, run: Any, sampling_params: dict[str, Any], kwargs: dict[str, Any]) -> AgentLoopOutput:
+        anchor = self._arena_anchor(kwargs)
+        output = await run(greedy(sampling_params) if anchor else sampling_params, **kwargs)
+        output.extra_fields["arena_anchor"] = anchor
+        recorded = output.extra_fields.get("arena_messages")
+        if recorded is not None and not isinstance(recorded, str):
+            output.extra_fields["arena_messages"] = json.dumps(recorded, ensure_ascii=False, default=str)
+        return output
+
+
+@register("arena_tool_agent")
+class ArenaToolAgentLoop(_AnchorMixin, ToolAgentLoop):
+    """verl's tool agent loop with a greedy anchor session and the conversation recorded for the judge."""
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        return await self._run_arena(super().run, sampling_params, kwargs)
+
+    def _build_assistant_message(self, content: str, agent_data: Any) -> dict[str, Any]:
+        message = super()._build_assistant_message(content, agent_data)
+        # keep a reference to the live message list: later turns and tool results land in it too
+        agent_data.extra_fields["arena_messages"] = agent_data.messages
+        return message
+
+
+@register("arena_single_turn_agent")
+class ArenaSingleTurnAgentLoop(_AnchorMixin, SingleTurnAgentLoop):
+    """verl's single-turn agent loop with a greedy anchor session."""
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        return await self._run_arena(super().run, sampling_params, kwargs)

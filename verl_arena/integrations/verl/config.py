@@ -1,0 +1,136 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The options users set on the verl command line, validated at start-up.
+
+Reward manager options live under ``+reward.reward_kwargs.*`` (verl's ``reward`` node has no ``reward_kwargs`` key,
+hence the ``+``); advantage-estimator options under ``+algorithm.tournament.*``. Errors name the full key.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from omegaconf import DictConfig, OmegaConf
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.tournament import Tournament
+from verl_arena.judges.config import JudgeConfig
+
+__all__ = ["ArenaRewardConfig", "TournamentAdvantageConfig", "arena_config", "estimator_config"]
+
+logger = logging.getLogger(__name__)
+
+REWARD_PREFIX = "reward.reward_kwargs"
+ESTIMATOR_PREFIX = "algorithm.tournament"
+
+
+class ArenaRewardConfig(BaseModel):
+    """``+reward.reward_kwargs.*`` of the ``arena`` reward manager.
+
+    Args:
+        judge: the judge configuration (endpoints, template, limits, ...), see :class:`JudgeConfig`.
+        topology: tournament topology.
+        tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...).
+        anchor: ``"greedy"`` (the rollout the ``arena_*_agent`` loops sample greedily), ``"first"`` (session 0) or
+            ``"data"`` (a reference trajectory from the data, compared with but never trained on).
+        anchor_session: the session the ``arena_*_agent`` loops sample greedily.
+        group_size: members to wait for; default ``actor_rollout_ref.rollout.n``.
+        arrival_timeout_s: how long a group waits for its members after the first arrived.
+        judge_deadline_s: time limit of one group's tournament.
+        incomplete: ``"rank"`` the members that arrived, or give them ``"zero"`` reward, when a group times out.
+        validation: reward of validation samples: ``"reference"`` (a judged comparison with the reference answer:
+            1 win, 0.5 tie, 0 loss) or ``"none"`` (0).
+        validation_splits: values of ``extra_info[split_key]`` that mark validation samples.
+        split_key: the ``extra_info`` key holding the split.
+        reference_key: the ``extra_info`` key holding a reference answer (text or chat messages); falls back to a
+            string ``reward_model.ground_truth``.
+        include_tool_outputs: show tool results to the judge.
+        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+        judge_shards: actors in the judge pool.
+        name: prefix of the Ray actor names (the job id is appended).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judge: JudgeConfig
+    topology: str = "seeded_single_elimination"
+    tournament: dict[str, Any] = Field(default_factory=dict)
+    anchor: Literal["greedy", "first", "data"] = "greedy"
+    anchor_session: int = Field(default=0, ge=0)
+    group_size: int | None = Field(default=None, ge=2)
+    arrival_timeout_s: float = Field(default=1800.0, gt=0)
+    judge_deadline_s: float = Field(default=900.0, gt=0)
+    incomplete: Literal["rank", "zero"] = "rank"
+    validation: Literal["reference", "none"] = "reference"
+    validation_splits: list[str] = Field(default_factory=lambda: ["test", "val", "validation", "eval"])
+    split_key: str = "split"
+    reference_key: str = "reference"
+    include_tool_outputs: bool = True
+    max_path_chars: int = Field(default=24_000, ge=100)
+    max_answer_chars: int = Field(default=12_000, ge=100)
+    max_tool_output_chars: int = Field(default=2_000, ge=50)
+    judge_shards: int = Field(default=1, ge=1)
+    name: str = "verl_arena"
+
+    @model_validator(mode="after")
+    def _check_tournament(self) -> ArenaRewardConfig:
+        options = dict(self.tournament)
+        if "anchor" in options:
+            raise ValueError("set the anchor with reward_kwargs.anchor, not tournament.anchor")
+        Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
+        return self
+
+    def tournament_options(self) -> dict[str, Any]:
+        """Options for ``rank_group`` (the anchor index is added per group)."""
+        return dict(self.tournament)
+
+
+class TournamentAdvantageConfig(BaseModel):
+    """``+algorithm.tournament.*`` of the ``tournament`` advantage estimator.
+
+    Args:
+        normalize: ``"rank"`` (ranks of the rewards -> quantile rewards -> standardised, ArenaRL eq. 6-7) or
+            ``"grpo"`` (standardise the rewards themselves, e.g. Tournament-GRPO's min-max rewards, eq. 10).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    normalize: Literal["rank", "grpo"] = "rank"
+
+
+def _plain(node: Any) -> Any:
+    if isinstance(node, DictConfig):
+        return OmegaConf.to_container(node, resolve=True)
+    return node
+
+
+def _validate(model: type[BaseModel], data: Any, prefix: str) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{prefix}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" if err["loc"] else f"{prefix}: {err['msg']}"
+            for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"invalid verl-arena options: {problems}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"invalid verl-arena options: {prefix}.tournament: {exc}") from None
+
+
+def arena_config(config: Mapping[str, Any] | DictConfig) -> ArenaRewardConfig:
+    """Validate ``config.reward.reward_kwargs`` of the trainer config."""
+    reward = config.get("reward") or {}
+    kwargs = _plain(reward.get("reward_kwargs")) if hasattr(reward, "get") else None
+    if not kwargs:
+        raise ConfigError(
+            "the arena reward manager needs +reward.reward_kwargs.judge (at least judge.endpoints); see the README"
+        )
+    return _validate(ArenaRewardConfig, kwargs, REWARD_PREFIX)
+
+
+def estimator_config(config: Mapping[str, Any] | DictConfig | None) -> TournamentAdvantageConfig:
+    """Validate ``algorithm.tournament`` (``config`` is the ``algorithm`` node, as verl passes it)."""
+    node = config.get("tournament") if config is not None and hasattr(config, "get") else None
+    return _validate(TournamentAdvantageConfig, _plain(node) or {}, ESTIMATOR_PREFIX)

@@ -1,0 +1,215 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The ``arena`` reward manager for verl's streaming reward loop (``reward.reward_manager.name=arena``).
+
+verl 0.9 scores one trajectory at a time, on whichever reward worker it lands. This manager renders the trajectory
+into a candidate and hands it to the group coordinator (a named async Ray actor shared by every worker); the
+coordinator waits for the rest of the group (same ``uid``), runs the tournament through the cluster's judge pool,
+and returns this member's reward. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
+coordinator closes late groups, and this manager stops waiting after ``arrival_timeout_s + judge_deadline_s + 60``.
+
+Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
+with the reference answer in the data (1 win, 0.5 tie, 0 loss) or get 0, as ``validation`` says.
+
+The coordinator and the judge pool are created by the first worker that needs them (named after the Ray job, so
+runs never share them) and live as long as that worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any, ClassVar
+
+import ray
+from omegaconf import DictConfig
+from ray.exceptions import RayActorError
+from verl import DataProto
+from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
+
+from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
+from verl_arena.integrations.verl.trajectory import (
+    candidate_from_row,
+    query_from_prompt,
+    reference_from_row,
+    scalar,
+)
+from verl_arena.runtime.coordinator import CoordinatorActor, MemberResult, zero_info
+from verl_arena.runtime.pool import JudgePool
+
+__all__ = ["ArenaRewardManager", "check_trainer_config"]
+
+logger = logging.getLogger(__name__)
+
+RAY_CALLS_PER_WORKER = 1000  # Ray's default max_concurrency of an async actor such as verl's RewardLoopWorker
+
+
+def check_trainer_config(config: DictConfig) -> tuple[ArenaRewardConfig, int]:
+    """Validate everything the arena needs from the trainer config; returns the options and the group size."""
+    arena = arena_config(config)
+    algorithm = config.get("algorithm")
+    if algorithm is not None and algorithm.get("adv_estimator") == "tournament":
+        estimator_config(algorithm)
+    reward_model = config.reward.get("reward_model") or {}
+    if reward_model.get("enable") and not reward_model.get("enable_resource_pool"):
+        raise ConfigError(
+            "the arena reward manager needs streaming rewards: set reward.reward_model.enable=False, or give the "
+            "reward model its own pool with reward.reward_model.enable_resource_pool=True"
+        )
+    rollout_n = int(config.actor_rollout_ref.rollout.n)
+    group_size = arena.group_size or rollout_n
+    if group_size < 2:
+        raise ConfigError(
+            f"tournaments need groups of at least 2: actor_rollout_ref.rollout.n is {rollout_n} "
+            "(or set +reward.reward_kwargs.group_size)"
+        )
+    for endpoint in arena.judge.endpoints:
+        endpoint.api_key()  # a missing key variable fails here, at start-up, naming the variable
+    waiting = int(config.data.get("train_batch_size") or 0) * group_size
+    capacity = int(config.reward.get("num_workers") or 1) * RAY_CALLS_PER_WORKER
+    if waiting > capacity:
+        logger.warning(
+            "up to %d rollouts may wait for their groups at once, but %d reward workers accept only %d calls; "
+            "raise reward.num_workers to at least %d",
+            waiting, config.reward.num_workers, capacity, -(-waiting // RAY_CALLS_PER_WORKER),
+        )  # fmt: skip
+    return arena, group_size
+
+
+class ArenaRewardManager(RewardManagerBase):
+    """Tournament rewards: one group rendezvous per ``uid`` (see the module docstring)."""
+
+    _coordinator: ClassVar[Any] = None
+    _pool: ClassVar[JudgePool | None] = None
+    _arena: ClassVar[ArenaRewardConfig | None] = None
+    _group_size: ClassVar[int] = 0
+
+    def __init__(
+        self,
+        config: DictConfig,
+        tokenizer: Any,
+        compute_score: Any = None,
+        reward_router_address: str | None = None,
+        reward_model_tokenizer: Any = None,
+    ) -> None:
+        super().__init__(config, tokenizer, compute_score)
+        self.arena, self.group_size = check_trainer_config(config)
+        self._rows = itertools.count()
+
+    @classmethod
+    def init_class(cls, config: DictConfig, tokenizer: Any) -> None:
+        """Attach to (or create) this job's coordinator and judge pool, once per process."""
+        if cls._class_initialized:
+            return
+        arena, group_size = check_trainer_config(config)
+        context = ray.get_runtime_context()
+        namespace, job = context.namespace, context.get_job_id()
+        cls._pool = JudgePool.start(
+            arena.judge,
+            name=f"{arena.name}_judge_{job}",
+            namespace=namespace,
+            shards=arena.judge_shards,
+            deadline_s=arena.judge_deadline_s,
+        )
+        cls._coordinator = CoordinatorActor.options(
+            name=f"{arena.name}_coordinator_{job}",
+            namespace=namespace,
+            get_if_exists=True,
+            max_restarts=-1,
+            max_task_retries=-1,
+            max_concurrency=100_000,
+            num_cpus=0,
+        ).remote(
+            cls._pool,
+            arena.topology,
+            arena.tournament_options(),
+            arrival_timeout_s=arena.arrival_timeout_s,
+            incomplete=arena.incomplete,
+        )
+        cls._arena, cls._group_size = arena, group_size
+        cls._class_initialized = True
+        logger.info(
+            "arena reward manager: %s tournaments of %d, judge %s, coordinator %s_coordinator_%s",
+            arena.topology, group_size, [e.base_url for e in arena.judge.endpoints], arena.name, job,
+        )  # fmt: skip
+
+    # -- one trajectory ---------------------------------------------------------------------------------------------
+
+    async def run_single(self, data: DataProto) -> dict[str, Any]:
+        """Render this rollout, meet its group, return its tournament reward."""
+        item = data[-1:][0]  # agent loops with several outputs: the last one carries the trajectory
+        non_tensor = item.non_tensor_batch
+        response_text = await self.loop.run_in_executor(None, self._decode, item)
+        session = scalar(non_tensor.get("session_id"))
+        member = str(session) if session is not None else f"row{next(self._rows)}"
+        arena = self.arena
+        candidate = candidate_from_row(
+            member, non_tensor, response_text, include_tool_outputs=arena.include_tool_outputs,
+            max_path=arena.max_path_chars, max_answer=arena.max_answer_chars,
+            max_tool_output=arena.max_tool_output_chars,
+        )  # fmt: skip
+        query = query_from_prompt(non_tensor.get("raw_prompt"))
+        if self._is_validation(non_tensor):
+            result = await self._validation(query, candidate, non_tensor)
+        else:
+            result = await self._tournament(str(scalar(non_tensor["uid"])), member, candidate, query, non_tensor)
+        return {"reward_score": result.reward, "reward_extra_info": result.info}
+
+    def _decode(self, item: Any) -> str:
+        responses = item.batch["responses"]
+        length = int(item.batch["attention_mask"][-responses.shape[-1] :].sum())
+        return self.tokenizer.decode(responses[:length], skip_special_tokens=True)
+
+    def _is_validation(self, non_tensor: Any) -> bool:
+        extra = scalar(non_tensor.get("extra_info")) or {}
+        split = extra.get(self.arena.split_key) if hasattr(extra, "get") else None
+        return split is not None and str(split) in self.arena.validation_splits
+
+    async def _tournament(
+        self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any
+    ) -> MemberResult:
+        extra = scalar(non_tensor.get("tool_extra_fields")) or {}
+        anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor")) if hasattr(extra, "get") else False
+        reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
+        patience = self.arena.arrival_timeout_s + self.arena.judge_deadline_s + 60.0
+        try:
+            return await asyncio.wait_for(
+                self._coordinator.submit.remote(
+                    uid, member, candidate, self.group_size, query, anchor=anchor, reference=reference
+                ),
+                patience,
+            )
+        except (asyncio.TimeoutError, RayActorError) as exc:
+            logger.error("group %s member %s: no answer from the coordinator (%s); reward 0", uid, member, exc)
+            return MemberResult(0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size))
+
+    async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> MemberResult:
+        reference = reference_from_row(non_tensor, self.arena.reference_key)
+        info = dict(arena_validation=1.0, arena_group_size=1.0, arena_expected=1.0)
+        if self.arena.validation == "none" or reference is None:
+            return MemberResult(0.0, zero_info(**info))
+        if candidate.meta.get("no_answer"):
+            return MemberResult(0.0, zero_info(**info, arena_no_answer=1.0))
+        assert self._pool is not None
+        judge = self._pool.judge(str(scalar(non_tensor.get("uid", ""))))
+        try:
+            verdict = await asyncio.wait_for(judge.compare(query, candidate, reference), self.arena.judge_deadline_s)
+        except (JudgeError, asyncio.TimeoutError, RayActorError) as exc:
+            reason = getattr(exc, "reason", type(exc).__name__)
+            logger.warning("validation comparison with the reference failed (%s); reward 0", reason)
+            return MemberResult(0.0, zero_info(**info, arena_failed_judgments=1.0, arena_degraded=1.0))
+        reward = {"a": 1.0, "tie": 0.5, "b": 0.0}[verdict.winner]
+        usage = verdict.usage or {}
+        return MemberResult(
+            reward,
+            zero_info(
+                **info,
+                arena_judge_calls=1.0,
+                arena_points=reward,
+                arena_prompt_tokens=float(usage.get("prompt_tokens", 0)),
+                arena_completion_tokens=float(usage.get("completion_tokens", 0)),
+                arena_order_disagreement=float(bool(verdict.meta.get("orders_disagree"))),
+            ),
+        )

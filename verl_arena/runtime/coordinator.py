@@ -1,0 +1,337 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The group rendezvous: rollouts of one prompt arrive one at a time, on different workers; they meet here.
+
+verl's streaming reward loop scores each trajectory on its own, on whichever reward worker it lands. Every member of
+a group calls :meth:`GroupCoordinator.submit` with its candidate and the group size it expects; the call waits until
+the group is complete, the group's tournament runs once (through any ``ranker`` with ``rank_group``: the Ray judge
+pool in training, a :class:`JudgeService` in tests), and every waiting member gets its own reward.
+
+Nothing waits forever:
+
+- a group still incomplete ``arrival_timeout_s`` after its first member arrived is closed: ranked with the members
+  that arrived (``incomplete="rank"``, at least two) or given zero rewards (``incomplete="zero"``);
+- a member delivered again (a retry, a resumed step) gets the answer it got the first time;
+- a member arriving after its group was closed gets the group's mean reward at once, flagged ``late``;
+- finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
+  groups get zero rewards, flagged ``overflow``).
+
+Every answer carries the same set of numeric fields (see ``INFO_KEYS``), because verl turns them into columns and
+metrics and breaks on keys that vary from sample to sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import math
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import ray
+
+from verl_arena.core.types import Candidate, GroupResult
+
+__all__ = ["INFO_KEYS", "CoordinatorActor", "GroupCoordinator", "MemberResult", "group_seed", "zero_info"]
+
+logger = logging.getLogger(__name__)
+
+#: The fields of every member's answer, in this order.
+INFO_KEYS = (
+    "arena_rank",
+    "arena_points",
+    "arena_group_size",
+    "arena_expected",
+    "arena_judge_calls",
+    "arena_failed_judgments",
+    "arena_degraded",
+    "arena_voided",
+    "arena_incomplete",
+    "arena_late",
+    "arena_duplicate",
+    "arena_overflow",
+    "arena_anchor",
+    "arena_no_answer",
+    "arena_order_disagreement",
+    "arena_prompt_tokens",
+    "arena_completion_tokens",
+    "arena_wait_s",
+    "arena_validation",
+    "arena_timeout",
+)
+
+
+def zero_info(**values: float) -> dict[str, float]:
+    """An answer's fields, all zero except ``values`` (which must be known keys)."""
+    unknown = set(values) - set(INFO_KEYS)
+    if unknown:
+        raise KeyError(f"unknown info keys {sorted(unknown)}")
+    return {k: float(values.get(k, 0.0)) for k in INFO_KEYS}
+
+
+def group_seed(group_id: str) -> int:
+    """The tournament seed of a group: a stable function of its id, so a logged group can be replayed."""
+    return int.from_bytes(hashlib.sha256(group_id.encode()).digest()[:4], "little") & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class MemberResult:
+    """What a member gets back: its reward and the fixed set of numeric fields."""
+
+    reward: float
+    info: dict[str, float]
+
+
+@dataclass
+class _Pending:
+    expected: int
+    query: str
+    first_arrival: float
+    members: dict[str, Candidate] = field(default_factory=dict)
+    anchors: list[str] = field(default_factory=list)
+    reference: Candidate | None = None
+    done: asyncio.Future[dict[str, MemberResult]] | None = None
+    timer: asyncio.TimerHandle | None = None
+    closing: bool = False
+
+
+def _group_stats(result: GroupResult) -> dict[str, float]:
+    pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
+    disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
+    usage: Counter[str] = Counter()
+    for m in pairs:
+        usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
+    return {
+        "arena_judge_calls": result.comparisons,
+        "arena_failed_judgments": result.failures,
+        "arena_degraded": float(result.degraded),
+        "arena_voided": float(result.voided),
+        "arena_order_disagreement": disagree / len(pairs) if pairs else 0.0,
+        "arena_prompt_tokens": usage.get("prompt_tokens", 0),
+        "arena_completion_tokens": usage.get("completion_tokens", 0),
+    }
+
+
+class GroupCoordinator:
+    """Gathers each group's members and ranks the group once.
+
+    Args:
+        ranker: an object with ``async rank_group(query, candidates, topology, *, group_id, **options)``.
+        topology: tournament topology.
+        options: topology and common options (``seed`` is derived from the group id unless given).
+        arrival_timeout_s: how long a group may wait for its members after the first one arrived.
+        incomplete: ``"rank"`` (rank the members that arrived) or ``"zero"`` (zero rewards) for such groups.
+        finished_capacity: how many finished groups are remembered for duplicates and late arrivals.
+        max_pending: groups that may wait at once.
+        clock: monotonic seconds (injectable).
+    """
+
+    def __init__(
+        self,
+        ranker: Any,
+        topology: str = "seeded_single_elimination",
+        options: Mapping[str, Any] | None = None,
+        *,
+        arrival_timeout_s: float = 1800.0,
+        incomplete: str = "rank",
+        finished_capacity: int = 200_000,
+        max_pending: int = 100_000,
+        clock: Any = time.monotonic,
+    ) -> None:
+        if incomplete not in ("rank", "zero"):
+            raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
+        self.ranker = ranker
+        self.topology = topology
+        self.options = dict(options or {})
+        self.arrival_timeout_s = arrival_timeout_s
+        self.incomplete = incomplete
+        self.finished_capacity = finished_capacity
+        self.max_pending = max_pending
+        self._clock = clock
+        self._pending: dict[str, _Pending] = {}
+        self._finished: OrderedDict[str, dict[str, MemberResult]] = OrderedDict()
+        self.counts: Counter[str] = Counter()
+
+    # -- members ----------------------------------------------------------------------------------------------------
+
+    async def submit(
+        self,
+        group_id: str,
+        member: str,
+        candidate: Candidate,
+        expected: int,
+        query: str,
+        *,
+        anchor: bool = False,
+        reference: Candidate | None = None,
+    ) -> MemberResult:
+        """Join ``group_id`` as ``member`` and wait for the group's result.
+
+        Args:
+            group_id: the group (verl: the prompt's ``uid``).
+            member: unique within the group (verl: the ``session_id``).
+            candidate: the rendered trajectory; its ``id`` is replaced by ``member`` in the tournament.
+            expected: group size to wait for.
+            query: the prompt.
+            anchor: this member is the anchor (ArenaRL's greedy rollout).
+            reference: a reference trajectory to rank against (compared with, never rewarded).
+        """
+        arrived = self._clock()
+        self.counts["submitted"] += 1
+        finished = self._finished.get(group_id)
+        if finished is not None:
+            self._finished.move_to_end(group_id)
+            if member in finished:
+                self.counts["duplicates"] += 1
+                return _flag(finished[member], arena_duplicate=1.0)
+            self.counts["late"] += 1
+            return finished["__late__"]
+        group = self._pending.get(group_id)
+        if group is None:
+            if len(self._pending) >= self.max_pending:
+                self.counts["overflow"] += 1
+                return MemberResult(0.0, zero_info(arena_overflow=1.0, arena_expected=expected))
+            group = _Pending(expected=expected, query=query, first_arrival=arrived)
+            group.done = asyncio.get_running_loop().create_future()
+            group.timer = asyncio.get_running_loop().call_later(
+                self.arrival_timeout_s, lambda: self._close(group_id, reason="timeout")
+            )
+            self._pending[group_id] = group
+        duplicate = member in group.members
+        if duplicate:
+            self.counts["duplicates"] += 1
+        else:
+            group.members[member] = Candidate(id=member, answer=candidate.answer, path=candidate.path,
+                                              meta=dict(candidate.meta))  # fmt: skip
+            if anchor:
+                group.anchors.append(member)
+            if reference is not None and group.reference is None:
+                group.reference = Candidate(
+                    id="__reference__", answer=reference.answer, path=reference.path, meta=dict(reference.meta)
+                )
+        if len(group.members) >= group.expected and not group.closing:
+            self._close(group_id, reason="complete")
+        assert group.done is not None
+        results = await asyncio.shield(group.done)
+        result = results.get(member, results["__late__"])
+        wait = self._clock() - arrived
+        return MemberResult(result.reward, {**result.info, "arena_wait_s": wait, "arena_duplicate": float(duplicate)})
+
+    # -- closing a group --------------------------------------------------------------------------------------------
+
+    def _close(self, group_id: str, reason: str) -> None:
+        group = self._pending.get(group_id)
+        if group is None or group.closing:
+            return
+        group.closing = True
+        if group.timer is not None:
+            group.timer.cancel()
+        asyncio.ensure_future(self._finish(group_id, group, incomplete=reason == "timeout"))
+
+    async def _finish(self, group_id: str, group: _Pending, *, incomplete: bool) -> None:
+        try:
+            results = await self._rank(group_id, group, incomplete)
+        except Exception:  # the ranker should never raise; if it does, nobody may hang
+            logger.exception("group %s: ranking failed; zero rewards", group_id)
+            self.counts["errors"] += 1
+            results = self._zero(group, incomplete=incomplete, voided=True)
+        self._pending.pop(group_id, None)
+        self._finished[group_id] = results
+        while len(self._finished) > self.finished_capacity:
+            self._finished.popitem(last=False)
+        self.counts["groups"] += 1
+        self.counts["incomplete"] += incomplete
+        assert group.done is not None
+        if not group.done.done():
+            group.done.set_result(results)
+
+    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> dict[str, MemberResult]:
+        info = zero_info(
+            arena_group_size=len(group.members),
+            arena_expected=group.expected,
+            arena_incomplete=float(incomplete),
+            arena_voided=float(voided),
+            arena_degraded=float(voided),
+        )
+        results = {m: MemberResult(0.0, dict(info)) for m in group.members}
+        results["__late__"] = MemberResult(0.0, {**info, "arena_late": 1.0})
+        return results
+
+    async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> dict[str, MemberResult]:
+        members = sorted(group.members, key=_member_order)
+        if incomplete:
+            logger.warning(
+                "group %s: %d of %d members arrived within %.0f s", group_id, len(members), group.expected,
+                self.arrival_timeout_s,
+            )  # fmt: skip
+        if len(members) < 2 or (incomplete and self.incomplete == "zero"):
+            return self._zero(group, incomplete=incomplete)
+        candidates = [group.members[m] for m in members]
+        if group.reference is not None:
+            candidates.append(group.reference)
+            anchor = len(candidates) - 1
+        else:
+            anchor = members.index(group.anchors[0]) if group.anchors else 0
+        options = {"seed": group_seed(group_id), **self.options}
+        if self.topology in ("anchor", "seeded_single_elimination"):
+            options["anchor"] = anchor
+        result: GroupResult = await self.ranker.rank_group(
+            group.query, candidates, self.topology, group_id=group_id, **options
+        )
+        stats = _group_stats(result)
+        base = zero_info(arena_group_size=len(members), arena_expected=group.expected,
+                         arena_incomplete=float(incomplete), **stats)  # fmt: skip
+        results = {}
+        for i, m in enumerate(members):
+            results[m] = MemberResult(
+                float(result.rewards[i]),
+                {
+                    **base,
+                    "arena_rank": float(result.ranks[i]),
+                    "arena_points": float(result.points[i]),
+                    "arena_anchor": float(i == anchor),
+                    "arena_no_answer": float(bool(candidates[i].meta.get("no_answer"))),
+                },
+            )
+        mean = math.fsum(r.reward for r in results.values()) / len(results)
+        results["__late__"] = MemberResult(mean, {**base, "arena_late": 1.0})
+        return results
+
+    # -- observability ----------------------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Counters and the waiting state."""
+        return {
+            **dict(self.counts),
+            "pending_groups": len(self._pending),
+            "waiting_members": sum(len(g.members) for g in self._pending.values()),
+            "finished_remembered": len(self._finished),
+        }
+
+
+def _member_order(member: str) -> tuple[int, str]:
+    """Members sort by number when their keys are numbers (verl session ids), else by text."""
+    return (int(member), "") if member.isdigit() else (1 << 62, member)
+
+
+def _flag(result: MemberResult, **values: float) -> MemberResult:
+    return MemberResult(result.reward, {**result.info, **values})
+
+
+@ray.remote(concurrency_groups={"control": 2})
+class CoordinatorActor:
+    """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` answers outside the members' queue."""
+
+    def __init__(self, ranker: Any, topology: str, options: dict[str, Any], **kwargs: Any) -> None:
+        self.coordinator = GroupCoordinator(ranker, topology, options, **kwargs)
+
+    async def submit(self, *args: Any, **kwargs: Any) -> MemberResult:
+        return await self.coordinator.submit(*args, **kwargs)
+
+    @ray.method(concurrency_group="control")
+    async def stats(self) -> dict[str, Any]:
+        return self.coordinator.stats()
