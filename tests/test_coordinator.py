@@ -132,7 +132,9 @@ def test_a_failing_ranker_still_answers_everyone():
 
     async def scenario():
         coord = GroupCoordinator(Broken())
-        return coord, await asyncio.gather(*(coord.submit("g", str(i), c, 2, "q") for i, c in enumerate(make_group([0, 1]))))
+        return coord, await asyncio.gather(
+            *(coord.submit("g", str(i), c, 2, "q") for i, c in enumerate(make_group([0, 1])))
+        )
 
     coord, results = asyncio.run(scenario())
     assert [r.reward for r in results] == [0.0, 0.0] and results[0].info["arena_voided"] == 1.0

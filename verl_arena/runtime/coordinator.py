@@ -154,6 +154,7 @@ class GroupCoordinator:
         self._clock = clock
         self._pending: dict[str, _Pending] = {}
         self._finished: OrderedDict[str, dict[str, MemberResult]] = OrderedDict()
+        self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
 
     # -- members ----------------------------------------------------------------------------------------------------
@@ -230,7 +231,9 @@ class GroupCoordinator:
         group.closing = True
         if group.timer is not None:
             group.timer.cancel()
-        asyncio.ensure_future(self._finish(group_id, group, incomplete=reason == "timeout"))
+        task = asyncio.ensure_future(self._finish(group_id, group, incomplete=reason == "timeout"))
+        self._tasks.add(task)  # keep a reference until it is done, or the loop may drop it
+        task.add_done_callback(self._tasks.discard)
 
     async def _finish(self, group_id: str, group: _Pending, *, incomplete: bool) -> None:
         try:

@@ -111,7 +111,9 @@ def _validate(model: type[BaseModel], data: Any, prefix: str) -> Any:
         return model.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{prefix}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" if err["loc"] else f"{prefix}: {err['msg']}"
+            f"{prefix}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+            if err["loc"]
+            else f"{prefix}: {err['msg']}"
             for err in exc.errors(include_url=False)
         )
         raise ConfigError(f"invalid verl-arena options: {problems}") from None

@@ -6,8 +6,8 @@
 verl 0.9 imports this module in every process that imports verl (driver, task runner, reward-loop and agent-loop
 workers) through the ``verl.plugins`` entry point that ``pip install verl-arena`` declares. verl swallows plugin
 import errors (at debug level), so this module logs what it registered at info level, and ``verl-arena doctor``
-checks it in a fresh interpreter. Without entry points, ``VERL_USE_EXTERNAL_MODULES=verl_arena.integrations.verl.plugin``
-does the same. Importing this module twice is harmless.
+checks it in a fresh interpreter. Without entry points,
+``VERL_USE_EXTERNAL_MODULES=verl_arena.integrations.verl.plugin`` does the same. Importing it twice is harmless.
 """
 
 from __future__ import annotations

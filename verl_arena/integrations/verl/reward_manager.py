@@ -97,6 +97,7 @@ class ArenaRewardManager(RewardManagerBase):
         super().__init__(config, tokenizer, compute_score)
         self.arena, self.group_size = check_trainer_config(config)
         self._rows = itertools.count()
+        self._special_tokens = [t for t in getattr(tokenizer, "all_special_tokens", []) if t]
 
     @classmethod
     def init_class(cls, config: DictConfig, tokenizer: Any) -> None:
@@ -148,7 +149,7 @@ class ArenaRewardManager(RewardManagerBase):
         candidate = candidate_from_row(
             member, non_tensor, response_text, include_tool_outputs=arena.include_tool_outputs,
             max_path=arena.max_path_chars, max_answer=arena.max_answer_chars,
-            max_tool_output=arena.max_tool_output_chars,
+            max_tool_output=arena.max_tool_output_chars, special_tokens=self._special_tokens,
         )  # fmt: skip
         query = query_from_prompt(non_tensor.get("raw_prompt"))
         if self._is_validation(non_tensor):
@@ -167,9 +168,7 @@ class ArenaRewardManager(RewardManagerBase):
         split = extra.get(self.arena.split_key) if hasattr(extra, "get") else None
         return split is not None and str(split) in self.arena.validation_splits
 
-    async def _tournament(
-        self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any
-    ) -> MemberResult:
+    async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> MemberResult:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
         anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor")) if hasattr(extra, "get") else False
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None

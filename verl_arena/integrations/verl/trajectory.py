@@ -74,12 +74,19 @@ def candidate_from_row(
     max_path: int = 24_000,
     max_answer: int = 12_000,
     max_tool_output: int = 2_000,
+    special_tokens: Sequence[str] = (),
 ) -> Candidate:
-    """The candidate for one reward-loop row; ``response_text`` is the decoded response (used without messages)."""
+    """The candidate for one reward-loop row; ``response_text`` is the decoded response (used without messages).
+
+    ``special_tokens`` (the policy tokenizer's, e.g. ``<|im_end|>``) are removed from recorded messages, which the
+    agent loop decodes with special tokens kept.
+    """
     extra = scalar(non_tensor.get("tool_extra_fields")) or {}
     recorded = extra.get("arena_messages") if isinstance(extra, Mapping) else None
     if recorded:
         messages = json.loads(recorded) if isinstance(recorded, str) else as_messages(recorded)
+        if special_tokens:
+            messages = [_strip(m, special_tokens) for m in messages]
         return candidate_from_messages(
             member, messages, include_tool_outputs=include_tool_outputs, max_path=max_path,
             max_answer=max_answer, max_tool_output=max_tool_output,
@@ -90,6 +97,15 @@ def candidate_from_row(
     return Candidate(
         id=member, answer=truncate_middle(answer, max_answer), path=truncate_middle(path, max_path), meta=meta
     )
+
+
+def _strip(message: dict[str, Any], tokens: Sequence[str]) -> dict[str, Any]:
+    content = message.get("content")
+    if not isinstance(content, str):
+        return message
+    for token in tokens:
+        content = content.replace(token, "")
+    return {**message, "content": content}
 
 
 def reference_from_row(non_tensor: Mapping[str, Any], key: str) -> Candidate | None:
