@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 
@@ -26,3 +28,21 @@ def test_exactly_two_marked_commands():
     assert [name for name, _ in blocks] == ["main", "test"]
     for _, command in blocks:
         assert "\n" not in command and "-c constraints-cpu.txt" in command
+
+
+def test_the_verl_overrides_in_the_readme_compose_and_validate(monkeypatch):
+    pytest.importorskip("verl")
+    import shlex
+
+    from verl_support import verl_config
+
+    from verl_arena.integrations.verl.reward_manager import check_trainer_config
+
+    section = README[README.index("## Training with verl") :]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    words = shlex.split(block.replace("\\\n", " "))
+    overrides = [w for w in words if "=" in w]
+    monkeypatch.setenv("DASHSCOPE_API_KEY", "sk-readme")
+    config = verl_config([*overrides, "actor_rollout_ref.rollout.n=8"])
+    arena, group_size = check_trainer_config(config)
+    assert (arena.topology, arena.judge.template, group_size) == ("seeded_single_elimination", "travel", 8)

@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The ``verl-arena`` command: ``rank``, ``replay``, ``mock-judge``, ``bench``, ``bench-core``, ``bench-judge``."""
+"""The ``verl-arena`` command: ``rank``, ``replay``, ``mock-judge``, ``doctor``, ``bench``, ``bench-core``,
+``bench-judge``."""
 
 from __future__ import annotations
 
@@ -169,6 +170,16 @@ def _mock_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from verl_arena.doctor import run_checks
+
+    checks = run_checks(ray=args.ray, judge_config=args.judge_config)
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{width}}  {c.detail}")
+    return 0 if all(c.ok for c in checks) else 1
+
+
 # -- benchmarks ------------------------------------------------------------------------------------------------------
 
 
@@ -312,6 +323,17 @@ def build_parser() -> argparse.ArgumentParser:
     mock.add_argument("--down", action="store_true", help="answer every request with 503")
     mock.add_argument("--seed", type=int, default=0)
     mock.set_defaults(func=_mock_judge)
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="check that verl finds the plugin (and optionally Ray and a judge configuration)",
+        description="Import verl in a fresh interpreter and check that the tournament estimator, the arena reward "
+        "manager and the arena agent loops are registered; optionally inside a Ray worker and against a judge "
+        "configuration (keys set, endpoints answering). Exits 1 if a check fails.",
+    )
+    doctor.add_argument("--ray", action="store_true", help="also check inside a Ray worker")
+    doctor.add_argument("--judge-config", help="also check this judge configuration (YAML)")
+    doctor.set_defaults(func=_doctor)
 
     bench = sub.add_parser(
         "bench",

@@ -1,0 +1,138 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena doctor``: is this environment ready to train with verl-arena?
+
+verl swallows plugin import errors, so a broken install shows up only as "Unknown advantage estimator" deep inside a
+training job. The doctor checks, each in a fresh interpreter so nothing already imported hides a problem:
+
+- verl is installed in the supported range and importing it registers the plugin's estimator, reward manager and
+  agent loops;
+- optionally, the same inside a Ray worker;
+- optionally, a judge configuration: it validates, its API-key variables are set, and every endpoint answers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Check", "run_checks"]
+
+_REGISTRATION = """
+import json, verl
+from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY
+from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
+from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+print(json.dumps({"verl": verl.__version__, "estimator": "tournament" in ADV_ESTIMATOR_REGISTRY,
+                  "reward_manager": "arena" in REWARD_MANAGER,
+                  "agent_loops": sorted(k for k in _agent_loop_registry if k.startswith("arena_"))}))
+"""
+
+_IN_RAY = """
+import json, ray
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+@ray.remote
+def probe():
+    import verl
+    from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY
+    from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
+    return ["tournament" in ADV_ESTIMATOR_REGISTRY, "arena" in REWARD_MANAGER]
+print(json.dumps(ray.get(probe.remote())))
+ray.shutdown()
+"""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's outcome."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+def _python(code: str, timeout: float) -> tuple[Any, str]:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+    return json.loads(done.stdout.strip().splitlines()[-1]), ""
+
+
+def check_registration() -> list[Check]:
+    """verl's version and the plugin's registrations, in a fresh interpreter."""
+    found, error = _python(_REGISTRATION, 300)
+    if found is None:
+        return [Check("import verl", False, error)]
+    from packaging.version import Version
+
+    version_ok = Version("0.9.1") <= Version(found["verl"]) < Version("0.10")
+    loops = found["agent_loops"]
+    return [
+        Check("verl version", version_ok, f"{found['verl']} (supported: >=0.9.1,<0.10)"),
+        Check(
+            "advantage estimator 'tournament'",
+            found["estimator"],
+            "registered"
+            if found["estimator"]
+            else "missing: is verl-arena installed in this environment? (pip install verl-arena)",
+        ),
+        Check(
+            "reward manager 'arena'", found["reward_manager"], "registered" if found["reward_manager"] else "missing"
+        ),
+        Check("agent loops", len(loops) == 2, ", ".join(loops) or "missing"),
+    ]
+
+
+def check_ray() -> list[Check]:
+    """The plugin's registrations inside a Ray worker."""
+    found, error = _python(_IN_RAY, 300)
+    if found is None:
+        return [Check("registration in a Ray worker", False, error)]
+    return [Check("registration in a Ray worker", all(found), "estimator and reward manager registered"
+                  if all(found) else f"estimator={found[0]} reward manager={found[1]}")]  # fmt: skip
+
+
+def check_judge(path: str) -> list[Check]:
+    """A judge configuration file: valid, keys set, endpoints reachable."""
+    import httpx
+    import yaml
+
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.judges.config import parse_judge_config
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f)
+        config = parse_judge_config(raw.get("judge", raw) if isinstance(raw, dict) else raw)
+    except (OSError, ConfigError, AttributeError) as exc:
+        return [Check("judge configuration", False, str(exc))]
+    checks = [Check("judge configuration", True, f"{len(config.endpoints)} endpoint(s), template {config.template}")]
+    for endpoint in config.endpoints:
+        try:
+            key = endpoint.api_key()
+        except ConfigError as exc:
+            checks.append(Check(f"key for {endpoint.base_url}", False, str(exc)))
+            continue
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        try:
+            response = httpx.get(f"{endpoint.base_url}/models", headers=headers, timeout=10)
+            ok = response.status_code < 400
+            detail = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            ok, detail = False, type(exc).__name__
+        checks.append(Check(f"endpoint {endpoint.base_url}", ok, detail))
+    return checks
+
+
+def run_checks(*, ray: bool = False, judge_config: str | None = None) -> list[Check]:
+    """All requested checks, in order."""
+    steps: list[Callable[[], list[Check]]] = [check_registration]
+    if ray:
+        steps.append(check_ray)
+    if judge_config:
+        steps.append(lambda: check_judge(judge_config))
+    return [check for step in steps for check in step()]
