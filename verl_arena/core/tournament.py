@@ -143,11 +143,12 @@ class Tournament:
         """A voided result for a group that could not be ranked (e.g. ``reason="deadline"``): equal ranks and
         rewards, zero advantages, the reason counted as a failure."""
         n = len(candidates)
+        ranks, rewards, advantages = _no_signal(n)
         return GroupResult(
             ids=[c.id for c in candidates],
-            ranks=[(n - 1) / 2] * n,
-            rewards=[0.5 if n > 1 else 0.0] * n,
-            advantages=[0.0] * n,
+            ranks=ranks,
+            rewards=rewards,
+            advantages=advantages,
             points=[0.0] * n,
             comparisons=comparisons,
             depth=0,
@@ -197,7 +198,7 @@ class Tournament:
         if n == 1:
             ranks, rewards, advantages = [0.0], [0.0], [0.0]
         elif voided:
-            ranks, rewards, advantages = [(n - 1) / 2] * n, [0.5] * n, [0.0] * n
+            ranks, rewards, advantages = _no_signal(n)
             logger.warning(
                 "%s: %d of %d judgments failed; the group is voided (zero advantages)",
                 arena.group,
@@ -227,6 +228,11 @@ class Tournament:
             details=details,
             group_id=group_id,
         )
+
+
+def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:
+    """Ranks, rewards and advantages of a voided group of ``n``: all tied, neutral rewards, zero advantages."""
+    return [(n - 1) / 2] * n, [0.5 if n > 1 else 0.0] * n, [0.0] * n
 
 
 def _format_rewards(candidates: Sequence[Candidate], group: str) -> list[float] | None:

@@ -94,8 +94,9 @@ class ArenaRewardManager(RewardManagerBase):
         reward_router_address: str | None = None,
         reward_model_tokenizer: Any = None,
     ) -> None:
-        super().__init__(config, tokenizer, compute_score)
-        self.arena, self.group_size = check_trainer_config(config)
+        super().__init__(config, tokenizer, compute_score)  # runs init_class, which validated the config
+        assert self._arena is not None
+        self.arena, self.group_size = self._arena, self._group_size
         self._rows = itertools.count()
         self._special_tokens = [t for t in getattr(tokenizer, "all_special_tokens", []) if t]
 
