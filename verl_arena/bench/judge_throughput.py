@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
-from verl_arena.judges.http import CONNECTIONS_PER_POOL
+from verl_arena.judges.http import connection_pools
 from verl_arena.judges.templates import load_template, make_nonce
 
 __all__ = ["format_report", "run_judge_bench"]
@@ -79,11 +76,8 @@ class _BareJudge:
     def __init__(self, url: str, cap: int) -> None:
         self.url = f"{url}/chat/completions"
         self.template = load_template("generic")
-        count = math.ceil(cap / CONNECTIONS_PER_POOL)  # the same pool shape as the judge's client
-        per = math.ceil(cap / count)
-        limits = httpx.Limits(max_connections=per, max_keepalive_connections=per)
-        self.clients = [httpx.AsyncClient(limits=limits, timeout=120) for _ in range(count)]
-        self.load = [0] * count
+        self.clients = connection_pools(cap, timeout=120)  # the same pool shape as the judge's client
+        self.load = [0] * len(self.clients)
         self.semaphore = asyncio.Semaphore(cap)
 
     async def _one(self, query: str, a: Candidate, b: Candidate) -> tuple[float, float]:

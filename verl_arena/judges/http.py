@@ -39,7 +39,7 @@ from verl_arena.core.errors import JudgeError
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
 from verl_arena.judges.ratelimit import TokenBucket
 
-__all__ = ["ChatClient", "ChatResult"]
+__all__ = ["ChatClient", "ChatResult", "connection_pools"]
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +138,14 @@ class _Stats:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     latencies: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))
+
+
+def connection_pools(max_concurrency: int, timeout: httpx.Timeout | float) -> list[httpx.AsyncClient]:
+    """httpx clients holding ``max_concurrency`` connections in all, at most ``CONNECTIONS_PER_POOL`` each."""
+    count = math.ceil(max_concurrency / CONNECTIONS_PER_POOL)
+    per_pool = math.ceil(max_concurrency / count)
+    limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
+    return [httpx.AsyncClient(limits=limits, timeout=timeout) for _ in range(count)]
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -305,14 +313,11 @@ class ChatClient:
     def _pool(self, state: _LoopState, endpoint: _Endpoint) -> httpx.AsyncClient:
         pools = state.pools.get(endpoint.index)
         if pools is None:
-            count = math.ceil(endpoint.config.max_concurrency / CONNECTIONS_PER_POOL)
-            per_pool = math.ceil(endpoint.config.max_concurrency / count)
-            limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
             timeout = httpx.Timeout(self.config.timeout_s, connect=min(10.0, self.config.timeout_s))
-            pools = [httpx.AsyncClient(limits=limits, timeout=timeout) for _ in range(count)]
+            pools = connection_pools(endpoint.config.max_concurrency, timeout)
             state.pools[endpoint.index] = pools
-            for i in range(count):
-                state.pool_load[id(pools[i])] = 0
+            for pool in pools:
+                state.pool_load[id(pool)] = 0
         return min(pools, key=lambda c: state.pool_load[id(c)])
 
     async def _take_endpoint(self, state: _LoopState, started: float) -> _Endpoint:
