@@ -217,3 +217,13 @@ def test_order_swap_cancels_position_bias_in_a_tournament():
     )
     assert len(set(plain.ranks)) > 1  # the biased judge invents an order from the slots alone
     assert len(set(swapped.ranks)) == 1  # both orders cancel it: everyone ties
+
+
+def test_long_fields_are_cut_to_max_field_chars(mock_judge):
+    url, server = mock_judge()
+    judge = LLMJudge(judge_config(url, max_field_chars=500))
+    long_ = Candidate("long", "BEGIN " + "plan " * 2000 + " END", "call search " * 1000)
+    run(judge.compare(QUERY, long_, POOR))
+    prompt = server.recent[-1]["messages"][1]["content"]
+    assert "characters omitted" in prompt and "BEGIN" in prompt and "END" in prompt
+    assert len(prompt) < 5000

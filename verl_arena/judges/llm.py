@@ -10,6 +10,8 @@ the template's weights. ``select`` does the same for group judgments. Before any
   without a call, and two such candidates tie at the lowest score;
 - the verdict cache is consulted.
 
+The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters.
+
 A reply that cannot be parsed is answered once with the reason and a request to reply again; if the second reply
 fails too, the judgment fails with ``JudgeError(reason="parse")``. Transport failures come from the client as
 ``JudgeError`` already.
@@ -31,6 +33,7 @@ from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.http import ChatClient, ChatResult
 from verl_arena.judges.parsing import ParseError, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.rendering import truncate_middle
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
 __all__ = ["LLMJudge"]
@@ -102,7 +105,7 @@ class LLMJudge:
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
         nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, rubric_text)
-        messages = self.pairwise.render_pairwise(query, a, b, nonce, rubrics)
+        messages = self.pairwise.render_pairwise(query, self._shown(a), self._shown(b), nonce, rubrics)
         scores, results = await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
         verdict = PairVerdict(
             score_a=scores.score_a,
@@ -136,7 +139,7 @@ class LLMJudge:
         if stored is not None:
             return list(stored["winners"])
         nonce = make_nonce(self.group.digest, query, str(k), *digests, rubric_text)
-        messages = self.group.render_select(query, candidates, k, nonce, rubrics)
+        messages = self.group.render_select(query, [self._shown(c) for c in candidates], k, nonce, rubrics)
         winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
         await self._store(key, {"winners": winners})
         return winners
@@ -166,6 +169,13 @@ class LLMJudge:
         await self.client.aclose()
 
     # -- internals --------------------------------------------------------------------------------------------------
+
+    def _shown(self, c: Candidate) -> Candidate:
+        """What the judge reads of ``c``: process and answer each cut in the middle to ``max_field_chars``."""
+        limit = self.config.max_field_chars
+        if len(c.path) <= limit and len(c.answer) <= limit:
+            return c
+        return Candidate(c.id, truncate_middle(c.answer, limit), truncate_middle(c.path, limit), c.meta)
 
     async def _ask(
         self, template: Template, messages: list[dict[str, str]], parse: Callable[[str], T]
