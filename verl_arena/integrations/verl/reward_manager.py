@@ -171,7 +171,7 @@ class ArenaRewardManager(RewardManagerBase):
 
     async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> MemberResult:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
-        anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor")) if hasattr(extra, "get") else False
+        anchor = self.arena.anchor == "greedy" and hasattr(extra, "get") and bool(extra.get("arena_anchor"))
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
         patience = self.arena.arrival_timeout_s + self.arena.judge_deadline_s + 60.0
         try:
