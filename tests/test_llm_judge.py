@@ -79,13 +79,24 @@ def test_malformed_reply_is_asked_again_once(mock_judge):
     assert follow_up[-2]["role"] == "assistant" and "could not be used" in follow_up[-1]["content"]
 
 
-@pytest.mark.parametrize("plan", [["empty", "wrong_schema"], ["truncated", "empty"]])
-def test_two_unusable_replies_fail_the_judgment(mock_judge, plan):
+@pytest.mark.parametrize(
+    ("plan", "reason"),
+    [
+        (["empty", "wrong_schema"], "parse"),
+        (["truncated", "empty"], "empty"),
+        (["wrong_schema", "truncated"], "truncated"),
+    ],
+)
+def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
     url, _ = mock_judge(plan=plan)
     judge = LLMJudge(judge_config(url))
     with pytest.raises(JudgeError) as info:
         run(judge.compare(QUERY, GOOD, POOR))
-    assert info.value.reason == "parse" and judge.counts["parse_failures"] == 1
+    # the last reply names the reason: cut at max_tokens (finish_reason "length") is "truncated", not "empty"
+    assert info.value.reason == reason and judge.counts["parse_failures"] == 1
+    assert info.value.input_related and info.value.usage["completion_tokens"] >= 0 and info.value.usage["prompt_tokens"]
+    # the failure was not the candidates' doing: judged alone, both were fine, so nobody forfeits and it raises
+    assert judge.faults.counts == {"probes": 2, "unattributed": 1}
 
 
 def test_cache_reuses_verdicts_per_order(mock_judge, tmp_path):

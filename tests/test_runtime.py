@@ -49,9 +49,10 @@ def test_service_ranks_through_the_http_judge(mock_judge):
 def test_deadline_voids_the_group_and_counts_the_calls():
     service = JudgeService(judge_impl=SimulatedJudge(latency=5.0), deadline_s=0.2)
     result = run(service.rank_group(QUERY, make_group(range(8)), group_id="slow"))
-    assert result.voided and result.degraded and result.failure_reasons == {"deadline": 1}
+    assert result.voided and result.degraded and result.void_reason == "deadline"
+    assert result.failure_reasons == {}  # the judgments in flight did not fail: they were stopped
     assert result.advantages == [0.0] * 8 and result.comparisons == 7  # the seeding wave was in flight
-    assert service.metrics()["groups"]["failed:deadline"] == 1
+    assert service.metrics()["groups"]["voided:deadline"] == 1
 
 
 def test_unexpected_error_voids_instead_of_crashing(caplog):
@@ -60,7 +61,7 @@ def test_unexpected_error_voids_instead_of_crashing(caplog):
             raise KeyError("bug")
 
     result = run(JudgeService(judge_impl=Buggy()).rank_group(QUERY, make_group(range(4))))
-    assert result.voided and result.failure_reasons == {"error:KeyError": 1}
+    assert result.voided and result.void_reason == "error:KeyError" and result.failure_reasons == {}
     assert "ranking failed" in caplog.text
 
 
@@ -193,7 +194,7 @@ def test_pool_deadline_holds_from_the_callers_side(mock_judge, pool_factory):
     url, _ = mock_judge(plan=["hang"] * 100, hang_s=60)
     pool = pool_factory(judge_config(url, timeout_s=60), deadline_s=2.0)
     result = run(pool.rank_group(QUERY, groups(1, 4)[0], group_id="hung"))
-    assert result.voided and result.failure_reasons == {"deadline": 1}
+    assert result.voided and result.void_reason == "deadline" and result.failure_reasons == {}
 
 
 @ray.remote

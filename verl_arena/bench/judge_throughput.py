@@ -224,7 +224,9 @@ def run_judge_bench(
             "groups": len(results),
             "groups_voided": sum(r.voided for r in results),
             "all_advantages_zero": all(a == 0.0 for r in results for a in r.advantages),
-            "reasons": sorted({k for r in results for k in r.failure_reasons}),
+            "reasons": sorted(
+                {k for r in results for k in r.failure_reasons} | {r.void_reason for r in results if r.void_reason}
+            ),
         }
     finally:
         if started_ray:

@@ -179,7 +179,7 @@ class Arena:
     def _failed(self, exc: JudgeError, **fields: Any) -> Match:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
-        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}")
+        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=dict(getattr(exc, "usage", {}) or {}))
 
     async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
@@ -193,6 +193,18 @@ class Arena:
             return self._failed(exc, **fields)
         sa, sb = self._check_verdict(verdict, a, b, stage, round)
         winners = (a,) if sa > sb else (b,) if sb > sa else ()
+        forfeit = tuple(getattr(verdict, "forfeit", ()) or ())
+        if len(forfeit) == 1 and winners != ((b,) if forfeit == ("a",) else (a,)):
+            ids = (self.candidates[a].id, self.candidates[b].id)
+            mine, theirs = (sa, sb) if forfeit == ("a",) else (sb, sa)
+            raise InvalidJudgeOutput(
+                f"{self._where(stage, round)}: judge.compare{ids} says side {forfeit[0]!r} forfeits but scores it "
+                f"{mine:g} against {theirs:g}; a forfeiting side must lose"
+            )
+        if len(forfeit) == 2 and winners:
+            ids = (self.candidates[a].id, self.candidates[b].id)
+            raise InvalidJudgeOutput(f"{self._where(stage, round)}: judge.compare{ids} says both sides forfeit but "
+                                     f"scores them {sa:g} and {sb:g}; two forfeits must tie")  # fmt: skip
         return Match(**fields, winners=winners, scores=(sa, sb), verdict=verdict)
 
     async def _select_one(

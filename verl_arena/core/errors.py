@@ -11,8 +11,11 @@
 
 ``JudgeError`` is the only error a judge is expected to raise. Everything a judge can go through (timeouts, rate
 limits, unparsable answers, refusals) becomes a ``JudgeError`` with a short ``reason``, and the tournament counts it
-by that reason. ``InvalidJudgeOutput`` is different: it means the judge *returned* something that is not a verdict,
-which is a bug in the judge and is never papered over.
+by that reason. A failure the judge traces to one candidate's content is not a ``JudgeError`` at all: the judge
+returns a verdict in which that candidate forfeits (loses), so breaking the judge never pays.
+
+``InvalidJudgeOutput`` is different: it means the judge *returned* something that is not a verdict, which is a bug
+in the judge and is never papered over.
 """
 
 from __future__ import annotations
@@ -40,9 +43,25 @@ class JudgeError(ArenaError):
         reason: a short machine-readable cause used to count failures, e.g. ``"timeout"``, ``"rate_limit"``,
             ``"parse"``, ``"refused"``.
         attempts: how many attempts were made before giving up.
+        input_related: the failure may have been caused by what the judge was shown rather than by the judge's
+            infrastructure: a refusal, a reply that stays unusable or comes back truncated, a request rejected as
+            malformed or too long, a timeout while the judge kept answering other requests. A judge that can tell
+            which candidate caused it makes that candidate lose (see ``PairVerdict.forfeit``); the tournament only
+            sees the failures nobody could be blamed for.
+        usage: tokens spent on the failed judgment (``prompt_tokens``, ``completion_tokens``, ...).
     """
 
-    def __init__(self, message: str = "judgment failed", *, reason: str = "error", attempts: int = 1) -> None:
+    def __init__(
+        self,
+        message: str = "judgment failed",
+        *,
+        reason: str = "error",
+        attempts: int = 1,
+        input_related: bool = False,
+        usage: dict[str, int] | None = None,
+    ) -> None:
         super().__init__(message)
         self.reason = reason
         self.attempts = attempts
+        self.input_related = input_related
+        self.usage = dict(usage or {})

@@ -141,7 +141,8 @@ class Tournament:
         self, candidates: Sequence[Candidate], reason: str, *, group_id: str | None = None, comparisons: int = 0
     ) -> GroupResult:
         """A voided result for a group that could not be ranked (e.g. ``reason="deadline"``): equal ranks and
-        rewards, zero advantages, the reason counted as a failure."""
+        rewards, zero advantages, ``details["void_reason"]`` set. No judgment is counted as failed: the judgments that
+        were under way are simply not known."""
         n = len(candidates)
         ranks, rewards, advantages = _no_signal(n)
         return GroupResult(
@@ -153,8 +154,8 @@ class Tournament:
             comparisons=comparisons,
             depth=0,
             degraded=True,
-            failures=1,
-            failure_reasons={reason: 1},
+            failures=0,
+            failure_reasons={},
             voided=True,
             matches=[],
             topology=self.topology,

@@ -61,6 +61,10 @@ class PairVerdict:
         usage: token counts (``prompt_tokens``, ``completion_tokens``, ...).
         latency_s: wall time of the judgment.
         meta: anything else the judge wants logged.
+        forfeit: the sides (``"a"``, ``"b"``) whose own content made the judgment impossible (the judge refused
+            it, or its reply stayed unusable, truncated or never came, and judging that side alone failed the same
+            way). A forfeiting side must score lower than a side that does not forfeit: it loses the match, and two
+            forfeits tie. Judges use this so that a candidate never gains by breaking the judge.
     """
 
     score_a: float
@@ -70,6 +74,12 @@ class PairVerdict:
     usage: Mapping[str, int] = field(default_factory=dict, hash=False)
     latency_s: float = 0.0
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    forfeit: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "forfeit", tuple(sorted(set(self.forfeit))))
+        if not set(self.forfeit) <= {"a", "b"}:
+            raise ValueError(f"forfeit may only name the sides 'a' and 'b', got {self.forfeit!r}")
 
     @property
     def winner(self) -> Literal["a", "b", "tie"]:
@@ -106,6 +116,7 @@ class Match:
         failed: the judgment raised ``JudgeError`` and the fallback decided the outcome.
         error: ``"reason: message"`` of the failure.
         verdict: the judge's full verdict, when there is one.
+        usage: tokens spent on a failed judgment (a verdict carries its own).
     """
 
     kind: MatchKind
@@ -120,6 +131,14 @@ class Match:
     failed: bool = False
     error: str | None = None
     verdict: PairVerdict | None = None
+    usage: Mapping[str, int] = field(default_factory=dict, hash=False)
+
+    @property
+    def forfeits(self) -> tuple[int, ...]:
+        """Players who lost this compare because their own content broke the judge."""
+        if self.verdict is None or not self.verdict.forfeit:
+            return ()
+        return tuple(p for side, p in zip("ab", self.players, strict=False) if side in self.verdict.forfeit)
 
     @property
     def is_tie(self) -> bool:
@@ -147,6 +166,9 @@ class Match:
         d["players"] = list(self.players)
         d["winners"] = list(self.winners)
         d["scores"] = None if self.scores is None else list(self.scores)
+        d["usage"] = dict(self.usage)
+        if d["verdict"] is not None:
+            d["verdict"]["forfeit"] = list(self.verdict.forfeit)
         return d
 
     @classmethod
@@ -166,6 +188,7 @@ class Match:
             failed=bool(d.get("failed", False)),
             error=d.get("error"),
             verdict=None if verdict is None else PairVerdict(**verdict),
+            usage=dict(d.get("usage") or {}),
         )
 
 
@@ -222,6 +245,25 @@ class GroupResult:
         fields = dict(d)
         fields["matches"] = [Match.from_dict(m) for m in d["matches"]]
         return cls(**fields)
+
+    @property
+    def void_reason(self) -> str | None:
+        """Why the group was voided before its tournament finished (``"deadline"``, ...), else ``None``."""
+        return self.details.get("void_reason")
+
+    @property
+    def forfeited(self) -> list[bool]:
+        """Per candidate: lost at least one match because its own content broke the judge."""
+        out = [False] * len(self.ids)
+        for m in self.matches:
+            for p in m.forfeits:
+                out[p] = True
+        return out
+
+    @property
+    def forfeits(self) -> int:
+        """Number of compares decided by a forfeit."""
+        return sum(bool(m.forfeits) for m in self.matches)
 
 
 def check_candidates(candidates: Sequence[Candidate], group: str) -> None:

@@ -94,6 +94,9 @@ class JudgeConfig(_Strict):
         retry: retry policy.
         failure_threshold / cooldown_s: an endpoint failing this many times in a row is taken out for
             ``cooldown_s``, then probed with one request.
+        down_wait_s: once every endpoint has failed its recovery probe (the judge is down for everyone), a request
+            waits at most this long for one to come back, then fails (reason ``"unavailable"``); groups are then
+            voided within seconds instead of at their deadline.
         order_swap: judge both orders and sum the scores (ArenaRL's bidirectional protocol).
         require_agreement: with ``order_swap``, count a win only when both orders agree; otherwise a tie.
         cache_path: sqlite file caching verdicts (``None``: no cache).
@@ -119,6 +122,7 @@ class JudgeConfig(_Strict):
     retry: RetryConfig = Field(default_factory=RetryConfig)
     failure_threshold: int = Field(default=5, ge=1)
     cooldown_s: float = Field(default=30.0, ge=0)
+    down_wait_s: float = Field(default=5.0, ge=0)
     order_swap: bool = True
     require_agreement: bool = False
     cache_path: str | None = None

@@ -3,15 +3,22 @@
 """An async client for OpenAI-compatible ``/chat/completions`` endpoints, built for judge traffic.
 
 - Any number of endpoints; each request goes to the least-loaded healthy one (in-flight requests over weight). An
-  endpoint that fails ``failure_threshold`` times in a row (timeouts, connection errors, 5xx) is taken out for
-  ``cooldown_s`` and then probed with a single request before it takes traffic again.
+  endpoint that fails ``failure_threshold`` times in a row (connection errors, 5xx, unreadable bodies, timeouts
+  while it completed nothing else) is taken out for ``cooldown_s`` and then probed with a single request before it
+  takes traffic again. A request cancelled by its caller, or timing out while the endpoint kept answering others,
+  says nothing about the endpoint's health and is not counted against it. When every endpoint has failed its
+  recovery probe, requests fail after ``down_wait_s`` (reason ``"unavailable"``) instead of queueing for minutes.
 - Retries (tenacity) with exponential jitter on timeouts, connection errors, 408/409/429/5xx and unreadable response
   bodies, honouring ``Retry-After`` up to a cap; 400/401/403/404/422 and content-filter refusals fail at once.
 - A global concurrency limit and global requests- and tokens-per-minute buckets; per endpoint, a concurrency limit and
   several small ``httpx`` connection pools (a single pool of hundreds of connections is slow; see
   ``shared/notes/http-client-throughput.md``).
 - Token usage (prompt, completion, cached, reasoning) and latency are recorded for every request.
-- API keys are read from the environment when a request is made and never appear in errors, logs or statistics.
+- API keys are read from the environment when a request is made and never appear in errors, logs or statistics: an
+  error body is masked before it is cut short, and a beginning of the key left at the cut is masked too.
+- Failures that may come from what the judge was shown (a refusal, a 400/413, a timeout) are flagged
+  ``input_related`` on the ``JudgeError``; a request that times out twice while the endpoint answers other requests
+  is not tried again.
 
 ``httpx`` clients and asyncio primitives belong to one event loop; the client keeps one set per loop, so it can be
 used from several loops (one after another, as ``asyncio.run`` does).
@@ -48,6 +55,10 @@ logger = logging.getLogger(__name__)
 CONNECTIONS_PER_POOL = 8
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REFUSAL_CODES = ("DataInspectionFailed", "data_inspection_failed", "content_filter", "content_policy_violation")
+#: statuses a request can get because of what it carried (too long, rejected as malformed): maybe input-related
+INPUT_STATUS = frozenset({400, 413})
+#: error bodies are quoted in errors up to this many characters
+ERROR_BODY_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -64,17 +75,35 @@ class ChatResult:
 
 
 class _Retryable(Exception):
-    def __init__(self, reason: str, message: str, retry_after: float | None = None, unhealthy: bool = True) -> None:
+    """A failed attempt worth another. ``isolated``: a timeout while the endpoint completed other requests."""
+
+    def __init__(
+        self,
+        reason: str,
+        message: str,
+        retry_after: float | None = None,
+        unhealthy: bool = True,
+        isolated: bool = False,
+    ) -> None:
         super().__init__(message)
         self.reason = reason
         self.retry_after = retry_after
         self.unhealthy = unhealthy
+        self.isolated = isolated
 
 
 class _Fatal(Exception):
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str, input_related: bool = False) -> None:
         super().__init__(message)
         self.reason = reason
+        self.input_related = input_related
+
+
+def _stop_after_isolated_timeouts(state: RetryCallState) -> bool:
+    """Stop after the second attempt that timed out while the endpoint kept answering others: what keeps failing
+    alone is probably slow because of what it carries, and more attempts would only stall the group."""
+    exc = state.outcome.exception() if state.outcome else None
+    return isinstance(exc, _Retryable) and exc.isolated and state.attempt_number >= 2
 
 
 class _Pulse:
@@ -114,6 +143,9 @@ class _Endpoint:
     cooldown_until: float = 0.0
     half_open: bool = False
     probing: bool = False
+    #: failed its recovery probe: down for everyone, as far as we can tell
+    down: bool = False
+    last_success: float = -math.inf
     requests: int = 0
     failures: int = 0
     cooldowns: int = 0
@@ -146,6 +178,23 @@ def connection_pools(max_concurrency: int, timeout: httpx.Timeout | float) -> li
     per_pool = math.ceil(max_concurrency / count)
     limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
     return [httpx.AsyncClient(limits=limits, timeout=timeout) for _ in range(count)]
+
+
+def redact(text: str, secret: str | None, limit: int = ERROR_BODY_CHARS) -> str:
+    """``text`` with ``secret`` masked, then cut to ``limit`` characters; a beginning of ``secret`` left at the cut
+    (the rest of it fell beyond the limit) is masked too. Masking before cutting is what keeps a key that straddles
+    the limit from leaking its first part."""
+    if secret:
+        text = text.replace(secret, "***")
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    if secret:
+        for size in range(min(len(secret) - 1, len(cut)), 0, -1):
+            if cut.endswith(secret[:size]):
+                cut = cut[:-size] + "***"
+                break
+    return cut + "..."
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -218,7 +267,9 @@ class ChatClient:
         started = self._clock()
         attempts = 0
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.retry.max_attempts) | stop_after_delay(self.retry.max_elapsed_s),
+            stop=stop_after_attempt(self.retry.max_attempts)
+            | stop_after_delay(self.retry.max_elapsed_s)
+            | _stop_after_isolated_timeouts,
             wait=self._wait,
             retry=retry_if_exception_type(_Retryable),
             reraise=True,
@@ -233,10 +284,11 @@ class ChatClient:
         except _Retryable as exc:
             self._stats.failures[exc.reason] += 1
             raise JudgeError(f"judge request failed after {attempts} attempts: {exc}", reason=exc.reason,
-                             attempts=attempts) from None  # fmt: skip
+                             attempts=attempts, input_related=exc.reason == "timeout") from None  # fmt: skip
         except _Fatal as exc:
             self._stats.failures[exc.reason] += 1
-            raise JudgeError(f"judge request refused: {exc}", reason=exc.reason, attempts=attempts) from None
+            raise JudgeError(f"judge request refused: {exc}", reason=exc.reason, attempts=attempts,
+                             input_related=exc.input_related) from None  # fmt: skip
         raise AssertionError("unreachable")  # pragma: no cover - tenacity either returns or raises
 
     def stats(self) -> dict[str, Any]:
@@ -268,6 +320,7 @@ class ChatClient:
                 "base_url": e.config.base_url,
                 "model": e.config.model,
                 "healthy": now >= e.cooldown_until and not e.half_open,
+                "down": e.down,
                 "cooling_down_s": max(0.0, e.cooldown_until - now),
                 "in_flight": e.in_flight,
                 "consecutive_failures": e.consecutive_failures,
@@ -320,7 +373,9 @@ class ChatClient:
                 state.pool_load[id(pool)] = 0
         return min(pools, key=lambda c: state.pool_load[id(c)])
 
-    async def _take_endpoint(self, state: _LoopState, started: float) -> _Endpoint:
+    async def _take_endpoint(self, state: _LoopState, started: float) -> tuple[_Endpoint, bool]:
+        """The endpoint for the next attempt, and whether the attempt is its recovery probe."""
+        give_up_at = math.inf  # set once every endpoint is down
         while True:
             now = self._clock()
             ready = [e for e in self._endpoints if e.available(now)]
@@ -330,23 +385,35 @@ class ChatClient:
                 endpoint.requests += 1
                 if endpoint.half_open:
                     endpoint.probing = True
-                return endpoint
-            remaining = self.retry.max_elapsed_s - (now - started)
+                return endpoint, endpoint.half_open
+            if all(e.down for e in self._endpoints):
+                give_up_at = min(give_up_at, now + self.config.down_wait_s)
+                if now >= give_up_at:
+                    raise _Fatal("unavailable", "every judge endpoint is down (each failed its recovery probe)")
+            else:
+                give_up_at = math.inf
+            remaining = min(self.retry.max_elapsed_s - (now - started), give_up_at - now)
             if remaining <= 0:
                 raise _Fatal("unavailable", "no endpoint became available before the request's time ran out")
             cooling = [e.cooldown_until - now for e in self._endpoints if e.cooldown_until > now]
             await state.pulse.wait(min([remaining, *cooling]))
 
-    def _release(self, state: _LoopState, endpoint: _Endpoint, *, ok: bool | None) -> None:
-        """``ok``: True on success, False on a failure that counts against the endpoint's health, None otherwise."""
+    def _release(self, state: _LoopState, endpoint: _Endpoint, *, ok: bool | None, probe: bool) -> None:
+        """``ok``: True on success, False on a failure that counts against the endpoint's health, None otherwise.
+        ``probe``: the request was the endpoint's recovery probe."""
         endpoint.in_flight -= 1
-        endpoint.probing = False
+        if probe:
+            endpoint.probing = False
         if ok is True:
             endpoint.consecutive_failures = 0
             endpoint.half_open = False
+            endpoint.down = False
+            endpoint.last_success = self._clock()
         elif ok is False:
             endpoint.failures += 1
             endpoint.consecutive_failures += 1
+            if probe:
+                endpoint.down = True  # it failed its recovery probe
             if endpoint.half_open or endpoint.consecutive_failures >= self.config.failure_threshold:
                 endpoint.cooldown_until = self._clock() + self.config.cooldown_s
                 endpoint.half_open = True
@@ -367,12 +434,12 @@ class ChatClient:
                 await state.rpm.acquire(1)
             if state.tpm is not None:
                 await state.tpm.acquire(estimate)
-            endpoint = await self._take_endpoint(state, started)
+            endpoint, probe = await self._take_endpoint(state, started)
             cfg = endpoint.config
             try:
                 key = cfg.api_key()
             except Exception:
-                self._release(state, endpoint, ok=None)
+                self._release(state, endpoint, ok=None, probe=probe)
                 raise
             headers = {"Authorization": f"Bearer {key}"} if key else {}
             pool = self._pool(state, endpoint)
@@ -393,8 +460,17 @@ class ChatClient:
                     elif used:
                         state.tpm.refund(estimate - used)
                 return result
+            except httpx.PoolTimeout as exc:  # waiting for one of our own connections: not the endpoint's fault
+                health = None
+                raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
             except httpx.TimeoutException as exc:
-                raise self._error("timeout", f"{cfg.base_url}: no answer within {self.config.timeout_s:g} s") from exc
+                # a slow reply while the endpoint completed other requests since this request began is this request's
+                # trouble, not the endpoint's: the timeout is our setting, and the endpoint is alive
+                isolated = not isinstance(exc, httpx.ConnectTimeout) and endpoint.last_success > started
+                health = None if isolated else False
+                error = self._error("timeout", f"{cfg.base_url}: no answer within {self.config.timeout_s:g} s")
+                error.isolated = isolated
+                raise error from exc
             except httpx.TransportError as exc:
                 raise self._error("connection", f"{cfg.base_url}: {type(exc).__name__}") from exc
             except _Retryable as exc:
@@ -404,13 +480,17 @@ class ChatClient:
             except _Fatal:
                 health = None
                 raise
+            except asyncio.CancelledError:  # our caller gave up (e.g. a group deadline): the endpoint did nothing wrong
+                health = None
+                raise
             finally:
                 state.pool_load[id(pool)] -= 1
-                self._release(state, endpoint, ok=health)
+                self._release(state, endpoint, ok=health, probe=probe)
                 if state.tpm is not None and health is not True:
                     state.tpm.refund(estimate)
 
     def _error(self, reason: str, message: str) -> _Retryable:
+        """A retryable failure of one attempt, counted."""
         self._stats.attempt_errors[reason] += 1
         return _Retryable(reason, message)
 
@@ -419,9 +499,8 @@ class ChatClient:
     ) -> ChatResult:
         status = response.status_code
         if status != 200:
-            text = response.text[:300]
-            if key:
-                text = text.replace(key, "***")
+            body = response.text
+            text = redact(body, key)
             if status in RETRYABLE_STATUS:
                 raise _Retryable(
                     f"http_{status}",
@@ -429,9 +508,9 @@ class ChatClient:
                     retry_after=_retry_after(response),
                     unhealthy=status >= 500,
                 )
-            if any(code in text for code in REFUSAL_CODES):
-                raise _Fatal("refused", f"{cfg.base_url}: HTTP {status}: content refused by the provider")
-            raise _Fatal(f"http_{status}", f"{cfg.base_url}: HTTP {status}: {text}")
+            if any(code in body for code in REFUSAL_CODES):
+                raise _Fatal("refused", f"{cfg.base_url}: HTTP {status}: content refused by the provider", True)
+            raise _Fatal(f"http_{status}", f"{cfg.base_url}: HTTP {status}: {text}", status in INPUT_STATUS)
         try:
             data = response.json()
             choice = data["choices"][0]
@@ -441,7 +520,7 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise _Retryable("bad_response", f"{cfg.base_url}: unreadable response body", unhealthy=True) from exc
         if finish == "content_filter":
-            raise _Fatal("refused", f"{cfg.base_url}: the provider's content filter stopped the answer")
+            raise _Fatal("refused", f"{cfg.base_url}: the provider's content filter stopped the answer", True)
         usage = data.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
         completion_details = usage.get("completion_tokens_details") or {}

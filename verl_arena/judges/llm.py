@@ -8,13 +8,19 @@ the template's weights. ``select`` does the same for group judgments. Before any
 - identical candidates (same content digest) tie at the middle of the scale, without a call;
 - with ``no_answer="lose"``, a candidate without a final answer loses (lowest score against the middle of the scale)
   without a call, and two such candidates tie at the lowest score;
+- a candidate already known to break the judge (see below) forfeits, the same way, without a call;
 - the verdict cache is consulted.
 
 The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters.
 
 A reply that cannot be parsed is answered once with the reason and a request to reply again; if the second reply
-fails too, the judgment fails with ``JudgeError(reason="parse")``. Transport failures come from the client as
-``JudgeError`` already.
+fails too, the judgment fails with ``JudgeError`` and reason ``"truncated"`` (the reply was cut at ``max_tokens``),
+``"empty"`` or ``"parse"``. Transport failures come from the client as ``JudgeError`` already.
+
+Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests rejected as
+too long, timeouts while the judge answers other requests) are traced by :mod:`~verl_arena.judges.attribution`: the
+candidate whose content fails on its own forfeits the match (``PairVerdict.forfeit``, lowest score against the
+middle of the scale) or is passed over in a group judgment. Only failures nobody can be blamed for raise.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.attribution import FaultTracer, Probe
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.http import ChatClient, ChatResult
@@ -40,6 +47,10 @@ __all__ = ["LLMJudge"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+#: the partner of a probe: a candidate with nothing in it
+_EMPTY = Candidate(id="probe-partner", answer="", path="")
 
 
 def _no_answer(c: Candidate) -> bool:
@@ -80,6 +91,7 @@ class LLMJudge:
         #: what identifies this judge in cache keys: models and sampling parameters
         self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
         self.counts: Counter[str] = Counter()
+        self.faults = FaultTracer(self.cache)
         self._rubrics: dict[str, list[dict[str, Any]]] = {}
         self._rubrics_pending: dict[str, asyncio.Future[list[dict[str, Any]] | None]] = {}
 
@@ -100,13 +112,25 @@ class LLMJudge:
             return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
         rubrics = await self._rubrics_for(query, (a, b))
         rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
+        known = {"a": self._known_fault(query, a, rubric_text), "b": self._known_fault(query, b, rubric_text)}
+        if any(known.values()):
+            reason = next(r for r in known.values() if r)
+            return self._forfeit({side for side, r in known.items() if r}, reason)
         key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, rubric_text)
         stored = await self._cached(key)
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
         nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, rubric_text)
         messages = self.pairwise.render_pairwise(query, self._shown(a), self._shown(b), nonce, rubrics)
-        scores, results = await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
+        try:
+            scores, results = await self._ask(
+                self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce)
+            )
+        except JudgeError as exc:
+            if not exc.input_related:
+                raise
+            culprits = await self._trace(exc, query, [a, b], rubrics, rubric_text)
+            return self._forfeit({"ab"[i] for i in culprits}, exc.reason, usage=exc.usage)
         verdict = PairVerdict(
             score_a=scores.score_a,
             score_b=scores.score_b,
@@ -122,25 +146,35 @@ class LLMJudge:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` best of ``candidates``."""
         self.counts["select"] += 1
-        if self.config.no_answer == "lose":
-            answered = [i for i, c in enumerate(candidates) if not _no_answer(c)]
-            if len(answered) < len(candidates):
-                self.counts["no_answer"] += 1
-                unanswered = [i for i in range(len(candidates)) if i not in answered]
-                if len(answered) <= k:
-                    return answered + unanswered[: k - len(answered)]
-                picked = await self.select(query, [candidates[i] for i in answered], k)
-                return [answered[i] for i in picked]
         rubrics = await self._rubrics_for(query, candidates)
-        digests = [c.digest for c in candidates]
         rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
+        # candidates without an answer, or known to break the judge, are passed over like losers
+        passed_over = [
+            i
+            for i, c in enumerate(candidates)
+            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, rubric_text)
+        ]
+        if passed_over:
+            self.counts["passed_over"] += 1
+            rest = [i for i in range(len(candidates)) if i not in passed_over]
+            if len(rest) <= k:
+                return rest + passed_over[: k - len(rest)]
+            picked = await self.select(query, [candidates[i] for i in rest], k)
+            return [rest[i] for i in picked]
+        digests = [c.digest for c in candidates]
         key = cache_key("select", self.identity, self.group.digest, query, str(k), *digests, rubric_text)
         stored = await self._cached(key)
         if stored is not None:
             return list(stored["winners"])
         nonce = make_nonce(self.group.digest, query, str(k), *digests, rubric_text)
         messages = self.group.render_select(query, [self._shown(c) for c in candidates], k, nonce, rubrics)
-        winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
+        try:
+            winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
+        except JudgeError as exc:
+            if not exc.input_related:
+                raise
+            await self._trace(exc, query, candidates, rubrics, rubric_text)
+            return await self.select(query, candidates, k)  # the culprits are known faults now: passed over
         await self._store(key, {"winners": winners})
         return winners
 
@@ -161,8 +195,9 @@ class LLMJudge:
     # -- statistics and lifecycle -----------------------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Judgment counters (shortcuts, cache hits, re-asks, parse failures) and the client's statistics."""
-        return {"judge": dict(self.counts), "http": self.client.stats()}
+        """Judgment counters (shortcuts, forfeits, cache hits, re-asks, parse failures, probes) and the client's
+        statistics."""
+        return {"judge": {**self.counts, **self.faults.counts}, "http": self.client.stats()}
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the running loop."""
@@ -196,8 +231,67 @@ class LLMJudge:
         try:
             return parse(second.text), [first, second]
         except ParseError as exc:
+            reason = (
+                "truncated" if second.finish_reason == "length" else "empty" if not second.text.strip() else "parse"
+            )
             self.counts["parse_failures"] += 1
-            raise JudgeError(f"judge reply unusable after asking again: {exc}", reason="parse", attempts=2) from None
+            raise JudgeError(
+                f"judge reply unusable after asking again: {exc}",
+                reason=reason,
+                attempts=2,
+                input_related=True,
+                usage=_total_usage([first, second]),
+            ) from None
+
+    def _forfeit(self, sides: set[str], reason: str, usage: Mapping[str, int] | None = None) -> PairVerdict:
+        """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the
+        middle (two forfeits tie at the bottom)."""
+        self.counts["forfeits"] += 1
+        lo, mid = self.pairwise.scale[0], self.pairwise.midpoint
+        return PairVerdict(
+            score_a=lo if "a" in sides else mid,
+            score_b=lo if "b" in sides else mid,
+            usage=dict(usage or {}),
+            meta={"shortcut": "forfeit", "reason": reason},
+            forfeit=tuple(sides),
+        )
+
+    def _known_fault(self, query: str, candidate: Candidate, rubric_text: str) -> str | None:
+        """Why ``candidate`` is known to break the judge on its own, if it is."""
+        return self.faults.known_fault(self._probe_key(query, candidate, rubric_text))
+
+    def _probe_key(self, query: str, candidate: Candidate | None, rubric_text: str) -> str:
+        content = candidate.digest if candidate is not None else "control"
+        return cache_key("probe", self.identity, self.pairwise.digest, query, rubric_text, content)
+
+    def _probe(self, query: str, candidate: Candidate | None, rubrics: list[Any] | None, rubric_text: str) -> Probe:
+        """Judging ``candidate`` alone against an empty partner (``None``: the empty-against-empty control)."""
+
+        async def run() -> None:
+            shown = self._shown(candidate) if candidate is not None else _EMPTY
+            nonce = make_nonce(self.pairwise.digest, query, "probe", shown.digest, rubric_text)
+            messages = self.pairwise.render_pairwise(query, shown, _EMPTY, nonce, rubrics)
+            await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
+
+        return Probe(self._probe_key(query, candidate, rubric_text), run)
+
+    async def _trace(
+        self,
+        error: JudgeError,
+        query: str,
+        candidates: Sequence[Candidate],
+        rubrics: list[Any] | None,
+        rubric_text: str,
+    ) -> list[int]:
+        """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.attribution`); raises ``error`` if
+        none can be blamed."""
+        probes = [self._probe(query, c, rubrics, rubric_text) for c in candidates]
+        culprits = await self.faults.culprits(error, probes, self._probe(query, None, rubrics, rubric_text))
+        logger.info(
+            "judge failure (%s) traced to candidate(s) %s: they forfeit",
+            error.reason, [candidates[i].id for i in culprits],
+        )  # fmt: skip
+        return culprits
 
     async def _cached(self, key: str) -> Any | None:
         if self.cache is None:

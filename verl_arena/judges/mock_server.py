@@ -6,8 +6,10 @@
 <verl_arena.judges.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
 content and provider refusals. Faults are drawn per request from a seeded generator, or taken in order from a
-``plan`` (``["429", "ok", "reset", ...]``) before the random draws start. ``GET /v1/models`` and ``GET /health``
-answer too; ``GET /stats`` reports what was served.
+``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server adversarial
+in the way a real provider is: a prompt containing a trigger phrase always gets that fault (a content filter that
+refuses, a judge that a candidate's text derails into an empty, off-schema or overlong reply, or one it stalls).
+``GET /v1/models`` and ``GET /health`` answer too; ``GET /stats`` reports what was served.
 
 Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
 code) or as its own process (``verl-arena mock-judge``).
@@ -47,6 +49,7 @@ class MockJudgeConfig:
         latency: seconds before answering: a number, ``"uniform:LOW:HIGH"`` or ``"lognormal:MEDIAN:SIGMA"``.
         faults: probability of each fault kind (see ``FAULTS``), drawn independently per request.
         plan: outcomes for the first requests, in order (``"ok"`` or a fault kind).
+        triggers: ``{phrase: fault kind}``; a request whose messages contain the phrase gets that fault, always.
         retry_after_s: the ``Retry-After`` of 429 answers.
         hang_s: how long a hang lasts.
         down: answer every request with 503 (a judge that is down).
@@ -57,6 +60,7 @@ class MockJudgeConfig:
     latency: str | float = 0.0
     faults: dict[str, float] = field(default_factory=dict)
     plan: list[str] = field(default_factory=list)
+    triggers: dict[str, str] = field(default_factory=dict)
     retry_after_s: float = 1.0
     hang_s: float = 3600.0
     down: bool = False
@@ -64,7 +68,7 @@ class MockJudgeConfig:
     model: str = "mock-lexical-judge"
 
     def __post_init__(self) -> None:
-        unknown = (set(self.faults) | set(self.plan)) - set(FAULTS) - {"ok"}
+        unknown = (set(self.faults) | set(self.plan) | set(self.triggers.values())) - set(FAULTS) - {"ok"}
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(FAULTS)}")
         if sum(self.faults.values()) > 1:
@@ -160,7 +164,6 @@ class MockJudgeServer:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         outcome = self._draw()
         delay = self._delay()
-        self.served[outcome] += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -171,6 +174,10 @@ class MockJudgeServer:
             # the re-ask turn carries no prompt of its own: answer the original prompt
             prompts = [m.get("content", "") for m in messages if m.get("role") == "user"]
             prompt = next((p for p in prompts if "verdict_id" in p), user)
+            triggered = [kind for phrase, kind in self.config.triggers.items() if phrase in prompt]
+            if triggered and not self.config.down:
+                outcome = triggered[0]
+            self.served[outcome] += 1
             if outcome == "hang":
                 await asyncio.sleep(self.config.hang_s)
             elif delay > 0:
@@ -197,24 +204,25 @@ class MockJudgeServer:
             if outcome == "malformed":
                 return web.Response(text='{"choices": [', content_type="application/json")
             content = lexical_reply(prompt)
-            if outcome == "truncated":
-                content = content[: max(1, len(content) // 2)]
+            finish = "stop"
+            if outcome == "truncated":  # as a server does when the reply reaches max_tokens
+                content, finish = content[: max(1, len(content) // 2)], "length"
             elif outcome == "wrong_schema":
                 content = json.dumps({"verdict": "A is better", "score": 7})
             elif outcome == "empty":
                 content = ""
-            return web.json_response(self._completion(body, prompt, content))
+            return web.json_response(self._completion(body, prompt, content, finish))
         finally:
             self.in_flight -= 1
 
-    def _completion(self, body: dict[str, Any], prompt: str, content: str) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], prompt: str, content: str, finish: str) -> dict[str, Any]:
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 3
         return {
             "id": f"mock-{time.monotonic_ns()}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", self.config.model),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": len(content) // 3,
@@ -253,8 +261,9 @@ class MockJudgeThread:
         return asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(timeout=30)
 
     def stop(self) -> None:
-        """Stop the server and its thread."""
+        """Stop the server and its thread (requests still hanging are cancelled)."""
         asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(timeout=30)
+        asyncio.run_coroutine_threadsafe(_cancel_other_tasks(), self._loop).result(timeout=30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=30)
         self._loop.close()
@@ -264,6 +273,13 @@ class MockJudgeThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+async def _cancel_other_tasks() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def parse_faults(items: Sequence[str]) -> dict[str, float]:

@@ -6,7 +6,8 @@
 against ``b``'s. The wrapper counts how often the two orders disagree on the winner and how often the first slot wins
 a decisive single-order judgment (a position-bias meter: 0.5 is unbiased). With ``require_agreement=True`` a win
 counts only when both orders agree; otherwise the pair ties. If either order fails, the judgment fails: one order
-alone would carry the position bias the protocol exists to cancel.
+alone would carry the position bias the protocol exists to cancel. If either order comes back as a forfeit (a
+candidate whose content broke the judge), the forfeit decides the pair in both orders.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class OrderSwapJudge:
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """Both orders, scores summed."""
         forward, backward = await gather_or_cancel([self.inner.compare(query, a, b), self.inner.compare(query, b, a)])
+        if forward.forfeit or backward.forfeit:
+            return _forfeit_both_orders(forward, backward)
         score_a = forward.score_a + backward.score_b
         score_b = forward.score_b + backward.score_a
         first, second = forward.winner, _FLIP[backward.winner]
@@ -82,3 +85,26 @@ class OrderSwapJudge:
         """Close the inner judge."""
         if hasattr(self.inner, "aclose"):
             await self.inner.aclose()
+
+
+def _forfeit_both_orders(forward: PairVerdict, backward: PairVerdict) -> PairVerdict:
+    """The pair's verdict when a side forfeited in either order: the forfeit verdict counted for both orders (a
+    forfeit in both orders is simply summed, like any verdict)."""
+    sides = set(forward.forfeit) | {_FLIP[s] for s in backward.forfeit}
+    if forward.forfeit and backward.forfeit:
+        score_a, score_b = forward.score_a + backward.score_b, forward.score_b + backward.score_a
+    elif forward.forfeit:
+        score_a, score_b = 2 * forward.score_a, 2 * forward.score_b
+    else:
+        score_a, score_b = 2 * backward.score_b, 2 * backward.score_a
+    if len(sides) == 2:  # the two orders blamed different sides: both lose, a tie
+        score_a = score_b = min(score_a, score_b)
+    usage: Counter[str] = Counter(forward.usage)
+    usage.update(backward.usage)
+    return PairVerdict(
+        score_a=score_a,
+        score_b=score_b,
+        usage=dict(usage),
+        meta={"shortcut": "forfeit", "ab": dict(forward.meta), "ba": dict(backward.meta)},
+        forfeit=tuple(sides),
+    )

@@ -27,7 +27,7 @@ from ray.exceptions import RayActorError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
-from verl_arena.runtime.service import JudgeService
+from verl_arena.runtime.service import JudgeService, check_deadline
 
 __all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
 
@@ -81,7 +81,7 @@ class JudgePool:
     ) -> None:
         self.names = list(names)
         self.namespace = namespace
-        self.deadline_s = deadline_s
+        self.deadline_s = check_deadline("deadline_s", deadline_s)
         self._spawn = dict(spawn) if spawn is not None else None
         self._handles: dict[int, Any] = {}
 
@@ -208,7 +208,7 @@ class JudgePool:
         """
         tournament = Tournament.from_options(topology, **options)  # bad options fail here, in the caller
         shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
-        limit = deadline_s if deadline_s is not None else self.deadline_s
+        limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         inner = None if limit is None else max(0.0, limit - min(5.0, max(0.5, 0.05 * limit)))
         call = self._call(
             shard, "rank_group", query, list(candidates), topology, group_id=group_id, deadline_s=inner, **options

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -26,9 +27,18 @@ from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_can
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.factory import build_judge
 
-__all__ = ["JudgeService"]
+__all__ = ["JudgeService", "check_deadline"]
 
 logger = logging.getLogger(__name__)
+
+
+def check_deadline(name: str, value: float | None) -> float | None:
+    """``value`` if it is ``None`` (no limit) or a positive finite number of seconds; ``ConfigError`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{name} must be a positive number of seconds (or None for no limit), got {value!r}")
+    return float(value)
 
 
 class _Counting:
@@ -69,8 +79,8 @@ class JudgeService:
         if self.config is not None:
             for endpoint in self.config.endpoints:  # fail at start-up, not at the first judgment
                 endpoint.api_key()
+        self.deadline_s = check_deadline("deadline_s", deadline_s)
         self.judge = judge_impl if judge_impl is not None else build_judge(self.config)
-        self.deadline_s = deadline_s
         self.groups: Counter[str] = Counter()
         self.started_at = time.time()
         self._in_flight = 0
@@ -100,7 +110,7 @@ class JudgeService:
         """Run a whole tournament here and return its result; see the module docstring for what can fail."""
         tournament = Tournament.from_options(topology, **options)
         check_candidates(candidates, "group" if group_id is None else f"group {group_id!r}")
-        limit = deadline_s if deadline_s is not None else self.deadline_s
+        limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         counting = _Counting(self.judge)
         self._in_flight += 1
         try:
@@ -122,6 +132,8 @@ class JudgeService:
         self.groups["judge_calls"] += result.comparisons
         for reason, count in result.failure_reasons.items():
             self.groups[f"failed:{reason}"] += count
+        if result.void_reason is not None:
+            self.groups[f"voided:{result.void_reason}"] += 1
         return result
 
     # -- observability ----------------------------------------------------------------------------------------------
