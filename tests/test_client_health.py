@@ -1,0 +1,178 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What the judge client counts against an endpoint, how fast it gives up on a dead judge, and what it never leaks.
+
+All against real servers on loopback: the mock judge, and a small server of our own that echoes the API key back in
+its error bodies (as some providers do in 401, 403 and 500 answers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import string
+import time
+
+import pytest
+from aiohttp import web
+from conftest import judge_config, make_group
+
+from verl_arena import JudgeError
+from verl_arena.core.errors import ConfigError
+from verl_arena.judges.config import parse_judge_config
+from verl_arena.judges.http import ERROR_BODY_CHARS, ChatClient, redact
+from verl_arena.runtime.pool import JudgePool
+from verl_arena.runtime.service import JudgeService
+
+MESSAGES = [{"role": "user", "content": "hello"}]
+KEY = "sk-" + "".join(string.ascii_letters[(7 * i) % 52] for i in range(40))  # no '.' in it: the filler below
+
+
+def test_a_request_cancelled_by_its_caller_does_not_count_against_the_endpoint(mock_judge):
+    url, _ = mock_judge(latency=0.5)
+    client = ChatClient(parse_judge_config(judge_config(url, failure_threshold=1, cooldown_s=60)))
+
+    async def run() -> float:
+        for _ in range(3):
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(client.chat(MESSAGES), 0.05)
+        start = time.monotonic()
+        await client.chat(MESSAGES)
+        return time.monotonic() - start
+
+    elapsed = asyncio.run(run())
+    health = client.health()[0]
+    assert elapsed < 2.0  # not held back by a cool-down of 60 s
+    assert health["healthy"] and health["failures"] == 0 and health["cooldowns"] == 0
+
+
+def test_a_group_voided_at_its_deadline_does_not_slow_the_next_group(mock_judge):
+    url, _ = mock_judge(latency=0.2)
+    service = JudgeService(judge_config(url, failure_threshold=1, cooldown_s=60))
+
+    async def run() -> tuple:
+        voided = await service.rank_group("q", make_group(range(8)), group_id="short", deadline_s=0.3)
+        start = time.monotonic()
+        healthy = await service.rank_group("q", make_group(range(8), tag="x"), group_id="next")
+        return voided, healthy, time.monotonic() - start
+
+    voided, healthy, elapsed = asyncio.run(run())
+    assert voided.voided and voided.void_reason == "deadline"
+    assert not healthy.voided and not healthy.degraded and elapsed < 5.0  # 4 waves of 0.2 s, not a 60 s cool-down
+    assert service.health()["endpoints"][0]["cooldowns"] == 0
+
+
+def test_a_slow_but_answering_server_is_not_taken_out_by_timeouts(mock_judge):
+    url, _ = mock_judge(latency="uniform:0.05:0.8", seed=1)
+    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=0.4, failure_threshold=1, cooldown_s=60)))
+
+    async def run() -> list:
+        return await asyncio.gather(*(client.chat(MESSAGES) for _ in range(40)), return_exceptions=True)
+
+    outcomes = asyncio.run(run())
+    timeouts = [o for o in outcomes if isinstance(o, JudgeError)]
+    assert client.stats()["attempt_errors"].get("timeout", 0) > 0  # the timeout is ours and some requests hit it
+    assert all(o.reason == "timeout" and o.input_related for o in timeouts)
+    assert all(o.attempts <= 2 for o in timeouts)  # twice timed out while others were answered: not tried again
+    assert client.health()[0]["cooldowns"] == 0
+
+
+def test_a_dead_judge_voids_groups_in_seconds_not_at_their_deadline(mock_judge):
+    url, _ = mock_judge(down=True)
+    config = judge_config(url, failure_threshold=2, cooldown_s=0.3, down_wait_s=0.2)
+    service = JudgeService(config, deadline_s=120)
+
+    async def run() -> tuple:
+        first = await service.rank_group("q", make_group(range(4)), group_id="first")
+        start = time.monotonic()
+        later = await asyncio.gather(
+            *(service.rank_group("q", make_group(range(4), tag=str(i)), group_id=str(i)) for i in range(8))
+        )
+        return first, later, time.monotonic() - start
+
+    first, later, elapsed = asyncio.run(run())
+    assert first.voided and all(r.voided and r.void_reason is None for r in later)
+    assert elapsed < 5.0  # the deadline is 120 s
+    assert all("unavailable" in r.failure_reasons for r in later)
+    assert service.health()["endpoints"][0]["down"]
+
+
+@pytest.mark.parametrize("value", [0, -1.0, math.nan, math.inf, "10"])
+def test_non_positive_deadlines_are_refused_at_start_up(value):
+    with pytest.raises(ConfigError, match="deadline_s must be a positive number"):
+        JudgeService(judge_config("http://127.0.0.1:9"), deadline_s=value)
+    with pytest.raises(ConfigError, match="deadline_s must be a positive number"):
+        JudgePool(["pool"], "ns", deadline_s=value)
+
+
+@pytest.mark.parametrize("field", ["timeout_s", "down_wait_s"])
+def test_non_positive_timeouts_are_refused(field):
+    with pytest.raises(ConfigError, match=f"judge.{field}"):
+        parse_judge_config(judge_config("http://127.0.0.1:9", **{field: -1}))
+
+
+def _leaks(text: str, secret: str, shortest: int = 4) -> list[str]:
+    """Pieces of ``secret`` (at least ``shortest`` characters) found in ``text``."""
+    return [
+        secret[i : i + n] for n in range(shortest, len(secret) + 1) for i in range(len(secret) - n + 1)
+        if secret[i : i + n] in text
+    ]  # fmt: skip
+
+
+def test_redaction_masks_the_key_wherever_it_sits_around_the_cut():
+    for offset in range(ERROR_BODY_CHARS - len(KEY) - 3, ERROR_BODY_CHARS + 3):
+        body = "." * offset + KEY + "." * 100
+        shown = redact(body, KEY)
+        assert not _leaks(shown, KEY), offset
+        assert len(shown) <= ERROR_BODY_CHARS + len("...")
+    assert redact(f"bad key {KEY}", KEY) == "bad key ***"
+    assert redact("x" * 400, None) == "x" * ERROR_BODY_CHARS + "..."
+
+
+@pytest.fixture
+def echo_server():
+    """A server answering every chat request with ``state["status"]`` and a body with the caller's key at
+    ``state["offset"]``."""
+    state = {"status": 401, "offset": 0}
+    loop = asyncio.new_event_loop()
+
+    async def chat(request: web.Request) -> web.Response:
+        key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        body = "." * state["offset"] + key + "." * 100
+        return web.Response(status=state["status"], text=body)
+
+    async def start() -> tuple[web.AppRunner, str]:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", chat)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return runner, f"http://127.0.0.1:{port}/v1"
+
+    import threading
+
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    runner, url = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    yield url, state
+    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+
+
+@pytest.mark.parametrize("status", [401, 403, 500])
+def test_keys_echoed_in_error_bodies_never_reach_the_error(echo_server, monkeypatch, status):
+    url, state = echo_server
+    monkeypatch.setenv("JUDGE_TEST_KEY", KEY)
+    config = judge_config(url, retry={"max_attempts": 1})
+    config["endpoints"][0]["api_key_env"] = "JUDGE_TEST_KEY"
+    client = ChatClient(parse_judge_config(config))
+    state["status"] = status
+    for offset in (0, ERROR_BODY_CHARS - len(KEY) - 1, ERROR_BODY_CHARS - len(KEY) // 2, ERROR_BODY_CHARS - 4):
+        state["offset"] = offset
+        with pytest.raises(JudgeError) as info:
+            asyncio.run(client.chat(MESSAGES))
+        assert not _leaks(str(info.value), KEY), (status, offset)
+        assert f"HTTP {status}" in str(info.value)
