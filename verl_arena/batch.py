@@ -8,27 +8,41 @@ Input, one group per line (JSON)::
      "candidates": [{"id": "r0", "messages": [...chat messages...]},
                     {"id": "r1", "answer": "final answer", "path": "optional process text"}]}
 
-Output, one line per group: the id and, per candidate, its rank, reward and advantage, plus the group's judge cost and
-failure counts. The judgment log holds every group's full result (match log, verdicts, options), from which
-:func:`replay_log` rebuilds the same ranks and advantages with no judge.
+The whole file is checked before any judge call; an error names the file, the line and the field.
+
+Output, one line per group, written as soon as the group is ranked (so an interrupted run keeps every finished
+group, and ``--resume`` skips them): the id and, per candidate, its rank, reward and advantage, plus the group's
+judge cost and failure counts. The judgment log holds every group's full result (match log, verdicts, options),
+from which :func:`replay_log` rebuilds the same ranks and advantages with no judge. Lines follow the order in which
+groups finish.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import Candidate, GroupResult, check_candidates
 from verl_arena.judges.rendering import candidate_from_messages
 
-__all__ = ["Group", "load_groups", "rank_groups", "replay_log", "summarize", "write_log", "write_results"]
+__all__ = [
+    "Group",
+    "ResultWriter",
+    "check_output_paths",
+    "load_groups",
+    "rank_groups",
+    "replay_log",
+    "summarize",
+    "write_results",
+]
 
 
 @dataclass(frozen=True)
@@ -40,79 +54,176 @@ class Group:
     candidates: list[Candidate]
 
 
-def _candidate(raw: Any, where: str, rubrics: Sequence[Any] | None, render: Mapping[str, Any]) -> Candidate:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("id"), str | int):
-        raise ConfigError(f"{where}: each candidate needs an 'id'")
-    meta: dict[str, Any] = dict(raw.get("meta") or {})
+# -- reading and checking -------------------------------------------------------------------------------------------
+
+
+def _unpaired_surrogate(value: Any, field: str) -> str | None:
+    """The first field (a dotted path) holding text that cannot be written as UTF-8 (an unpaired surrogate)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"{field} (an unpaired surrogate {value[exc.start]!r} at character {exc.start})"
+        return None
+    if isinstance(value, Mapping):
+        items: Any = ((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{field}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for name, item in items:
+        found = _unpaired_surrogate(name, "key") or _unpaired_surrogate(item, name)
+        if found:
+            return found
+    return None
+
+
+def _text(raw: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
+    """``raw[key]`` as a string; a clear error for anything else (``null`` included)."""
+    if key not in raw:
+        if required:
+            raise ConfigError(f"{where}: missing {key!r}")
+        return ""
+    value = raw[key]
+    if not isinstance(value, str):
+        hint = ' (use "" for an empty one)' if value is None else ""
+        raise ConfigError(f"{where}: {key!r} must be a string, got {json.dumps(value)[:40]}{hint}")
+    return value
+
+
+def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(f"{where}: 'messages' must be a non-empty list of chat messages")
+    for i, m in enumerate(raw):
+        if not isinstance(m, Mapping):
+            raise ConfigError(f"{where}: messages[{i}] must be an object with 'role' and 'content', got {m!r:.40}")
+        if not isinstance(m.get("role"), str):
+            raise ConfigError(f"{where}: messages[{i}] needs a 'role' string")
+        content = m.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise ConfigError(f"{where}: messages[{i}].content must be a string, a list of parts or null")
+        if not isinstance(m.get("tool_calls") or [], list):
+            raise ConfigError(f"{where}: messages[{i}].tool_calls must be a list")
+    return raw
+
+
+def _rubrics(raw: Any, where: str) -> list[Any] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(r, str | Mapping) and r for r in raw):
+        raise ConfigError(f"{where}: 'rubrics' must be a list of non-empty strings or objects, got {raw!r:.60}")
+    return list(raw)
+
+
+def _candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[str, Any]) -> Candidate:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: each candidate must be an object, got {raw!r:.40}")
+    cid = raw.get("id")
+    if isinstance(cid, bool) or not isinstance(cid, str | int) or str(cid) == "":
+        raise ConfigError(f"{where}: each candidate needs an 'id' (a non-empty string or an integer)")
+    where = f"{where}: candidate {str(cid)!r}"
+    meta_raw = raw.get("meta", {})
+    if not isinstance(meta_raw, Mapping):
+        raise ConfigError(f"{where}: 'meta' must be an object, got {json.dumps(meta_raw)[:40]}")
+    meta: dict[str, Any] = dict(meta_raw)
     if rubrics:
-        meta["rubrics"] = list(rubrics)
-    cid = str(raw["id"])
+        meta["rubrics"] = rubrics
     if "messages" in raw:
-        if not isinstance(raw["messages"], list):
-            raise ConfigError(f"{where}: candidate {cid!r}: 'messages' must be a list of chat messages")
-        return candidate_from_messages(cid, raw["messages"], meta=meta, **render)
+        return candidate_from_messages(str(cid), _messages(raw["messages"], where), meta=meta, **render)
     if "answer" in raw:
-        return Candidate(id=cid, answer=str(raw["answer"]), path=str(raw.get("path", "")), meta=meta)
-    raise ConfigError(f"{where}: candidate {cid!r} needs 'messages' or 'answer'")
+        return Candidate(id=str(cid), answer=_text(raw, "answer", where), path=_text(raw, "path", where), meta=meta)
+    raise ConfigError(f"{where} needs 'messages' or 'answer'")
+
+
+def _group(raw: Any, where: str, number: int, render: Mapping[str, Any]) -> Group:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: a group must be a JSON object")
+    if not isinstance(raw.get("query"), str) or not raw["query"].strip():
+        raise ConfigError(f"{where}: a group needs a 'query' string")
+    if not isinstance(raw.get("candidates"), list) or not raw["candidates"]:
+        raise ConfigError(f"{where}: a group needs a non-empty 'candidates' list")
+    gid = raw.get("id", number)
+    if isinstance(gid, bool) or not isinstance(gid, str | int) or str(gid) == "":
+        raise ConfigError(f"{where}: 'id' must be a non-empty string or an integer")
+    bad_text = _unpaired_surrogate(raw, "")
+    if bad_text:
+        raise ConfigError(f"{where}: {bad_text} is not valid text")
+    rubrics = _rubrics(raw.get("rubrics"), where)
+    candidates = [_candidate(c, where, rubrics, render) for c in raw["candidates"]]
+    check_candidates(candidates, f"{where} (group {str(gid)!r})")
+    return Group(str(gid), raw["query"], candidates)
 
 
 def load_groups(path: str | Path, *, render: Mapping[str, Any] | None = None) -> list[Group]:
-    """Read a groups file; errors name the line and the field.
+    """Read and check a groups file; errors name the file, the line and the field.
 
     Args:
         path: the JSONL file.
         render: keyword arguments for :func:`candidate_from_messages` (e.g. ``include_tool_outputs=False``).
     """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     groups: list[Group] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path} line {number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(raw, dict) or not isinstance(raw.get("query"), str):
-                raise ConfigError(f"{where}: a group needs a 'query' string")
-            if not isinstance(raw.get("candidates"), list) or not raw["candidates"]:
-                raise ConfigError(f"{where}: a group needs a non-empty 'candidates' list")
-            gid = str(raw.get("id", number))
-            if gid in seen:
-                raise ConfigError(f"{where}: duplicate group id {gid!r}")
-            seen.add(gid)
-            candidates = [_candidate(c, where, raw.get("rubrics"), render or {}) for c in raw["candidates"]]
-            check_candidates(candidates, f"{where} (group {gid!r})")
-            groups.append(Group(gid, raw["query"], candidates))
+    for number, line_bytes in enumerate(data.splitlines(), 1):
+        where = f"{path} line {number}"
+        try:
+            line = line_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{where}: not UTF-8 (byte {line_bytes[exc.start]:#04x} at column {exc.start + 1})"
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        group = _group(raw, where, number, render or {})
+        if group.id in seen:
+            raise ConfigError(f"{where}: duplicate group id {group.id!r}")
+        seen.add(group.id)
+        groups.append(group)
+    if not groups:
+        raise ConfigError(f"{path}: no groups (the file is empty)")
     return groups
 
 
-async def rank_groups(
-    groups: Sequence[Group],
-    rank: Callable[..., Any],
-    *,
-    progress: Callable[[GroupResult], None] | None = None,
-    **options: Any,
-) -> list[GroupResult]:
-    """Rank all groups concurrently with ``rank(query, candidates, group_id=..., **options)``."""
+def check_output_paths(groups: str | Path, output: str | Path, log: str | Path | None) -> None:
+    """Refuse outputs that would overwrite the input or each other, or that cannot be written, before any judging."""
+    paths = {"groups file": Path(groups), "-o": Path(output)} | ({"--log": Path(log)} if log else {})
+    resolved: dict[Path, str] = {}
+    for name, p in paths.items():
+        real = p.resolve()
+        if real in resolved:
+            raise ConfigError(f"{name} and {resolved[real]} are the same file ({p})")
+        resolved[real] = name
+        if name == "groups file":
+            continue
+        if p.is_dir():
+            raise ConfigError(f"{name} {p}: is a directory")
+        parent = p.parent if str(p.parent) else Path(".")
+        if not parent.is_dir():
+            raise ConfigError(f"{name} {p}: directory {parent} does not exist")
+        if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+            raise ConfigError(f"{name} {p}: not writable")
 
-    async def one(group: Group) -> GroupResult:
-        result = await rank(group.query, group.candidates, group_id=group.id, **options)
-        if progress is not None:
-            progress(result)
-        return result
 
-    return list(await asyncio.gather(*(one(g) for g in groups)))
+# -- ranking and writing --------------------------------------------------------------------------------------------
 
 
 def _group_line(group_id: str, result: GroupResult) -> dict[str, Any]:
-    return {
+    forfeited = result.forfeited
+    line = {
         "id": group_id,
         "topology": result.topology,
         "candidates": [
-            {"id": cid, "rank": rank, "reward": reward, "advantage": adv}
-            for cid, rank, reward, adv in zip(result.ids, result.ranks, result.rewards, result.advantages, strict=True)
+            {"id": cid, "rank": rank, "reward": reward, "advantage": adv, **({"forfeited": True} if f else {})}
+            for cid, rank, reward, adv, f in zip(
+                result.ids, result.ranks, result.rewards, result.advantages, forfeited, strict=True
+            )
         ],
         "comparisons": result.comparisons,
         "depth": result.depth,
@@ -120,42 +231,139 @@ def _group_line(group_id: str, result: GroupResult) -> dict[str, Any]:
         "voided": result.voided,
         "failures": result.failure_reasons,
     }
+    if result.void_reason:
+        line["void_reason"] = result.void_reason
+    return line
 
 
-def write_results(path: str | Path, results: Iterable[GroupResult]) -> None:
+def _jsonl(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) + "\n"
+
+
+def _complete_lines(path: Path) -> list[dict[str, Any]]:
+    """The complete JSON lines of a file written by an interrupted run; a cut-off last line is dropped from it."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    keep = data[: data.rfind(b"\n") + 1]
+    if len(keep) != len(data):
+        path.write_bytes(keep)
+    return [json.loads(line) for line in keep.decode("utf-8").splitlines() if line.strip()]
+
+
+class ResultWriter:
+    """Writes each group's result line (and log entry) the moment the group is ranked.
+
+    Every line is written whole and flushed, so an interrupted run leaves complete lines only (a line cut by a crash
+    is dropped on ``resume``). With ``resume``, groups already in the output are reported by :attr:`done` and new
+    lines are appended; log entries of groups missing from the output are dropped, so nothing is logged twice.
+    """
+
+    def __init__(self, output: str | Path, log: str | Path | None = None, *, resume: bool = False) -> None:
+        self.output, self.log = Path(output), Path(log) if log else None
+        self.done: set[str] = set()
+        if resume:
+            self.done = {line["id"] for line in _complete_lines(self.output)}
+            if self.log is not None:
+                kept = [e for e in _complete_lines(self.log) if e["result"].get("group_id") in self.done]
+                self.log.write_text("".join(_jsonl(e) for e in kept), encoding="utf-8")
+        mode = "a" if resume else "w"
+        self._out: TextIO = open(self.output, mode, encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._log: TextIO | None = open(self.log, mode, encoding="utf-8") if self.log else None  # noqa: SIM115
+        self.written = 0
+
+    def write(self, group: Group, result: GroupResult) -> None:
+        """Log the group's full result, then its summary line."""
+        if self._log is not None:
+            self._log.write(_jsonl({"query": group.query, "result": result.to_dict()}))
+            self._log.flush()
+        self._out.write(_jsonl(_group_line(group.id, result)))
+        self._out.flush()
+        self.written += 1
+
+    def close(self) -> None:
+        """Close both files."""
+        self._out.close()
+        if self._log is not None:
+            self._log.close()
+
+
+async def rank_groups(
+    groups: Sequence[Group],
+    rank: Callable[..., Any],
+    *,
+    on_result: Callable[[Group, GroupResult], None] | None = None,
+    run_deadline_s: float | None = None,
+    void: Callable[[Group, str], GroupResult] | None = None,
+    **options: Any,
+) -> list[GroupResult]:
+    """Rank all groups concurrently with ``rank(query, candidates, group_id=..., **options)``.
+
+    Args:
+        on_result: called with each group and its result as soon as the group is ranked.
+        run_deadline_s: the whole run's time limit: groups still being ranked then are stopped and voided with
+            ``void(group, "run_deadline")`` (which must be given with a deadline).
+    """
+    if run_deadline_s is not None and void is None:
+        raise ValueError("a run deadline needs a void function")
+    results: dict[str, GroupResult] = {}
+
+    def finish(group: Group, result: GroupResult) -> None:
+        results[group.id] = result
+        if on_result is not None:
+            on_result(group, result)
+
+    async def one(group: Group) -> None:
+        finish(group, await rank(group.query, group.candidates, group_id=group.id, **options))
+
+    tasks = {asyncio.ensure_future(one(g)): g for g in groups}
+    try:
+        _, pending = await asyncio.wait(tasks, timeout=run_deadline_s)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+    for task in pending:
+        group = tasks[task]
+        if group.id not in results:
+            assert void is not None
+            finish(group, void(group, "run_deadline"))
+    return [results[g.id] for g in groups if g.id in results]
+
+
+def write_results(path: str | Path, results: Sequence[GroupResult]) -> None:
     """One summary line per group."""
     with open(path, "w", encoding="utf-8") as f:
         for r in results:
-            f.write(json.dumps(_group_line(r.group_id or "", r), ensure_ascii=False) + "\n")
-
-
-def write_log(path: str | Path, groups: Sequence[Group], results: Sequence[GroupResult]) -> None:
-    """The judgment log: every group's query and full result, match log and verdicts included."""
-    with open(path, "w", encoding="utf-8") as f:
-        for group, result in zip(groups, results, strict=True):
-            f.write(json.dumps({"query": group.query, "result": result.to_dict()}, ensure_ascii=False) + "\n")
+            f.write(_jsonl(_group_line(r.group_id or "", r)))
 
 
 def replay_log(path: str | Path) -> list[tuple[GroupResult, GroupResult]]:
     """``(logged, replayed)`` for every group of a judgment log, the replay made with no judge."""
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        entries = [json.loads(line) for line in f if line.strip()]
+    entries = _complete_lines(Path(path))
 
     async def main() -> list[GroupResult]:
         return [await replay(e["result"], e.get("query", "")) for e in entries]
 
-    for entry, again in zip(entries, asyncio.run(main()), strict=True):
-        pairs.append((GroupResult.from_dict(entry["result"]), again))
-    return pairs
+    return [
+        (GroupResult.from_dict(entry["result"]), again)
+        for entry, again in zip(entries, asyncio.run(main()), strict=True)
+    ]
 
 
 def summarize(results: Sequence[GroupResult], metrics: Mapping[str, Any], wall_s: float) -> dict[str, Any]:
-    """Calls, tokens, failures, order disagreement and wall time of a run."""
+    """Calls, tokens, failures, forfeits, voided groups, order disagreement and wall time of a run."""
     failures: Counter[str] = Counter()
+    voids: Counter[str] = Counter()
     for r in results:
         failures.update(r.failure_reasons)
+        if r.voided:
+            voids[r.void_reason or "failed_judgments"] += 1
     http = metrics.get("http", {})
+    judge = metrics.get("judge", {})
     swap = metrics.get("order_swap", {})
     return {
         "groups": len(results),
@@ -163,13 +371,17 @@ def summarize(results: Sequence[GroupResult], metrics: Mapping[str, Any], wall_s
         "judge_calls": sum(r.comparisons for r in results),
         "http_requests": http.get("requests", 0),
         "retries": http.get("retries", 0),
+        "reasked": judge.get("reasked", 0),
         "prompt_tokens": http.get("prompt_tokens", 0),
         "completion_tokens": http.get("completion_tokens", 0),
         "cached_tokens": http.get("cached_tokens", 0),
-        "cache_hits": metrics.get("judge", {}).get("cache_hits", 0),
+        "cache_hits": judge.get("cache_hits", 0),
         "failed_judgments": dict(failures),
+        "forfeits": sum(r.forfeits for r in results),
+        "forfeited_candidates": sum(sum(r.forfeited) for r in results),
         "degraded_groups": sum(r.degraded for r in results),
-        "voided_groups": sum(r.voided for r in results),
+        "voided_groups": sum(voids.values()),
+        "void_reasons": dict(voids),
         "order_disagreement_rate": swap.get("disagreement_rate"),
         "first_slot_win_rate": swap.get("first_slot_win_rate"),
         "latency_p50_s": http.get("latency_p50_s"),

@@ -72,52 +72,78 @@ def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
 def _rank(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from verl_arena.batch import load_groups, rank_groups, summarize, write_log, write_results
+    from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
     from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
-    from verl_arena.runtime.service import JudgeService
+    from verl_arena.runtime.service import JudgeService, check_deadline
 
     mock = None
-    try:
+    try:  # everything is checked before the first judge call
         groups = load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
+        check_output_paths(args.groups, args.output, args.log)
         options = {"seed": args.seed, **_options(args.option)}
-        Tournament.from_options(args.topology, **options)
+        tournament = Tournament.from_options(args.topology, **options)
+        check_deadline("--run-deadline", args.run_deadline)
+        deadline = check_deadline("--deadline", args.deadline)
         config = _judge_config(args)
         if not config.get("endpoints"):
             mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
             url = mock.start()
             print(f"no judge endpoint given: using the built-in lexical mock judge at {url}", file=sys.stderr)
             config["endpoints"] = [{"base_url": url, "model": "mock-lexical-judge"}]
-        service = JudgeService(config, deadline_s=args.deadline)
-    except (ConfigError, OSError) as exc:
+        service = JudgeService(config, deadline_s=deadline)
+        writer = ResultWriter(args.output, args.log, resume=args.resume)
+    except (ConfigError, OSError, yaml.YAMLError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
         return 2
 
-    bar = tqdm(total=len(groups), unit="group", file=sys.stderr, disable=args.quiet)
+    todo = [g for g in groups if g.id not in writer.done]
+    if writer.done:
+        print(f"resuming: {len(groups) - len(todo)} of {len(groups)} groups already in {args.output}", file=sys.stderr)
+    bar = tqdm(total=len(todo), unit="group", file=sys.stderr, disable=args.quiet)
+    stopped_by: list[str] = []
+
+    def on_result(group: Any, result: Any) -> None:
+        writer.write(group, result)
+        bar.update()
 
     async def run() -> list[Any]:
+        main_task = asyncio.current_task()
+        assert main_task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
         try:
             return await rank_groups(
-                groups, service.rank_group, topology=args.topology, progress=lambda _: bar.update(), **options
-            )
+                todo, service.rank_group, topology=args.topology, on_result=on_result,
+                run_deadline_s=args.run_deadline, void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
+                **options,
+            )  # fmt: skip
         finally:
             await service.aclose()
 
     start = time.perf_counter()
     try:
         results = asyncio.run(run())
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        stopped_by.append(stopped_by[0] if stopped_by else "SIGINT")
     finally:
         bar.close()
+        writer.close()
         if mock is not None:
             mock.stop()
-    wall = time.perf_counter() - start
-    write_results(args.output, results)
-    if args.log:
-        write_log(args.log, groups, results)
-    summary = summarize(results, service.metrics(), wall)
+    if stopped_by:
+        print(
+            f"verl-arena rank: stopped by {stopped_by[0]}; {writer.written} groups ranked and saved in {args.output}; "
+            f"run the same command with --resume to rank the other {len(todo) - writer.written}",
+            file=sys.stderr,
+        )
+        return 128 + getattr(signal, stopped_by[0]).value
+    summary = summarize(results, service.metrics(), time.perf_counter() - start)
     if args.json:
         print(json.dumps(summary, indent=1))
     else:
@@ -269,7 +295,9 @@ def build_parser() -> argparse.ArgumentParser:
         "rank",
         help="rank groups of candidates from a JSONL file through a judge",
         description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
-        "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed).",
+        "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
+        "result is written as soon as it is ranked; after an interruption (Ctrl-C, SIGTERM), --resume ranks only "
+        "the groups missing from the output.",
     )
     rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
     rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
@@ -289,6 +317,12 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--tpm", type=float, help="tokens per minute at most")
     rank.add_argument("--timeout", type=float, help="per-request timeout in seconds")
     rank.add_argument("--deadline", type=float, default=900.0, help="per-group time limit in seconds (900)")
+    rank.add_argument(
+        "--run-deadline", type=float, help="time limit of the whole run: groups unfinished by then are voided"
+    )
+    rank.add_argument(
+        "--resume", action="store_true", help="keep the groups already in the output (and log) and rank the rest"
+    )
     rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
     rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
     rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
