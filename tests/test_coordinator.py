@@ -154,3 +154,68 @@ def test_reference_anchor_is_ranked_but_never_rewarded():
     assert results[0].info["arena_judge_calls"] == 3  # every member against the reference
     assert [r.info["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
     assert all(r.info["arena_anchor"] == 0.0 for r in results)
+
+
+class MemoryStore:
+    """A :class:`FinishedStore` that outlives the coordinators using it (as Ray's key-value store outlives actors)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+
+    async def get(self, group_id):
+        return self.data.get(group_id)
+
+    async def put(self, group_id, value):
+        self.data[group_id] = value
+
+    async def delete(self, group_id):
+        self.data.pop(group_id, None)
+
+    async def keys(self):
+        return list(self.data)
+
+
+def test_a_restarted_coordinator_still_answers_members_of_groups_it_had_finished():
+    store = MemoryStore()
+
+    async def scenario():
+        before = coordinator(store=store)
+        first = await submit_all(before, "g5", [0.1, 0.9, 0.5])
+        # the coordinator dies; its replacement starts with an empty memory, but the same store
+        after = coordinator(store=store, recovered=True, arrival_timeout_s=60)
+        group = make_group([0.1, 0.9, 0.5], tag="g5")
+        again = await asyncio.wait_for(after.submit("g5", "1", group[1], 3, "q"), 1.0)  # at once, not after 60 s
+        late = await asyncio.wait_for(after.submit("g5", "7", group[0], 3, "q"), 1.0)
+        fresh = await submit_all(after, "g6", [0.3, 0.2])  # new groups work as before
+        return first, again, late, fresh, after
+
+    first, again, late, fresh, after = asyncio.run(scenario())
+    assert again.reward == first[1].reward and again.info["arena_rank"] == first[1].info["arena_rank"] == 0.0
+    assert again.info["arena_duplicate"] == 1.0 and late.info["arena_late"] == 1.0
+    assert [r.info["arena_rank"] for r in fresh] == [0.0, 1.0]
+    assert after.stats()["recalled"] == 1 and set(store.data) == {"g5", "g6"}
+
+
+def test_the_store_keeps_only_the_latest_groups():
+    store = MemoryStore()
+
+    async def scenario():
+        coord = coordinator(store=store, stored_capacity=2)
+        for g in ("a", "b", "c"):
+            await submit_all(coord, g, [0.1, 0.2])
+
+    asyncio.run(scenario())
+    assert set(store.data) == {"b", "c"}
+
+
+def test_a_failing_store_never_holds_a_group_back():
+    class Broken(MemoryStore):
+        async def put(self, group_id, value):
+            raise OSError("store down")
+
+    async def scenario():
+        coord = coordinator(store=Broken())
+        return coord, await submit_all(coord, "g", [0.1, 0.2])
+
+    coord, results = asyncio.run(scenario())
+    assert [r.info["arena_rank"] for r in results] == [1.0, 0.0] and coord.stats()["store_errors"] == 1

@@ -287,6 +287,15 @@ def test_a_killed_coordinator_is_restarted_and_the_group_completes(cluster, judg
     assert sorted(o["reward_extra_info"]["arena_rank"] for o in outputs) == [0.0, 1.0, 2.0, 3.0]
     assert all(o["reward_extra_info"]["arena_incomplete"] == 0.0 for o in outputs)
 
+    # it dies again after the group finished; a member delivered once more still gets its own answer, at once
+    ray.kill(coordinator, no_restart=False)
+    start = time.monotonic()
+    again = ray.get(workers[1].compute_score.remote(rows[1]), timeout=120)
+    assert time.monotonic() - start < 60  # not the 1800 s arrival timeout of a new group of one
+    assert again["reward_score"] == outputs[1]["reward_score"]
+    assert again["reward_extra_info"]["arena_duplicate"] == 1.0
+    assert again["reward_extra_info"]["arena_rank"] == outputs[1]["reward_extra_info"]["arena_rank"]
+
 
 def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
     from verl_arena.core.errors import ConfigError

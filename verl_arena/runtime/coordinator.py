@@ -14,7 +14,11 @@ Nothing waits forever:
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
 - a member arriving after its group was closed gets the group's mean reward at once, flagged ``late``;
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
-  groups get zero rewards, flagged ``overflow``).
+  groups get zero rewards, flagged ``overflow``);
+- with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
+  restart of the coordinator: a restarted coordinator answers a duplicate or late member of a group it finished
+  before the restart as it did then, instead of opening a new group for it. Groups that were still waiting when the
+  coordinator died re-form from their members' retried calls (Ray retries them) and are ranked again.
 
 Every answer carries the same set of numeric fields (see ``INFO_KEYS``), because verl turns them into columns and
 metrics and breaks on keys that vary from sample to sample.
@@ -24,19 +28,30 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import math
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import ray
+from ray.experimental import internal_kv
 
 from verl_arena.core.types import Candidate, GroupResult
 
-__all__ = ["INFO_KEYS", "CoordinatorActor", "GroupCoordinator", "MemberResult", "group_seed", "zero_info"]
+__all__ = [
+    "INFO_KEYS",
+    "CoordinatorActor",
+    "FinishedStore",
+    "GroupCoordinator",
+    "MemberResult",
+    "RayKVStore",
+    "group_seed",
+    "zero_info",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +77,7 @@ INFO_KEYS = (
     "arena_wait_s",
     "arena_validation",
     "arena_timeout",
+    "arena_forfeit",
 )
 
 
@@ -84,6 +100,62 @@ class MemberResult:
 
     reward: float
     info: dict[str, float]
+
+
+class FinishedStore(Protocol):
+    """Where finished groups' answers are kept beyond the coordinator's own memory (bytes by group id)."""
+
+    async def get(self, group_id: str) -> bytes | None: ...
+
+    async def put(self, group_id: str, value: bytes) -> None: ...
+
+    async def delete(self, group_id: str) -> None: ...
+
+    async def keys(self) -> list[str]: ...
+
+
+class RayKVStore:
+    """:class:`FinishedStore` in Ray's GCS key-value store, which lives as long as the cluster (not the actor).
+
+    Uses ``ray.experimental.internal_kv`` (private to Ray, but what Ray's own libraries keep their state in); its calls
+    are blocking, so they run in a thread.
+
+    Args:
+        prefix: key prefix, unique to the coordinator (its actor name).
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self._kv = internal_kv
+        self.prefix = f"{prefix}/"
+
+    def _key(self, group_id: str) -> bytes:
+        return (self.prefix + group_id).encode()
+
+    async def get(self, group_id: str) -> bytes | None:
+        return await asyncio.to_thread(self._kv._internal_kv_get, self._key(group_id), namespace=_KV_NAMESPACE)
+
+    async def put(self, group_id: str, value: bytes) -> None:
+        await asyncio.to_thread(self._kv._internal_kv_put, self._key(group_id), value, namespace=_KV_NAMESPACE)
+
+    async def delete(self, group_id: str) -> None:
+        await asyncio.to_thread(self._kv._internal_kv_del, self._key(group_id), namespace=_KV_NAMESPACE)
+
+    async def keys(self) -> list[str]:
+        found = await asyncio.to_thread(self._kv._internal_kv_list, self.prefix.encode(), namespace=_KV_NAMESPACE)
+        return [k.decode()[len(self.prefix) :] for k in found]
+
+
+_KV_NAMESPACE = "verl_arena"
+#: longest wait for the store when a group finishes (its members wait for it)
+STORE_TIMEOUT_S = 5.0
+
+
+def _encode(results: Mapping[str, MemberResult]) -> bytes:
+    return json.dumps({m: [r.reward, r.info] for m, r in results.items()}).encode()
+
+
+def _decode(value: bytes) -> dict[str, MemberResult]:
+    return {m: MemberResult(float(reward), dict(info)) for m, (reward, info) in json.loads(value).items()}
 
 
 @dataclass
@@ -128,6 +200,9 @@ class GroupCoordinator:
         finished_capacity: how many finished groups are remembered for duplicates and late arrivals.
         max_pending: groups that may wait at once.
         clock: monotonic seconds (injectable).
+        store: keeps finished answers beyond this object's life (see :class:`FinishedStore`); ``None``: memory only.
+        stored_capacity: how many finished groups the store keeps (the oldest are deleted).
+        recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
     """
 
     def __init__(
@@ -141,6 +216,9 @@ class GroupCoordinator:
         finished_capacity: int = 200_000,
         max_pending: int = 100_000,
         clock: Any = time.monotonic,
+        store: FinishedStore | None = None,
+        stored_capacity: int = 10_000,
+        recovered: bool = False,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -152,6 +230,11 @@ class GroupCoordinator:
         self.finished_capacity = finished_capacity
         self.max_pending = max_pending
         self._clock = clock
+        self.store = store
+        self.stored_capacity = stored_capacity
+        self.recovered = recovered and store is not None
+        self._stored: deque[str] = deque()
+        self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
         self._finished: OrderedDict[str, dict[str, MemberResult]] = OrderedDict()
         self._tasks: set[asyncio.Future[None]] = set()
@@ -183,6 +266,8 @@ class GroupCoordinator:
         """
         arrived = self._clock()
         self.counts["submitted"] += 1
+        if self.recovered and group_id not in self._finished and group_id not in self._pending:
+            await self._recall(group_id)
         finished = self._finished.get(group_id)
         if finished is not None:
             self._finished.move_to_end(group_id)
@@ -242,15 +327,52 @@ class GroupCoordinator:
             logger.exception("group %s: ranking failed; zero rewards", group_id)
             self.counts["errors"] += 1
             results = self._zero(group, incomplete=incomplete, voided=True)
+        if self.store is not None:  # before anyone is answered, so every answer given can be given again
+            try:
+                await asyncio.wait_for(self._persist(group_id, results), STORE_TIMEOUT_S)
+            except asyncio.TimeoutError:
+                logger.error("group %s: the store did not answer within %.0f s", group_id, STORE_TIMEOUT_S)
+                self.counts["store_errors"] += 1
         self._pending.pop(group_id, None)
-        self._finished[group_id] = results
-        while len(self._finished) > self.finished_capacity:
-            self._finished.popitem(last=False)
+        self._remember(group_id, results)
         self.counts["groups"] += 1
         self.counts["incomplete"] += incomplete
         assert group.done is not None
         if not group.done.done():
             group.done.set_result(results)
+
+    def _remember(self, group_id: str, results: dict[str, MemberResult]) -> None:
+        self._finished[group_id] = results
+        while len(self._finished) > self.finished_capacity:
+            self._finished.popitem(last=False)
+
+    async def _persist(self, group_id: str, results: dict[str, MemberResult]) -> None:
+        """Keep the answers in the store, and the store within its capacity; store trouble is logged, not raised."""
+        assert self.store is not None
+        try:
+            if not self._stored_loaded:  # a recovered coordinator takes over what its predecessor stored
+                self._stored.extend(k for k in await self.store.keys() if k not in self._stored)
+                self._stored_loaded = True
+            await self.store.put(group_id, _encode(results))
+            self._stored.append(group_id)
+            while len(self._stored) > self.stored_capacity:
+                await self.store.delete(self._stored.popleft())
+        except Exception:
+            logger.exception("group %s: could not keep the answers in the store", group_id)
+            self.counts["store_errors"] += 1
+
+    async def _recall(self, group_id: str) -> None:
+        """Look a group up in the store (a recovered coordinator meeting a member of a group finished before)."""
+        assert self.store is not None
+        try:
+            value = await self.store.get(group_id)
+        except Exception:
+            logger.exception("group %s: could not read the store", group_id)
+            self.counts["store_errors"] += 1
+            return
+        if value is not None and group_id not in self._finished:
+            self.counts["recalled"] += 1
+            self._remember(group_id, _decode(value))
 
     def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> dict[str, MemberResult]:
         info = zero_info(
@@ -286,6 +408,7 @@ class GroupCoordinator:
             group.query, candidates, self.topology, group_id=group_id, **options
         )
         stats = _group_stats(result)
+        forfeited = result.forfeited
         base = zero_info(arena_group_size=len(members), arena_expected=group.expected,
                          arena_incomplete=float(incomplete), **stats)  # fmt: skip
         results = {}
@@ -298,6 +421,7 @@ class GroupCoordinator:
                     "arena_points": float(result.points[i]),
                     "arena_anchor": float(i == anchor),
                     "arena_no_answer": float(bool(candidates[i].meta.get("no_answer"))),
+                    "arena_forfeit": float(forfeited[i]),
                 },
             )
         mean = math.fsum(r.reward for r in results.values()) / len(results)
@@ -330,7 +454,15 @@ class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` answers outside the members' queue."""
 
     def __init__(self, ranker: Any, topology: str, options: dict[str, Any], **kwargs: Any) -> None:
-        self.coordinator = GroupCoordinator(ranker, topology, options, **kwargs)
+        context = ray.get_runtime_context()
+        name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
+        store = RayKVStore(f"coordinator/{context.namespace}/{name}")
+        recovered = context.was_current_actor_reconstructed
+        if recovered:
+            logger.warning(
+                "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
+            )
+        self.coordinator = GroupCoordinator(ranker, topology, options, store=store, recovered=recovered, **kwargs)
 
     async def submit(self, *args: Any, **kwargs: Any) -> MemberResult:
         return await self.coordinator.submit(*args, **kwargs)

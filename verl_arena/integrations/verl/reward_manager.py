@@ -18,6 +18,7 @@ runs never share them) and live as long as that worker.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 from typing import Any, ClassVar
@@ -76,6 +77,17 @@ def check_trainer_config(config: DictConfig) -> tuple[ArenaRewardConfig, int]:
             waiting, config.reward.num_workers, capacity, -(-waiting // RAY_CALLS_PER_WORKER),
         )  # fmt: skip
     return arena, group_size
+
+
+@functools.cache
+def _warn_unmarked_anchor(session: int) -> None:
+    """Once per process: ``anchor=greedy`` without the arena agent loops has no greedy rollout to use."""
+    logger.warning(
+        "anchor=greedy, but session %d was not sampled greedily: the arena_tool_agent / arena_single_turn_agent loops "
+        "are not in use. Each group's anchor is its lowest-numbered rollout that arrived, sampled like the others; set "
+        "actor_rollout_ref.rollout.agent.default_agent_loop=arena_tool_agent, or anchor=first to say so",
+        session,
+    )
 
 
 class ArenaRewardManager(RewardManagerBase):
@@ -172,6 +184,8 @@ class ArenaRewardManager(RewardManagerBase):
     async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> MemberResult:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
         anchor = self.arena.anchor == "greedy" and hasattr(extra, "get") and bool(extra.get("arena_anchor"))
+        if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
+            _warn_unmarked_anchor(self.arena.anchor_session)
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
         patience = self.arena.arrival_timeout_s + self.arena.judge_deadline_s + 60.0
         try:
