@@ -94,9 +94,10 @@ class JudgeConfig(_Strict):
         retry: retry policy.
         failure_threshold / cooldown_s: an endpoint failing this many times in a row is taken out for
             ``cooldown_s``, then probed with one request.
-        down_wait_s: once every endpoint has failed its recovery probe (the judge is down for everyone), a request
-            waits at most this long for one to come back, then fails (reason ``"unavailable"``); groups are then
-            voided within seconds instead of at their deadline.
+        down_wait_s: once every endpoint has failed its recovery probe (the judge is down for everyone), requests
+            wait for one to come back for this long, then every request fails at once (reason ``"unavailable"``)
+            until an endpoint answers a recovery probe again; groups are voided within seconds instead of at their
+            deadline.
         order_swap: judge both orders and sum the scores (ArenaRL's bidirectional protocol).
         require_agreement: with ``order_swap``, count a win only when both orders agree; otherwise a tie.
         cache_path: sqlite file caching verdicts (``None``: no cache).

@@ -145,6 +145,7 @@ class _Endpoint:
     probing: bool = False
     #: failed its recovery probe: down for everyone, as far as we can tell
     down: bool = False
+    down_since: float = 0.0
     last_success: float = -math.inf
     requests: int = 0
     failures: int = 0
@@ -375,7 +376,6 @@ class ChatClient:
 
     async def _take_endpoint(self, state: _LoopState, started: float) -> tuple[_Endpoint, bool]:
         """The endpoint for the next attempt, and whether the attempt is its recovery probe."""
-        give_up_at = math.inf  # set once every endpoint is down
         while True:
             now = self._clock()
             ready = [e for e in self._endpoints if e.available(now)]
@@ -386,12 +386,11 @@ class ChatClient:
                 if endpoint.half_open:
                     endpoint.probing = True
                 return endpoint, endpoint.half_open
-            if all(e.down for e in self._endpoints):
-                give_up_at = min(give_up_at, now + self.config.down_wait_s)
+            give_up_at = math.inf
+            if all(e.down for e in self._endpoints):  # a grace period, then every request fails at once
+                give_up_at = max(e.down_since for e in self._endpoints) + self.config.down_wait_s
                 if now >= give_up_at:
                     raise _Fatal("unavailable", "every judge endpoint is down (each failed its recovery probe)")
-            else:
-                give_up_at = math.inf
             remaining = min(self.retry.max_elapsed_s - (now - started), give_up_at - now)
             if remaining <= 0:
                 raise _Fatal("unavailable", "no endpoint became available before the request's time ran out")
@@ -412,8 +411,10 @@ class ChatClient:
         elif ok is False:
             endpoint.failures += 1
             endpoint.consecutive_failures += 1
-            if probe:
-                endpoint.down = True  # it failed its recovery probe
+            if probe:  # it failed its recovery probe
+                if not endpoint.down:
+                    endpoint.down_since = self._clock()
+                endpoint.down = True
             if endpoint.half_open or endpoint.consecutive_failures >= self.config.failure_threshold:
                 endpoint.cooldown_until = self._clock() + self.config.cooldown_s
                 endpoint.half_open = True
