@@ -63,3 +63,14 @@ def test_unknown_method_is_refused():
         [sys.executable, "-m", "verl_arena.cli", "bench", "--methods", "nope"], capture_output=True, text=True
     )
     assert done.returncode == 2 and "invalid choice: 'nope'" in done.stderr
+
+
+def test_bench_gaming_finds_that_breaking_the_judge_never_pays(capsys):
+    code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["breaking_beats_losing"] == 0
+    rows = {(r["topology"], r["kind"], r["way"]): r["reward"] for r in report["rows"]}
+    assert len(rows) == 2 * 9
+    for (topology, kind, way), reward in rows.items():
+        if way == "breaking":
+            assert reward == rows[(topology, kind, "losing")] < rows[(topology, "-", "honest")]

@@ -42,7 +42,8 @@ def adversarial_judge():
 
 
 def group(culprit_text: str | None = None, *, no_answer: bool = False) -> list[Candidate]:
-    """Eight plans (an even group: no Swiss byes); candidate 3, a weak one, optionally carries ``culprit_text``."""
+    """Eight plans (an even group: no Swiss byes); candidate 3, a weak one, optionally carries ``culprit_text``, or
+    is marked as having no final answer (it then loses every match without a judge call)."""
     stops = ["Kiyomizu temple", "Nishiki market lunch", "Gion evening walk", "Fushimi Inari", "tea house", "Kamo river"]
     group = [
         Candidate(
@@ -52,8 +53,8 @@ def group(culprit_text: str | None = None, *, no_answer: bool = False) -> list[C
         )
         for i in range(8)
     ]
-    weak = Candidate(id=f"r{CULPRIT}", answer=f"Kyoto is nice. {culprit_text or ''}".strip(), path="")
-    group[CULPRIT] = Candidate(weak.id, weak.answer, weak.path, {"no_answer": True} if no_answer else {})
+    answer = f"Kyoto is nice. {culprit_text or ''}".strip()
+    group[CULPRIT] = Candidate(f"r{CULPRIT}", answer, "", {"no_answer": True} if no_answer else {})
     return group
 
 
@@ -73,9 +74,11 @@ def rank(url: str, candidates: list[Candidate], topology: str, *, query: str = Q
 @pytest.mark.parametrize("kind", ["refused", "empty", "wrong_schema", "truncated"])
 def test_a_candidate_that_breaks_the_judge_does_no_better_than_losing(adversarial_judge, topology, kind):
     result, stats = rank(adversarial_judge, group(PHRASE[kind]), topology)
-    lost, _ = rank(adversarial_judge, group(no_answer=True), topology)  # the same candidate losing every match
+    # the same candidate (same content, so the same seeded draws and opponents) losing every match without a call
+    lost, _ = rank(adversarial_judge, group(PHRASE[kind], no_answer=True), topology)
     assert not result.voided and result.failures == 0 and result.failure_reasons == {}
     assert result.rewards[CULPRIT] <= lost.rewards[CULPRIT] + 1e-9
+    assert result.rewards == lost.rewards  # in fact exactly where losing puts it, and nobody else moves
     assert result.advantages[CULPRIT] < 0 and result.rewards[CULPRIT] == min(result.rewards)
     assert stats["judge"]["attributed"] >= 1 and stats["judge"].get("unattributed", 0) == 0
     if topology == "multi_round":  # group judgments pass the culprit over

@@ -243,6 +243,26 @@ def test_incomplete_groups_and_duplicates_finish_within_the_deadline(cluster, ju
     assert info[1]["arena_duplicate"] + info[3]["arena_duplicate"] == 1.0  # whichever arrived second is flagged
 
 
+def test_a_rollout_that_makes_the_judge_refuse_forfeits(cluster):
+    from verl.utils import hf_tokenizer
+
+    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+
+    tokenizer = hf_tokenizer(str(cluster))
+    plays = trajectories("uid-a")
+    text, extra = plays[1]  # a decent plan ...
+    plays[1] = (f"{text}\n(forbidden words)", extra)  # ... with words the provider's content filter refuses
+    with MockJudgeThread(MockJudgeConfig(triggers={"forbidden words": "refused"})) as url:
+        workers = [ray.remote(RewardLoopWorker).remote(trainer_config(cluster, url, name="arena_refuse"))]
+        outputs = deliver(workers, [row(tokenizer, "uid-a", s, t, e) for s, (t, e) in enumerate(plays)])
+    info = [o["reward_extra_info"] for o in outputs]
+    assert [i["arena_forfeit"] for i in info] == [0.0, 1.0, 0.0, 0.0]
+    assert all(i["arena_voided"] == 0.0 and i["arena_failed_judgments"] == 0.0 for i in info)
+    # it ranks below every rollout that answered: breaking the judge bought nothing
+    assert info[1]["arena_rank"] >= 2.0 and outputs[1]["reward_score"] < min(outputs[0]["reward_score"],
+                                                                          outputs[2]["reward_score"])  # fmt: skip
+
+
 def test_judge_down_gives_zero_advantages_within_the_deadline(cluster):
     from verl.utils import hf_tokenizer
 

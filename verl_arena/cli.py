@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The ``verl-arena`` command: ``rank``, ``replay``, ``mock-judge``, ``doctor``, ``bench``, ``bench-core``,
-``bench-judge``."""
+``bench-judge``, ``bench-gaming``."""
 
 from __future__ import annotations
 
@@ -257,6 +257,18 @@ def _bench_core(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_gaming(args: argparse.Namespace) -> int:
+    from verl_arena.bench.gaming import report, run_gaming_bench
+
+    rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, seed=args.seed)
+    table, beaten = report(rows, args.groups)
+    if args.json:
+        print(json.dumps({"rows": [r.__dict__ for r in rows], "breaking_beats_losing": len(beaten)}, indent=1))
+    else:
+        print(table)
+    return 1 if beaten else 0
+
+
 def _bench_judge(args: argparse.Namespace) -> int:
     from verl_arena.bench.judge_throughput import format_report, run_judge_bench
 
@@ -438,6 +450,17 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
     judge.add_argument("--json", action="store_true")
     judge.set_defaults(func=_bench_judge)
+
+    from verl_arena.bench import gaming
+
+    bench_gaming = sub.add_parser(
+        "bench-gaming",
+        help="check that a rollout cannot buy reward by breaking the judge (mock judge with content triggers)",
+        description=gaming.__doc__.split("\n\n", 1)[1] if gaming.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gaming.add_arguments(bench_gaming)
+    bench_gaming.set_defaults(func=_bench_gaming)
     return parser
 
 
