@@ -51,7 +51,7 @@ def with_candidate(**fields) -> str:
         (b"\n  \n", "no groups"),
         (json.dumps({**GOOD, "id": True}).encode(), "'id' must be a non-empty string or an integer"),
         (with_candidate(id=False, answer="x").encode(), "each candidate needs an 'id'"),
-        (b"[1, 2]", "line 1: a group must be a JSON object"),
+        (b"[1, 2]", "line 1: each line must be a JSON object"),
         (json.dumps({**GOOD, "query": "   "}).encode(), "a group needs a 'query' string"),
     ],
 )

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import Candidate, GroupResult, check_candidates
+from verl_arena.inputs import jsonl_objects, optional_text, rubrics_field
 from verl_arena.judges.rendering import candidate_from_messages
 
 __all__ = [
@@ -57,40 +58,6 @@ class Group:
 # -- reading and checking -------------------------------------------------------------------------------------------
 
 
-def _unpaired_surrogate(value: Any, field: str) -> str | None:
-    """The first field (a dotted path) holding text that cannot be written as UTF-8 (an unpaired surrogate)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            return f"{field} (an unpaired surrogate {value[exc.start]!r} at character {exc.start})"
-        return None
-    if isinstance(value, Mapping):
-        items: Any = ((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
-    elif isinstance(value, list):
-        items = ((f"{field}[{i}]", v) for i, v in enumerate(value))
-    else:
-        return None
-    for name, item in items:
-        found = _unpaired_surrogate(name, "key") or _unpaired_surrogate(item, name)
-        if found:
-            return found
-    return None
-
-
-def _text(raw: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str:
-    """``raw[key]`` as a string; a clear error for anything else (``null`` included)."""
-    if key not in raw:
-        if required:
-            raise ConfigError(f"{where}: missing {key!r}")
-        return ""
-    value = raw[key]
-    if not isinstance(value, str):
-        hint = ' (use "" for an empty one)' if value is None else ""
-        raise ConfigError(f"{where}: {key!r} must be a string, got {json.dumps(value)[:40]}{hint}")
-    return value
-
-
 def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where}: 'messages' must be a non-empty list of chat messages")
@@ -105,14 +72,6 @@ def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
         if not isinstance(m.get("tool_calls") or [], list):
             raise ConfigError(f"{where}: messages[{i}].tool_calls must be a list")
     return raw
-
-
-def _rubrics(raw: Any, where: str) -> list[Any] | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or not all(isinstance(r, str | Mapping) and r for r in raw):
-        raise ConfigError(f"{where}: 'rubrics' must be a list of non-empty strings or objects, got {raw!r:.60}")
-    return list(raw)
 
 
 def _candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[str, Any]) -> Candidate:
@@ -131,13 +90,12 @@ def _candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[
     if "messages" in raw:
         return candidate_from_messages(str(cid), _messages(raw["messages"], where), meta=meta, **render)
     if "answer" in raw:
-        return Candidate(id=str(cid), answer=_text(raw, "answer", where), path=_text(raw, "path", where), meta=meta)
+        answer, path = optional_text(raw, "answer", where), optional_text(raw, "path", where)
+        return Candidate(id=str(cid), answer=answer, path=path, meta=meta)
     raise ConfigError(f"{where} needs 'messages' or 'answer'")
 
 
-def _group(raw: Any, where: str, number: int, render: Mapping[str, Any]) -> Group:
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: a group must be a JSON object")
+def _group(raw: dict[str, Any], where: str, number: int, render: Mapping[str, Any]) -> Group:
     if not isinstance(raw.get("query"), str) or not raw["query"].strip():
         raise ConfigError(f"{where}: a group needs a 'query' string")
     if not isinstance(raw.get("candidates"), list) or not raw["candidates"]:
@@ -145,10 +103,7 @@ def _group(raw: Any, where: str, number: int, render: Mapping[str, Any]) -> Grou
     gid = raw.get("id", number)
     if isinstance(gid, bool) or not isinstance(gid, str | int) or str(gid) == "":
         raise ConfigError(f"{where}: 'id' must be a non-empty string or an integer")
-    bad_text = _unpaired_surrogate(raw, "")
-    if bad_text:
-        raise ConfigError(f"{where}: {bad_text} is not valid text")
-    rubrics = _rubrics(raw.get("rubrics"), where)
+    rubrics = rubrics_field(raw.get("rubrics"), where)
     candidates = [_candidate(c, where, rubrics, render) for c in raw["candidates"]]
     check_candidates(candidates, f"{where} (group {str(gid)!r})")
     return Group(str(gid), raw["query"], candidates)
@@ -161,26 +116,9 @@ def load_groups(path: str | Path, *, render: Mapping[str, Any] | None = None) ->
         path: the JSONL file.
         render: keyword arguments for :func:`candidate_from_messages` (e.g. ``include_tool_outputs=False``).
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     groups: list[Group] = []
     seen: set[str] = set()
-    for number, line_bytes in enumerate(data.splitlines(), 1):
-        where = f"{path} line {number}"
-        try:
-            line = line_bytes.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ConfigError(
-                f"{where}: not UTF-8 (byte {line_bytes[exc.start]:#04x} at column {exc.start + 1})"
-            ) from None
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    for where, number, raw in jsonl_objects(path):
         group = _group(raw, where, number, render or {})
         if group.id in seen:
             raise ConfigError(f"{where}: duplicate group id {group.id!r}")

@@ -196,6 +196,30 @@ def _mock_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prepare(args: argparse.Namespace) -> int:
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.integrations.verl.prepare import prepare
+
+    defaults = {k: v for k, v in {"system": args.system, "domain": args.domain, "agent": args.agent}.items() if v}
+    try:
+        done = prepare(
+            args.tasks, args.output, val_tasks=args.val, val_fraction=args.val_fraction, seed=args.seed, **defaults
+        )
+    except (ConfigError, OSError) as exc:
+        print(f"verl-arena prepare: {exc}", file=sys.stderr)
+        return 2
+    print(f"{done.train} ({done.train_rows} tasks), {done.val} ({done.val_rows} tasks)")
+    print(f"train with: data.train_files={done.train} data.val_files={done.val} data.return_raw_chat=True")
+    return 0
+
+
+def _tiny_model(args: argparse.Namespace) -> int:
+    from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+
+    print(build_tiny_model(args.output, hidden_size=args.hidden_size, layers=args.layers, seed=args.seed))
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from verl_arena.doctor import run_checks
 
@@ -341,6 +365,35 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
     rank.add_argument("--quiet", action="store_true", help="no progress bar")
     rank.set_defaults(func=_rank)
+
+    prep = sub.add_parser(
+        "prepare",
+        help="turn a tasks file (JSONL) into the train/val parquet files verl reads",
+        description="Each line: query, and optionally id, system, reference (text or chat messages), rubrics, domain, "
+        "agent, tools_kwargs, split (train, or test/val/validation/eval). Writes OUTPUT/train.parquet and "
+        "OUTPUT/val.parquet with the split marked where the arena reward manager looks for it.",
+    )
+    prep.add_argument("tasks", help="tasks file (JSONL)")
+    prep.add_argument("-o", "--output", required=True, help="output directory")
+    prep.add_argument("--val", help="a second tasks file, all of it validation")
+    prep.add_argument("--val-fraction", type=float, default=0.0, help="share of tasks without a split for validation")
+    prep.add_argument("--seed", type=int, default=0)
+    prep.add_argument("--system", help="system prompt for tasks without their own")
+    prep.add_argument("--domain", help="data_source for tasks without their own (arena)")
+    prep.add_argument("--agent", help="agent loop for tasks without their own, e.g. arena_tool_agent")
+    prep.set_defaults(func=_prepare)
+
+    tiny = sub.add_parser(
+        "tiny-model",
+        help="build a tiny random Qwen2 and its tokenizer offline (for CPU smoke runs of verl's trainer)",
+        description="A byte-level BPE tokenizer with a ChatML/tool-call chat template and a two-layer random Qwen2, "
+        "written with save_pretrained to OUTPUT. No download.",
+    )
+    tiny.add_argument("output")
+    tiny.add_argument("--hidden-size", type=int, default=64)
+    tiny.add_argument("--layers", type=int, default=2)
+    tiny.add_argument("--seed", type=int, default=0)
+    tiny.set_defaults(func=_tiny_model)
 
     rep = sub.add_parser(
         "replay",

@@ -41,6 +41,7 @@ import ray
 from ray.experimental import internal_kv
 
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
 __all__ = [
     "INFO_KEYS",
@@ -78,6 +79,7 @@ INFO_KEYS = (
     "arena_validation",
     "arena_timeout",
     "arena_forfeit",
+    "arena_horizon",
 )
 
 
@@ -166,6 +168,7 @@ class _Pending:
     members: dict[str, Candidate] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
     reference: Candidate | None = None
+    step: int | None = None
     done: asyncio.Future[dict[str, MemberResult]] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
@@ -203,6 +206,7 @@ class GroupCoordinator:
         store: keeps finished answers beyond this object's life (see :class:`FinishedStore`); ``None``: memory only.
         stored_capacity: how many finished groups the store keeps (the oldest are deleted).
         recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
+        judgment_log: a JSONL file receiving every ranked group's full result (``verl-arena replay`` reads it).
     """
 
     def __init__(
@@ -219,6 +223,7 @@ class GroupCoordinator:
         store: FinishedStore | None = None,
         stored_capacity: int = 10_000,
         recovered: bool = False,
+        judgment_log: str | None = None,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -233,6 +238,8 @@ class GroupCoordinator:
         self.store = store
         self.stored_capacity = stored_capacity
         self.recovered = recovered and store is not None
+        self.step_metrics = StepMetrics()
+        self.judgment_log = JudgmentLog(judgment_log) if judgment_log else None
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -252,6 +259,8 @@ class GroupCoordinator:
         *,
         anchor: bool = False,
         reference: Candidate | None = None,
+        step: int | None = None,
+        horizon: int = 0,
     ) -> MemberResult:
         """Join ``group_id`` as ``member`` and wait for the group's result.
 
@@ -263,7 +272,26 @@ class GroupCoordinator:
             query: the prompt.
             anchor: this member is the anchor (ArenaRL's greedy rollout).
             reference: a reference trajectory to rank against (compared with, never rewarded).
+            step: the training step that produced this rollout (its answer is counted in that step's metrics).
+            horizon: the interaction-turn limit the rollout ran under, if any (reported back).
         """
+        result = await self._submit(group_id, member, candidate, expected, query, anchor, reference, step)
+        if horizon:
+            result = _flag(result, arena_horizon=float(horizon))
+        self.step_metrics.add(step, group_id, result.info)
+        return result
+
+    async def _submit(
+        self,
+        group_id: str,
+        member: str,
+        candidate: Candidate,
+        expected: int,
+        query: str,
+        anchor: bool,
+        reference: Candidate | None,
+        step: int | None,
+    ) -> MemberResult:
         arrived = self._clock()
         self.counts["submitted"] += 1
         if self.recovered and group_id not in self._finished and group_id not in self._pending:
@@ -281,7 +309,7 @@ class GroupCoordinator:
             if len(self._pending) >= self.max_pending:
                 self.counts["overflow"] += 1
                 return MemberResult(0.0, zero_info(arena_overflow=1.0, arena_expected=expected))
-            group = _Pending(expected=expected, query=query, first_arrival=arrived)
+            group = _Pending(expected=expected, query=query, first_arrival=arrived, step=step)
             group.done = asyncio.get_running_loop().create_future()
             group.timer = asyncio.get_running_loop().call_later(
                 self.arrival_timeout_s, lambda: self._close(group_id, reason="timeout")
@@ -407,6 +435,12 @@ class GroupCoordinator:
         result: GroupResult = await self.ranker.rank_group(
             group.query, candidates, self.topology, group_id=group_id, **options
         )
+        if self.judgment_log is not None:
+            try:
+                await self.judgment_log.write({"query": group.query, "result": result.to_dict(), "step": group.step})
+            except OSError:
+                logger.exception("group %s: could not write the judgment log", group_id)
+                self.counts["log_errors"] += 1
         stats = _group_stats(result)
         forfeited = result.forfeited
         base = zero_info(arena_group_size=len(members), arena_expected=group.expected,
@@ -470,3 +504,7 @@ class CoordinatorActor:
     @ray.method(concurrency_group="control")
     async def stats(self) -> dict[str, Any]:
         return self.coordinator.stats()
+
+    @ray.method(concurrency_group="control")
+    async def step_metrics(self, upto: int | None = None) -> dict[str, float]:
+        return self.coordinator.step_metrics.pop(upto)

@@ -11,6 +11,10 @@ additions:
   the tournament's anchor. Other sessions sample as configured.
 - ``arena_tool_agent`` records the conversation (assistant turns, tool calls, tool results) as JSON in
   ``extra_fields["arena_messages"]``, so the judge sees the whole process, not only the decoded tokens.
+- ``arena_tool_agent`` follows ScalingInter-RL's horizon curriculum when ``+reward.reward_kwargs.horizon`` is set: its
+  assistant-turn limit is the schedule's value at the training step verl passes in (``global_steps``), so a resumed
+  run is on the right phase at once; validation samples (``extra_info.split`` in ``validation_splits``) get the
+  final limit. The limit is reported in ``extra_fields["arena_horizon"]``.
 
 Select them with ``actor_rollout_ref.rollout.agent.default_agent_loop=arena_tool_agent`` (or per sample through the
 dataset's ``agent_name`` column). Sessions are known in verl's v1 trainer (``session_id``); without one, no rollout is
@@ -27,9 +31,17 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
 from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentLoop
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
 
+from verl_arena.integrations.verl.config import HorizonSchedule
+
 __all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy"]
 
 logger = logging.getLogger(__name__)
+
+
+def _plain(node: Any) -> Any:
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
+    return OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig | ListConfig) else node
 
 
 def greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
@@ -42,9 +54,12 @@ class _AnchorMixin:
 
     config: Any
 
-    def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
+    def _arena_options(self) -> Any:
         reward = self.config.get("reward") or {}
-        options = reward.get("reward_kwargs") or {}
+        return reward.get("reward_kwargs") or {}
+
+    def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
+        options = self._arena_options()
         if options.get("anchor", "greedy") != "greedy":
             return False
         session = kwargs.get("session_id")
@@ -62,10 +77,30 @@ class _AnchorMixin:
 
 @register("arena_tool_agent")
 class ArenaToolAgentLoop(_AnchorMixin, ToolAgentLoop):
-    """verl's tool agent loop with a greedy anchor session and the conversation recorded for the judge."""
+    """verl's tool agent loop with a greedy anchor session, the conversation recorded for the judge, and the
+    horizon curriculum."""
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
-        return await self._run_arena(super().run, sampling_params, kwargs)
+        horizon = self._horizon(kwargs)
+        if horizon:
+            self.max_assistant_turns = horizon  # this loop object serves one trajectory
+        output = await self._run_arena(super().run, sampling_params, kwargs)
+        if horizon:
+            output.extra_fields["arena_horizon"] = horizon
+        return output
+
+    def _horizon(self, kwargs: dict[str, Any]) -> int:
+        """The assistant-turn limit of this trajectory (0: no curriculum)."""
+        options = self._arena_options()
+        schedule = options.get("horizon")
+        if not schedule:
+            return 0
+        schedule = HorizonSchedule.model_validate(_plain(schedule))
+        extra = kwargs.get("extra_info") or {}
+        split = extra.get(options.get("split_key", "split")) if hasattr(extra, "get") else None
+        splits = options.get("validation_splits") or ["test", "val", "validation", "eval"]
+        step = None if split is not None and str(split) in splits else kwargs.get("global_steps")
+        return schedule.at(None if step is None else int(step))
 
     def _build_assistant_message(self, content: str, agent_data: Any) -> dict[str, Any]:
         message = super()._build_assistant_message(content, agent_data)

@@ -19,12 +19,46 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
 
-__all__ = ["ArenaRewardConfig", "TournamentAdvantageConfig", "arena_config", "estimator_config"]
+__all__ = [
+    "ArenaRewardConfig",
+    "HorizonSchedule",
+    "TournamentAdvantageConfig",
+    "arena_config",
+    "estimator_config",
+    "hydra_value",
+    "judge_overrides",
+]
 
 logger = logging.getLogger(__name__)
 
 REWARD_PREFIX = "reward.reward_kwargs"
 ESTIMATOR_PREFIX = "algorithm.tournament"
+
+
+class HorizonSchedule(BaseModel):
+    """ScalingInter-RL's curriculum (AgentGym-RL): the interaction-turn limit grows in phases as training goes on.
+
+    Args:
+        turns: the limit of each phase, strictly increasing (e.g. ``[8, 12, 15]``).
+        steps_per_phase: training steps each phase lasts (K); the last phase lasts to the end.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    turns: list[int] = Field(min_length=1)
+    steps_per_phase: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _increasing(self) -> HorizonSchedule:
+        if self.turns[0] < 1 or any(b <= a for a, b in zip(self.turns, self.turns[1:], strict=False)):
+            raise ValueError(f"turns must be positive and strictly increasing, got {self.turns}")
+        return self
+
+    def at(self, step: int | None) -> int:
+        """The limit at training ``step`` (1-based, as verl counts); ``None`` (validation) gets the final one."""
+        if step is None:
+            return self.turns[-1]
+        phase = max(0, int(step) - 1) // self.steps_per_phase
+        return self.turns[min(phase, len(self.turns) - 1)]
 
 
 class ArenaRewardConfig(BaseModel):
@@ -51,6 +85,10 @@ class ArenaRewardConfig(BaseModel):
         max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
         judge_shards: actors in the judge pool.
         name: prefix of the Ray actor names (the job id is appended).
+        judgment_log: a JSONL file (on the coordinator's node) receiving every ranked group's full result with its
+            training step; ``verl-arena replay`` rebuilds the ranks and advantages from it.
+        step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
+        horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,6 +112,9 @@ class ArenaRewardConfig(BaseModel):
     max_tool_output_chars: int = Field(default=2_000, ge=50)
     judge_shards: int = Field(default=1, ge=1)
     name: str = "verl_arena"
+    judgment_log: str | None = None
+    step_metrics: bool = True
+    horizon: HorizonSchedule | None = None
 
     @model_validator(mode="after")
     def _check_tournament(self) -> ArenaRewardConfig:
@@ -136,3 +177,26 @@ def estimator_config(config: Mapping[str, Any] | DictConfig | None) -> Tournamen
     """Validate ``algorithm.tournament`` (``config`` is the ``algorithm`` node, as verl passes it)."""
     node = config.get("tournament") if config is not None and hasattr(config, "get") else None
     return _validate(TournamentAdvantageConfig, _plain(node) or {}, ESTIMATOR_PREFIX)
+
+
+def hydra_value(value: Any) -> str:
+    """``value`` written in Hydra's override grammar (strings quoted, mappings and lists in flow style)."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {hydra_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(hydra_value(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return repr(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def judge_overrides(judge: Mapping[str, Any]) -> list[str]:
+    """The ``+reward.reward_kwargs.judge.*`` overrides of a judge configuration (validated first)."""
+    from verl_arena.judges.config import parse_judge_config
+
+    parse_judge_config(judge)  # a bad file fails here, naming the field, not inside the trainer
+    return [f"+{REWARD_PREFIX}.judge.{key}={hydra_value(value)}" for key, value in judge.items()]

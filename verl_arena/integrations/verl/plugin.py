@@ -13,6 +13,15 @@ checks it in a fresh interpreter. Without entry points,
 from __future__ import annotations
 
 import logging
+import os
+
+if os.environ.get("VERL_PLATFORM", "").strip().lower() == "cpu":  # opt-in: training on the CPU
+    # first: the modules imported below already ask verl for its platform
+    try:
+        from verl_arena.integrations.verl.cpu import backend  # noqa: F401 - registers the CPU platform and rollout
+    except Exception:  # verl hides plugin errors at debug level: say it where it is seen
+        logging.getLogger(__name__).exception("VERL_PLATFORM=cpu, but verl-arena's CPU backend failed to load")
+        raise
 
 from verl.experimental.reward_loop.reward_manager import register as register_reward_manager
 from verl.trainer.ppo.core_algos import register_adv_est
@@ -21,6 +30,7 @@ from verl_arena._version import __version__
 from verl_arena.integrations.verl import agent_loops  # noqa: F401 - registers the agent loops
 from verl_arena.integrations.verl.estimator import compute_tournament_advantage
 from verl_arena.integrations.verl.reward_manager import ArenaRewardManager
+from verl_arena.integrations.verl.step_logging import install as install_step_metrics
 
 __all__ = ["ADVANTAGE_ESTIMATOR", "AGENT_LOOPS", "REWARD_MANAGER"]
 
@@ -32,6 +42,7 @@ AGENT_LOOPS = ("arena_tool_agent", "arena_single_turn_agent")
 
 register_adv_est(ADVANTAGE_ESTIMATOR)(compute_tournament_advantage)
 register_reward_manager(REWARD_MANAGER)(ArenaRewardManager)
+install_step_metrics()  # arena/* in every training step's metrics (verl logs reward_extra_info for validation only)
 logger.info(
     "verl-arena %s registered advantage estimator %r, reward manager %r and agent loops %s",
     __version__, ADVANTAGE_ESTIMATOR, REWARD_MANAGER, ", ".join(AGENT_LOOPS),

@@ -31,6 +31,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
+from verl_arena.integrations.verl.step_logging import coordinator_name
 from verl_arena.integrations.verl.trajectory import (
     candidate_from_row,
     query_from_prompt,
@@ -128,7 +129,7 @@ class ArenaRewardManager(RewardManagerBase):
             deadline_s=arena.judge_deadline_s,
         )
         cls._coordinator = CoordinatorActor.options(
-            name=f"{arena.name}_coordinator_{job}",
+            name=coordinator_name(arena.name, job),
             namespace=namespace,
             get_if_exists=True,
             max_restarts=-1,
@@ -141,12 +142,13 @@ class ArenaRewardManager(RewardManagerBase):
             arena.tournament_options(),
             arrival_timeout_s=arena.arrival_timeout_s,
             incomplete=arena.incomplete,
+            judgment_log=arena.judgment_log,
         )
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
         logger.info(
-            "arena reward manager: %s tournaments of %d, judge %s, coordinator %s_coordinator_%s",
-            arena.topology, group_size, [e.base_url for e in arena.judge.endpoints], arena.name, job,
+            "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
+            arena.topology, group_size, [e.base_url for e in arena.judge.endpoints], coordinator_name(arena.name, job),
         )  # fmt: skip
 
     # -- one trajectory ---------------------------------------------------------------------------------------------
@@ -183,7 +185,9 @@ class ArenaRewardManager(RewardManagerBase):
 
     async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> MemberResult:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
-        anchor = self.arena.anchor == "greedy" and hasattr(extra, "get") and bool(extra.get("arena_anchor"))
+        extra = extra if hasattr(extra, "get") else {}
+        anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor"))
+        step = scalar(non_tensor.get("global_steps"))
         if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
             _warn_unmarked_anchor(self.arena.anchor_session)
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
@@ -191,7 +195,15 @@ class ArenaRewardManager(RewardManagerBase):
         try:
             return await asyncio.wait_for(
                 self._coordinator.submit.remote(
-                    uid, member, candidate, self.group_size, query, anchor=anchor, reference=reference
+                    uid,
+                    member,
+                    candidate,
+                    self.group_size,
+                    query,
+                    anchor=anchor,
+                    reference=reference,
+                    step=None if step is None else int(step),
+                    horizon=int(extra.get("arena_horizon") or 0),
                 ),
                 patience,
             )

@@ -79,8 +79,13 @@ def candidate_from_row(
     """The candidate for one reward-loop row; ``response_text`` is the decoded response (used without messages).
 
     ``special_tokens`` (the policy tokenizer's, e.g. ``<|im_end|>``) are removed from recorded messages, which the
-    agent loop decodes with special tokens kept.
+    agent loop decodes with special tokens kept. Query-specific rubrics in the data (``extra_info["rubrics"]``, as
+    ``verl-arena prepare`` writes them) go to ``meta["rubrics"]``, where the judge's ``rubrics: data`` reads them.
     """
+    data_extra = scalar(non_tensor.get("extra_info")) or {}
+    rubrics = data_extra.get("rubrics") if isinstance(data_extra, Mapping) else None
+    rubrics = rubrics.tolist() if isinstance(rubrics, np.ndarray) else rubrics
+    meta: dict[str, Any] = {"rubrics": list(rubrics)} if isinstance(rubrics, list | tuple) and rubrics else {}
     extra = scalar(non_tensor.get("tool_extra_fields")) or {}
     recorded = extra.get("arena_messages") if isinstance(extra, Mapping) else None
     if recorded:
@@ -89,10 +94,11 @@ def candidate_from_row(
             messages = [_strip(m, special_tokens) for m in messages]
         return candidate_from_messages(
             member, messages, include_tool_outputs=include_tool_outputs, max_path=max_path,
-            max_answer=max_answer, max_tool_output=max_tool_output,
+            max_answer=max_answer, max_tool_output=max_tool_output, meta=meta,
         )  # fmt: skip
     reasoning, answer = split_think(response_text)
-    meta: dict[str, Any] = {} if answer else {"no_answer": True}
+    if not answer:
+        meta["no_answer"] = True
     path = f"reasoning: {reasoning}" if reasoning else ""
     return Candidate(
         id=member, answer=truncate_middle(answer, max_answer), path=truncate_middle(path, max_path), meta=meta

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Two real training steps of verl's trainer on this machine's CPU, with the arena reward manager and the tournament
+# estimator: check a recipe's arena options and a judge configuration on a laptop before spending GPU hours.
+#
+#   bash recipes/cpu_smoke.sh                                  # the built-in mock judge on loopback
+#   JUDGE_CONFIG=judge.yaml bash recipes/cpu_smoke.sh          # your judge (its key variables set in this shell)
+#   TOPOLOGY=multi_round bash recipes/cpu_smoke.sh +reward.reward_kwargs.tournament.repeats=2
+#
+# It builds a tiny random Qwen2 offline (verl-arena tiny-model), turns TASKS into verl's parquet files (verl-arena
+# prepare), and runs python -m verl.trainer.main_ppo with VERL_PLATFORM=cpu and the transformers rollout. Extra
+# arguments are passed to the trainer as overrides. Everything lands in WORKDIR: the model, the data, the trainer's
+# log (train.log), every judged group (judgments.jsonl: verl-arena replay reads it) and the rollouts
+# (rollouts/*.jsonl). About 1-2 minutes on 2 cores.
+# DRY_RUN=1 prints the trainer command instead of running anything.
+set -euo pipefail
+# shellcheck source=recipes/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORKDIR="${WORKDIR:-/tmp/verl_arena_cpu_smoke}"
+TASKS="${TASKS:-${ROOT}/examples/travel_tasks.jsonl}"
+TOPOLOGY="${TOPOLOGY:-seeded_single_elimination}"
+AGENT="${AGENT:-arena_single_turn_agent}"
+N="${N:-3}"                  # rollouts per prompt (>= 3: a random model's greedy anchor often says nothing)
+PROMPTS="${PROMPTS:-2}"      # prompts per step
+STEPS="${STEPS:-2}"
+JUDGE_CONFIG="${JUDGE_CONFIG:-}"
+
+arena_run mkdir -p "${WORKDIR}"
+arena_run verl-arena tiny-model "${WORKDIR}/model"
+arena_run verl-arena prepare "${TASKS}" -o "${WORKDIR}/data"
+
+mock_pid=""
+# shellcheck disable=SC2329  # called by the EXIT trap
+cleanup() { if [[ -n "${mock_pid}" ]]; then kill "${mock_pid}" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+if [[ -n "${JUDGE_CONFIG}" ]]; then
+    mapfile -t JUDGE < <(python3 -c '
+import sys, yaml
+from verl_arena.integrations.verl.config import judge_overrides
+loaded = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
+print("\n".join(judge_overrides(loaded.get("judge", loaded))))' "${JUDGE_CONFIG}")
+elif [[ "${DRY_RUN}" == "1" ]]; then
+    JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:PORT/v1', model: mock}]")
+else
+    verl-arena mock-judge --latency 0.01 > "${WORKDIR}/mock_judge.url" &
+    mock_pid=$!
+    for _ in $(seq 100); do [[ -s "${WORKDIR}/mock_judge.url" ]] && break; sleep 0.1; done
+    JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '$(head -n 1 "${WORKDIR}/mock_judge.url")', model: mock}]")
+fi
+mapfile -t CPU < <(python3 -c 'from verl_arena.integrations.verl.cpu.backend import cpu_overrides
+print("\n".join(cpu_overrides()))' 2>/dev/null)
+
+OVERRIDES=(
+    "${CPU[@]}"
+    "algorithm.adv_estimator=tournament"
+    "reward.reward_manager.name=arena"
+    "reward.num_workers=1"
+    "${JUDGE[@]}"
+    "+reward.reward_kwargs.topology=${TOPOLOGY}"
+    "+reward.reward_kwargs.judge_deadline_s=300"
+    "+reward.reward_kwargs.judgment_log=${WORKDIR}/judgments.jsonl"
+    "actor_rollout_ref.rollout.agent.default_agent_loop=${AGENT}"
+    "actor_rollout_ref.model.path=${WORKDIR}/model"
+    "actor_rollout_ref.rollout.n=${N}"
+    "actor_rollout_ref.actor.ppo_mini_batch_size=${PROMPTS}"
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=${PROMPTS}"
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=${PROMPTS}"
+    "actor_rollout_ref.actor.use_kl_loss=False"
+    "data.train_files=${WORKDIR}/data/train.parquet"
+    "data.val_files=${WORKDIR}/data/val.parquet"
+    "data.train_batch_size=${PROMPTS}"
+    "data.max_prompt_length=256"
+    "data.max_response_length=24"
+    "data.return_raw_chat=True"
+    "trainer.total_training_steps=${STEPS}"
+    "trainer.val_before_train=False"
+    "trainer.test_freq=${STEPS}"
+    "trainer.save_freq=-1"
+    "trainer.logger=[console]"
+    "trainer.rollout_data_dir=${WORKDIR}/rollouts"
+    "trainer.project_name=verl_arena"
+    "trainer.experiment_name=cpu_smoke"
+)
+
+if [[ "${DRY_RUN}" == "1" ]]; then
+    echo "[dry-run] VERL_PLATFORM=cpu python3 -m verl.trainer.main_ppo \\"
+    for override in "${OVERRIDES[@]}" "$@"; do echo "    ${override}"; done
+    exit 0
+fi
+rm -rf "${WORKDIR}/judgments.jsonl" "${WORKDIR}/rollouts"
+set +e
+VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
+    python3 -m verl.trainer.main_ppo "${OVERRIDES[@]}" "$@" > "${WORKDIR}/train.log" 2>&1
+status=$?
+set -e
+grep -a -E " step:[0-9]+ - " "${WORKDIR}/train.log" | sed -E 's/^.* (step:[0-9]+ - )/\1/; s/ - /\n    /g' \
+    | grep -E "^step:|arena/(groups|judge_calls|failed_judgments|voided_groups|forfeits):|critic/(score|advantages)/(mean|max)" \
+    || true
+echo "trainer exited with ${status}; log ${WORKDIR}/train.log, judgments ${WORKDIR}/judgments.jsonl"
+exit "${status}"

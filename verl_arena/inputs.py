@@ -1,0 +1,85 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Reading users' JSONL files strictly: every error names the file, the line and the field.
+
+Shared by ``verl-arena rank`` (groups files) and ``verl-arena prepare`` (task files).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from verl_arena.core.errors import ConfigError
+
+__all__ = ["jsonl_objects", "optional_text", "rubrics_field", "unpaired_surrogate"]
+
+
+def jsonl_objects(path: str | Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """``(where, line number, object)`` for every non-blank line; ``ConfigError`` for bytes that are not UTF-8, lines
+    that are not JSON objects, and text that cannot be written back as UTF-8 (an unpaired surrogate)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    for number, raw in enumerate(data.splitlines(), 1):
+        where = f"{path} line {number}"
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{where}: not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1})") from None
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise ConfigError(f"{where}: each line must be a JSON object")
+        bad_text = unpaired_surrogate(obj, "")
+        if bad_text:
+            raise ConfigError(f"{where}: {bad_text} is not valid text")
+        yield where, number, obj
+
+
+def unpaired_surrogate(value: Any, field: str) -> str | None:
+    """The first field (a dotted path) holding text that cannot be written as UTF-8 (an unpaired surrogate)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"{field} (an unpaired surrogate {value[exc.start]!r} at character {exc.start})"
+        return None
+    if isinstance(value, Mapping):
+        items: Any = ((f"{field}.{k}" if field else str(k), v) for k, v in value.items())
+    elif isinstance(value, list):
+        items = ((f"{field}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for name, item in items:
+        found = unpaired_surrogate(name, "key") or unpaired_surrogate(item, name)
+        if found:
+            return found
+    return None
+
+
+def optional_text(raw: Mapping[str, Any], key: str, where: str) -> str:
+    """``raw[key]`` as a string, ``""`` when absent; a clear error for anything else (``null`` included)."""
+    if key not in raw:
+        return ""
+    value = raw[key]
+    if not isinstance(value, str):
+        hint = ' (use "" for an empty one)' if value is None else ""
+        raise ConfigError(f"{where}: {key!r} must be a string, got {json.dumps(value)[:40]}{hint}")
+    return value
+
+
+def rubrics_field(raw: Any, where: str) -> list[Any] | None:
+    """A ``rubrics`` value: absent, or a list of non-empty strings or objects."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(r, str | Mapping) and r for r in raw):
+        raise ConfigError(f"{where}: 'rubrics' must be a list of non-empty strings or objects, got {raw!r:.60}")
+    return list(raw)

@@ -1,0 +1,132 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Opt-in CPU training for verl 0.9: check a recipe and a judge configuration on a laptop before spending GPU hours.
+
+verl's real trainer (``python -m verl.trainer.main_ppo``, v1 path, FSDP2 actor) runs on a CPU once it has:
+
+- a CPU platform (:mod:`.platform`, through verl's ``PlatformRegistry``), selected with ``VERL_PLATFORM=cpu``;
+- a rollout backend that runs on a CPU (:mod:`.rollout`, ``actor_rollout_ref.rollout.name=transformers``);
+- its FSDP training engines registered for the ``cpu`` device (verl's public ``EngineRegistry.register``);
+- a process-group backend without a duplicate ``cpu`` device (verl builds ``cpu:gloo,<device>:<backend>``).
+
+Nothing here is active unless ``VERL_PLATFORM=cpu`` is set: verl-arena's plugin then imports this module in every
+process that imports verl, and importing it activates the backend.
+``VERL_USE_EXTERNAL_MODULES=verl_arena.integrations.verl.cpu.backend`` does the same.
+:func:`cpu_overrides` gives the trainer overrides a CPU run needs (``recipes/cpu_smoke.sh`` uses them).
+
+The private verl names this touches are listed in :data:`PRIVATE_NAMES` and checked when the package is imported; on
+a verl version without them the import fails with an error naming the missing one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import verl
+
+__all__ = ["PRIVATE_NAMES", "ROLLOUT_NAME", "activate", "cpu_overrides"]
+
+logger = logging.getLogger(__name__)
+
+#: private verl names the CPU backend relies on (``module:attribute``), all checked at import
+PRIVATE_NAMES = (
+    "verl.workers.rollout.base:_ROLLOUT_REGISTRY",  # (name, mode) -> adapter class path; no public register
+    "verl.utils.distributed:initialize_global_process_group_ray",  # replaced: gloo alone on a CPU
+    "verl.workers.engine_workers:initialize_global_process_group_ray",  # its imported copy, replaced the same way
+)
+
+
+#: ``actor_rollout_ref.rollout.name`` of the transformers rollout
+ROLLOUT_NAME = "transformers"
+_ROLLOUT_MODULE = "verl_arena.integrations.verl.cpu.rollout"
+
+
+def _replica_class() -> type:
+    return importlib.import_module(_ROLLOUT_MODULE).TransformersReplica
+
+
+def _private(name: str) -> tuple[Any, str]:
+    module_name, attribute = name.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ImportError(f"verl-arena's CPU backend needs {module_name}, which verl {verl.__version__} lacks") from exc
+    if not hasattr(module, attribute):
+        raise ImportError(
+            f"verl-arena's CPU backend needs {name}, which verl {verl.__version__} does not have; it was written for "
+            "verl 0.9.x"
+        )
+    return module, attribute
+
+
+def _gloo_process_group(initialize: Callable[..., Any]) -> Callable[..., Any]:
+    """verl's process-group initialiser with ``gloo`` as the backend when none is given."""
+
+    @functools.wraps(initialize)
+    def initialize_on_cpu(timeout_second: float | None = None, backend: str | None = None) -> Any:
+        return initialize(timeout_second=timeout_second, backend=backend or "gloo")
+
+    initialize_on_cpu.__verl_arena_cpu__ = True  # type: ignore[attr-defined]
+    return initialize_on_cpu
+
+
+@functools.cache
+def activate() -> None:
+    """Register the CPU platform, the transformers rollout and the CPU engines with verl (once per process)."""
+    # the platform first: importing verl's engine and worker modules already asks for the platform
+    from verl_arena.integrations.verl.cpu import platform  # noqa: F401 - registers the platform
+
+    resolved = {name: _private(name) for name in PRIVATE_NAMES}
+
+    from verl.workers.engine.base import EngineRegistry
+    from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
+    from verl.workers.rollout.replica import RolloutReplicaRegistry
+
+    # the rollout module is only named here, never imported: a Ray worker that unpickles its server class imports
+    # it first, which imports verl, which loads this plugin while that module is still half-initialised
+    RolloutReplicaRegistry.register(ROLLOUT_NAME, _replica_class)
+    table, key = resolved["verl.workers.rollout.base:_ROLLOUT_REGISTRY"]
+    getattr(table, key)[(ROLLOUT_NAME, "async")] = f"{_ROLLOUT_MODULE}.TransformersServerAdapter"
+    engines = EngineRegistry._engines.get("language_model", {})  # registering twice would assert
+    if "cpu" not in engines.get("fsdp2", {}):
+        EngineRegistry.register(model_type="language_model", backend=["fsdp", "fsdp2"], device="cpu")(
+            FSDPEngineWithLMHead
+        )
+    for name in PRIVATE_NAMES[1:]:
+        module, attribute = resolved[name]
+        current = getattr(module, attribute)
+        if not getattr(current, "__verl_arena_cpu__", False):
+            setattr(module, attribute, _gloo_process_group(current))
+    logger.info("verl-arena CPU backend active: platform 'cpu', rollout %r", ROLLOUT_NAME)
+
+
+def cpu_overrides(*, processes: int = 1) -> list[str]:
+    """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
+
+    Args:
+        processes: training processes (logical GPUs given to Ray, one per process).
+    """
+    return [
+        "trainer.device=cpu",
+        "trainer.nnodes=1",
+        f"trainer.n_gpus_per_node={processes}",
+        f"+ray_kwargs.ray_init.num_gpus={processes}",
+        "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
+        "actor_rollout_ref.actor.strategy=fsdp2",
+        "actor_rollout_ref.ref.strategy=fsdp2",
+        "+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
+        "actor_rollout_ref.model.use_remove_padding=False",
+        "actor_rollout_ref.model.enable_gradient_checkpointing=False",
+        f"actor_rollout_ref.rollout.name={ROLLOUT_NAME}",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
+        "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
+        "data.dataloader_num_workers=0",
+        "actor_rollout_ref.rollout.agent.num_workers=1",
+    ]
+
+
+activate()

@@ -1,0 +1,238 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A transformers rollout backend for verl on the CPU (``actor_rollout_ref.rollout.name=transformers``).
+
+verl 0.9 generates only through rollout servers (vLLM, SGLang, TensorRT-LLM), none of which runs on a CPU. This
+backend plugs a small server into the same two places those use:
+
+- :class:`TransformersReplica` (verl's ``RolloutReplicaRegistry``) starts one :class:`TransformersServer` Ray actor
+  per replica. The agent loops send it token ids and get token ids back, with the log-probability of every sampled
+  token, exactly as from vLLM's server.
+- :class:`TransformersServerAdapter` (verl's rollout-class table) lives in the hybrid actor worker. After each
+  training step verl hands it the trained weights (the ``naive`` checkpoint engine of synchronous training); the
+  replica's leader rank loads them into the server, so the next rollouts come from the updated policy.
+
+It samples one sequence at a time with a key-value cache, which is plenty for two steps of a tiny model; it is a
+correctness backend for checking recipes and judge configurations, not a fast one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+import ray
+import torch
+from verl.workers.rollout.base import BaseRollout
+from verl.workers.rollout.replica import RolloutReplica, TokenOutput
+
+__all__ = ["TransformersReplica", "TransformersServer", "TransformersServerAdapter", "sample"]
+
+logger = logging.getLogger(__name__)
+
+
+def _server_name(replica_rank: int) -> str:
+    return f"verl_arena_transformers_rollout_{ray.get_runtime_context().get_job_id()}_{replica_rank}"
+
+
+def sample(
+    model: Any,
+    prompt_ids: list[int],
+    *,
+    max_tokens: int,
+    temperature: float,
+    top_p: float,
+    top_k: int,
+    stop_ids: set[int],
+    generator: torch.Generator,
+) -> tuple[list[int], list[float]]:
+    """Sample up to ``max_tokens`` tokens after ``prompt_ids``; returns the tokens and their log-probabilities.
+
+    Log-probabilities are taken from the distribution the token was drawn from before top-p/top-k truncation, with
+    logits divided by the temperature (as verl's actor computes them); a greedy request (temperature 0) reports the
+    untempered distribution.
+    """
+    tokens: list[int] = []
+    log_probs: list[float] = []
+    past = None
+    step_input = torch.tensor([prompt_ids])
+    with torch.inference_mode():
+        for _ in range(max_tokens):
+            out = model(input_ids=step_input, past_key_values=past, use_cache=True)
+            past = out.past_key_values
+            logits = out.logits[0, -1].float()
+            if temperature > 0:
+                logits = logits / temperature
+            distribution = torch.log_softmax(logits, dim=-1)
+            if temperature <= 0:
+                token = int(torch.argmax(logits))
+            else:
+                token = int(torch.multinomial(_truncated(distribution, top_p, top_k).exp(), 1, generator=generator))
+            tokens.append(token)
+            log_probs.append(float(distribution[token]))
+            if token in stop_ids:
+                break
+            step_input = torch.tensor([[token]])
+    return tokens, log_probs
+
+
+def _truncated(log_probs: torch.Tensor, top_p: float, top_k: int) -> torch.Tensor:
+    """Log-probabilities with everything outside the top-k and the top-p nucleus set to -inf."""
+    out = log_probs.clone()
+    if 0 < top_k < out.numel():
+        kth = torch.topk(out, top_k).values[-1]
+        out[out < kth] = -float("inf")
+    if 0 < top_p < 1:
+        ordered, order = torch.sort(out, descending=True)
+        mass_before = torch.cumsum(ordered.exp(), dim=0) - ordered.exp()
+        out[order[mass_before >= top_p]] = -float("inf")
+    return out
+
+
+class TransformersServer:
+    """A token-in, token-out generation server for one replica (a Ray actor), answering verl's control calls.
+
+    Args:
+        config: verl's ``RolloutConfig``.
+        model_config: verl's ``HFModelConfig``.
+        replica_rank: which replica this serves.
+    """
+
+    def __init__(self, config: Any, model_config: Any, replica_rank: int) -> None:
+        from transformers import AutoModelForCausalLM
+
+        torch.set_num_threads(max(1, int(os.environ.get("VERL_ARENA_CPU_THREADS", "1"))))
+        path = getattr(model_config, "local_path", None) or model_config.path
+        self.model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+        self.config = config
+        self.replica_rank = replica_rank
+        eos = self.model.generation_config.eos_token_id or self.model.config.eos_token_id
+        self.stop_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        self.generator = torch.Generator().manual_seed(1234 + replica_rank)
+        self.global_steps: int | None = None
+        self.weight_updates = 0
+        self._lock = asyncio.Lock()
+
+    def ready(self) -> bool:
+        return True
+
+    async def generate(
+        self, request_id: str, prompt_ids: list[int], sampling_params: dict[str, Any], **_: Any
+    ) -> TokenOutput:
+        """Sample a continuation of ``prompt_ids`` (multimodal inputs are not supported and ignored)."""
+        params = dict(sampling_params)
+        budget = self.config.prompt_length + self.config.response_length - len(prompt_ids)
+        max_tokens = params.get("max_tokens") or params.get("max_new_tokens") or self.config.response_length
+        async with self._lock:  # one sequence at a time: the CPU has no batch to gain from
+            tokens, log_probs = await asyncio.to_thread(
+                sample,
+                self.model,
+                list(prompt_ids),
+                max_tokens=max(1, min(int(max_tokens), budget)),
+                temperature=float(params.get("temperature", 1.0) or 0.0),
+                top_p=float(params.get("top_p", 1.0) or 1.0),
+                top_k=int(params.get("top_k", -1) or -1),
+                stop_ids=self.stop_ids,
+                generator=self.generator,
+            )
+        return TokenOutput(
+            token_ids=tokens,
+            log_probs=log_probs if params.get("logprobs") else None,
+            stop_reason="completed",
+            extra_fields={"global_steps": self.global_steps},
+        )
+
+    def load_weights(self, state: dict[str, torch.Tensor], global_steps: int | None = None) -> int:
+        """Load trained weights (all of them: anything unexpected or missing is an error)."""
+        self.model.load_state_dict(state, strict=False, assign=False)
+        unknown = sorted(set(state) - set(self.model.state_dict()))
+        if unknown:
+            raise KeyError(f"weights the rollout model does not have: {unknown[:5]}")
+        self.weight_updates += 1
+        if global_steps is not None:
+            self.global_steps = global_steps
+        return len(state)
+
+    def set_global_steps(self, global_steps: int) -> None:
+        self.global_steps = global_steps
+
+    def stats(self) -> dict[str, Any]:
+        return {"weight_updates": self.weight_updates, "global_steps": self.global_steps}
+
+    # verl's control calls: nothing to free or pause on a CPU
+    async def wake_up(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def sleep(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def clear_kv_cache(self) -> None:
+        return None
+
+    async def release_kv_cache(self) -> None:
+        return None
+
+    async def resume_kv_cache(self) -> None:
+        return None
+
+    async def abort_all_requests(self, reject_request: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return {}
+
+    async def resume_generation(self) -> None:
+        return None
+
+    async def start_profile(self, **kwargs: Any) -> None:
+        return None
+
+    async def stop_profile(self) -> None:
+        return None
+
+
+class TransformersReplica(RolloutReplica):
+    """One :class:`TransformersServer` per replica, on no GPU."""
+
+    def rollout_worker_use_gpu(self) -> bool:
+        return False
+
+    async def launch_servers(self) -> None:
+        name = _server_name(self.replica_rank)
+        server = (
+            ray.remote(TransformersServer)
+            .options(name=name, num_cpus=0, max_concurrency=self.max_concurrency)
+            .remote(self.config, self.model_config, self.replica_rank)
+        )
+        await server.ready.remote()
+        self.servers = [server]
+        self._server_handle = server
+        self._server_address = name
+
+
+class TransformersServerAdapter(BaseRollout):
+    """The hybrid worker's side: hands the trainer's weights to its replica's server."""
+
+    def __init__(self, config: Any, model_config: Any, device_mesh: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, model_config, device_mesh)
+        c = self.config
+        ranks_per_replica = c.tensor_model_parallel_size * c.data_parallel_size * c.pipeline_model_parallel_size
+        rank = int(os.environ.get("RANK", 0))
+        self.replica_rank = rank // ranks_per_replica
+        self.leader = rank % ranks_per_replica == 0
+
+    async def resume(self, tags: list[str]) -> None:
+        return None
+
+    async def release(self) -> None:
+        return None
+
+    async def update_weights(self, weights: Any, wire_format: str = "named_tensors", **kwargs: Any) -> None:
+        if wire_format != "named_tensors":
+            raise NotImplementedError(f"the transformers rollout takes full weights, not {wire_format!r}")
+        state = {}
+        for name, tensor in weights:  # every rank consumes the generator: it may gather across ranks
+            full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
+            state[name] = full.detach().to("cpu", copy=True)
+        if self.leader:
+            server = ray.get_actor(_server_name(self.replica_rank))
+            await server.load_weights.remote(state, kwargs.get("global_steps"))

@@ -1,0 +1,91 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The ``arena/*`` aggregates in every training step's metrics.
+
+verl 0.9's v1 trainer turns ``reward_extra_info`` into metrics for validation only (``val-aux/...``); a training step
+logs none of it, and the trainer offers no supported way to add metrics from outside (its metrics dict is built and
+logged inside ``fit``). The smallest hook that reaches every logger backend (console, wandb, tensorboard, ...) and
+every trainer mode is verl's ``Tracking.log``: :func:`install` wraps it so that a training step's metrics (the dict
+that carries ``training/global_step``) get the group coordinator's aggregates of the rollouts produced up to that
+step (see :mod:`verl_arena.runtime.step_metrics`). It is active only when the trainer's config uses the ``arena``
+reward manager with ``step_metrics`` on (the default), and a coordinator that cannot be reached costs one warning,
+never the step.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["coordinator_name", "install"]
+
+logger = logging.getLogger(__name__)
+
+_FETCH_TIMEOUT_S = 10.0
+
+
+def coordinator_name(prefix: str, job_id: str) -> str:
+    """The group coordinator's Ray actor name for the job (the reward manager creates it by this name)."""
+    return f"{prefix}_coordinator_{job_id}"
+
+
+def _source(config: Mapping[str, Any] | None) -> str | None:
+    """The coordinator to ask, if the config uses the arena reward manager with step metrics on."""
+    try:
+        reward = (config or {}).get("reward") or {}
+        if (reward.get("reward_manager") or {}).get("name") != "arena":
+            return None
+        options = reward.get("reward_kwargs") or {}
+        if not options.get("step_metrics", True):
+            return None
+        import ray
+
+        if not ray.is_initialized():
+            return None
+        return coordinator_name(options.get("name", "verl_arena"), ray.get_runtime_context().get_job_id())
+    except Exception:  # a config we do not understand: no arena metrics, and no harm
+        logger.debug("arena step metrics off: unreadable trainer config", exc_info=True)
+        return None
+
+
+def _fetch(name: str, step: int) -> dict[str, float]:
+    import ray
+
+    try:
+        coordinator = ray.get_actor(name)
+        return dict(ray.get(coordinator.step_metrics.remote(int(step)), timeout=_FETCH_TIMEOUT_S))
+    except Exception as exc:
+        _warn_once(name, exc)
+        return {}
+
+
+@functools.cache
+def _warn_once(name: str, exc: Exception) -> None:
+    logger.warning("arena step metrics unavailable (coordinator %s: %s); training goes on without them", name, exc)
+
+
+def install() -> None:
+    """Wrap ``verl.utils.tracking.Tracking`` once per process (see the module docstring)."""
+    from verl.utils.tracking import Tracking
+
+    if getattr(Tracking, "_verl_arena_step_metrics", False):
+        return
+    original_init, original_log = Tracking.__init__, Tracking.log
+
+    @functools.wraps(original_init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        config = kwargs.get("config", args[3] if len(args) > 3 else None)
+        self._arena_coordinator = _source(config)
+
+    @functools.wraps(original_log)
+    def log(self: Any, data: Any, step: Any, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(self, "_arena_coordinator", None)
+        if name and isinstance(data, Mapping) and "training/global_step" in data:
+            data = {**data, **_fetch(name, step)}
+        return original_log(self, data, step, *args, **kwargs)
+
+    Tracking.__init__, Tracking.log = __init__, log
+    Tracking._verl_arena_step_metrics = True
