@@ -3,14 +3,14 @@
 """Two real training steps on one GPU node: vLLM rollouts, the arena reward manager, the tournament estimator.
 
 Marked ``gpu``: the default test run deselects it, and it skips itself without CUDA and vLLM. It trains a tiny,
-randomly initialised Qwen2 (built here, no hub) on 8 travel prompts with 4 rollouts each, judged by the mock judge
-over loopback, and checks that verl ran two steps and logged the arena's reward fields.
+randomly initialised Qwen2 (``verl-arena tiny-model``, no hub) on the example travel tasks (``verl-arena prepare``)
+with 4 rollouts each, judged by the mock judge over loopback, and checks that verl ran two steps, logged the arena's
+step metrics and that every group was judged.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.gpu
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _gpu_ready() -> bool:
@@ -29,50 +30,15 @@ def _gpu_ready() -> bool:
         return False
 
 
-def _tiny_model(path: Path) -> Path:
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-    from verl_support import build_tokenizer
-
-    build_tokenizer(path)
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    config = Qwen2Config(
-        vocab_size=len(tokenizer), hidden_size=256, intermediate_size=512, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024, tie_word_embeddings=True,
-    )  # fmt: skip
-    Qwen2ForCausalLM(config).save_pretrained(path)
-    return path
-
-
-def _data(path: Path) -> tuple[Path, Path]:
-    import pandas as pd
-
-    queries = [f"Plan a day in city {i} with museums and food" for i in range(8)]
-
-    def rows(split: str) -> list[dict]:
-        return [
-            {
-                "data_source": "travel",
-                "prompt": [{"role": "user", "content": q}],
-                "ability": "planning",
-                "reward_model": {"style": "arena", "ground_truth": "Morning museum, lunch, evening food market."},
-                "extra_info": {"split": split, "index": i},
-            }
-            for i, q in enumerate(queries)
-        ]
-
-    train, val = path / "train.parquet", path / "val.parquet"
-    pd.DataFrame(rows("train")).to_parquet(train)
-    pd.DataFrame(rows("test")[:2]).to_parquet(val)
-    return train, val
-
-
 @pytest.mark.skipif(not _gpu_ready(), reason="needs a CUDA GPU and vLLM")
 def test_two_training_steps_with_tournament_advantages(tmp_path, mock_judge):
+    from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+    from verl_arena.integrations.verl.prepare import prepare
+
     url, server = mock_judge(latency=0.01)
-    model = _tiny_model(tmp_path / "model")
-    train, val = _data(tmp_path)
+    model = build_tiny_model(tmp_path / "model", hidden_size=256)
+    data = prepare(ROOT / "examples" / "travel_tasks.jsonl", tmp_path / "data")
+    train, val = data.train, data.val
     overrides = [
         "algorithm.adv_estimator=tournament",
         f"data.train_files={train}",
@@ -95,6 +61,7 @@ def test_two_training_steps_with_tournament_advantages(tmp_path, mock_judge):
         "reward.num_workers=2",
         f"+reward.reward_kwargs.judge.endpoints=[{{base_url: '{url}', model: mock}}]",
         "+reward.reward_kwargs.judge_deadline_s=120",
+        f"+reward.reward_kwargs.judgment_log={tmp_path / 'judgments.jsonl'}",
         "trainer.nnodes=1",
         "trainer.n_gpus_per_node=1",
         "trainer.total_training_steps=2",
@@ -103,12 +70,12 @@ def test_two_training_steps_with_tournament_advantages(tmp_path, mock_judge):
         "trainer.save_freq=-1",
         "trainer.logger=[console]",
     ]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
     done = subprocess.run(
-        [sys.executable, "-m", "verl.trainer.main_ppo", *overrides], capture_output=True, text=True, env=env,
-        timeout=1800,
-    )  # fmt: skip
+        [sys.executable, "-m", "verl.trainer.main_ppo", *overrides], capture_output=True, text=True, timeout=1800
+    )
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-5000:]
-    assert "step:2" in log and "arena_rank" in log
+    # training steps carry the arena's aggregates (verl itself logs reward_extra_info only for validation)
+    assert "step:2" in log and "arena/groups:" in log and "arena/judge_calls:" in log
     assert sum(server.served.values()) > 0  # the judge was asked
+    assert (tmp_path / "judgments.jsonl").read_text().count("\n") == 8  # 4 prompts x 2 steps

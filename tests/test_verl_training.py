@@ -1,0 +1,139 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""verl's own trainer, end to end on the CPU: ``python -m verl.trainer.main_ppo`` through ``recipes/cpu_smoke.sh``.
+
+Real Ray, real verl (v1 trainer, FSDP2 actor, the transformers rollout on the CPU), the arena reward manager, the
+tournament estimator and a real HTTP judge on loopback. Each run is two training steps of a tiny random model (about
+a minute and a half here); they are marked ``e2e`` so ``pytest -m "not e2e"`` runs the fast suite alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from verl_arena import replay
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def smoke(workdir: Path, *overrides: str, **env: str) -> tuple[str, dict[int, dict[str, float]]]:
+    """Run the CPU smoke recipe; returns the trainer's log and each training step's metrics."""
+    done = subprocess.run(
+        ["bash", str(ROOT / "recipes" / "cpu_smoke.sh"), *overrides],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "WORKDIR": str(workdir), **env},
+    )
+    log = (workdir / "train.log").read_text(errors="replace") if (workdir / "train.log").exists() else ""
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:] + log[-5000:]
+    steps = {}
+    for line in log.splitlines():
+        found = re.search(r" step:(\d+) - (.*)$", line)
+        if found:
+            pairs = (item.split(":", 1) for item in found.group(2).split(" - ") if ":" in item)
+            steps[int(found.group(1))] = {k: _number(v) for k, v in pairs}
+    return log, steps
+
+
+def _number(text: str) -> float:
+    """A logged value: ``0.5``, ``np.float64(0.5)``; anything else is NaN."""
+    wrapped = re.fullmatch(r"np\.\w+\((.*)\)", text.strip())
+    try:
+        return float(wrapped.group(1) if wrapped else text)
+    except ValueError:
+        return float("nan")
+
+
+def logged(workdir: Path) -> list[dict]:
+    return [json.loads(line) for line in (workdir / "judgments.jsonl").read_text().splitlines() if line.strip()]
+
+
+def rollout_scores(workdir: Path, step: int) -> dict[tuple[str, str], float]:
+    """``(uid, session) -> score`` of the rollouts verl dumped for ``step``."""
+    out = {}
+    for line in (workdir / "rollouts" / f"{step}.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        uid, session, _ = row["uid"].rsplit("_", 2)
+        out[(uid, session)] = row["score"]
+    return out
+
+
+def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path):
+    log, steps = smoke(tmp_path)
+    assert sorted(steps) == [1, 2]
+    entries = logged(tmp_path)
+    assert len(entries) == 4 and {e["step"] for e in entries} == {1, 2}  # 2 prompts x 2 steps, 3 rollouts each
+    for step in (1, 2):
+        scores = rollout_scores(tmp_path, step)
+        groups = [e["result"] for e in entries if e["step"] == step]
+        for result in groups:
+            assert result["comparisons"] == 4 and not result["voided"]  # the judge was called: 2N-2 judgments
+            again = asyncio.run(replay(result))  # the logged match log gives the same ranks without a judge
+            assert again.rewards == result["rewards"] and again.advantages == result["advantages"]
+            # the rewards verl trained on are the tournament's
+            for session, reward in zip(result["ids"], result["rewards"], strict=True):
+                assert scores[(result["group_id"], session)] == pytest.approx(reward, abs=1e-6)
+        # so are the advantages (the estimator broadcasts each rollout's advantage over its response tokens)
+        advantages = [a for r in groups for a in r["advantages"]]
+        assert steps[step]["critic/advantages/max"] == pytest.approx(max(advantages), abs=1e-5)
+        assert steps[step]["critic/advantages/min"] == pytest.approx(min(advantages), abs=1e-5)
+        # and the arena's aggregates are in the step's metrics
+        assert steps[step]["arena/groups"] == 2 and steps[step]["arena/rollouts"] == 6
+        assert steps[step]["arena/judge_calls"] == sum(r["comparisons"] for r in groups)
+        assert steps[step]["arena/voided_groups"] == 0 and steps[step]["arena/prompt_tokens"] > 0
+    # validation (test_freq = the last step) compared each validation rollout with its reference and logged it
+    assert "val-aux/travel/arena_points/mean@1" in log and "val-aux/travel/arena_validation/mean@1" in log
+
+
+def test_multi_round_with_the_tool_agent_and_a_horizon_curriculum(tmp_path):
+    _, steps = smoke(
+        tmp_path,
+        "+reward.reward_kwargs.tournament.repeats=2",
+        "+algorithm.tournament.normalize=grpo",
+        f"actor_rollout_ref.rollout.multi_turn.function_tool_path={ROOT / 'examples' / 'travel_tools.py'}",
+        "+reward.reward_kwargs.horizon.turns=[1,2]",
+        "+reward.reward_kwargs.horizon.steps_per_phase=1",
+        TOPOLOGY="multi_round",
+        AGENT="arena_tool_agent",
+    )
+    entries = logged(tmp_path)
+    assert {e["result"]["topology"] for e in entries} == {"multi_round"}
+    assert all(e["result"]["comparisons"] > 0 and not e["result"]["voided"] for e in entries)
+    # the curriculum moved to its second phase at step 2, as the schedule says
+    assert steps[1]["arena/horizon"] == 1 and steps[2]["arena/horizon"] == 2
+    for step in (1, 2):
+        assert steps[step]["arena/judge_calls"] == sum(e["result"]["comparisons"] for e in entries if e["step"] == step)
+
+
+def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
+    url, server = mock_judge(down=True)
+    judge = {
+        "endpoints": [{"base_url": url, "model": "mock"}],
+        "failure_threshold": 2,
+        "cooldown_s": 1.0,
+        "down_wait_s": 1.0,
+        "retry": {"max_attempts": 2, "initial_wait_s": 0.01, "max_wait_s": 0.05},
+    }
+    (tmp_path / "judge.yaml").write_text(yaml.safe_dump(judge))
+    # anchor=first: the random model's greedy anchor often says nothing, and a match against no answer needs no judge
+    _, steps = smoke(
+        tmp_path, "+reward.reward_kwargs.anchor=first", JUDGE_DEADLINE="30", JUDGE_CONFIG=str(tmp_path / "judge.yaml")
+    )
+    assert sorted(steps) == [1, 2] and server.served["503"] > 0
+    for step in (1, 2):
+        assert steps[step]["arena/voided_groups"] == 2  # counted, and visible
+        assert steps[step]["critic/advantages/max"] == 0 and steps[step]["critic/advantages/min"] == 0
+    entries = logged(tmp_path)
+    assert len(entries) == 4 and all(e["result"]["voided"] for e in entries)
+    assert all(set(e["result"]["failure_reasons"]) <= {"http_503", "unavailable"} for e in entries)
