@@ -14,7 +14,7 @@ process that imports verl, and importing it activates the backend.
 ``VERL_USE_EXTERNAL_MODULES=verl_arena.integrations.verl.cpu.backend`` does the same.
 :func:`cpu_overrides` gives the trainer overrides a CPU run needs (``recipes/cpu_smoke.sh`` uses them).
 
-The private verl names this touches are listed in :data:`PRIVATE_NAMES` and checked when the package is imported; on
+The private verl names this touches are listed in :mod:`.verl_private` and checked when this module is imported; on
 a verl version without them the import fails with an error naming the missing one.
 """
 
@@ -26,19 +26,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import verl
+from verl_arena.integrations.verl.cpu.verl_private import PRIVATE_NAMES, resolve
 
 __all__ = ["PRIVATE_NAMES", "ROLLOUT_NAME", "activate", "cpu_overrides"]
 
 logger = logging.getLogger(__name__)
-
-#: private verl names the CPU backend relies on (``module:attribute``), all checked at import
-PRIVATE_NAMES = (
-    "verl.workers.rollout.base:_ROLLOUT_REGISTRY",  # (name, mode) -> adapter class path; no public register
-    "verl.utils.distributed:initialize_global_process_group_ray",  # replaced: gloo alone on a CPU
-    "verl.workers.engine_workers:initialize_global_process_group_ray",  # its imported copy, replaced the same way
-)
-
 
 #: ``actor_rollout_ref.rollout.name`` of the transformers rollout
 ROLLOUT_NAME = "transformers"
@@ -47,20 +39,6 @@ _ROLLOUT_MODULE = "verl_arena.integrations.verl.cpu.rollout"
 
 def _replica_class() -> type:
     return importlib.import_module(_ROLLOUT_MODULE).TransformersReplica
-
-
-def _private(name: str) -> tuple[Any, str]:
-    module_name, attribute = name.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ImportError(f"verl-arena's CPU backend needs {module_name}, which verl {verl.__version__} lacks") from exc
-    if not hasattr(module, attribute):
-        raise ImportError(
-            f"verl-arena's CPU backend needs {name}, which verl {verl.__version__} does not have; it was written for "
-            "verl 0.9.x"
-        )
-    return module, attribute
 
 
 def _gloo_process_group(initialize: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,7 +58,7 @@ def activate() -> None:
     # the platform first: importing verl's engine and worker modules already asks for the platform
     from verl_arena.integrations.verl.cpu import platform  # noqa: F401 - registers the platform
 
-    resolved = {name: _private(name) for name in PRIVATE_NAMES}
+    resolved = {name: resolve(name) for name in PRIVATE_NAMES}
 
     from verl.workers.engine.base import EngineRegistry
     from verl.workers.engine.fsdp.transformer_impl import FSDPEngineWithLMHead
