@@ -5,14 +5,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
-from verl_arena import Candidate, GroupResult, PairVerdict, rank_group
-from verl_arena.core.errors import JudgeError
+from verl_arena import Candidate, GroupResult, rank_group
 
 # The CI run tries 60 examples per property; `pytest --hypothesis-profile=thorough` tries 2000.
 settings.register_profile("ci", max_examples=60, deadline=None)
@@ -33,33 +32,6 @@ def rank(candidates: Sequence[Candidate], judge: Any, topology: str, **options: 
     return asyncio.run(rank_group("query", candidates, judge, topology, **options))
 
 
-class TableJudge:
-    """Deterministic judge: every candidate scores its table value, except pairs with an override.
-
-    ``overrides[frozenset({x, y})] = {x: sx, y: sy}`` gives the scores of every meeting of x and y; ``fail`` holds
-    pairs whose judgments raise ``JudgeError``. Records every call.
-    """
-
-    def __init__(
-        self,
-        scores: Mapping[str, float],
-        overrides: Mapping[frozenset[str], Mapping[str, float]] | None = None,
-        fail: set[frozenset[str]] | None = None,
-    ) -> None:
-        self.scores = dict(scores)
-        self.overrides = dict(overrides or {})
-        self.fail = set(fail or ())
-        self.calls: list[tuple[str, str]] = []
-
-    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        self.calls.append((a.id, b.id))
-        pair = frozenset({a.id, b.id})
-        if pair in self.fail:
-            raise JudgeError(f"scripted failure of {a.id} vs {b.id}", reason="scripted")
-        table = self.overrides.get(pair, self.scores)
-        return PairVerdict(score_a=table[a.id], score_b=table[b.id])
-
-
 @pytest.fixture
 def group8() -> list[Candidate]:
     return make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])
@@ -68,7 +40,7 @@ def group8() -> list[Candidate]:
 @pytest.fixture
 def mock_judge():
     """Start mock judge servers on loopback (each in its own thread); ``mock_judge(**config) -> (url, server)``."""
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     threads = []
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import make_group
 
 from verl_arena import Candidate, ConfigError, InvalidJudgeOutput, PairVerdict, Tournament, rank_group
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 
 def run(candidates, judge=None, topology="seeded_single_elimination", **options):

@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 
 from verl_arena import Match, fit_bradley_terry
 from verl_arena.core.bradley_terry import pairwise_outcomes
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 
 def compare(a: int, b: int, winner: int | None, failed: bool = False) -> Match:

@@ -11,7 +11,7 @@ import pytest
 from conftest import make_group, rank
 
 from verl_arena import rank_group
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 
 def widest_level(result) -> int:

@@ -10,9 +10,9 @@ import pytest
 from conftest import make_group
 
 from verl_arena import Tournament
-from verl_arena.judges import SimulatedJudge
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.coordinator import INFO_KEYS, GroupCoordinator, group_seed
+from verl_arena.testing import SimulatedJudge
 
 
 def coordinator(**kwargs) -> GroupCoordinator:

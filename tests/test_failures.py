@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import TableJudge, make_group, rank
+from conftest import make_group, rank
 
 from verl_arena import JudgeError, rank_group
-from verl_arena.judges import FlakyJudge, SimulatedJudge
+from verl_arena.testing import FlakyJudge, SimulatedJudge, TableJudge
 
 SCORES = {f"c{i}": float(i) for i in range(6)}
 

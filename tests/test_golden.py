@@ -8,9 +8,10 @@ import asyncio
 import math
 
 import pytest
-from conftest import TableJudge, make_group, rank
+from conftest import make_group, rank
 
 from verl_arena import Candidate, rank_group
+from verl_arena.testing import TableJudge
 
 # Judge scores of c0..c7 in every match unless overridden; c0 is the anchor.
 SCORES = {"c0": 5, "c1": 9, "c2": 3, "c3": 7, "c4": 6, "c5": 2, "c6": 8, "c7": 4}

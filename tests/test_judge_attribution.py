@@ -19,7 +19,7 @@ from conftest import judge_config
 from verl_arena import Candidate, PairVerdict, rank_group
 from verl_arena.core.errors import InvalidJudgeOutput
 from verl_arena.judges import LLMJudge, OrderSwapJudge, build_judge
-from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
 QUERY = "Plan one day in Kyoto with temples, a market lunch and an evening walk"
 TRIGGERS = {f"TRIGGER-{kind.upper()}": kind for kind in ("refused", "empty", "wrong_schema", "truncated", "hang")}

@@ -11,11 +11,11 @@ import pytest
 from conftest import judge_config, make_group
 
 from verl_arena import Candidate, JudgeError, rank_group
-from verl_arena.judges import SimulatedJudge
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.llm import LLMJudge
 from verl_arena.judges.order_swap import OrderSwapJudge
+from verl_arena.testing import SimulatedJudge
 
 GOOD = Candidate("good", "Day 1 in Chengdu: pandas at 7:30\n- metro line 3\n- hotpot dinner", "call search_poi(panda)")
 POOR = Candidate("poor", "Go somewhere nice.")

@@ -9,9 +9,9 @@ import json
 import pytest
 
 from verl_arena import Candidate, ConfigError
-from verl_arena.judges.lexical import parse_prompt
 from verl_arena.judges.parsing import ParseError, json_objects, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.templates import BUILTIN_TEMPLATES, load_template, make_nonce
+from verl_arena.testing.lexical import parse_prompt
 
 TRAVEL = load_template("travel", "en")
 SIDE = {

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from verl_arena import REWARDS
 from verl_arena.core import minmax_rewards, rank_quantile_rewards, ranks_from_keys, standardize
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 
 def test_ranks_share_the_mean_position_on_ties():

@@ -10,8 +10,8 @@ import pytest
 from conftest import judge_config, make_group
 
 from verl_arena import ConfigError, rank_group
-from verl_arena.judges import SimulatedJudge
 from verl_arena.runtime import JudgeService
+from verl_arena.testing import SimulatedJudge
 
 ray = pytest.importorskip("ray")
 

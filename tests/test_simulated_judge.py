@@ -12,7 +12,7 @@ from conftest import make_group
 
 from verl_arena import Candidate, ConfigError, JudgeError
 from verl_arena.bench.metrics import spearman
-from verl_arena.judges import FlakyJudge, SimulatedJudge
+from verl_arena.testing import FlakyJudge, SimulatedJudge
 
 
 def run(coro):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from verl_arena import TOPOLOGIES, GroupResult, Tournament, replay
 from verl_arena.core.topologies.bracket import bracket_size
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 SIZES = [1, 2, 3, 5, 6, 7, 8, 9, 16, 17]
 ALL = TOPOLOGIES.names()

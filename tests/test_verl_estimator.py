@@ -16,7 +16,7 @@ import torch
 from conftest import make_group
 
 from verl_arena import ConfigError, rank_group
-from verl_arena.judges import SimulatedJudge
+from verl_arena.testing import SimulatedJudge
 
 verl = pytest.importorskip("verl")
 

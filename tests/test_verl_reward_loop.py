@@ -114,7 +114,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def judge(cluster):
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     thread = MockJudgeThread(MockJudgeConfig(latency=0.02))
     url = thread.start()
@@ -246,7 +246,7 @@ def test_incomplete_groups_and_duplicates_finish_within_the_deadline(cluster, ju
 def test_a_rollout_that_makes_the_judge_refuse_forfeits(cluster):
     from verl.utils import hf_tokenizer
 
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     tokenizer = hf_tokenizer(str(cluster))
     plays = trajectories("uid-a")
@@ -266,7 +266,7 @@ def test_a_rollout_that_makes_the_judge_refuse_forfeits(cluster):
 def test_judge_down_gives_zero_advantages_within_the_deadline(cluster):
     from verl.utils import hf_tokenizer
 
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     tokenizer = hf_tokenizer(str(cluster))
     with MockJudgeThread(MockJudgeConfig(down=True)) as url:

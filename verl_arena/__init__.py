@@ -4,7 +4,7 @@
 
 >>> import asyncio
 >>> from verl_arena import Candidate, rank_group
->>> from verl_arena.judges import SimulatedJudge
+>>> from verl_arena.testing import SimulatedJudge
 >>> group = [Candidate(id=str(i), answer=f"answer {i}", meta={"quality": float(i)}) for i in range(4)]
 >>> result = asyncio.run(rank_group("q", group, SimulatedJudge(), topology="round_robin"))
 >>> result.ranks

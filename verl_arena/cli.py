@@ -75,8 +75,8 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
     from verl_arena.runtime.service import JudgeService, check_deadline
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     mock = None
     try:  # everything is checked before the first judge call
@@ -170,7 +170,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _mock_judge(args: argparse.Namespace) -> int:
-    from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeServer, parse_faults
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeServer, parse_faults
 
     config = MockJudgeConfig(
         latency=args.latency,
@@ -321,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     from verl_arena._version import __version__
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
     from verl_arena.core.topologies import TOPOLOGIES
-    from verl_arena.judges.mock_server import FAULTS
+    from verl_arena.testing.mock_server import FAULTS
 
     parser = argparse.ArgumentParser(prog="verl-arena", description="LLM-judge tournaments for RL on open-ended tasks.")
     parser.add_argument("--version", action="version", version=f"verl-arena {__version__}")

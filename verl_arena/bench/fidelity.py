@@ -23,7 +23,7 @@ from verl_arena.core.registry import Registry
 from verl_arena.core.rewards import standardize
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
-from verl_arena.judges.simulated import SimulatedJudge
+from verl_arena.testing.simulated import SimulatedJudge
 
 __all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "JudgeKind", "Method", "run_bench"]
 

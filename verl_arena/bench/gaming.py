@@ -26,7 +26,7 @@ import numpy as np
 from verl_arena.core.tournament import rank_group
 from verl_arena.core.types import Candidate
 from verl_arena.judges.factory import build_judge
-from verl_arena.judges.mock_server import MockJudgeConfig, MockJudgeThread
+from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
 __all__ = ["add_arguments", "report", "run_gaming_bench"]
 

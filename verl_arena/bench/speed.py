@@ -18,21 +18,10 @@ import numpy as np
 
 from verl_arena.core.topologies import TOPOLOGIES
 from verl_arena.core.tournament import Tournament
-from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.core.types import Candidate
+from verl_arena.testing.doubles import InstantJudge
 
-__all__ = ["InstantJudge", "SpeedResult", "run_core_speed"]
-
-
-class InstantJudge:
-    """Answers at once from ``meta["quality"]``: a judge that costs nothing."""
-
-    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        """Higher quality wins."""
-        return PairVerdict(score_a=a.meta["quality"], score_b=b.meta["quality"])
-
-    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
-        """The k best."""
-        return sorted(range(len(candidates)), key=lambda i: -candidates[i].meta["quality"])[:k]
+__all__ = ["SpeedResult", "run_core_speed"]
 
 
 @dataclass(frozen=True)

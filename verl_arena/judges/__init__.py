@@ -1,13 +1,14 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Judge implementations: the OpenAI-compatible LLM judge and what it is built from, and simulated judges.
+"""Judge implementations: the OpenAI-compatible LLM judge and what it is built from.
 
 - :class:`LLMJudge` (``llm.py``): templates, parsing, cache, shortcuts; over :class:`ChatClient` (``http.py``).
 - :class:`OrderSwapJudge` (``order_swap.py``): ArenaRL's bidirectional protocol around any pairwise judge.
 - :func:`build_judge`: the stack a :class:`JudgeConfig` describes.
 - :func:`candidate_from_messages` (``rendering.py``): chat trajectories into candidates.
-- :class:`SimulatedJudge`, :class:`FlakyJudge` (``simulated.py``): known qualities, for statistics and tests.
-- ``mock_server.py``: a real OpenAI-compatible server answering our prompts, with injectable faults.
+
+Judges with known behaviour for statistics, tests and demos (simulated judges, the mock judge server) live in
+:mod:`verl_arena.testing`.
 """
 
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig, parse_judge_config
@@ -16,18 +17,15 @@ from verl_arena.judges.http import ChatClient, ChatResult
 from verl_arena.judges.llm import LLMJudge
 from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.judges.rendering import candidate_from_messages
-from verl_arena.judges.simulated import FlakyJudge, SimulatedJudge
 
 __all__ = [
     "ChatClient",
     "ChatResult",
     "EndpointConfig",
-    "FlakyJudge",
     "JudgeConfig",
     "LLMJudge",
     "OrderSwapJudge",
     "RetryConfig",
-    "SimulatedJudge",
     "build_judge",
     "candidate_from_messages",
     "parse_judge_config",

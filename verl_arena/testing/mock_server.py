@@ -3,7 +3,7 @@
 """A real OpenAI-compatible judge server for tests, demos and benchmarks (``verl-arena mock-judge``).
 
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
-<verl_arena.judges.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
+<verl_arena.testing.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
 content and provider refusals. Faults are drawn per request from a seeded generator, or taken in order from a
 ``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server adversarial
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
-from verl_arena.judges.lexical import lexical_reply
+from verl_arena.testing.lexical import lexical_reply
 
 __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread"]
 
