@@ -36,21 +36,41 @@ def test_public_contract_names():
     assert verl_arena.PairVerdict(score_a=1.0, score_b=2.0).winner == "b"
 
 
-def imported_modules(path: Path) -> set[str]:
+def imported_modules(path: Path, depth: int = 1) -> set[str]:
+    """Modules ``path`` imports, cut to their first ``depth`` dotted parts."""
     tree = ast.parse(path.read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(".".join(alias.name.split(".")[:depth]) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(".".join(node.module.split(".")[:depth]))
     return names
 
 
-def test_core_has_no_io_dependencies():
-    for path in (ROOT / "verl_arena" / "core").rglob("*.py"):
-        forbidden = imported_modules(path) & {"verl", "ray", "httpx", "torch", "tenacity", "requests", "aiohttp"}
+#: layer -> what it may not import (third-party packages, and verl-arena's layers above it)
+LAYERS = {
+    "core": {"verl", "ray", "httpx", "torch", "tenacity", "requests", "aiohttp"}
+    | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing", "verl_arena.bench"},
+    "judges": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
+    "testing": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations"},
+    "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
+}
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_imports_only_point_downwards(layer):
+    for path in (ROOT / "verl_arena" / layer).rglob("*.py"):
+        imported = imported_modules(path) | imported_modules(path, depth=2)
+        forbidden = imported & LAYERS[layer]
         assert not forbidden, f"{path.relative_to(ROOT)} imports {forbidden}"
+
+
+def test_only_the_integrations_import_verl():
+    for path in (ROOT / "verl_arena").rglob("*.py"):
+        if "integrations" in path.parts:
+            continue
+        assert "verl" not in imported_modules(path), f"{path.relative_to(ROOT)} imports verl"
 
 
 def test_no_print_in_library_code():
