@@ -20,7 +20,8 @@ from conftest import judge_config, make_group
 from verl_arena import JudgeError
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges.config import parse_judge_config
-from verl_arena.judges.http import ERROR_BODY_CHARS, ChatClient, redact
+from verl_arena.judges.http import ChatClient
+from verl_arena.judges.responses import ERROR_BODY_CHARS, redact
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.service import JudgeService
 

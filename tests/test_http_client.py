@@ -16,8 +16,9 @@ from tenacity import RetryCallState
 
 from verl_arena import JudgeError
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
-from verl_arena.judges.http import ChatClient, _Retryable
+from verl_arena.judges.http import ChatClient
 from verl_arena.judges.ratelimit import TokenBucket
+from verl_arena.judges.responses import RetryableFailure
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 
@@ -83,9 +84,9 @@ def test_retry_after_is_honoured_up_to_the_cap():
         state.set_exception((type(exc), exc, None))
         return client._wait(state)
 
-    assert wait_after(_Retryable("http_429", "x", retry_after=2.5)) == 2.5
-    assert wait_after(_Retryable("http_429", "x", retry_after=90)) == 5.0
-    assert 0 <= wait_after(_Retryable("http_500", "x")) <= client.retry.max_wait_s
+    assert wait_after(RetryableFailure("http_429", "x", retry_after=2.5)) == 2.5
+    assert wait_after(RetryableFailure("http_429", "x", retry_after=90)) == 5.0
+    assert 0 <= wait_after(RetryableFailure("http_500", "x")) <= client.retry.max_wait_s
 
 
 def test_least_loaded_routing_follows_the_weights(mock_judge):

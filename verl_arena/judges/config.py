@@ -12,9 +12,10 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.validation import validate
 
 __all__ = ["EndpointConfig", "JudgeConfig", "RetryConfig", "parse_judge_config"]
 
@@ -143,10 +144,4 @@ def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
     """Validate a mapping (e.g. from YAML or OmegaConf) into a ``JudgeConfig``; ``ConfigError`` names each bad field."""
     if isinstance(data, JudgeConfig):
         return data
-    try:
-        return JudgeConfig.model_validate(dict(data))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"judge.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
-        )
-        raise ConfigError(f"invalid judge configuration: {problems}") from None
+    return validate(JudgeConfig, dict(data), "judge", "judge configuration")

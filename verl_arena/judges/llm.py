@@ -199,6 +199,10 @@ class LLMJudge:
         statistics."""
         return {"judge": {**self.counts, **self.faults.counts}, "http": self.client.stats()}
 
+    def health(self) -> list[dict[str, Any]]:
+        """The state of every endpoint the judge talks to."""
+        return self.client.health()
+
     async def aclose(self) -> None:
         """Close the HTTP connections of the running loop."""
         await self.client.aclose()
@@ -241,7 +245,7 @@ class LLMJudge:
                 attempts=2,
                 input_related=True,
                 usage=_total_usage([first, second]),
-            ) from None
+            ) from exc
 
     def _forfeit(self, sides: set[str], reason: str, usage: Mapping[str, int] | None = None) -> PairVerdict:
         """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the

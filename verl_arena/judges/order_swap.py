@@ -81,6 +81,10 @@ class OrderSwapJudge:
         inner = self.inner.stats() if hasattr(self.inner, "stats") else {}
         return {**inner, "order_swap": swap}
 
+    def health(self) -> list[dict[str, Any]]:
+        """The inner judge's endpoint states (none for a judge without endpoints)."""
+        return self.inner.health() if hasattr(self.inner, "health") else []
+
     async def aclose(self) -> None:
         """Close the inner judge."""
         if hasattr(self.inner, "aclose"):

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
+from verl_arena.validation import validate
 
 __all__ = ["BUILTIN_TEMPLATES", "Template", "load_template", "make_nonce"]
 
@@ -136,7 +137,7 @@ class Template(BaseModel):
         try:
             user = string.Template(self.user).substitute(values)
         except (KeyError, ValueError) as exc:  # pragma: no cover - prevented by validation
-            raise ConfigError(f"template {self.name!r}: cannot fill {exc}") from None
+            raise ConfigError(f"template {self.name!r}: cannot fill {exc}") from exc
         return [{"role": "system", "content": self.system.strip()}, {"role": "user", "content": user.strip()}]
 
     def _rubric_text(self, rubrics: Sequence[Any] | None) -> str:
@@ -210,16 +211,12 @@ def _from_file(path: Path) -> Template:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"cannot read template file {path}: {exc.strerror}") from None
+        raise ConfigError(f"cannot read template file {path}: {exc.strerror}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"template file {path} is not valid YAML: {exc}") from None
+        raise ConfigError(f"template file {path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"template file {path} must hold a mapping")
-    try:
-        return Template.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'template'}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"template file {path}: {problems}") from None
+    return validate(Template, data, "template", f"template file {path}")
 
 
 def load_template(name_or_path: str, language: str = "en", *, kind: Kind | None = None) -> Template:

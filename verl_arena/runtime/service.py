@@ -145,12 +145,10 @@ class JudgeService:
 
     def health(self) -> dict[str, Any]:
         """Endpoint states and uptime; answers at once, whatever the judge is doing."""
-        inner = getattr(self.judge, "inner", self.judge)
-        client = getattr(inner, "client", None)
         return {
             "uptime_s": time.time() - self.started_at,
             "groups_in_flight": self._in_flight,
-            "endpoints": client.health() if client is not None else [],
+            "endpoints": self.judge.health() if hasattr(self.judge, "health") else [],
         }
 
     async def aclose(self) -> None:

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.validation import validate
 
 __all__ = [
     "ArenaRewardConfig",
@@ -149,17 +150,12 @@ def _plain(node: Any) -> Any:
 
 def _validate(model: type[BaseModel], data: Any, prefix: str) -> Any:
     try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{prefix}.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            if err["loc"]
-            else f"{prefix}: {err['msg']}"
-            for err in exc.errors(include_url=False)
-        )
-        raise ConfigError(f"invalid verl-arena options: {problems}") from None
+        return validate(model, data, prefix, "verl-arena options")
     except ConfigError as exc:
-        raise ConfigError(f"invalid verl-arena options: {prefix}.tournament: {exc}") from None
+        if str(exc).startswith("invalid verl-arena options"):
+            raise
+        # a bad tournament option, raised by Tournament inside the model's validator
+        raise ConfigError(f"invalid verl-arena options: {prefix}.tournament: {exc}") from exc
 
 
 def arena_config(config: Mapping[str, Any] | DictConfig) -> ArenaRewardConfig:
