@@ -106,3 +106,10 @@ def test_mock_judge_command_serves_until_stopped():
     finally:
         proc.terminate()
         assert proc.wait(timeout=20) == 0
+
+
+def test_a_judgment_log_written_by_an_older_release_replays_identically(capsys):
+    # written by verl-arena at commit ebde03b (before the failure-policy and refactoring work), six topologies
+    old = Path(__file__).parent / "data" / "judgments_before_refactor.jsonl"
+    assert main(["replay", str(old)]) == 0
+    assert "replayed 24 groups" in capsys.readouterr().out

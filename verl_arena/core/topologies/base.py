@@ -7,15 +7,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from verl_arena.core.arena import Arena
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.registry import Registry
+from verl_arena.core.types import Match
 
-__all__ = ["TOPOLOGIES", "NoOptions", "Standing", "Topology", "get_topology", "register_topology"]
+__all__ = ["TOPOLOGIES", "NoOptions", "ReceivedScores", "Standing", "Topology", "get_topology", "register_topology"]
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,27 @@ def check_anchor(anchor: int, n: int, group: str) -> None:
 def mean_or(values: list[float], default: float) -> float:
     """Mean of ``values``, ``default`` for an empty list."""
     return math.fsum(values) / len(values) if values else default
+
+
+class ReceivedScores:
+    """The scores each candidate received in its matches, for ranking within a tier by their mean.
+
+    Args:
+        n: group size.
+        initial: one score each to start from (seeded single elimination counts the seeding score), or none.
+    """
+
+    def __init__(self, n: int, initial: Sequence[float] | None = None) -> None:
+        self.total = list(initial) if initial is not None else [0.0] * n
+        self.count = [1 if initial is not None else 0] * n
+
+    def add(self, match: Match) -> None:
+        """Count the scores of a judged compare (a failed one has none)."""
+        if match.scores is not None:
+            for player, score in zip(match.players, match.scores, strict=True):
+                self.total[player] += score
+                self.count[player] += 1
+
+    def mean(self, player: int) -> float:
+        """The mean score ``player`` received, 0 if it received none."""
+        return self.total[player] / self.count[player] if self.count[player] else 0.0

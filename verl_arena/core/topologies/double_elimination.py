@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from verl_arena.core.arena import Arena, gather_or_cancel
-from verl_arena.core.topologies.base import Standing, Topology, register_topology
+from verl_arena.core.topologies.base import ReceivedScores, Standing, Topology, register_topology
 from verl_arena.core.topologies.bracket import bracket_size, seed_slots
 from verl_arena.core.types import Match
 
@@ -47,15 +47,11 @@ class DoubleElimination(Topology):
         seeds = arena.draw_order
         seed_of = {p: s for s, p in enumerate(seeds)}
         better = seed_of.__getitem__
-        score_sum = [0.0] * n
-        score_count = [0] * n
+        received = ReceivedScores(n)
         tier = [0] * n
 
         def settle(a: int, b: int, m: Match, tie_winner: int | None = None) -> tuple[int, int]:
-            if m.scores is not None:
-                for p, s in zip(m.players, m.scores, strict=True):
-                    score_sum[p] += s
-                    score_count[p] += 1
+            received.add(m)
             if m.winner is not None:
                 winner = m.winner
             else:
@@ -114,10 +110,7 @@ class DoubleElimination(Topology):
         champion, runner_up = settle(wb_champion, lb_champion, final, tie_winner=wb_champion)
         tier[champion], tier[runner_up] = stage + 2, stage + 1
 
-        keys = [
-            (float(tier[p]), score_sum[p] / score_count[p] if score_count[p] else 0.0, float(-seed_of[p]))
-            for p in range(n)
-        ]
+        keys = [(float(tier[p]), received.mean(p), float(-seed_of[p])) for p in range(n)]
         return Standing(keys=keys, points=[float(t) for t in tier], details={"seed_order": list(seeds)})
 
     @classmethod

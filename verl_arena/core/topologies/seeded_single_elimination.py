@@ -24,6 +24,7 @@ from typing import Any, Literal
 from verl_arena.core.arena import Arena
 from verl_arena.core.topologies.anchor import anchor_scores
 from verl_arena.core.topologies.base import (
+    ReceivedScores,
     Standing,
     Topology,
     check_anchor,
@@ -65,8 +66,7 @@ class SeededSingleElimination(Topology):
         seeding, _ = await anchor_scores(arena, self.options.anchor, stage="seeding", level=1)
         seeds = sorted(range(n), key=lambda p: (-seeding[p], arena.draw_rank[p]))
         seed_of = {p: s for s, p in enumerate(seeds)}  # 0 is the best seed
-        v_sum = list(seeding)
-        v_count = [1] * n
+        received = ReceivedScores(n, initial=seeding)  # Algorithm 1's V: the seeding score, then every match's
         eliminated_in = [0] * n
 
         size = bracket_size(n)
@@ -88,10 +88,7 @@ class SeededSingleElimination(Topology):
                     pairs.append((slot // 2, a, b))
             matches = await arena.compare([(a, b) for _, a, b in pairs], stage="bracket", round=round_, level=level)
             for (pos, a, b), m in zip(pairs, matches, strict=True):
-                if m.scores is not None:
-                    for p, s in zip(m.players, m.scores, strict=True):
-                        v_sum[p] += s
-                        v_count[p] += 1
+                received.add(m)
                 winner = m.winner if m.winner is not None else min(a, b, key=seed_of.__getitem__)
                 loser = b if winner == a else a
                 eliminated_in[loser] = round_
@@ -101,7 +98,7 @@ class SeededSingleElimination(Topology):
         assert champion is not None
         eliminated_in[champion] = round_ + 1
 
-        keys = [(float(eliminated_in[p]), v_sum[p] / v_count[p], float(-seed_of[p])) for p in range(n)]
+        keys = [(float(eliminated_in[p]), received.mean(p), float(-seed_of[p])) for p in range(n)]
         return Standing(
             keys=keys,
             points=[float(t) for t in eliminated_in],

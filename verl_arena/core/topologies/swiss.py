@@ -25,7 +25,7 @@ from typing import Any
 
 from verl_arena.core.arena import Arena
 from verl_arena.core.errors import ConfigError
-from verl_arena.core.topologies.base import Standing, Topology, check_int, register_topology
+from verl_arena.core.topologies.base import ReceivedScores, Standing, Topology, check_int, register_topology
 
 __all__ = ["Swiss", "SwissOptions", "pair_avoiding_rematches"]
 
@@ -97,8 +97,7 @@ class Swiss(Topology):
         met: list[set[int]] = [set() for _ in range(n)]
         had_bye = [False] * n
         shown_first = [0] * n
-        score_sum = [0.0] * n
-        score_count = [0] * n
+        received = ReceivedScores(n)
         for round_ in range(1, _rounds(n, self.options) + 1):
             standing = sorted(range(n), key=lambda p: (-points[p], arena.draw_rank[p]))
             bye = None
@@ -125,14 +124,10 @@ class Swiss(Topology):
                     points[b] += 0.5
                 else:
                     points[m.winner] += 1.0
-                if m.scores is not None:
-                    for p, s in zip(m.players, m.scores, strict=True):
-                        score_sum[p] += s
-                        score_count[p] += 1
+                received.add(m)
         buchholz = [math.fsum(points[o] for o in opponents[p]) for p in range(n)]
         per_game = [buchholz[p] / len(opponents[p]) if opponents[p] else 0.0 for p in range(n)]
-        mean_score = [score_sum[p] / score_count[p] if score_count[p] else 0.0 for p in range(n)]
-        keys = [(points[p], per_game[p], mean_score[p]) for p in range(n)]
+        keys = [(points[p], per_game[p], received.mean(p)) for p in range(n)]
         return Standing(keys=keys, points=list(points), details={"buchholz": buchholz})
 
     @classmethod
