@@ -10,14 +10,16 @@ import pytest
 from conftest import make_group
 
 from verl_arena import Tournament
+from verl_arena.integrations.verl.columns import INFO_KEYS, columns
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.coordinator import INFO_KEYS, GroupCoordinator, group_seed
+from verl_arena.runtime.rendezvous import GroupCoordinator, group_seed
 from verl_arena.testing import SimulatedJudge
 
 
 def coordinator(**kwargs) -> GroupCoordinator:
     ranker = JudgeService(judge_impl=SimulatedJudge())
-    return GroupCoordinator(ranker, kwargs.pop("topology", "seeded_single_elimination"), **kwargs)
+    tournament = Tournament.from_options(kwargs.pop("topology", "seeded_single_elimination"))
+    return GroupCoordinator(ranker, tournament, **kwargs)
 
 
 async def submit_all(coord: GroupCoordinator, group_id: str, qualities, expected=None, order=None, **kwargs):
@@ -37,11 +39,11 @@ def test_members_meet_and_get_the_groups_rewards():
     coord, results = asyncio.run(scenario())
     # results come back in submission order: members 2, 0, 3, 1
     by_member = dict(zip([2, 0, 3, 1], results, strict=True))
-    assert [by_member[i].info["arena_rank"] for i in range(4)] == [3.0, 0.0, 1.0, 2.0]
+    assert [columns(by_member[i])["arena_rank"] for i in range(4)] == [3.0, 0.0, 1.0, 2.0]
     assert [by_member[i].reward for i in range(4)] == pytest.approx([0.0, 1.0, 2 / 3, 1 / 3])
-    assert all(list(r.info) == list(INFO_KEYS) for r in results)  # the same keys, in the same order, every time
-    assert by_member[0].info["arena_anchor"] == 1.0 and by_member[1].info["arena_anchor"] == 0.0
-    assert results[0].info["arena_judge_calls"] == 6 and coord.stats()["groups"] == 1
+    assert all(list(columns(r)) == list(INFO_KEYS) for r in results)  # the same keys, in the same order, every time
+    assert columns(by_member[0])["arena_anchor"] == 1.0 and columns(by_member[1])["arena_anchor"] == 0.0
+    assert columns(results[0])["arena_judge_calls"] == 6 and coord.stats()["groups"] == 1
 
 
 def test_rewards_equal_rank_group_with_the_derived_seed():
@@ -69,8 +71,8 @@ def test_the_marked_anchor_is_used():
         )
 
     results = asyncio.run(scenario())
-    assert [r.info["arena_anchor"] for r in results] == [0.0, 0.0, 1.0]
-    assert results[0].info["arena_judge_calls"] == 2
+    assert [columns(r)["arena_anchor"] for r in results] == [0.0, 0.0, 1.0]
+    assert columns(results[0])["arena_judge_calls"] == 2
 
 
 def test_incomplete_group_is_ranked_with_what_arrived_after_the_timeout():
@@ -79,8 +81,8 @@ def test_incomplete_group_is_ranked_with_what_arrived_after_the_timeout():
         return await submit_all(coord, "g2", [0.1, 0.9, 0.5], expected=4)
 
     results = asyncio.run(scenario())
-    assert all(r.info["arena_incomplete"] == 1.0 and r.info["arena_group_size"] == 3.0 for r in results)
-    assert [r.info["arena_rank"] for r in results] == [2.0, 0.0, 1.0]
+    assert all(columns(r)["arena_incomplete"] == 1.0 and columns(r)["arena_group_size"] == 3.0 for r in results)
+    assert [columns(r)["arena_rank"] for r in results] == [2.0, 0.0, 1.0]
 
 
 def test_incomplete_group_can_get_zero_instead():
@@ -89,7 +91,7 @@ def test_incomplete_group_can_get_zero_instead():
         return await submit_all(coord, "g3", [0.1, 0.9], expected=4)
 
     results = asyncio.run(scenario())
-    assert [r.reward for r in results] == [0.0, 0.0] and results[0].info["arena_incomplete"] == 1.0
+    assert [r.reward for r in results] == [0.0, 0.0] and columns(results[0])["arena_incomplete"] == 1.0
 
 
 def test_duplicates_get_the_same_answer_and_late_arrivals_a_neutral_one():
@@ -107,9 +109,9 @@ def test_duplicates_get_the_same_answer_and_late_arrivals_a_neutral_one():
         return coord, first, again, late
 
     coord, first, again, late = asyncio.run(scenario())
-    assert first[0].reward == first[1].reward and first[1].info["arena_duplicate"] == 1.0
-    assert again.reward == first[2].reward and again.info["arena_duplicate"] == 1.0
-    assert late.info["arena_late"] == 1.0 and late.reward == pytest.approx(0.5)  # the group's mean reward
+    assert first[0].reward == first[1].reward and columns(first[1])["arena_duplicate"] == 1.0
+    assert again.reward == first[2].reward and columns(again)["arena_duplicate"] == 1.0
+    assert columns(late)["arena_late"] == 1.0 and late.reward == pytest.approx(0.5)  # the group's mean reward
     assert coord.stats()["duplicates"] == 2 and coord.stats()["late"] == 1 and coord.stats()["groups"] == 1
 
 
@@ -121,8 +123,8 @@ def test_single_member_timeout_and_overflow():
         return await asyncio.gather(alone, other)
 
     alone, other = asyncio.run(scenario())
-    assert alone.reward == 0.0 and alone.info["arena_incomplete"] == 1.0
-    assert other.info["arena_overflow"] == 1.0
+    assert alone.reward == 0.0 and columns(alone)["arena_incomplete"] == 1.0
+    assert columns(other)["arena_overflow"] == 1.0
 
 
 def test_a_failing_ranker_still_answers_everyone():
@@ -131,13 +133,13 @@ def test_a_failing_ranker_still_answers_everyone():
             raise RuntimeError("boom")
 
     async def scenario():
-        coord = GroupCoordinator(Broken())
+        coord = GroupCoordinator(Broken(), Tournament())
         return coord, await asyncio.gather(
             *(coord.submit("g", str(i), c, 2, "q") for i, c in enumerate(make_group([0, 1])))
         )
 
     coord, results = asyncio.run(scenario())
-    assert [r.reward for r in results] == [0.0, 0.0] and results[0].info["arena_voided"] == 1.0
+    assert [r.reward for r in results] == [0.0, 0.0] and columns(results[0])["arena_voided"] == 1.0
     assert coord.stats()["errors"] == 1
 
 
@@ -151,9 +153,9 @@ def test_reference_anchor_is_ranked_but_never_rewarded():
         )
 
     results = asyncio.run(scenario())
-    assert results[0].info["arena_judge_calls"] == 3  # every member against the reference
-    assert [r.info["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
-    assert all(r.info["arena_anchor"] == 0.0 for r in results)
+    assert columns(results[0])["arena_judge_calls"] == 3  # every member against the reference
+    assert [columns(r)["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
+    assert all(columns(r)["arena_anchor"] == 0.0 for r in results)
 
 
 class MemoryStore:
@@ -190,9 +192,9 @@ def test_a_restarted_coordinator_still_answers_members_of_groups_it_had_finished
         return first, again, late, fresh, after
 
     first, again, late, fresh, after = asyncio.run(scenario())
-    assert again.reward == first[1].reward and again.info["arena_rank"] == first[1].info["arena_rank"] == 0.0
-    assert again.info["arena_duplicate"] == 1.0 and late.info["arena_late"] == 1.0
-    assert [r.info["arena_rank"] for r in fresh] == [0.0, 1.0]
+    assert again.reward == first[1].reward and columns(again)["arena_rank"] == columns(first[1])["arena_rank"] == 0.0
+    assert columns(again)["arena_duplicate"] == 1.0 and columns(late)["arena_late"] == 1.0
+    assert [columns(r)["arena_rank"] for r in fresh] == [0.0, 1.0]
     assert after.stats()["recalled"] == 1 and set(store.data) == {"g5", "g6"}
 
 
@@ -218,4 +220,4 @@ def test_a_failing_store_never_holds_a_group_back():
         return coord, await submit_all(coord, "g", [0.1, 0.2])
 
     coord, results = asyncio.run(scenario())
-    assert [r.info["arena_rank"] for r in results] == [1.0, 0.0] and coord.stats()["store_errors"] == 1
+    assert [columns(r)["arena_rank"] for r in results] == [1.0, 0.0] and coord.stats()["store_errors"] == 1

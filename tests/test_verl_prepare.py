@@ -15,6 +15,7 @@ from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, judge_overrides
 from verl_arena.integrations.verl.prepare import prepare
+from verl_arena.runtime.rendezvous import GroupSummary, MemberOutcome
 from verl_arena.runtime.step_metrics import StepMetrics
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_tasks.jsonl"
@@ -85,10 +86,10 @@ def test_horizon_schedule_by_step():
 
 def test_step_metrics_count_groups_once_and_rollouts_each():
     metrics = StepMetrics()
-    group = {"arena_group_size": 3.0, "arena_judge_calls": 4.0, "arena_voided": 0.0, "arena_order_disagreement": 0.5}
-    for member, forfeit in enumerate([0.0, 1.0, 0.0]):
-        metrics.add(1, "g1", {**group, "arena_forfeit": forfeit, "arena_wait_s": float(member)})
-    metrics.add(2, "g2", {**group, "arena_judge_calls": 6.0, "arena_wait_s": 0.0})
+    group = GroupSummary(size=3, judge_calls=4, order_disagreement=0.5)
+    for member, forfeit in enumerate([False, True, False]):
+        metrics.add(1, "g1", MemberOutcome(0.5, group, forfeit=forfeit, wait_s=float(member)))
+    metrics.add(2, "g2", MemberOutcome(0.5, GroupSummary(size=3, judge_calls=6)))
     step1 = metrics.pop(1)
     assert step1["arena/groups"] == 1 and step1["arena/rollouts"] == 3 and step1["arena/judge_calls"] == 4
     assert step1["arena/forfeits"] == 1 and step1["arena/wait_s_max"] == 2 and step1["arena/order_disagreement"] == 0.5

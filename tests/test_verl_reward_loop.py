@@ -19,7 +19,8 @@ import pytest
 import torch
 from verl_support import build_tokenizer, verl_config
 
-from verl_arena.runtime.coordinator import INFO_KEYS, group_seed
+from verl_arena.integrations.verl.columns import INFO_KEYS
+from verl_arena.runtime.rendezvous import group_seed
 
 ray = pytest.importorskip("ray")
 verl = pytest.importorskip("verl")

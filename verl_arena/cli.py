@@ -75,7 +75,8 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
-    from verl_arena.runtime.service import JudgeService, check_deadline
+    from verl_arena.runtime.deadlines import check_deadline
+    from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     mock = None
@@ -119,9 +120,8 @@ def _rank(args: argparse.Namespace) -> int:
                 loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
         try:
             return await rank_groups(
-                todo, service.rank_group, topology=args.topology, on_result=on_result,
+                todo, service.rank_group, tournament=tournament, on_result=on_result,
                 run_deadline_s=args.run_deadline, void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
-                **options,
             )  # fmt: skip
         finally:
             await service.aclose()

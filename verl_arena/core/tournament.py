@@ -113,6 +113,13 @@ class Tournament:
         out["reward"] = self.reward_scheme
         return out
 
+    def for_group(self, *, seed: int | None = None, anchor: int | None = None) -> Tournament:
+        """This tournament for one group: its own seed, and its anchor where the topology takes one."""
+        options = dict(self.options)
+        if anchor is not None and self.impl.takes_anchor:
+            options["anchor"] = anchor
+        return dataclasses.replace(self, options=options, seed=self.seed if seed is None else seed)
+
     def judge_calls(self, n: int) -> int:
         """Judge calls this tournament makes for a group of ``n``."""
         return self.impl.judge_calls(n, self.impl.options) if n > 1 else 0

@@ -27,7 +27,9 @@ from ray.exceptions import RayActorError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
-from verl_arena.runtime.service import JudgeService, check_deadline
+from verl_arena.runtime.actors import JudgeActor, named_actor_options
+from verl_arena.runtime.deadlines import actor_deadline, check_deadline, rank_or_void
+from verl_arena.runtime.service import as_tournament
 
 __all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
 
@@ -35,23 +37,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_POOL_NAME = "verl_arena_judge"
 DEFAULT_NAMESPACE = "verl_arena"
-
-
-@ray.remote(concurrency_groups={"control": 4})
-class _JudgeActor(JudgeService):
-    """JudgeService as an async Ray actor, with observability outside the judge's queue."""
-
-    @ray.method(concurrency_group="control")
-    async def metrics(self) -> dict[str, Any]:
-        return JudgeService.metrics(self)
-
-    @ray.method(concurrency_group="control")
-    async def health(self) -> dict[str, Any]:
-        return JudgeService.health(self)
-
-    @ray.method(concurrency_group="control")
-    async def ping(self) -> str:
-        return "pong"
 
 
 def _shard_config(config: JudgeConfig, shards: int) -> dict[str, Any]:
@@ -160,18 +145,11 @@ class JudgePool:
                 self._handles[shard] = ray.get_actor(name, namespace=self.namespace)
             else:
                 s = self._spawn
-                options: dict[str, Any] = dict(
-                    name=name,
-                    namespace=self.namespace,
-                    get_if_exists=True,
-                    max_restarts=-1,
-                    max_task_retries=-1,
-                    max_concurrency=s["max_concurrency"],
-                    num_cpus=s["num_cpus"],
-                )
-                if s["lifetime"]:
-                    options["lifetime"] = s["lifetime"]
-                self._handles[shard] = _JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
+                options = named_actor_options(
+                    name, self.namespace, max_concurrency=s["max_concurrency"], num_cpus=s["num_cpus"],
+                    lifetime=s["lifetime"],
+                )  # fmt: skip
+                self._handles[shard] = JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
         return self._handles[shard]
 
     def shard_of(self, key: str) -> int:
@@ -194,7 +172,7 @@ class JudgePool:
         self,
         query: str,
         candidates: Sequence[Candidate],
-        topology: str = "seeded_single_elimination",
+        tournament: Tournament | str = "seeded_single_elimination",
         *,
         group_id: str | None = None,
         deadline_s: float | None = None,
@@ -202,25 +180,24 @@ class JudgePool:
     ) -> GroupResult:
         """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group`.
 
-        With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early (5% of the
-        deadline, between 0.5 and 5 s, for a busy actor and the trip back) so that the answer reaches the caller in
-        time, and the caller stops waiting at the deadline in any case.
+        With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early
+        (:func:`~verl_arena.runtime.deadlines.actor_deadline`) so that the answer reaches the caller in time, and the
+        caller stops waiting at the deadline in any case.
         """
-        tournament = Tournament.from_options(topology, **options)  # bad options fail here, in the caller
+        tournament = as_tournament(tournament, options)  # bad options fail here, in the caller
         shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
-        inner = None if limit is None else max(0.0, limit - min(5.0, max(0.5, 0.05 * limit)))
         call = self._call(
-            shard, "rank_group", query, list(candidates), topology, group_id=group_id, deadline_s=inner, **options
+            shard, "rank_group", query, list(candidates), tournament, group_id=group_id,
+            deadline_s=actor_deadline(limit),
+        )  # fmt: skip
+        return await rank_or_void(
+            call,
+            lambda reason: tournament.void(candidates, reason, group_id=group_id),
+            deadline_s=limit,
+            group=f"group {group_id!r} (judge pool)",
+            errors={RayActorError: "pool_unavailable"},
         )
-        try:
-            return await asyncio.wait_for(call, limit)
-        except asyncio.TimeoutError:
-            logger.warning("group %s: no answer from the judge pool within %.0f s; voided", group_id, limit)
-            return tournament.void(candidates, "deadline", group_id=group_id)
-        except RayActorError as exc:
-            logger.error("judge pool unreachable (%s); group %s voided", exc, group_id)
-            return tournament.void(candidates, "pool_unavailable", group_id=group_id)
 
     def judge(self, key: str = "") -> PoolJudge:
         """A judge-protocol proxy whose judgments run on the shard ``key`` maps to."""

@@ -13,9 +13,7 @@ errors a trainer should catch at start-up.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import math
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -26,19 +24,20 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.factory import build_judge
+from verl_arena.runtime.deadlines import check_deadline, rank_or_void
 
-__all__ = ["JudgeService", "check_deadline"]
+__all__ = ["JudgeService", "as_tournament"]
 
 logger = logging.getLogger(__name__)
 
 
-def check_deadline(name: str, value: float | None) -> float | None:
-    """``value`` if it is ``None`` (no limit) or a positive finite number of seconds; ``ConfigError`` otherwise."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise ConfigError(f"{name} must be a positive number of seconds (or None for no limit), got {value!r}")
-    return float(value)
+def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> Tournament:
+    """``tournament`` itself, or the tournament a topology name and its options describe (validated)."""
+    if isinstance(tournament, Tournament):
+        if options:
+            raise ConfigError(f"options {sorted(options)} given with a ready Tournament; put them in the Tournament")
+        return tournament
+    return Tournament.from_options(tournament, **options)
 
 
 class _Counting:
@@ -101,31 +100,39 @@ class JudgeService:
         self,
         query: str,
         candidates: Sequence[Candidate],
-        topology: str = "seeded_single_elimination",
+        tournament: Tournament | str = "seeded_single_elimination",
         *,
         group_id: str | None = None,
         deadline_s: float | None = None,
         **options: Any,
     ) -> GroupResult:
-        """Run a whole tournament here and return its result; see the module docstring for what can fail."""
-        tournament = Tournament.from_options(topology, **options)
-        check_candidates(candidates, "group" if group_id is None else f"group {group_id!r}")
+        """Run a whole tournament here and return its result; see the module docstring for what can fail.
+
+        Args:
+            tournament: a validated :class:`Tournament` (build it once, pass it to every group), or a topology name
+                and its ``options``.
+        """
+        tournament = as_tournament(tournament, options)
+        group = "group" if group_id is None else f"group {group_id!r}"
+        check_candidates(candidates, group)
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         counting = _Counting(self.judge)
+
+        def void(reason: str) -> GroupResult:
+            return tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
+
         self._in_flight += 1
         try:
-            result = await asyncio.wait_for(tournament.rank(query, candidates, counting, group_id=group_id), limit)
-        except asyncio.TimeoutError:
-            logger.warning("group %s: no result within %.0f s; voided", group_id, limit)
-            result = tournament.void(candidates, "deadline", group_id=group_id, comparisons=counting.calls)
-        except ConfigError:
-            raise
-        except Exception as exc:  # never let a judging bug take a training step down, but say so loudly
-            logger.exception("group %s: ranking failed; voided", group_id)
-            reason = f"error:{type(exc).__name__}"
-            result = tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
+            result = await rank_or_void(
+                tournament.rank(query, candidates, counting, group_id=group_id), void, deadline_s=limit,
+                group=group, errors={Exception: None},
+            )  # fmt: skip
         finally:
             self._in_flight -= 1
+        self._count(result)
+        return result
+
+    def _count(self, result: GroupResult) -> None:
         self.groups["ranked"] += 1
         self.groups["degraded"] += result.degraded
         self.groups["voided"] += result.voided
@@ -134,7 +141,6 @@ class JudgeService:
             self.groups[f"failed:{reason}"] += count
         if result.void_reason is not None:
             self.groups[f"voided:{result.void_reason}"] += 1
-        return result
 
     # -- observability ----------------------------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the arena did in each training step, summed up for the trainer's logger, and the judgment log.
 
-The group coordinator answers every rollout with the same set of ``arena_*`` fields. :class:`StepMetrics` collects
-those answers by the training step that produced the rollout and turns them into a few numbers per step (counts
+The group coordinator answers every rollout with a member outcome. :class:`StepMetrics` collects those answers by the
+training step that produced the rollout and turns them into a few numbers per step (counts
 where a mean means nothing, means where a count means nothing), under the ``arena/`` prefix. :class:`JudgmentLog`
 appends every ranked group's full result to a JSONL file that ``verl-arena replay`` reads.
 """
@@ -43,25 +43,25 @@ STEP_METRICS = {
 }
 
 _GROUP_SUMS = {
-    "arena/judge_calls": "arena_judge_calls",
-    "arena/failed_judgments": "arena_failed_judgments",
-    "arena/degraded_groups": "arena_degraded",
-    "arena/voided_groups": "arena_voided",
-    "arena/incomplete_groups": "arena_incomplete",
-    "arena/prompt_tokens": "arena_prompt_tokens",
-    "arena/completion_tokens": "arena_completion_tokens",
+    "arena/judge_calls": "judge_calls",
+    "arena/failed_judgments": "failed_judgments",
+    "arena/degraded_groups": "degraded",
+    "arena/voided_groups": "voided",
+    "arena/incomplete_groups": "incomplete",
+    "arena/prompt_tokens": "prompt_tokens",
+    "arena/completion_tokens": "completion_tokens",
 }
-_ROLLOUT_SUMS = {
-    "arena/forfeits": "arena_forfeit",
-    "arena/no_answer": "arena_no_answer",
-    "arena/duplicates": "arena_duplicate",
-    "arena/late": "arena_late",
-    "arena/overflow": "arena_overflow",
+_MEMBER_SUMS = {
+    "arena/forfeits": "forfeit",
+    "arena/no_answer": "no_answer",
+    "arena/duplicates": "duplicate",
+    "arena/late": "late",
+    "arena/overflow": "overflow",
 }
 
 
 class StepMetrics:
-    """Answers collected by training step (``None``: a step the trainer did not name).
+    """Member outcomes collected by training step (``None``: a step the trainer did not name).
 
     Args:
         max_steps: steps kept before the oldest are dropped (nobody asked for them).
@@ -69,11 +69,11 @@ class StepMetrics:
 
     def __init__(self, max_steps: int = 1000) -> None:
         self.max_steps = max_steps
-        self._answers: dict[int | None, list[tuple[str, dict[str, float]]]] = defaultdict(list)
+        self._answers: dict[int | None, list[tuple[str, Any]]] = defaultdict(list)
 
-    def add(self, step: int | None, group_id: str, info: dict[str, float]) -> None:
-        """Record one rollout's answer."""
-        self._answers[step].append((group_id, info))
+    def add(self, step: int | None, group_id: str, outcome: Any) -> None:
+        """Record one member's :class:`~verl_arena.runtime.rendezvous.MemberOutcome`."""
+        self._answers[step].append((group_id, outcome))
         while len(self._answers) > self.max_steps:
             del self._answers[min(self._answers, key=lambda s: -1 if s is None else s)]
 
@@ -84,25 +84,23 @@ class StepMetrics:
         return summarize(answers) if answers else {}
 
 
-def summarize(answers: list[tuple[str, dict[str, float]]]) -> dict[str, float]:
-    """The ``arena/`` metrics of a list of ``(group_id, info)`` answers."""
-    groups: dict[str, dict[str, float]] = {}
-    for group_id, info in answers:
-        groups.setdefault(group_id, info)  # the group-level fields are the same in every member's answer
-    ranked = [g for g in groups.values() if g.get("arena_group_size", 0) >= 2]
+def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
+    """The ``arena/`` metrics of a list of ``(group_id, member outcome)``."""
+    groups: dict[str, Any] = {}
+    for group_id, outcome in answers:
+        groups.setdefault(group_id, outcome.group)  # every member carries the same group summary
+    ranked = [g for g in groups.values() if g.size >= 2]
     out = {"arena/rollouts": float(len(answers)), "arena/groups": float(len(ranked))}
-    for name, key in _GROUP_SUMS.items():
-        out[name] = math.fsum(g.get(key, 0.0) for g in ranked)
+    for name, attribute in _GROUP_SUMS.items():
+        out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
-    out["arena/order_disagreement"] = (
-        math.fsum(g.get("arena_order_disagreement", 0.0) for g in ranked) / len(ranked) if ranked else 0.0
-    )
-    for name, key in _ROLLOUT_SUMS.items():
-        out[name] = math.fsum(info.get(key, 0.0) for _, info in answers)
-    waits = [info.get("arena_wait_s", 0.0) for _, info in answers]
+    out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
+    for name, attribute in _MEMBER_SUMS.items():
+        out[name] = float(sum(bool(getattr(o, attribute)) for _, o in answers))
+    waits = [o.wait_s for _, o in answers]
     out["arena/wait_s_mean"] = math.fsum(waits) / len(waits)
     out["arena/wait_s_max"] = max(waits)
-    out["arena/horizon"] = max(info.get("arena_horizon", 0.0) for _, info in answers)
+    out["arena/horizon"] = float(max(o.horizon for _, o in answers))
     return out
 
 

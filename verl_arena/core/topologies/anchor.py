@@ -56,6 +56,7 @@ class Anchor(Topology):
     """Everyone against one anchor; rank by the scores received."""
 
     Options = AnchorOptions
+    takes_anchor = True
 
     def check_group(self, n: int, group: str) -> None:
         check_anchor(self.options.anchor, n, group)

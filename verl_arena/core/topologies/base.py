@@ -52,6 +52,8 @@ class Topology(ABC):
     default_reward: ClassVar[str] = "rank_quantile"
     #: Judge methods the topology calls.
     judge_methods: ClassVar[tuple[str, ...]] = ("compare",)
+    #: The topology judges everyone against an anchor, chosen with the ``anchor`` option.
+    takes_anchor: ClassVar[bool] = False
 
     def __init__(self, options: Any) -> None:
         self.options = options

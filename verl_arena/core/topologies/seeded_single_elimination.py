@@ -57,6 +57,7 @@ class SeededSingleElimination(Topology):
     """Anchor seeding, then a seeded knockout bracket."""
 
     Options = SeededSingleEliminationOptions
+    takes_anchor = True
 
     def check_group(self, n: int, group: str) -> None:
         check_anchor(self.options.anchor, n, group)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
@@ -116,18 +116,19 @@ class ArenaRewardConfig(BaseModel):
     judgment_log: str | None = None
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
+    _built: Tournament = PrivateAttr()
 
     @model_validator(mode="after")
     def _check_tournament(self) -> ArenaRewardConfig:
         options = dict(self.tournament)
         if "anchor" in options:
             raise ValueError("set the anchor with reward_kwargs.anchor, not tournament.anchor")
-        Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
+        self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
         return self
 
-    def tournament_options(self) -> dict[str, Any]:
-        """Options for ``rank_group`` (the anchor index is added per group)."""
-        return dict(self.tournament)
+    def built_tournament(self) -> Tournament:
+        """The tournament these options describe, validated once (each group gets its own seed and anchor)."""
+        return self._built
 
 
 class TournamentAdvantageConfig(BaseModel):

@@ -30,6 +30,7 @@ from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
 from verl_arena.integrations.verl.step_logging import coordinator_name
 from verl_arena.integrations.verl.trajectory import (
@@ -38,14 +39,19 @@ from verl_arena.integrations.verl.trajectory import (
     reference_from_row,
     scalar,
 )
-from verl_arena.runtime.coordinator import CoordinatorActor, MemberResult, zero_info
+from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
+from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.pool import JudgePool
 
 __all__ = ["ArenaRewardManager", "check_trainer_config"]
 
 logger = logging.getLogger(__name__)
 
-RAY_CALLS_PER_WORKER = 1000  # Ray's default max_concurrency of an async actor such as verl's RewardLoopWorker
+RAY_CALLS_PER_WORKER = 1000
+#: a sample's reward and its reward_extra_info
+_Answer = tuple[
+    float, dict[str, float]
+]  # Ray's default max_concurrency of an async actor such as verl's RewardLoopWorker
 
 
 def check_trainer_config(config: DictConfig) -> tuple[ArenaRewardConfig, int]:
@@ -129,17 +135,10 @@ class ArenaRewardManager(RewardManagerBase):
             deadline_s=arena.judge_deadline_s,
         )
         cls._coordinator = CoordinatorActor.options(
-            name=coordinator_name(arena.name, job),
-            namespace=namespace,
-            get_if_exists=True,
-            max_restarts=-1,
-            max_task_retries=-1,
-            max_concurrency=100_000,
-            num_cpus=0,
+            **named_actor_options(coordinator_name(arena.name, job), namespace)
         ).remote(
             cls._pool,
-            arena.topology,
-            arena.tournament_options(),
+            arena.built_tournament(),
             arrival_timeout_s=arena.arrival_timeout_s,
             incomplete=arena.incomplete,
             judgment_log=arena.judgment_log,
@@ -168,10 +167,10 @@ class ArenaRewardManager(RewardManagerBase):
         )  # fmt: skip
         query = query_from_prompt(non_tensor.get("raw_prompt"))
         if self._is_validation(non_tensor):
-            result = await self._validation(query, candidate, non_tensor)
+            reward, info = await self._validation(query, candidate, non_tensor)
         else:
-            result = await self._tournament(str(scalar(non_tensor["uid"])), member, candidate, query, non_tensor)
-        return {"reward_score": result.reward, "reward_extra_info": result.info}
+            reward, info = await self._tournament(str(scalar(non_tensor["uid"])), member, candidate, query, non_tensor)
+        return {"reward_score": reward, "reward_extra_info": info}
 
     def _decode(self, item: Any) -> str:
         responses = item.batch["responses"]
@@ -183,7 +182,7 @@ class ArenaRewardManager(RewardManagerBase):
         split = extra.get(self.arena.split_key) if hasattr(extra, "get") else None
         return split is not None and str(split) in self.arena.validation_splits
 
-    async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> MemberResult:
+    async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> _Answer:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
         extra = extra if hasattr(extra, "get") else {}
         anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor"))
@@ -191,9 +190,9 @@ class ArenaRewardManager(RewardManagerBase):
         if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
             _warn_unmarked_anchor(self.arena.anchor_session)
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
-        patience = self.arena.arrival_timeout_s + self.arena.judge_deadline_s + 60.0
+        patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
-            return await asyncio.wait_for(
+            outcome = await asyncio.wait_for(
                 self._coordinator.submit.remote(
                     uid,
                     member,
@@ -209,15 +208,16 @@ class ArenaRewardManager(RewardManagerBase):
             )
         except (asyncio.TimeoutError, RayActorError) as exc:
             logger.error("group %s member %s: no answer from the coordinator (%s); reward 0", uid, member, exc)
-            return MemberResult(0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size))
+            return 0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size)
+        return outcome.reward, columns(outcome)
 
-    async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> MemberResult:
+    async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> _Answer:
         reference = reference_from_row(non_tensor, self.arena.reference_key)
         info = dict(arena_validation=1.0, arena_group_size=1.0, arena_expected=1.0)
         if self.arena.validation == "none" or reference is None:
-            return MemberResult(0.0, zero_info(**info))
+            return 0.0, zero_info(**info)
         if candidate.meta.get("no_answer"):
-            return MemberResult(0.0, zero_info(**info, arena_no_answer=1.0))
+            return 0.0, zero_info(**info, arena_no_answer=1.0)
         assert self._pool is not None
         judge = self._pool.judge(str(scalar(non_tensor.get("uid", ""))))
         try:
@@ -225,17 +225,15 @@ class ArenaRewardManager(RewardManagerBase):
         except (JudgeError, asyncio.TimeoutError, RayActorError) as exc:
             reason = getattr(exc, "reason", type(exc).__name__)
             logger.warning("validation comparison with the reference failed (%s); reward 0", reason)
-            return MemberResult(0.0, zero_info(**info, arena_failed_judgments=1.0, arena_degraded=1.0))
+            return 0.0, zero_info(**info, arena_failed_judgments=1.0, arena_degraded=1.0)
         reward = {"a": 1.0, "tie": 0.5, "b": 0.0}[verdict.winner]
         usage = verdict.usage or {}
-        return MemberResult(
-            reward,
-            zero_info(
-                **info,
-                arena_judge_calls=1.0,
-                arena_points=reward,
-                arena_prompt_tokens=float(usage.get("prompt_tokens", 0)),
-                arena_completion_tokens=float(usage.get("completion_tokens", 0)),
-                arena_order_disagreement=float(bool(verdict.meta.get("orders_disagree"))),
-            ),
+        return reward, zero_info(
+            **info,
+            arena_judge_calls=1.0,
+            arena_points=reward,
+            arena_prompt_tokens=float(usage.get("prompt_tokens", 0)),
+            arena_completion_tokens=float(usage.get("completion_tokens", 0)),
+            arena_order_disagreement=float(bool(verdict.meta.get("orders_disagree"))),
+            arena_forfeit=float(bool(verdict.forfeit) and "a" in verdict.forfeit),
         )

@@ -1,11 +1,12 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The group rendezvous: rollouts of one prompt arrive one at a time, on different workers; they meet here.
+"""The group rendezvous: rollouts of one prompt arrive one at a time, from different workers; they meet here.
 
-verl's streaming reward loop scores each trajectory on its own, on whichever reward worker it lands. Every member of
-a group calls :meth:`GroupCoordinator.submit` with its candidate and the group size it expects; the call waits until
-the group is complete, the group's tournament runs once (through any ``ranker`` with ``rank_group``: the Ray judge
-pool in training, a :class:`JudgeService` in tests), and every waiting member gets its own reward.
+A trainer scores each trajectory on its own, on whichever worker it lands. Every member of a group calls
+:meth:`GroupCoordinator.submit` with its candidate and the group size it expects; the call waits until the group is
+complete, the group's tournament runs once (through any ``ranker`` with ``rank_group``: the Ray judge pool in
+training, a :class:`~verl_arena.runtime.service.JudgeService` in tests), and every waiting member gets its own
+:class:`MemberOutcome`. The outcome is framework-neutral; the verl and slime adapters turn it into their own fields.
 
 Nothing waits forever:
 
@@ -20,75 +21,38 @@ Nothing waits forever:
   before the restart as it did then, instead of opening a new group for it. Groups that were still waiting when the
   coordinator died re-form from their members' retried calls (Ray retries them) and are ranked again.
 
-Every answer carries the same set of numeric fields (see ``INFO_KEYS``), because verl turns them into columns and
-metrics and breaks on keys that vary from sample to sample.
+Importable without Ray; :mod:`verl_arena.runtime.actors` runs it as a Ray actor.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
 import math
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import ray
-from ray.experimental import internal_kv
-
+from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
 __all__ = [
-    "INFO_KEYS",
-    "CoordinatorActor",
     "FinishedStore",
     "GroupCoordinator",
-    "MemberResult",
-    "RayKVStore",
+    "GroupSummary",
+    "MemberOutcome",
     "group_seed",
-    "zero_info",
 ]
 
 logger = logging.getLogger(__name__)
 
-#: The fields of every member's answer, in this order.
-INFO_KEYS = (
-    "arena_rank",
-    "arena_points",
-    "arena_group_size",
-    "arena_expected",
-    "arena_judge_calls",
-    "arena_failed_judgments",
-    "arena_degraded",
-    "arena_voided",
-    "arena_incomplete",
-    "arena_late",
-    "arena_duplicate",
-    "arena_overflow",
-    "arena_anchor",
-    "arena_no_answer",
-    "arena_order_disagreement",
-    "arena_prompt_tokens",
-    "arena_completion_tokens",
-    "arena_wait_s",
-    "arena_validation",
-    "arena_timeout",
-    "arena_forfeit",
-    "arena_horizon",
-)
-
-
-def zero_info(**values: float) -> dict[str, float]:
-    """An answer's fields, all zero except ``values`` (which must be known keys)."""
-    unknown = set(values) - set(INFO_KEYS)
-    if unknown:
-        raise KeyError(f"unknown info keys {sorted(unknown)}")
-    return {k: float(values.get(k, 0.0)) for k in INFO_KEYS}
+#: longest wait for the store when a group finishes (its members wait for it)
+STORE_TIMEOUT_S = 5.0
 
 
 def group_seed(group_id: str) -> int:
@@ -97,11 +61,101 @@ def group_seed(group_id: str) -> int:
 
 
 @dataclass(frozen=True)
-class MemberResult:
-    """What a member gets back: its reward and the fixed set of numeric fields."""
+class GroupSummary:
+    """What every member of a group is told about the group."""
+
+    size: int = 0
+    expected: int = 0
+    judge_calls: int = 0
+    failed_judgments: int = 0
+    degraded: bool = False
+    voided: bool = False
+    incomplete: bool = False
+    order_disagreement: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @classmethod
+    def of(cls, result: GroupResult, *, size: int, expected: int, incomplete: bool) -> GroupSummary:
+        """The summary of a ranked group."""
+        pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
+        usage: Counter[str] = Counter()
+        for m in pairs:
+            usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
+        for m in result.matches:  # failed judgments spent tokens too
+            usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
+        disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
+        return cls(
+            size=size,
+            expected=expected,
+            judge_calls=result.comparisons,
+            failed_judgments=result.failures,
+            degraded=result.degraded,
+            voided=result.voided,
+            incomplete=incomplete,
+            order_disagreement=disagree / len(pairs) if pairs else 0.0,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class MemberOutcome:
+    """What one member of a group gets back.
+
+    Args:
+        reward: its reward (the trainer turns rewards into advantages).
+        group: the group's summary.
+        rank, points: its place (0 is best) and the topology's own score.
+        anchor: it was the group's anchor.
+        no_answer: it had no final answer (lost without a judge call).
+        forfeit: its content broke the judge, and it lost for it.
+        duplicate: it was delivered before and gets the same answer again.
+        late: it arrived after its group closed (the group's mean reward).
+        overflow: too many groups were waiting; turned away with zero reward.
+        wait_s: how long it waited.
+        horizon: the interaction-turn limit it ran under, if the caller said.
+    """
 
     reward: float
-    info: dict[str, float]
+    group: GroupSummary = field(default_factory=GroupSummary)
+    rank: float = 0.0
+    points: float = 0.0
+    anchor: bool = False
+    no_answer: bool = False
+    forfeit: bool = False
+    duplicate: bool = False
+    late: bool = False
+    overflow: bool = False
+    wait_s: float = 0.0
+    horizon: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemberOutcome:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{**data, "group": GroupSummary(**data["group"])})
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """A finished group's answers: one per member, and one for members who come too late."""
+
+    members: dict[str, MemberOutcome]
+    late: MemberOutcome
+
+    def encode(self) -> bytes:
+        data = {"members": {m: o.to_dict() for m, o in self.members.items()}, "late": self.late.to_dict()}
+        return json.dumps(data).encode()
+
+    @classmethod
+    def decode(cls, value: bytes) -> _Answers:
+        data = json.loads(value)
+        members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
+        return cls(members, MemberOutcome.from_dict(data["late"]))
 
 
 class FinishedStore(Protocol):
@@ -116,88 +170,26 @@ class FinishedStore(Protocol):
     async def keys(self) -> list[str]: ...
 
 
-class RayKVStore:
-    """:class:`FinishedStore` in Ray's GCS key-value store, which lives as long as the cluster (not the actor).
-
-    Uses ``ray.experimental.internal_kv`` (private to Ray, but what Ray's own libraries keep their state in); its calls
-    are blocking, so they run in a thread.
-
-    Args:
-        prefix: key prefix, unique to the coordinator (its actor name).
-    """
-
-    def __init__(self, prefix: str) -> None:
-        self._kv = internal_kv
-        self.prefix = f"{prefix}/"
-
-    def _key(self, group_id: str) -> bytes:
-        return (self.prefix + group_id).encode()
-
-    async def get(self, group_id: str) -> bytes | None:
-        return await asyncio.to_thread(self._kv._internal_kv_get, self._key(group_id), namespace=_KV_NAMESPACE)
-
-    async def put(self, group_id: str, value: bytes) -> None:
-        await asyncio.to_thread(self._kv._internal_kv_put, self._key(group_id), value, namespace=_KV_NAMESPACE)
-
-    async def delete(self, group_id: str) -> None:
-        await asyncio.to_thread(self._kv._internal_kv_del, self._key(group_id), namespace=_KV_NAMESPACE)
-
-    async def keys(self) -> list[str]:
-        found = await asyncio.to_thread(self._kv._internal_kv_list, self.prefix.encode(), namespace=_KV_NAMESPACE)
-        return [k.decode()[len(self.prefix) :] for k in found]
-
-
-_KV_NAMESPACE = "verl_arena"
-#: longest wait for the store when a group finishes (its members wait for it)
-STORE_TIMEOUT_S = 5.0
-
-
-def _encode(results: Mapping[str, MemberResult]) -> bytes:
-    return json.dumps({m: [r.reward, r.info] for m, r in results.items()}).encode()
-
-
-def _decode(value: bytes) -> dict[str, MemberResult]:
-    return {m: MemberResult(float(reward), dict(info)) for m, (reward, info) in json.loads(value).items()}
-
-
 @dataclass
 class _Pending:
     expected: int
     query: str
     first_arrival: float
+    step: int | None = None
     members: dict[str, Candidate] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
     reference: Candidate | None = None
-    step: int | None = None
-    done: asyncio.Future[dict[str, MemberResult]] | None = None
+    done: asyncio.Future[_Answers] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
-
-
-def _group_stats(result: GroupResult) -> dict[str, float]:
-    pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
-    disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
-    usage: Counter[str] = Counter()
-    for m in pairs:
-        usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
-    return {
-        "arena_judge_calls": result.comparisons,
-        "arena_failed_judgments": result.failures,
-        "arena_degraded": float(result.degraded),
-        "arena_voided": float(result.voided),
-        "arena_order_disagreement": disagree / len(pairs) if pairs else 0.0,
-        "arena_prompt_tokens": usage.get("prompt_tokens", 0),
-        "arena_completion_tokens": usage.get("completion_tokens", 0),
-    }
 
 
 class GroupCoordinator:
     """Gathers each group's members and ranks the group once.
 
     Args:
-        ranker: an object with ``async rank_group(query, candidates, topology, *, group_id, **options)``.
-        topology: tournament topology.
-        options: topology and common options (``seed`` is derived from the group id unless given).
+        ranker: an object with ``async rank_group(query, candidates, tournament, *, group_id)``.
+        tournament: the validated tournament; each group gets its own seed (from its id) and anchor.
         arrival_timeout_s: how long a group may wait for its members after the first one arrived.
         incomplete: ``"rank"`` (rank the members that arrived) or ``"zero"`` (zero rewards) for such groups.
         finished_capacity: how many finished groups are remembered for duplicates and late arrivals.
@@ -212,8 +204,7 @@ class GroupCoordinator:
     def __init__(
         self,
         ranker: Any,
-        topology: str = "seeded_single_elimination",
-        options: Mapping[str, Any] | None = None,
+        tournament: Tournament,
         *,
         arrival_timeout_s: float = 1800.0,
         incomplete: str = "rank",
@@ -228,8 +219,7 @@ class GroupCoordinator:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
         self.ranker = ranker
-        self.topology = topology
-        self.options = dict(options or {})
+        self.tournament = tournament
         self.arrival_timeout_s = arrival_timeout_s
         self.incomplete = incomplete
         self.finished_capacity = finished_capacity
@@ -243,7 +233,7 @@ class GroupCoordinator:
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
-        self._finished: OrderedDict[str, dict[str, MemberResult]] = OrderedDict()
+        self._finished: OrderedDict[str, _Answers] = OrderedDict()
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
 
@@ -261,7 +251,7 @@ class GroupCoordinator:
         reference: Candidate | None = None,
         step: int | None = None,
         horizon: int = 0,
-    ) -> MemberResult:
+    ) -> MemberOutcome:
         """Join ``group_id`` as ``member`` and wait for the group's result.
 
         Args:
@@ -275,11 +265,11 @@ class GroupCoordinator:
             step: the training step that produced this rollout (its answer is counted in that step's metrics).
             horizon: the interaction-turn limit the rollout ran under, if any (reported back).
         """
-        result = await self._submit(group_id, member, candidate, expected, query, anchor, reference, step)
+        outcome = await self._submit(group_id, member, candidate, expected, query, anchor, reference, step)
         if horizon:
-            result = _flag(result, arena_horizon=float(horizon))
-        self.step_metrics.add(step, group_id, result.info)
-        return result
+            outcome = dataclasses.replace(outcome, horizon=int(horizon))
+        self.step_metrics.add(step, group_id, outcome)
+        return outcome
 
     async def _submit(
         self,
@@ -291,7 +281,7 @@ class GroupCoordinator:
         anchor: bool,
         reference: Candidate | None,
         step: int | None,
-    ) -> MemberResult:
+    ) -> MemberOutcome:
         arrived = self._clock()
         self.counts["submitted"] += 1
         if self.recovered and group_id not in self._finished and group_id not in self._pending:
@@ -299,41 +289,36 @@ class GroupCoordinator:
         finished = self._finished.get(group_id)
         if finished is not None:
             self._finished.move_to_end(group_id)
-            if member in finished:
+            if member in finished.members:
                 self.counts["duplicates"] += 1
-                return _flag(finished[member], arena_duplicate=1.0)
+                return dataclasses.replace(finished.members[member], duplicate=True)
             self.counts["late"] += 1
-            return finished["__late__"]
+            return finished.late
         group = self._pending.get(group_id)
         if group is None:
             if len(self._pending) >= self.max_pending:
                 self.counts["overflow"] += 1
-                return MemberResult(0.0, zero_info(arena_overflow=1.0, arena_expected=expected))
+                return MemberOutcome(0.0, GroupSummary(expected=expected), overflow=True)
+            loop = asyncio.get_running_loop()
             group = _Pending(expected=expected, query=query, first_arrival=arrived, step=step)
-            group.done = asyncio.get_running_loop().create_future()
-            group.timer = asyncio.get_running_loop().call_later(
-                self.arrival_timeout_s, lambda: self._close(group_id, reason="timeout")
-            )
+            group.done = loop.create_future()
+            group.timer = loop.call_later(self.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
             self._pending[group_id] = group
         duplicate = member in group.members
         if duplicate:
             self.counts["duplicates"] += 1
         else:
-            group.members[member] = Candidate(id=member, answer=candidate.answer, path=candidate.path,
-                                              meta=dict(candidate.meta))  # fmt: skip
+            group.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
             if anchor:
                 group.anchors.append(member)
             if reference is not None and group.reference is None:
-                group.reference = Candidate(
-                    id="__reference__", answer=reference.answer, path=reference.path, meta=dict(reference.meta)
-                )
+                group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
         if len(group.members) >= group.expected and not group.closing:
             self._close(group_id, reason="complete")
         assert group.done is not None
-        results = await asyncio.shield(group.done)
-        result = results.get(member, results["__late__"])
-        wait = self._clock() - arrived
-        return MemberResult(result.reward, {**result.info, "arena_wait_s": wait, "arena_duplicate": float(duplicate)})
+        answers = await asyncio.shield(group.done)
+        outcome = answers.members.get(member, answers.late)
+        return dataclasses.replace(outcome, wait_s=self._clock() - arrived, duplicate=duplicate)
 
     # -- closing a group --------------------------------------------------------------------------------------------
 
@@ -350,38 +335,38 @@ class GroupCoordinator:
 
     async def _finish(self, group_id: str, group: _Pending, *, incomplete: bool) -> None:
         try:
-            results = await self._rank(group_id, group, incomplete)
+            answers = await self._rank(group_id, group, incomplete)
         except Exception:  # the ranker should never raise; if it does, nobody may hang
             logger.exception("group %s: ranking failed; zero rewards", group_id)
             self.counts["errors"] += 1
-            results = self._zero(group, incomplete=incomplete, voided=True)
+            answers = self._zero(group, incomplete=incomplete, voided=True)
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
-                await asyncio.wait_for(self._persist(group_id, results), STORE_TIMEOUT_S)
+                await asyncio.wait_for(self._persist(group_id, answers), STORE_TIMEOUT_S)
             except asyncio.TimeoutError:
                 logger.error("group %s: the store did not answer within %.0f s", group_id, STORE_TIMEOUT_S)
                 self.counts["store_errors"] += 1
         self._pending.pop(group_id, None)
-        self._remember(group_id, results)
+        self._remember(group_id, answers)
         self.counts["groups"] += 1
         self.counts["incomplete"] += incomplete
         assert group.done is not None
         if not group.done.done():
-            group.done.set_result(results)
+            group.done.set_result(answers)
 
-    def _remember(self, group_id: str, results: dict[str, MemberResult]) -> None:
-        self._finished[group_id] = results
+    def _remember(self, group_id: str, answers: _Answers) -> None:
+        self._finished[group_id] = answers
         while len(self._finished) > self.finished_capacity:
             self._finished.popitem(last=False)
 
-    async def _persist(self, group_id: str, results: dict[str, MemberResult]) -> None:
+    async def _persist(self, group_id: str, answers: _Answers) -> None:
         """Keep the answers in the store, and the store within its capacity; store trouble is logged, not raised."""
         assert self.store is not None
         try:
             if not self._stored_loaded:  # a recovered coordinator takes over what its predecessor stored
                 self._stored.extend(k for k in await self.store.keys() if k not in self._stored)
                 self._stored_loaded = True
-            await self.store.put(group_id, _encode(results))
+            await self.store.put(group_id, answers.encode())
             self._stored.append(group_id)
             while len(self._stored) > self.stored_capacity:
                 await self.store.delete(self._stored.popleft())
@@ -400,21 +385,16 @@ class GroupCoordinator:
             return
         if value is not None and group_id not in self._finished:
             self.counts["recalled"] += 1
-            self._remember(group_id, _decode(value))
+            self._remember(group_id, _Answers.decode(value))
 
-    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> dict[str, MemberResult]:
-        info = zero_info(
-            arena_group_size=len(group.members),
-            arena_expected=group.expected,
-            arena_incomplete=float(incomplete),
-            arena_voided=float(voided),
-            arena_degraded=float(voided),
+    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> _Answers:
+        summary = GroupSummary(
+            size=len(group.members), expected=group.expected, incomplete=incomplete, voided=voided, degraded=voided
         )
-        results = {m: MemberResult(0.0, dict(info)) for m in group.members}
-        results["__late__"] = MemberResult(0.0, {**info, "arena_late": 1.0})
-        return results
+        outcome = MemberOutcome(0.0, summary)
+        return _Answers({m: outcome for m in group.members}, dataclasses.replace(outcome, late=True))
 
-    async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> dict[str, MemberResult]:
+    async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> _Answers:
         members = sorted(group.members, key=_member_order)
         if incomplete:
             logger.warning(
@@ -429,38 +409,30 @@ class GroupCoordinator:
             anchor = len(candidates) - 1
         else:
             anchor = members.index(group.anchors[0]) if group.anchors else 0
-        options = {"seed": group_seed(group_id), **self.options}
-        if self.topology in ("anchor", "seeded_single_elimination"):
-            options["anchor"] = anchor
-        result: GroupResult = await self.ranker.rank_group(
-            group.query, candidates, self.topology, group_id=group_id, **options
-        )
+        tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+        result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
         if self.judgment_log is not None:
             try:
                 await self.judgment_log.write({"query": group.query, "result": result.to_dict(), "step": group.step})
             except OSError:
                 logger.exception("group %s: could not write the judgment log", group_id)
                 self.counts["log_errors"] += 1
-        stats = _group_stats(result)
+        summary = GroupSummary.of(result, size=len(members), expected=group.expected, incomplete=incomplete)
         forfeited = result.forfeited
-        base = zero_info(arena_group_size=len(members), arena_expected=group.expected,
-                         arena_incomplete=float(incomplete), **stats)  # fmt: skip
-        results = {}
-        for i, m in enumerate(members):
-            results[m] = MemberResult(
+        outcomes = {
+            m: MemberOutcome(
                 float(result.rewards[i]),
-                {
-                    **base,
-                    "arena_rank": float(result.ranks[i]),
-                    "arena_points": float(result.points[i]),
-                    "arena_anchor": float(i == anchor),
-                    "arena_no_answer": float(bool(candidates[i].meta.get("no_answer"))),
-                    "arena_forfeit": float(forfeited[i]),
-                },
+                summary,
+                rank=float(result.ranks[i]),
+                points=float(result.points[i]),
+                anchor=i == anchor,
+                no_answer=bool(candidates[i].meta.get("no_answer")),
+                forfeit=forfeited[i],
             )
-        mean = math.fsum(r.reward for r in results.values()) / len(results)
-        results["__late__"] = MemberResult(mean, {**base, "arena_late": 1.0})
-        return results
+            for i, m in enumerate(members)
+        }
+        mean = math.fsum(o.reward for o in outcomes.values()) / len(outcomes)
+        return _Answers(outcomes, MemberOutcome(mean, summary, late=True))
 
     # -- observability ----------------------------------------------------------------------------------------------
 
@@ -477,34 +449,3 @@ class GroupCoordinator:
 def _member_order(member: str) -> tuple[int, str]:
     """Members sort by number when their keys are numbers (verl session ids), else by text."""
     return (int(member), "") if member.isdigit() else (1 << 62, member)
-
-
-def _flag(result: MemberResult, **values: float) -> MemberResult:
-    return MemberResult(result.reward, {**result.info, **values})
-
-
-@ray.remote(concurrency_groups={"control": 2})
-class CoordinatorActor:
-    """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` answers outside the members' queue."""
-
-    def __init__(self, ranker: Any, topology: str, options: dict[str, Any], **kwargs: Any) -> None:
-        context = ray.get_runtime_context()
-        name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
-        store = RayKVStore(f"coordinator/{context.namespace}/{name}")
-        recovered = context.was_current_actor_reconstructed
-        if recovered:
-            logger.warning(
-                "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
-            )
-        self.coordinator = GroupCoordinator(ranker, topology, options, store=store, recovered=recovered, **kwargs)
-
-    async def submit(self, *args: Any, **kwargs: Any) -> MemberResult:
-        return await self.coordinator.submit(*args, **kwargs)
-
-    @ray.method(concurrency_group="control")
-    async def stats(self) -> dict[str, Any]:
-        return self.coordinator.stats()
-
-    @ray.method(concurrency_group="control")
-    async def step_metrics(self, upto: int | None = None) -> dict[str, float]:
-        return self.coordinator.step_metrics.pop(upto)

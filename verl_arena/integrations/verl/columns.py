@@ -1,0 +1,74 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The ``reward_extra_info`` columns the ``arena`` reward manager gives every sample.
+
+verl turns ``reward_extra_info`` into per-sample columns and (for validation) metrics, and breaks on keys that vary
+from sample to sample, so every answer has exactly :data:`INFO_KEYS`, in this order, all numbers.
+"""
+
+from __future__ import annotations
+
+from verl_arena.runtime.rendezvous import MemberOutcome
+
+__all__ = ["INFO_KEYS", "columns", "zero_info"]
+
+#: The fields of every sample's answer, in this order.
+INFO_KEYS = (
+    "arena_rank",
+    "arena_points",
+    "arena_group_size",
+    "arena_expected",
+    "arena_judge_calls",
+    "arena_failed_judgments",
+    "arena_degraded",
+    "arena_voided",
+    "arena_incomplete",
+    "arena_late",
+    "arena_duplicate",
+    "arena_overflow",
+    "arena_anchor",
+    "arena_no_answer",
+    "arena_order_disagreement",
+    "arena_prompt_tokens",
+    "arena_completion_tokens",
+    "arena_wait_s",
+    "arena_validation",
+    "arena_timeout",
+    "arena_forfeit",
+    "arena_horizon",
+)
+
+
+def zero_info(**values: float) -> dict[str, float]:
+    """An answer's fields, all zero except ``values`` (which must be known keys)."""
+    unknown = set(values) - set(INFO_KEYS)
+    if unknown:
+        raise KeyError(f"unknown info keys {sorted(unknown)}")
+    return {k: float(values.get(k, 0.0)) for k in INFO_KEYS}
+
+
+def columns(outcome: MemberOutcome) -> dict[str, float]:
+    """The fields of a group member's answer."""
+    g = outcome.group
+    return zero_info(
+        arena_rank=outcome.rank,
+        arena_points=outcome.points,
+        arena_group_size=g.size,
+        arena_expected=g.expected,
+        arena_judge_calls=g.judge_calls,
+        arena_failed_judgments=g.failed_judgments,
+        arena_degraded=g.degraded,
+        arena_voided=g.voided,
+        arena_incomplete=g.incomplete,
+        arena_late=outcome.late,
+        arena_duplicate=outcome.duplicate,
+        arena_overflow=outcome.overflow,
+        arena_anchor=outcome.anchor,
+        arena_no_answer=outcome.no_answer,
+        arena_order_disagreement=g.order_disagreement,
+        arena_prompt_tokens=g.prompt_tokens,
+        arena_completion_tokens=g.completion_tokens,
+        arena_wait_s=outcome.wait_s,
+        arena_forfeit=outcome.forfeit,
+        arena_horizon=outcome.horizon,
+    )

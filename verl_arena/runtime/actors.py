@@ -1,0 +1,128 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The runtime's Ray actors and the options every named actor of verl-arena is created with.
+
+- :class:`JudgeActor`: a :class:`~verl_arena.runtime.service.JudgeService` as an async actor (the judge pool's
+  shards), with metrics and health answered outside the judges' queue.
+- :class:`CoordinatorActor`: the :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` as an async actor, keeping
+  finished answers in :class:`RayKVStore` so that a restarted coordinator still knows them.
+- :func:`named_actor_options`: get-or-create by name, restarted forever, calls retried after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import ray
+from ray.experimental import internal_kv
+
+from verl_arena.runtime.rendezvous import GroupCoordinator, MemberOutcome
+from verl_arena.runtime.service import JudgeService
+
+__all__ = ["CoordinatorActor", "JudgeActor", "RayKVStore", "named_actor_options"]
+
+logger = logging.getLogger(__name__)
+
+_KV_NAMESPACE = "verl_arena"
+
+
+def named_actor_options(
+    name: str,
+    namespace: str | None,
+    *,
+    max_concurrency: int = 100_000,
+    num_cpus: float = 0.0,
+    lifetime: str | None = None,
+) -> dict[str, Any]:
+    """Ray options of a named verl-arena actor: any process creates it or attaches to it (race-free); it restarts
+    whenever it dies, and the calls that were in flight are retried on the new one."""
+    options: dict[str, Any] = {
+        "name": name,
+        "get_if_exists": True,
+        "max_restarts": -1,
+        "max_task_retries": -1,
+        "max_concurrency": max_concurrency,
+        "num_cpus": num_cpus,
+    }
+    if namespace is not None:
+        options["namespace"] = namespace
+    if lifetime is not None:
+        options["lifetime"] = lifetime
+    return options
+
+
+@ray.remote(concurrency_groups={"control": 4})
+class JudgeActor(JudgeService):
+    """JudgeService as an async Ray actor, with observability outside the judge's queue."""
+
+    @ray.method(concurrency_group="control")
+    async def metrics(self) -> dict[str, Any]:
+        return JudgeService.metrics(self)
+
+    @ray.method(concurrency_group="control")
+    async def health(self) -> dict[str, Any]:
+        return JudgeService.health(self)
+
+    @ray.method(concurrency_group="control")
+    async def ping(self) -> str:
+        return "pong"
+
+
+class RayKVStore:
+    """A finished-answer store in Ray's GCS key-value store, which lives as long as the cluster (not the actor).
+
+    Uses ``ray.experimental.internal_kv`` (private to Ray, but what Ray's own libraries keep their state in); its calls
+    are blocking, so they run in a thread.
+
+    Args:
+        prefix: key prefix, unique to the coordinator (its actor name).
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = f"{prefix}/"
+
+    def _key(self, group_id: str) -> bytes:
+        return (self.prefix + group_id).encode()
+
+    async def get(self, group_id: str) -> bytes | None:
+        return await asyncio.to_thread(internal_kv._internal_kv_get, self._key(group_id), namespace=_KV_NAMESPACE)
+
+    async def put(self, group_id: str, value: bytes) -> None:
+        await asyncio.to_thread(internal_kv._internal_kv_put, self._key(group_id), value, namespace=_KV_NAMESPACE)
+
+    async def delete(self, group_id: str) -> None:
+        await asyncio.to_thread(internal_kv._internal_kv_del, self._key(group_id), namespace=_KV_NAMESPACE)
+
+    async def keys(self) -> list[str]:
+        found = await asyncio.to_thread(internal_kv._internal_kv_list, self.prefix.encode(), namespace=_KV_NAMESPACE)
+        return [k.decode()[len(self.prefix) :] for k in found]
+
+
+@ray.remote(concurrency_groups={"control": 2})
+class CoordinatorActor:
+    """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
+    members' queue."""
+
+    def __init__(self, ranker: Any, tournament: Any, **kwargs: Any) -> None:
+        context = ray.get_runtime_context()
+        name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
+        store = RayKVStore(f"coordinator/{context.namespace}/{name}")
+        recovered = context.was_current_actor_reconstructed
+        if recovered:
+            logger.warning(
+                "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
+            )
+        self.coordinator = GroupCoordinator(ranker, tournament, store=store, recovered=recovered, **kwargs)
+
+    async def submit(self, *args: Any, **kwargs: Any) -> MemberOutcome:
+        return await self.coordinator.submit(*args, **kwargs)
+
+    @ray.method(concurrency_group="control")
+    async def stats(self) -> dict[str, Any]:
+        return self.coordinator.stats()
+
+    @ray.method(concurrency_group="control")
+    async def step_metrics(self, upto: int | None = None) -> dict[str, float]:
+        return self.coordinator.step_metrics.pop(upto)

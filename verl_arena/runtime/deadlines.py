@@ -1,0 +1,73 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Every time limit of the runtime, in one place: how long a group may take, how long its members wait.
+
+A training rollout waits for three things in turn: the rest of its group to arrive (``arrival_timeout_s``), the
+group's tournament (``judge_deadline_s``), and the trip back. :func:`member_patience` adds them up for the caller's
+own timeout; :func:`actor_deadline` gives an actor the part of a deadline that leaves room for the answer to travel
+back; :func:`rank_or_void` runs a tournament within its deadline and voids the group when it cannot finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.types import GroupResult
+
+__all__ = ["MEMBER_SLACK_S", "actor_deadline", "check_deadline", "member_patience", "rank_or_void"]
+
+logger = logging.getLogger(__name__)
+
+#: what a waiting member allows beyond the arrival timeout and the judge deadline (Ray calls, a busy coordinator)
+MEMBER_SLACK_S = 60.0
+
+
+def check_deadline(name: str, value: Any) -> float | None:
+    """``value`` if it is ``None`` (no limit) or a positive finite number of seconds; ``ConfigError`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"{name} must be a positive number of seconds (or None for no limit), got {value!r}")
+    return float(value)
+
+
+def member_patience(arrival_timeout_s: float, judge_deadline_s: float) -> float:
+    """How long a group member waits for its answer before giving up on the coordinator."""
+    return arrival_timeout_s + judge_deadline_s + MEMBER_SLACK_S
+
+
+def actor_deadline(limit: float | None) -> float | None:
+    """The deadline an actor works to when its caller stops waiting at ``limit``: 5% earlier (0.5 to 5 s), so the
+    answer is back in time."""
+    if limit is None:
+        return None
+    return max(0.0, limit - min(5.0, max(0.5, 0.05 * limit)))
+
+
+async def rank_or_void(
+    run: Awaitable[GroupResult],
+    void: Callable[[str], GroupResult],
+    *,
+    deadline_s: float | None,
+    group: str,
+    errors: Mapping[type[BaseException], str | None],
+) -> GroupResult:
+    """``await run`` within ``deadline_s``; a timeout gives ``void("deadline")``, an error of a type in ``errors``
+    gives ``void(reason)`` (``None``: ``"error:<type>"``). A ``ConfigError`` always propagates: bad input is the
+    caller's bug, not the judge's trouble."""
+    try:
+        return await asyncio.wait_for(run, deadline_s)
+    except asyncio.TimeoutError:
+        logger.warning("%s: no result within %.0f s; voided", group, deadline_s)
+        return void("deadline")
+    except ConfigError:
+        raise
+    except tuple(errors) as exc:  # never let judge trouble take a training step down, but say so loudly
+        reason = next(r for t, r in errors.items() if isinstance(exc, t)) or f"error:{type(exc).__name__}"
+        logger.error("%s: ranking failed (%s); voided", group, exc, exc_info=reason.startswith("error:"))
+        return void(reason)
