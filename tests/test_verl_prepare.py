@@ -15,7 +15,7 @@ from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, judge_overrides
 from verl_arena.integrations.verl.prepare import prepare
-from verl_arena.runtime.rendezvous import GroupSummary, MemberOutcome
+from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
 from verl_arena.runtime.step_metrics import StepMetrics
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_tasks.jsonl"

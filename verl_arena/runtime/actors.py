@@ -18,7 +18,8 @@ from typing import Any
 import ray
 from ray.experimental import internal_kv
 
-from verl_arena.runtime.rendezvous import GroupCoordinator, MemberOutcome
+from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 
 __all__ = ["CoordinatorActor", "JudgeActor", "RayKVStore", "named_actor_options"]

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import json
 import logging
 import math
 import time
@@ -39,15 +38,10 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
-__all__ = [
-    "FinishedStore",
-    "GroupCoordinator",
-    "GroupSummary",
-    "MemberOutcome",
-    "group_seed",
-]
+__all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,104 +52,6 @@ STORE_TIMEOUT_S = 5.0
 def group_seed(group_id: str) -> int:
     """The tournament seed of a group: a stable function of its id, so a logged group can be replayed."""
     return int.from_bytes(hashlib.sha256(group_id.encode()).digest()[:4], "little") & 0x7FFFFFFF
-
-
-@dataclass(frozen=True)
-class GroupSummary:
-    """What every member of a group is told about the group."""
-
-    size: int = 0
-    expected: int = 0
-    judge_calls: int = 0
-    failed_judgments: int = 0
-    degraded: bool = False
-    voided: bool = False
-    incomplete: bool = False
-    order_disagreement: float = 0.0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    @classmethod
-    def of(cls, result: GroupResult, *, size: int, expected: int, incomplete: bool) -> GroupSummary:
-        """The summary of a ranked group."""
-        pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
-        usage: Counter[str] = Counter()
-        for m in pairs:
-            usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
-        for m in result.matches:  # failed judgments spent tokens too
-            usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
-        disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
-        return cls(
-            size=size,
-            expected=expected,
-            judge_calls=result.comparisons,
-            failed_judgments=result.failures,
-            degraded=result.degraded,
-            voided=result.voided,
-            incomplete=incomplete,
-            order_disagreement=disagree / len(pairs) if pairs else 0.0,
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-        )
-
-
-@dataclass(frozen=True)
-class MemberOutcome:
-    """What one member of a group gets back.
-
-    Args:
-        reward: its reward (the trainer turns rewards into advantages).
-        group: the group's summary.
-        rank, points: its place (0 is best) and the topology's own score.
-        anchor: it was the group's anchor.
-        no_answer: it had no final answer (lost without a judge call).
-        forfeit: its content broke the judge, and it lost for it.
-        duplicate: it was delivered before and gets the same answer again.
-        late: it arrived after its group closed (the group's mean reward).
-        overflow: too many groups were waiting; turned away with zero reward.
-        wait_s: how long it waited.
-        horizon: the interaction-turn limit it ran under, if the caller said.
-    """
-
-    reward: float
-    group: GroupSummary = field(default_factory=GroupSummary)
-    rank: float = 0.0
-    points: float = 0.0
-    anchor: bool = False
-    no_answer: bool = False
-    forfeit: bool = False
-    duplicate: bool = False
-    late: bool = False
-    overflow: bool = False
-    wait_s: float = 0.0
-    horizon: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MemberOutcome:
-        """Inverse of :meth:`to_dict`."""
-        return cls(**{**data, "group": GroupSummary(**data["group"])})
-
-
-@dataclass(frozen=True)
-class _Answers:
-    """A finished group's answers: one per member, and one for members who come too late."""
-
-    members: dict[str, MemberOutcome]
-    late: MemberOutcome
-
-    def encode(self) -> bytes:
-        data = {"members": {m: o.to_dict() for m, o in self.members.items()}, "late": self.late.to_dict()}
-        return json.dumps(data).encode()
-
-    @classmethod
-    def decode(cls, value: bytes) -> _Answers:
-        data = json.loads(value)
-        members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
-        return cls(members, MemberOutcome.from_dict(data["late"]))
 
 
 class FinishedStore(Protocol):
@@ -179,7 +75,7 @@ class _Pending:
     members: dict[str, Candidate] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
     reference: Candidate | None = None
-    done: asyncio.Future[_Answers] | None = None
+    done: asyncio.Future[Answers] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
 
@@ -233,7 +129,7 @@ class GroupCoordinator:
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
-        self._finished: OrderedDict[str, _Answers] = OrderedDict()
+        self._finished: OrderedDict[str, Answers] = OrderedDict()
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
 
@@ -354,12 +250,12 @@ class GroupCoordinator:
         if not group.done.done():
             group.done.set_result(answers)
 
-    def _remember(self, group_id: str, answers: _Answers) -> None:
+    def _remember(self, group_id: str, answers: Answers) -> None:
         self._finished[group_id] = answers
         while len(self._finished) > self.finished_capacity:
             self._finished.popitem(last=False)
 
-    async def _persist(self, group_id: str, answers: _Answers) -> None:
+    async def _persist(self, group_id: str, answers: Answers) -> None:
         """Keep the answers in the store, and the store within its capacity; store trouble is logged, not raised."""
         assert self.store is not None
         try:
@@ -385,16 +281,16 @@ class GroupCoordinator:
             return
         if value is not None and group_id not in self._finished:
             self.counts["recalled"] += 1
-            self._remember(group_id, _Answers.decode(value))
+            self._remember(group_id, Answers.decode(value))
 
-    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> _Answers:
+    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> Answers:
         summary = GroupSummary(
             size=len(group.members), expected=group.expected, incomplete=incomplete, voided=voided, degraded=voided
         )
         outcome = MemberOutcome(0.0, summary)
-        return _Answers({m: outcome for m in group.members}, dataclasses.replace(outcome, late=True))
+        return Answers({m: outcome for m in group.members}, dataclasses.replace(outcome, late=True))
 
-    async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> _Answers:
+    async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
         members = sorted(group.members, key=_member_order)
         if incomplete:
             logger.warning(
@@ -432,7 +328,7 @@ class GroupCoordinator:
             for i, m in enumerate(members)
         }
         mean = math.fsum(o.reward for o in outcomes.values()) / len(outcomes)
-        return _Answers(outcomes, MemberOutcome(mean, summary, late=True))
+        return Answers(outcomes, MemberOutcome(mean, summary, late=True))
 
     # -- observability ----------------------------------------------------------------------------------------------
 

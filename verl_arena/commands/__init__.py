@@ -1,0 +1,12 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The ``verl-arena`` sub-commands, each module with its arguments beside the code it runs and the output it prints.
+
+Each module has ``register(subparsers)``; :data:`COMMANDS` lists them in the order ``verl-arena --help`` shows.
+"""
+
+from verl_arena.commands import benchmarks, judge_server, ranking, training
+
+__all__ = ["COMMANDS"]
+
+COMMANDS = (ranking, training, judge_server, benchmarks)

@@ -1,0 +1,181 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena bench``, ``bench-core``, ``bench-judge`` and ``bench-gaming``: what the topologies buy, what the core
+costs, how the judge runtime holds up, and whether breaking the judge pays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from verl_arena.bench import format_tables, plot_frontier, run_bench
+
+    start = time.perf_counter()
+    progress = None if args.quiet or args.json else (lambda cell: print(f"running {cell}", file=sys.stderr))
+    results = run_bench(
+        sizes=args.sizes,
+        noises=args.noise,
+        judges=args.judges,
+        methods=args.methods,
+        groups=args.groups,
+        seed=args.seed,
+        progress=progress,
+    )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        json.dump({"elapsed_s": round(elapsed, 2), "results": [r.to_dict() for r in results]}, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_tables(results))
+        print(
+            "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
+            "the advantages with the true qualities;\ntop-1: share of groups whose best candidate is ranked first "
+            "(shared first places count fractionally); calls, depth: judge calls and sequential waves per group."
+        )
+        print(f"{len(results)} cells in {elapsed:.1f} s")
+    if args.plot:
+        plot_frontier(results, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _bench_core(args: argparse.Namespace) -> int:
+    from verl_arena.bench.speed import run_core_speed
+
+    results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
+    if args.json:
+        json.dump([r.to_dict() for r in results], sys.stdout, indent=1)
+        print()
+        return 0
+    print(f"{args.groups} groups of {args.n}, all groups of a topology concurrently, instant judge")
+    print(f"{'topology':<28} {'calls':>8} {'wall s':>8} {'us/group':>9} {'bare s':>8} {'wall/bare':>9}")
+    for r in results:
+        print(f"{r.topology:<28} {r.calls:>8} {r.wall_s:>8.2f} {r.us_per_group:>9.0f} {r.bare_s:>8.2f} {r.ratio:>9.1f}")
+    print("bare: the same number of judge calls issued at once with asyncio.gather, no tournament around them")
+    return 0
+
+
+def _bench_gaming(args: argparse.Namespace) -> int:
+    from verl_arena.bench.gaming import report, run_gaming_bench
+
+    rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, seed=args.seed)
+    table, beaten = report(rows, args.groups)
+    if args.json:
+        print(json.dumps({"rows": [r.__dict__ for r in rows], "breaking_beats_losing": len(beaten)}, indent=1))
+    else:
+        print(table)
+    return 1 if beaten else 0
+
+
+def _bench_judge(args: argparse.Namespace) -> int:
+    from verl_arena.bench.judge_throughput import format_report, run_judge_bench
+
+    report = run_judge_bench(
+        groups=args.groups,
+        n=args.n,
+        latency=args.latency,
+        concurrencies=args.concurrency,
+        topology=args.topology,
+        fault_rate=args.fault_rate,
+        down_deadline_s=args.down_deadline,
+        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+    )
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the benchmark commands to the command's sub-parsers."""
+    from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    bench = sub.add_parser(
+        "bench",
+        help="ranking fidelity of every topology against simulated judges (no API key, no GPU)",
+        description="Rank groups of candidates with known qualities through simulated judges and report how well "
+        "each topology recovers the true order, and at what judge cost.",
+    )
+    bench.add_argument("--sizes", type=int, nargs="+", default=[8, 16], metavar="N", help="group sizes (8 16)")
+    bench.add_argument(
+        "--noise",
+        type=float,
+        nargs="+",
+        default=[0.25, 0.5, 1.0],
+        metavar="SD",
+        help="judge noise levels, in units of the spread of true qualities (0.25 0.5 1.0)",
+    )
+    bench.add_argument(
+        "--judges",
+        nargs="+",
+        default=list(DEFAULT_JUDGES),
+        choices=JUDGE_KINDS.names(),
+        metavar="KIND",
+        help="simulated judge kinds: "
+        + "; ".join(f"{k} ({JUDGE_KINDS.get(k).description})" for k in JUDGE_KINDS.names())
+        + f" (default: {' '.join(DEFAULT_JUDGES)})",
+    )
+    bench.add_argument(
+        "--methods",
+        nargs="+",
+        default=list(DEFAULT_METHODS),
+        choices=METHODS.names(),
+        metavar="METHOD",
+        help="ranking methods: " + ", ".join(METHODS.names()) + " (default: all)",
+    )
+    bench.add_argument("--groups", type=int, default=100, help="groups per cell (100)")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    bench.add_argument("--plot", metavar="FILE.png", help="draw fidelity against judge calls (needs matplotlib)")
+    bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    bench.set_defaults(func=_bench)
+
+    core = sub.add_parser(
+        "bench-core",
+        help="CPU cost of ranking many groups through an instant judge",
+        description="Time rank_group over many groups with a judge that answers at once, against the same judge "
+        "calls issued bare in the same run.",
+    )
+    core.add_argument("--groups", type=int, default=1000)
+    core.add_argument("--n", type=int, default=16, help="group size (16)")
+    core.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None)
+    core.add_argument("--json", action="store_true")
+    core.set_defaults(func=_bench_core)
+
+    judge = sub.add_parser(
+        "bench-judge",
+        help="wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client",
+        description="B groups of N candidates through the Ray judge pool against the mock judge (its own process) "
+        "with latency L and concurrency cap Q, with order swapping; compared with max(D*L, B*C*L/Q) and with a "
+        "bare httpx client making the same calls with the same dependency structure in the same run. Also runs "
+        "the same load under injected faults and against a judge that is down.",
+    )
+    judge.add_argument("--groups", type=int, default=64, help="B (64)")
+    judge.add_argument("--n", type=int, default=16, help="N (16)")
+    judge.add_argument("--latency", type=float, default=0.5, help="L in seconds (0.5)")
+    judge.add_argument("--concurrency", type=int, nargs="+", default=[64, 256], metavar="Q", help="Q values (64 256)")
+    judge.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    judge.add_argument("--fault-rate", type=float, default=0.1, help="injected fault rate of the fault run (0.1)")
+    judge.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
+    judge.add_argument("--json", action="store_true")
+    judge.set_defaults(func=_bench_judge)
+
+    from verl_arena.bench import gaming
+
+    bench_gaming = sub.add_parser(
+        "bench-gaming",
+        help="check that a rollout cannot buy reward by breaking the judge (mock judge with content triggers)",
+        description=gaming.__doc__.split("\n\n", 1)[1] if gaming.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gaming.add_arguments(bench_gaming)
+    bench_gaming.set_defaults(func=_bench_gaming)

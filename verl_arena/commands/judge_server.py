@@ -1,0 +1,63 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena mock-judge``: a deterministic OpenAI-compatible judge on loopback, with injectable faults."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _mock_judge(args: argparse.Namespace) -> int:
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeServer, parse_faults
+
+    config = MockJudgeConfig(
+        latency=args.latency,
+        faults=parse_faults(args.fault),
+        plan=args.plan,
+        retry_after_s=args.retry_after,
+        down=args.down,
+        seed=args.seed,
+    )
+
+    async def serve() -> None:
+        server = MockJudgeServer(config, args.host, args.port)
+        print(await server.start(), flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await server.stop()
+
+    asyncio.run(serve())
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add ``mock-judge`` to the command's sub-parsers."""
+    from verl_arena.testing.mock_server import FAULTS
+
+    mock = sub.add_parser(
+        "mock-judge",
+        help="serve a deterministic OpenAI-compatible judge on loopback, with injectable faults",
+        description="A real HTTP server answering verl-arena's judge prompts with a lexical rubric judge. Prints "
+        "its base URL, then serves until interrupted.",
+    )
+    mock.add_argument("--host", default="127.0.0.1")
+    mock.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    mock.add_argument("--latency", default="0", help="SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    mock.add_argument(
+        "--fault", action="append", default=[], metavar="KIND=RATE", help=f"fault rate; kinds: {', '.join(FAULTS)}"
+    )
+    mock.add_argument("--plan", nargs="*", default=[], help="outcomes of the first requests, in order (ok or a fault)")
+    mock.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429 answers (1)")
+    mock.add_argument("--down", action="store_true", help="answer every request with 503")
+    mock.add_argument("--seed", type=int, default=0)
+    mock.set_defaults(func=_mock_judge)

@@ -1,0 +1,217 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena rank`` and ``verl-arena replay``: ranking groups from files through a judge, and rebuilding the
+results from a judgment log without one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["register"]
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    width = max(len(k) for k in summary)
+    for key, value in summary.items():
+        if isinstance(value, float):
+            value = f"{value:.3f}"
+        print(f"{key:<{width}}  {value}")
+
+
+def _options(items: Sequence[str]) -> dict[str, Any]:
+    """``["bracket=standard", "anchor=2"]`` -> ``{"bracket": "standard", "anchor": 2}`` (values read as YAML)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"verl-arena: --option must be KEY=VALUE, got {item!r}")
+        out[key] = yaml.safe_load(value)
+    return out
+
+
+def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if args.judge_config:
+        loaded = yaml.safe_load(Path(args.judge_config).read_text(encoding="utf-8"))
+        if not isinstance(loaded, dict):
+            raise SystemExit(f"verl-arena: {args.judge_config} must hold a mapping")
+        config.update(loaded.get("judge", loaded))
+    if args.endpoint:
+        config["endpoints"] = [
+            {"base_url": url, "model": args.model, "api_key_env": args.api_key_env} for url in args.endpoint
+        ]
+    overrides = {
+        "template": args.template,
+        "language": args.language,
+        "cache_path": args.cache,
+        "max_concurrency": args.concurrency,
+        "rpm": args.rpm,
+        "tpm": args.tpm,
+        "timeout_s": args.timeout,
+    }
+    config.update({k: v for k, v in overrides.items() if v is not None})
+    if args.no_order_swap:
+        config["order_swap"] = False
+    return config
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.core.tournament import Tournament
+    from verl_arena.runtime.deadlines import check_deadline
+    from verl_arena.runtime.service import JudgeService
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+
+    mock = None
+    try:  # everything is checked before the first judge call
+        groups = load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
+        check_output_paths(args.groups, args.output, args.log)
+        options = {"seed": args.seed, **_options(args.option)}
+        tournament = Tournament.from_options(args.topology, **options)
+        check_deadline("--run-deadline", args.run_deadline)
+        deadline = check_deadline("--deadline", args.deadline)
+        config = _judge_config(args)
+        if not config.get("endpoints"):
+            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
+            url = mock.start()
+            print(f"no judge endpoint given: using the built-in lexical mock judge at {url}", file=sys.stderr)
+            config["endpoints"] = [{"base_url": url, "model": "mock-lexical-judge"}]
+        service = JudgeService(config, deadline_s=deadline)
+        writer = ResultWriter(args.output, args.log, resume=args.resume)
+    except (ConfigError, OSError, yaml.YAMLError) as exc:
+        print(f"verl-arena rank: {exc}", file=sys.stderr)
+        if mock is not None:
+            mock.stop()
+        return 2
+
+    todo = [g for g in groups if g.id not in writer.done]
+    if writer.done:
+        print(f"resuming: {len(groups) - len(todo)} of {len(groups)} groups already in {args.output}", file=sys.stderr)
+    bar = tqdm(total=len(todo), unit="group", file=sys.stderr, disable=args.quiet)
+    stopped_by: list[str] = []
+
+    def on_result(group: Any, result: Any) -> None:
+        writer.write(group, result)
+        bar.update()
+
+    async def run() -> list[Any]:
+        main_task = asyncio.current_task()
+        assert main_task is not None
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
+        try:
+            return await rank_groups(
+                todo, service.rank_group, tournament=tournament, on_result=on_result,
+                run_deadline_s=args.run_deadline, void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
+            )  # fmt: skip
+        finally:
+            await service.aclose()
+
+    start = time.perf_counter()
+    try:
+        results = asyncio.run(run())
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        stopped_by.append(stopped_by[0] if stopped_by else "SIGINT")
+    finally:
+        bar.close()
+        writer.close()
+        if mock is not None:
+            mock.stop()
+    if stopped_by:
+        print(
+            f"verl-arena rank: stopped by {stopped_by[0]}; {writer.written} groups ranked and saved in {args.output}; "
+            f"run the same command with --resume to rank the other {len(todo) - writer.written}",
+            file=sys.stderr,
+        )
+        return 128 + getattr(signal, stopped_by[0]).value
+    summary = summarize(results, service.metrics(), time.perf_counter() - start)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(f"ranked {len(results)} groups with {args.topology}; results in {args.output}")
+        _print_summary(summary)
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from verl_arena.batch import replay_log, write_results
+
+    pairs = replay_log(args.log)
+    same = sum(
+        logged.ranks == again.ranks and logged.advantages == again.advantages and logged.rewards == again.rewards
+        for logged, again in pairs
+    )
+    if args.output:
+        write_results(args.output, [again for _, again in pairs])
+    print(f"replayed {len(pairs)} groups from {args.log} without a judge: {same} identical to the log")
+    return 0 if same == len(pairs) else 1
+
+
+def register(sub: Any) -> None:
+    """Add ``rank`` and ``replay`` to the command's sub-parsers."""
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    rank = sub.add_parser(
+        "rank",
+        help="rank groups of candidates from a JSONL file through a judge",
+        description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
+        "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
+        "result is written as soon as it is ranked; after an interruption (Ctrl-C, SIGTERM), --resume ranks only "
+        "the groups missing from the output.",
+    )
+    rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
+    rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
+    rank.add_argument("--log", help="judgment log (JSONL) for `verl-arena replay`")
+    rank.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    rank.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="topology option, repeatable")
+    rank.add_argument("--seed", type=int, default=0)
+    rank.add_argument("--judge-config", help="YAML file with the judge configuration (see JudgeConfig)")
+    rank.add_argument("--endpoint", action="append", default=[], metavar="URL", help="OpenAI-compatible base URL")
+    rank.add_argument("--model", default="qwen3-max", help="model name for --endpoint (qwen3-max)")
+    rank.add_argument("--api-key-env", help="environment variable holding the API key for --endpoint")
+    rank.add_argument("--template", help="travel, deep_research, writing, generic, or a template YAML path")
+    rank.add_argument("--language", choices=["en", "zh"])
+    rank.add_argument("--cache", help="sqlite verdict cache file")
+    rank.add_argument("--concurrency", type=int, help="requests in flight at most")
+    rank.add_argument("--rpm", type=float, help="requests per minute at most")
+    rank.add_argument("--tpm", type=float, help="tokens per minute at most")
+    rank.add_argument("--timeout", type=float, help="per-request timeout in seconds")
+    rank.add_argument("--deadline", type=float, default=900.0, help="per-group time limit in seconds (900)")
+    rank.add_argument(
+        "--run-deadline", type=float, help="time limit of the whole run: groups unfinished by then are voided"
+    )
+    rank.add_argument(
+        "--resume", action="store_true", help="keep the groups already in the output (and log) and rank the rest"
+    )
+    rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
+    rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
+    rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
+    rank.add_argument("--json", action="store_true", help="print the summary as JSON")
+    rank.add_argument("--quiet", action="store_true", help="no progress bar")
+    rank.set_defaults(func=_rank)
+
+    rep = sub.add_parser(
+        "replay",
+        help="rebuild ranks and advantages from a judgment log, with no judge",
+        description="Replay every group of a judgment log written by `verl-arena rank --log`; exits 1 if any "
+        "group's ranks, rewards or advantages differ from the log.",
+    )
+    rep.add_argument("log")
+    rep.add_argument("-o", "--output", help="write the replayed results (same format as `rank`)")
+    rep.set_defaults(func=_replay)

@@ -1,0 +1,114 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What the group rendezvous tells each member: framework-neutral records the verl and slime adapters turn into their
+own fields."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from verl_arena.core.types import GroupResult
+
+__all__ = ["Answers", "GroupSummary", "MemberOutcome"]
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """What every member of a group is told about the group."""
+
+    size: int = 0
+    expected: int = 0
+    judge_calls: int = 0
+    failed_judgments: int = 0
+    degraded: bool = False
+    voided: bool = False
+    incomplete: bool = False
+    order_disagreement: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @classmethod
+    def of(cls, result: GroupResult, *, size: int, expected: int, incomplete: bool) -> GroupSummary:
+        """The summary of a ranked group."""
+        pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
+        usage: Counter[str] = Counter()
+        for m in pairs:
+            usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
+        for m in result.matches:  # failed judgments spent tokens too
+            usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
+        disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
+        return cls(
+            size=size,
+            expected=expected,
+            judge_calls=result.comparisons,
+            failed_judgments=result.failures,
+            degraded=result.degraded,
+            voided=result.voided,
+            incomplete=incomplete,
+            order_disagreement=disagree / len(pairs) if pairs else 0.0,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class MemberOutcome:
+    """What one member of a group gets back.
+
+    Args:
+        reward: its reward (the trainer turns rewards into advantages).
+        group: the group's summary.
+        rank, points: its place (0 is best) and the topology's own score.
+        anchor: it was the group's anchor.
+        no_answer: it had no final answer (lost without a judge call).
+        forfeit: its content broke the judge, and it lost for it.
+        duplicate: it was delivered before and gets the same answer again.
+        late: it arrived after its group closed (the group's mean reward).
+        overflow: too many groups were waiting; turned away with zero reward.
+        wait_s: how long it waited.
+        horizon: the interaction-turn limit it ran under, if the caller said.
+    """
+
+    reward: float
+    group: GroupSummary = field(default_factory=GroupSummary)
+    rank: float = 0.0
+    points: float = 0.0
+    anchor: bool = False
+    no_answer: bool = False
+    forfeit: bool = False
+    duplicate: bool = False
+    late: bool = False
+    overflow: bool = False
+    wait_s: float = 0.0
+    horizon: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemberOutcome:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{**data, "group": GroupSummary(**data["group"])})
+
+
+@dataclass(frozen=True)
+class Answers:
+    """A finished group's answers: one per member, and one for members who come too late."""
+
+    members: dict[str, MemberOutcome]
+    late: MemberOutcome
+
+    def encode(self) -> bytes:
+        data = {"members": {m: o.to_dict() for m, o in self.members.items()}, "late": self.late.to_dict()}
+        return json.dumps(data).encode()
+
+    @classmethod
+    def decode(cls, value: bytes) -> Answers:
+        data = json.loads(value)
+        members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
+        return cls(members, MemberOutcome.from_dict(data["late"]))
