@@ -6,8 +6,8 @@
 #   export JUDGE_ENDPOINTS="$(bash recipes/judge_fleet.sh endpoints)" JUDGE_KEY_ENVS=""
 #
 # Each host gets one server per JUDGE_TP GPUs (JUDGE_GPUS_PER_HOST / JUDGE_TP servers), on ports 8000, 8001, ...,
-# started over ssh with nohup; the script waits for every /health and prints the endpoints as a Hydra list.
-# "bash recipes/judge_fleet.sh stop" stops them. DRY_RUN=1 prints the ssh commands instead of running them.
+# started over ssh with nohup (process id in /tmp/verl_arena_judge_PORT.pid); the script waits for every /health and
+# prints the endpoints as a Hydra list. "bash recipes/judge_fleet.sh stop" stops exactly those processes. DRY_RUN=1 prints the ssh commands instead of running them.
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -45,7 +45,8 @@ start() {
             gpus="$(seq -s, "${first}" $(( first + JUDGE_TP - 1 )))"
             arena_run ssh "${host}" "CUDA_VISIBLE_DEVICES=${gpus} nohup vllm serve ${JUDGE_MODEL} \
 --served-model-name ${JUDGE_SERVED_NAME} --port $(( JUDGE_PORT + i )) --tensor-parallel-size ${JUDGE_TP} \
---max-num-seqs ${JUDGE_MAX_SEQS} ${VLLM_ARGS} > /tmp/verl_arena_judge_$(( JUDGE_PORT + i )).log 2>&1 &"
+--max-num-seqs ${JUDGE_MAX_SEQS} ${VLLM_ARGS} > /tmp/verl_arena_judge_$(( JUDGE_PORT + i )).log 2>&1 & \
+echo \$! > /tmp/verl_arena_judge_$(( JUDGE_PORT + i )).pid"
         done
     done
     wait_healthy
@@ -67,10 +68,14 @@ wait_healthy() {
     done
 }
 
+# stops the servers this script started, by the process ids it wrote next to their logs (vLLM stops its workers)
 stop() {
-    local host
+    local host i pidfile
     for host in ${JUDGE_HOSTS}; do
-        arena_run ssh "${host}" "pkill -f 'vllm serve ${JUDGE_MODEL}' || true"
+        for (( i = 0; i < servers_per_host; i++ )); do
+            pidfile="/tmp/verl_arena_judge_$(( JUDGE_PORT + i )).pid"
+            arena_run ssh "${host}" "if [ -f ${pidfile} ]; then kill \$(cat ${pidfile}) 2>/dev/null; rm -f ${pidfile}; fi"
+        done
     done
 }
 

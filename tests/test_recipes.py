@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,57 @@ def test_cluster_script_dry_run(args, expected):
     done = subprocess.run(["bash", str(ROOT / "recipes" / "cluster.sh"), *args], capture_output=True, text=True,
                           env={**os.environ, "DRY_RUN": "1"})  # fmt: skip
     assert done.returncode == 0 and expected in done.stdout
+
+
+def test_judge_fleet_stops_the_servers_it_started_and_nothing_else(tmp_path):
+    """Start and stop run for real, with ssh, vllm and curl replaced by local stand-ins."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, body in {
+        "ssh": 'shift; exec bash -c "$1"',  # "ssh HOST CMD" runs CMD here
+        "vllm": "exec sleep 300",
+        "curl": "exit 0",
+    }.items():
+        (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    port = str(20000 + os.getpid() % 20000)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "JUDGE_HOSTS": "127.0.0.1",
+           "JUDGE_GPUS_PER_HOST": "1", "JUDGE_TP": "1", "JUDGE_PORT": port}  # fmt: skip
+    bystander = subprocess.Popen([str(bin_dir / "vllm"), "serve", "Qwen/Qwen3-235B-A22B-Instruct-2507"])
+    try:
+        started = subprocess.run(["bash", str(ROOT / "recipes" / "judge_fleet.sh"), "start"], env=env,
+                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert started.returncode == 0, started.stderr
+        pid = int(Path(f"/tmp/verl_arena_judge_{port}.pid").read_text())
+        os.kill(pid, 0)  # the server runs
+        stopped = subprocess.run(["bash", str(ROOT / "recipes" / "judge_fleet.sh"), "stop"], env=env,
+                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert stopped.returncode == 0, stopped.stderr
+        for _ in range(50):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the judge server it started still runs")
+        assert bystander.poll() is None  # a vllm serve of the same model that it did not start is left alone
+        assert not Path(f"/tmp/verl_arena_judge_{port}.pid").exists()
+    finally:
+        bystander.kill()
+
+
+def test_the_cpu_smoke_recipe_composes_with_verls_config(tmp_path):
+    pytest.importorskip("verl")
+    from verl_support import verl_config
+
+    from verl_arena.integrations.verl.reward_manager import check_trainer_config
+
+    judge = tmp_path / "judge.yaml"
+    judge.write_text("endpoints: [{base_url: 'http://127.0.0.1:9/v1', model: m}]\ntemplate: travel\nrpm: 60\n")
+    output = dry_run("cpu_smoke.sh", JUDGE_CONFIG=str(judge), TOPOLOGY="swiss")
+    assert "VERL_PLATFORM=cpu" in output
+    config = verl_config(overrides(output))
+    arena, group_size = check_trainer_config(config)
+    assert config.actor_rollout_ref.rollout.name == "transformers" and config.trainer.device == "cpu"
+    assert arena.topology == "swiss" and arena.judge.template == "travel" and arena.judge.rpm == 60 and group_size == 3
