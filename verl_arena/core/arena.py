@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
+from verl_arena.core.judge import Judge
 from verl_arena.core.types import Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
@@ -73,7 +74,7 @@ class Arena:
         self,
         query: str,
         candidates: Sequence[Candidate],
-        judge: Any,
+        judge: Judge | None,
         *,
         seed: int,
         on_judge_error: FailurePolicy = "tie",

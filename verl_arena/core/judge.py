@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from verl_arena.core.types import Candidate, PairVerdict
 
-__all__ = ["GroupJudge", "PairJudge"]
+__all__ = ["GroupJudge", "Judge", "PairJudge"]
 
 
 @runtime_checkable
@@ -31,3 +31,7 @@ class GroupJudge(Protocol):
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices (into ``candidates``) of exactly ``k`` distinct winners; raise ``JudgeError`` on failure."""
         ...
+
+
+#: What topologies take as their judge: ``compare`` for pairwise topologies, ``select`` for ``multi_round``.
+Judge = PairJudge | GroupJudge

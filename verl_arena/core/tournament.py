@@ -25,6 +25,7 @@ from typing import Any, Literal
 from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.judge import Judge
 from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.topologies import get_topology
@@ -131,7 +132,7 @@ class Tournament:
     # -- ranking ----------------------------------------------------------------------------------------------------
 
     async def rank(
-        self, query: str, candidates: Sequence[Candidate], judge: Any, *, group_id: str | None = None
+        self, query: str, candidates: Sequence[Candidate], judge: Judge, *, group_id: str | None = None
     ) -> GroupResult:
         """Rank one group with ``judge``. See :func:`rank_group`."""
         group = "group" if group_id is None else f"group {group_id!r}"
@@ -263,7 +264,7 @@ def _format_rewards(candidates: Sequence[Candidate], group: str) -> list[float] 
 async def rank_group(
     query: str,
     candidates: Sequence[Candidate],
-    judge: Any,
+    judge: Judge,
     topology: str = "seeded_single_elimination",
     *,
     group_id: str | None = None,

@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from verl_arena.core.arena import gather_or_cancel
+from verl_arena.core.judge import PairJudge
 from verl_arena.core.types import Candidate, PairVerdict
 
 __all__ = ["OrderSwapJudge"]
@@ -31,7 +32,7 @@ class OrderSwapJudge:
         require_agreement: tie unless both orders name the same winner.
     """
 
-    def __init__(self, inner: Any, *, require_agreement: bool = False) -> None:
+    def __init__(self, inner: PairJudge, *, require_agreement: bool = False) -> None:
         self.inner = inner
         self.require_agreement = require_agreement
         self.counts: Counter[str] = Counter()

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.judge import Judge
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
@@ -43,7 +44,7 @@ def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> T
 class _Counting:
     """Counts the judge calls one group makes, so a group voided half-way still reports its cost."""
 
-    def __init__(self, judge: Any) -> None:
+    def __init__(self, judge: Judge) -> None:
         self.judge = judge
         self.calls = 0
 
@@ -70,7 +71,7 @@ class JudgeService:
         judge: JudgeConfig | Mapping[str, Any] | None = None,
         *,
         deadline_s: float | None = 900.0,
-        judge_impl: Any = None,
+        judge_impl: Judge | None = None,
     ) -> None:
         if judge_impl is None and judge is None:
             raise ConfigError("JudgeService needs a judge configuration or a judge object")
