@@ -21,7 +21,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.testing.doubles import InstantJudge
 
-__all__ = ["SpeedResult", "run_core_speed"]
+__all__ = ["SpeedResult", "format_speed", "run_core_speed"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,17 @@ def run_core_speed(
         bare = time.perf_counter() - start
         results.append(SpeedResult(name, groups, n, calls, wall, bare))
     return results
+
+
+def format_speed(results: list[SpeedResult], *, groups: int, n: int) -> str:
+    """The results as a table."""
+    lines = [
+        f"{groups} groups of {n}, all groups of a topology concurrently, instant judge",
+        f"{'topology':<28} {'calls':>8} {'wall s':>8} {'us/group':>9} {'bare s':>8} {'wall/bare':>9}",
+    ]
+    for r in results:
+        lines.append(
+            f"{r.topology:<28} {r.calls:>8} {r.wall_s:>8.2f} {r.us_per_group:>9.0f} {r.bare_s:>8.2f} {r.ratio:>9.1f}"
+        )
+    lines.append("bare: the same number of judge calls issued at once with asyncio.gather, no tournament around them")
+    return "\n".join(lines)

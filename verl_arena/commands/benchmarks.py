@@ -47,18 +47,14 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _bench_core(args: argparse.Namespace) -> int:
-    from verl_arena.bench.speed import run_core_speed
+    from verl_arena.bench.speed import format_speed, run_core_speed
 
     results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
     if args.json:
         json.dump([r.to_dict() for r in results], sys.stdout, indent=1)
         print()
         return 0
-    print(f"{args.groups} groups of {args.n}, all groups of a topology concurrently, instant judge")
-    print(f"{'topology':<28} {'calls':>8} {'wall s':>8} {'us/group':>9} {'bare s':>8} {'wall/bare':>9}")
-    for r in results:
-        print(f"{r.topology:<28} {r.calls:>8} {r.wall_s:>8.2f} {r.us_per_group:>9.0f} {r.bare_s:>8.2f} {r.ratio:>9.1f}")
-    print("bare: the same number of judge calls issued at once with asyncio.gather, no tournament around them")
+    print(format_speed(results, groups=args.groups, n=args.n))
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from verl_arena.runtime.outcomes import MemberOutcome
 
-__all__ = ["INFO_KEYS", "columns", "zero_info"]
+__all__ = ["INFO_DESCRIPTIONS", "INFO_KEYS", "columns", "zero_info"]
 
 #: The fields of every sample's answer, in this order.
 INFO_KEYS = (
@@ -37,6 +37,33 @@ INFO_KEYS = (
     "arena_forfeit",
     "arena_horizon",
 )
+
+
+#: What each field holds.
+INFO_DESCRIPTIONS = {
+    "arena_rank": "the rollout's place in its group (0 is best; ties share the mean place)",
+    "arena_points": "the topology's own score of the rollout (wins, tier, points; the win value for validation)",
+    "arena_group_size": "members ranked together",
+    "arena_expected": "members the group waited for",
+    "arena_judge_calls": "the group's judge calls (judgments)",
+    "arena_failed_judgments": "the group's judgments that failed and were settled by the fallback",
+    "arena_degraded": "1 if any of the group's judgments failed",
+    "arena_voided": "1 if the group was voided (equal rewards, zero advantages)",
+    "arena_incomplete": "1 if the group was ranked before all members arrived",
+    "arena_late": "1 if the rollout arrived after its group closed (it got the group's mean reward)",
+    "arena_duplicate": "1 if the rollout was delivered before (same answer again)",
+    "arena_overflow": "1 if too many groups were waiting and the rollout was turned away (reward 0)",
+    "arena_anchor": "1 if the rollout was its group's anchor",
+    "arena_no_answer": "1 if the rollout had no final answer (it lost without a judge call)",
+    "arena_order_disagreement": "share of the group's pairs whose two presentation orders disagreed",
+    "arena_prompt_tokens": "judge prompt tokens the group cost",
+    "arena_completion_tokens": "judge completion tokens the group cost",
+    "arena_wait_s": "seconds the rollout waited for its group's result",
+    "arena_validation": "1 for a validation sample (judged against the reference, never grouped)",
+    "arena_timeout": "1 if the coordinator did not answer in time (reward 0)",
+    "arena_forfeit": "1 if the rollout's content broke the judge and it lost for it",
+    "arena_horizon": "the interaction-turn limit the rollout ran under (0: no curriculum)",
+}
 
 
 def zero_info(**values: float) -> dict[str, float]:

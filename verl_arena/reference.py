@@ -1,0 +1,158 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``docs/configuration.md``, written from the code itself: every option of the configuration models (name, type,
+default, the description in the model's docstring) and every metric key with what it means. A test compares the
+committed file with what this module writes, so the reference cannot drift from the code."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+__all__ = ["configuration_markdown", "docstring_args"]
+
+_ENTRY = re.compile(r"^ {4}(\S[^:]*?):\s(.*)$")
+
+
+def docstring_args(obj: Any) -> dict[str, str]:
+    """``name -> description`` from the ``Args:`` block of ``obj``'s docstring; an entry may name several fields
+    (``a / b:`` or ``a, b, c:``) and continue on more-indented lines."""
+    doc = (obj.__doc__ or "").expandtabs()
+    if "Args:" not in doc:
+        return {}
+    block = doc.split("Args:", 1)[1]
+    lines = [line for line in block.splitlines()]
+    indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    out: dict[str, str] = {}
+    names: list[str] = []
+    for line in lines:
+        text = line[indent:] if len(line) >= indent else line.strip()
+        entry = _ENTRY.match("    " + text) if text and not text.startswith(" ") else None
+        if entry:
+            names = [n.strip() for n in re.split(r"[,/]", entry.group(1)) if n.strip()]
+            for name in names:
+                out[name] = entry.group(2).strip()
+        elif text.strip() and names:
+            for name in names:
+                out[name] += " " + text.strip()
+    return {k: _markdown(v) for k, v in out.items()}
+
+
+def _markdown(text: str) -> str:
+    """reStructuredText roles and literals as Markdown code; pipes escaped for tables."""
+    text = re.sub(r":\w+:`~?([^`]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", text)
+    return re.sub(r"``([^`]+)``", r"`\1`", text).replace("|", "\\|")
+
+
+def _type_name(annotation: Any) -> str:
+    text = getattr(annotation, "__name__", None) if isinstance(annotation, type) else None
+    text = text or str(annotation).replace("typing.", "")
+    return re.sub(r"[\w.]*\.(\w+)", r"\1", text).replace("NoneType", "None").replace(" | ", " or ")
+
+
+def _default(value: Any) -> str:
+    if value is PydanticUndefined or value is dataclasses.MISSING:
+        return "required"
+    return f"`{value!r}`" if not isinstance(value, BaseModel) else "see below"
+
+
+def _model_rows(model: type[BaseModel], prefix: str) -> Iterator[str]:
+    described = docstring_args(model)
+    for name, info in model.model_fields.items():
+        default = info.default_factory() if info.default_factory is not None else info.default
+        if name not in described:
+            raise ValueError(f"{model.__name__}.{name} has no description in the docstring's Args block")
+        yield f"| `{prefix}{name}` | {_type_name(info.annotation)} | {_default(default)} | {described[name]} |"
+
+
+def _dataclass_rows(cls: type, prefix: str = "") -> Iterator[str]:
+    described = docstring_args(cls)
+    for f in dataclasses.fields(cls):
+        default = f.default if f.default is not dataclasses.MISSING else dataclasses.MISSING
+        if f.name not in described:
+            raise ValueError(f"{cls.__name__}.{f.name} has no description in the docstring's Args block")
+        hints = typing.get_type_hints(cls)
+        yield f"| `{prefix}{f.name}` | {_type_name(hints[f.name])} | {_default(default)} | {described[f.name]} |"
+
+
+def _table(rows: Iterator[str]) -> str:
+    return "\n".join(["| option | type | default | what it does |", "|---|---|---|---|", *rows])
+
+
+def configuration_markdown() -> str:
+    """The whole reference, as Markdown."""
+    from verl_arena.core.topologies import TOPOLOGIES
+    from verl_arena.core.tournament import Tournament
+    from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
+    from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
+    from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
+    from verl_arena.runtime.step_metrics import STEP_METRICS
+
+    common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
+    parts = [
+        "# Configuration reference",
+        "",
+        "Written by `verl-arena docs configuration` from the configuration models and metric lists in the code; a test"
+        " keeps this file and the code in step. Every option is validated when the configuration is built, and an"
+        " error names the full key.",
+        "",
+        "## The judge (`judge:` in a judge YAML, `+reward.reward_kwargs.judge.*` for verl)",
+        "",
+        _table(_model_rows(JudgeConfig, "")),
+        "",
+        "### Each endpoint (`endpoints: [...]`)",
+        "",
+        _table(_model_rows(EndpointConfig, "endpoints[].")),
+        "",
+        "### Retries (`retry:`)",
+        "",
+        _table(_model_rows(RetryConfig, "retry.")),
+        "",
+        "## The tournament",
+        "",
+        "Options every topology takes (`Tournament`, `rank_group(..., **options)`, `verl-arena rank --option`,"
+        " `+reward.reward_kwargs.tournament.*`):",
+        "",
+        _table(iter(common)),
+    ]
+    for name in TOPOLOGIES.names():
+        cls = TOPOLOGIES.get(name)
+        rows = list(_dataclass_rows(cls.Options)) if dataclasses.fields(cls.Options) else []
+        parts += ["", f"### `{name}`", ""]
+        parts.append(_table(iter(rows)) if rows else "No options of its own.")
+    parts += [
+        "",
+        "## The verl reward manager (`+reward.reward_kwargs.*`)",
+        "",
+        _table(_model_rows(ArenaRewardConfig, "")),
+        "",
+        "### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)",
+        "",
+        _table(_model_rows(HorizonSchedule, "horizon.")),
+        "",
+        "## The advantage estimator (`+algorithm.tournament.*`)",
+        "",
+        _table(_model_rows(TournamentAdvantageConfig, "")),
+        "",
+        "## Metrics",
+        "",
+        "Each training step's logged metrics (aggregated over the step's rollouts):",
+        "",
+        "| metric | what it counts |",
+        "|---|---|",
+        *(f"| `{k}` | {v} |" for k, v in STEP_METRICS.items()),
+        "",
+        "Each sample's `reward_extra_info` (verl logs them for validation, as `val-aux/<data source>/<key>/...`):",
+        "",
+        "| key | what it holds |",
+        "|---|---|",
+        *(f"| `{k}` | {INFO_DESCRIPTIONS[k]} |" for k in INFO_KEYS),
+        "",
+    ]
+    return "\n".join(parts)
