@@ -99,3 +99,10 @@ def test_ruff_is_clean():
     assert done.returncode == 0, done.stdout + done.stderr
     done = subprocess.run([ruff, "format", "--check", str(ROOT)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_rendezvous_and_the_service_need_no_ray():
+    ray_modules = {"actors.py", "pool.py"}  # the Ray side of the runtime, and nothing else
+    for path in (ROOT / "verl_arena" / "runtime").glob("*.py"):
+        if path.name not in ray_modules:
+            assert "ray" not in imported_modules(path), f"{path.relative_to(ROOT)} imports ray"
