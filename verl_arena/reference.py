@@ -62,8 +62,17 @@ def _default(value: Any) -> str:
     return f"`{value!r}`" if not isinstance(value, BaseModel) else "see below"
 
 
+def _described(cls: type) -> dict[str, str]:
+    """The field descriptions of ``cls`` and of the classes it inherits fields from (its own first)."""
+    out: dict[str, str] = {}
+    for klass in cls.__mro__:
+        for name, text in docstring_args(klass).items():
+            out.setdefault(name, text)
+    return out
+
+
 def _model_rows(model: type[BaseModel], prefix: str) -> Iterator[str]:
-    described = docstring_args(model)
+    described = _described(model)
     for name, info in model.model_fields.items():
         default = info.default_factory() if info.default_factory is not None else info.default
         if name not in described:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.registry import Registry
 
-__all__ = ["REWARDS", "minmax_rewards", "rank_quantile_rewards", "standardize"]
+__all__ = ["REWARDS", "group_advantages", "minmax_rewards", "rank_quantile_rewards", "standardize"]
 
 RewardScheme = Callable[..., list[float]]
 REWARDS: Registry[RewardScheme] = Registry("reward scheme")
@@ -71,3 +72,21 @@ def standardize(rewards: Sequence[float], epsilon: float = 1e-6) -> list[float]:
     mean = math.fsum(rewards) / n  # fsum: exact, so the result does not depend on the order of the group
     std = math.sqrt(math.fsum((r - mean) ** 2 for r in rewards) / (n - 1))
     return [(r - mean) / (std + epsilon) for r in rewards]
+
+
+def group_advantages(rewards: Sequence[float], normalize: str = "rank", epsilon: float = 1e-6) -> list[float]:
+    """Advantages of one group from its members' rewards, as trainers apply them after the tournament.
+
+    ``normalize="rank"``: ranks of the rewards (ties share the mean position), quantile rewards (eq. 6), standardised
+    (eq. 7); for ArenaRL-style rewards this reproduces the tournament's advantages exactly, and a group whose rewards
+    are all equal (a voided group) gets zero. ``normalize="grpo"``: the rewards standardised as they are (eq. 10, for
+    Tournament-GRPO's min-max rewards). A group of one gets zero.
+    """
+    if len(rewards) < 2:
+        return [0.0] * len(rewards)
+    if normalize == "grpo":
+        return standardize(rewards, epsilon)
+    if normalize != "rank":
+        raise ValueError(f"normalize must be 'rank' or 'grpo', got {normalize!r}")
+    ranks = ranks_from_keys([(r,) for r in rewards])
+    return standardize(rank_quantile_rewards(ranks), epsilon)

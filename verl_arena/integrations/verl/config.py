@@ -13,11 +13,10 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.core.tournament import Tournament
-from verl_arena.judges.config import JudgeConfig
+from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
 __all__ = [
@@ -62,19 +61,16 @@ class HorizonSchedule(BaseModel):
         return self.turns[min(phase, len(self.turns) - 1)]
 
 
-class ArenaRewardConfig(BaseModel):
-    """``+reward.reward_kwargs.*`` of the ``arena`` reward manager.
+class ArenaRewardConfig(ArenaOptions):
+    """``+reward.reward_kwargs.*`` of the ``arena`` reward manager: the shared options (:class:`ArenaOptions`) and
+    verl's own.
 
     Args:
-        judge: the judge configuration (endpoints, template, limits, ...), see :class:`JudgeConfig`.
-        topology: tournament topology.
-        tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...).
         anchor: ``"greedy"`` (the rollout the ``arena_*_agent`` loops sample greedily), ``"first"`` (session 0) or
             ``"data"`` (a reference trajectory from the data, compared with but never trained on).
         anchor_session: the session the ``arena_*_agent`` loops sample greedily.
         group_size: members to wait for; default ``actor_rollout_ref.rollout.n``.
         arrival_timeout_s: how long a group waits for its members after the first arrived.
-        judge_deadline_s: time limit of one group's tournament.
         incomplete: ``"rank"`` the members that arrived, or give them ``"zero"`` reward, when a group times out.
         validation: reward of validation samples: ``"reference"`` (a judged comparison with the reference answer:
             1 win, 0.5 tie, 0 loss) or ``"none"`` (0).
@@ -82,53 +78,25 @@ class ArenaRewardConfig(BaseModel):
         split_key: the ``extra_info`` key holding the split.
         reference_key: the ``extra_info`` key holding a reference answer (text or chat messages); falls back to a
             string ``reward_model.ground_truth``.
-        include_tool_outputs: show tool results to the judge.
-        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
         judge_shards: actors in the judge pool.
         name: prefix of the Ray actor names (the job id is appended).
-        judgment_log: a JSONL file (on the coordinator's node) receiving every ranked group's full result with its
-            training step; ``verl-arena replay`` rebuilds the ranks and advantages from it.
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    judge: JudgeConfig
-    topology: str = "seeded_single_elimination"
-    tournament: dict[str, Any] = Field(default_factory=dict)
     anchor: Literal["greedy", "first", "data"] = "greedy"
     anchor_session: int = Field(default=0, ge=0)
     group_size: int | None = Field(default=None, ge=2)
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
-    judge_deadline_s: float = Field(default=900.0, gt=0)
     incomplete: Literal["rank", "zero"] = "rank"
     validation: Literal["reference", "none"] = "reference"
     validation_splits: list[str] = Field(default_factory=lambda: ["test", "val", "validation", "eval"])
     split_key: str = "split"
     reference_key: str = "reference"
-    include_tool_outputs: bool = True
-    max_path_chars: int = Field(default=24_000, ge=100)
-    max_answer_chars: int = Field(default=12_000, ge=100)
-    max_tool_output_chars: int = Field(default=2_000, ge=50)
     judge_shards: int = Field(default=1, ge=1)
     name: str = "verl_arena"
-    judgment_log: str | None = None
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
-    _built: Tournament = PrivateAttr()
-
-    @model_validator(mode="after")
-    def _check_tournament(self) -> ArenaRewardConfig:
-        options = dict(self.tournament)
-        if "anchor" in options:
-            raise ValueError("set the anchor with reward_kwargs.anchor, not tournament.anchor")
-        self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
-        return self
-
-    def built_tournament(self) -> Tournament:
-        """The tournament these options describe, validated once (each group gets its own seed and anchor)."""
-        return self._built
 
 
 class TournamentAdvantageConfig(BaseModel):

@@ -21,21 +21,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from verl_arena.core.ranking import ranks_from_keys
-from verl_arena.core.rewards import rank_quantile_rewards, standardize
+from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.verl.config import estimator_config
 
-__all__ = ["compute_tournament_advantage", "group_advantages"]
-
-
-def group_advantages(rewards: list[float], normalize: str, epsilon: float) -> list[float]:
-    """Advantages of one group from its members' rewards."""
-    if len(rewards) < 2:
-        return [0.0] * len(rewards)
-    if normalize == "grpo":
-        return standardize(rewards, epsilon)
-    ranks = ranks_from_keys([(r,) for r in rewards])
-    return standardize(rank_quantile_rewards(ranks), epsilon)
+__all__ = ["compute_tournament_advantage"]
 
 
 def compute_tournament_advantage(

@@ -1,0 +1,57 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The options every framework adapter (verl, slime) takes the same way: the judge, the tournament, the group's
+deadline, the judgment log and what the judge reads of each trajectory. Each adapter's configuration model adds its
+own options to these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from verl_arena.core.tournament import Tournament
+from verl_arena.judges.config import JudgeConfig
+
+__all__ = ["ArenaOptions"]
+
+
+class ArenaOptions(BaseModel):
+    """Options shared by the framework adapters.
+
+    Args:
+        judge: the judge configuration (endpoints, template, limits, ...), see :class:`JudgeConfig`.
+        topology: tournament topology.
+        tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...);
+            the anchor is chosen per group, not here.
+        judge_deadline_s: time limit of one group's tournament.
+        judgment_log: a JSONL file receiving every ranked group's full result with its training step;
+            ``verl-arena replay`` rebuilds the ranks and advantages from it.
+        include_tool_outputs: show tool results to the judge.
+        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judge: JudgeConfig
+    topology: str = "seeded_single_elimination"
+    tournament: dict[str, Any] = Field(default_factory=dict)
+    judge_deadline_s: float = Field(default=900.0, gt=0)
+    judgment_log: str | None = None
+    include_tool_outputs: bool = True
+    max_path_chars: int = Field(default=24_000, ge=100)
+    max_answer_chars: int = Field(default=12_000, ge=100)
+    max_tool_output_chars: int = Field(default=2_000, ge=50)
+    _built: Tournament = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _build_tournament(self) -> ArenaOptions:
+        options = dict(self.tournament)
+        if "anchor" in options:
+            raise ValueError("the anchor is chosen per group (see the anchor option), not with tournament.anchor")
+        self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
+        return self
+
+    def built_tournament(self) -> Tournament:
+        """The tournament these options describe, validated once (each group gets its own seed and anchor)."""
+        return self._built
