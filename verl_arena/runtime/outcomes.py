@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.core.types import GroupResult
 
-__all__ = ["Answers", "GroupSummary", "MemberOutcome"]
+__all__ = ["Answers", "GroupSummary", "MemberOutcome", "member_outcomes"]
 
 
 @dataclass(frozen=True)
@@ -112,3 +113,32 @@ class Answers:
         data = json.loads(value)
         members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
         return cls(members, MemberOutcome.from_dict(data["late"]))
+
+
+def member_outcomes(
+    result: GroupResult,
+    no_answer: list[bool],
+    *,
+    members: int,
+    anchor: int,
+    expected: int,
+    incomplete: bool = False,
+) -> tuple[list[MemberOutcome], MemberOutcome]:
+    """Each member's outcome from a ranked group whose first ``members`` candidates are the members (a reference
+    may follow), and the outcome of a member who comes too late (the group's mean reward)."""
+    summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete)
+    forfeited = result.forfeited
+    outcomes = [
+        MemberOutcome(
+            float(result.rewards[i]),
+            summary,
+            rank=float(result.ranks[i]),
+            points=float(result.points[i]),
+            anchor=i == anchor,
+            no_answer=no_answer[i],
+            forfeit=forfeited[i],
+        )
+        for i in range(members)
+    ]
+    mean = math.fsum(o.reward for o in outcomes) / len(outcomes)
+    return outcomes, MemberOutcome(mean, summary, late=True)

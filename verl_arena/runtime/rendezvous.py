@@ -30,7 +30,6 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
-import math
 import time
 from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome
+from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
 __all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
@@ -313,22 +312,15 @@ class GroupCoordinator:
             except OSError:
                 logger.exception("group %s: could not write the judgment log", group_id)
                 self.counts["log_errors"] += 1
-        summary = GroupSummary.of(result, size=len(members), expected=group.expected, incomplete=incomplete)
-        forfeited = result.forfeited
-        outcomes = {
-            m: MemberOutcome(
-                float(result.rewards[i]),
-                summary,
-                rank=float(result.ranks[i]),
-                points=float(result.points[i]),
-                anchor=i == anchor,
-                no_answer=bool(candidates[i].meta.get("no_answer")),
-                forfeit=forfeited[i],
-            )
-            for i, m in enumerate(members)
-        }
-        mean = math.fsum(o.reward for o in outcomes.values()) / len(outcomes)
-        return Answers(outcomes, MemberOutcome(mean, summary, late=True))
+        outcomes, late = member_outcomes(
+            result,
+            [bool(c.meta.get("no_answer")) for c in candidates],
+            members=len(members),
+            anchor=anchor,
+            expected=group.expected,
+            incomplete=incomplete,
+        )
+        return Answers(dict(zip(members, outcomes, strict=True)), late)
 
     # -- observability ----------------------------------------------------------------------------------------------
 
