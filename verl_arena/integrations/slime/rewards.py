@@ -1,0 +1,221 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Tournament rewards for slime: the group reward model, the reward post-process and the evaluation reward.
+
+- :func:`group_rm` (``--group-rm --custom-rm-path verl_arena.slime.group_rm``): slime awaits it once per finished
+  group of rollouts, on the rollout manager's event loop. It ranks the group with one tournament through the judge
+  runtime of this process (one judge budget for the job: slime judges every group in its rollout manager) and returns
+  one reward per rollout; each rollout's outcome (rank, points, judge calls, tokens, degraded, voided, order
+  disagreement, forfeit) goes to ``sample.metadata["arena"]``. Judge trouble never raises into slime: a group that
+  cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different prompts
+  are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
+  A fan-out rollout (a list of samples) is judged by its last sample; every sample of it gets the rollout's reward
+  in place and the function returns ``[]``, because slime writes a group's rewards back with a plain ``zip`` that a
+  fan-out group would break.
+- :func:`reward_post_process` (``--custom-reward-post-process-path``): advantages per slime group (``group_index``),
+  over its rollouts (``rollout_id`` ties fan-out siblings together), instead of slime's reshape by
+  ``n_samples_per_prompt``, which silently makes one group of an uneven batch. Voided groups and groups of one get 0.
+- :func:`eval_rm`: one evaluation sample judged against its reference (``sample.label``, or ``metadata[reference_key]``)
+  in both orders: 1 for a win, 0.5 for a tie, 0 for a loss, so slime's eval reward is a win rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections import defaultdict
+from typing import Any
+
+from verl_arena.core.errors import JudgeError
+from verl_arena.core.rewards import group_advantages
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
+from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
+from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.runtime.rendezvous import group_seed
+from verl_arena.runtime.service import JudgeService
+from verl_arena.runtime.step_metrics import JudgmentLog
+
+__all__ = ["GROUP_KEY", "METADATA_KEY", "eval_rm", "group_rm", "reward_post_process"]
+
+logger = logging.getLogger(__name__)
+
+#: where each sample's outcome goes in ``sample.metadata``
+METADATA_KEY = "arena"
+#: the id of the tournament that ranked the sample (``group-<group_index>``, or per prompt in a mixed group)
+GROUP_KEY = "arena_group"
+_services: dict[str, JudgeService] = {}
+_logs: dict[str, JudgmentLog] = {}
+
+
+def judge_service(cfg: SlimeArenaConfig) -> JudgeService:
+    """This process's judge service for ``cfg``'s judge (one per distinct judge configuration)."""
+    key = cfg.judge.model_dump_json()
+    if key not in _services:
+        _services[key] = JudgeService(cfg.judge, deadline_s=cfg.judge_deadline_s)
+    return _services[key]
+
+
+def _samples_of(rollout: Any) -> list[Any]:
+    return list(rollout) if isinstance(rollout, list) else [rollout]
+
+
+def _group_key(trajectories: list[Any], query: str, mixed: bool) -> str:
+    """``group-<group_index>``; in a group holding several prompts, each prompt's part gets its own id."""
+    indices = {getattr(s, "group_index", None) for s in trajectories}
+    digest = hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    if len(indices) == 1 and None not in indices:
+        return f"group-{indices.pop()}" + (f"-prompt-{digest}" if mixed else "")
+    return f"prompt-{digest}"
+
+
+async def _rank(
+    cfg: SlimeArenaConfig, query: str, trajectories: list[Any], mixed: bool
+) -> tuple[str, list[MemberOutcome]]:
+    """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too)."""
+    key = _group_key(trajectories, query, mixed)
+    if len(trajectories) < 2:
+        return key, [MemberOutcome(0.0, GroupSummary(size=1, expected=1))] * len(trajectories)
+    candidates = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
+    anchor = 0
+    if cfg.anchor == "greedy":
+        marked = [i for i, s in enumerate(trajectories) if (getattr(s, "metadata", None) or {}).get("arena_anchor")]
+        anchor = marked[0] if marked else 0
+    elif cfg.anchor == "label":
+        label = getattr(trajectories[0], "label", None)
+        if isinstance(label, str) and label.strip():
+            candidates.append(Candidate("__reference__", label))
+            anchor = len(candidates) - 1
+    tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
+    result = await judge_service(cfg).rank_group(query, candidates, tournament, group_id=key)
+    if cfg.judgment_log:
+        log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log))
+        try:
+            await log.write({"query": query, "result": result.to_dict()})
+        except OSError:
+            logger.exception("group %s: could not write the judgment log", key)
+    outcomes, _ = member_outcomes(
+        result, [bool(c.meta.get("no_answer")) for c in candidates], members=len(trajectories), anchor=anchor,
+        expected=len(trajectories),
+    )  # fmt: skip
+    return key, outcomes
+
+
+async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:
+    """Rewards of one finished group (see the module docstring)."""
+    cfg = arena_config(args)
+    rollouts = list(samples)
+    trajectories = [trajectory_of(r) for r in rollouts]
+    by_query: dict[str, list[int]] = defaultdict(list)
+    for i, sample in enumerate(trajectories):
+        by_query[query_of(sample)].append(i)
+    if len(by_query) > 1:
+        logger.warning("a slime group holds %d different prompts; each is ranked on its own", len(by_query))
+    mixed = len(by_query) > 1
+    ranked = await asyncio.gather(
+        *(_rank(cfg, q, [trajectories[i] for i in idx], mixed) for q, idx in by_query.items())
+    )
+    outcomes: list[tuple[str, MemberOutcome]] = [("", MemberOutcome(0.0))] * len(rollouts)
+    for idx, (key, group_outcomes) in zip(by_query.values(), ranked, strict=True):
+        for i, outcome in zip(idx, group_outcomes, strict=True):
+            outcomes[i] = key, outcome
+    fan_out = any(isinstance(r, list) for r in rollouts)
+    for rollout, (key, outcome) in zip(rollouts, outcomes, strict=True):
+        for sample in _samples_of(rollout):
+            if getattr(sample, "metadata", None) is None:
+                sample.metadata = {}
+            sample.metadata[METADATA_KEY] = outcome.to_dict()
+            sample.metadata[GROUP_KEY] = key
+            if fan_out:
+                sample.reward = outcome.reward
+    return [] if fan_out else [o.reward for _, o in outcomes]
+
+
+def _reward_value(args: Any, sample: Any) -> float:
+    reward = getattr(sample, "reward", None)
+    if isinstance(reward, dict):
+        reward = reward.get(getattr(args, "reward_key", None))
+    return 0.0 if reward is None else float(reward)
+
+
+def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], list[float]]:
+    """``(raw_rewards, advantages)`` of a rollout batch, group by group (see the module docstring)."""
+    cfg = arena_config(args, required=False)
+    normalize, epsilon = (cfg.normalize, cfg.built_tournament().epsilon) if cfg else ("rank", Tournament().epsilon)
+    raw = [_reward_value(args, s) for s in samples]
+    groups: dict[Any, dict[Any, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for position, sample in enumerate(samples):
+        group = (getattr(sample, "metadata", None) or {}).get(GROUP_KEY, getattr(sample, "group_index", None))
+        group = ("sample", position) if group is None else group
+        rollout = getattr(sample, "rollout_id", None)
+        rollout = getattr(sample, "index", None) if rollout is None else rollout
+        groups[group][("position", position) if rollout is None else rollout].append(position)
+    advantages = [0.0] * len(samples)
+    for rollouts in groups.values():
+        members = list(rollouts.values())
+        voided = any(
+            ((getattr(samples[m[0]], "metadata", None) or {}).get(METADATA_KEY) or {}).get("group", {}).get("voided")
+            for m in members
+        )
+        values = [0.0] * len(members) if voided else group_advantages([raw[m[0]] for m in members], normalize, epsilon)
+        for positions, value in zip(members, values, strict=True):
+            for p in positions:
+                advantages[p] = value
+    return raw, advantages
+
+
+async def _against_reference(
+    cfg: SlimeArenaConfig, query: str, candidate: Candidate, reference: Candidate
+) -> tuple[float, list[PairVerdict], bool]:
+    """1, 0.5 or 0 for a win, tie or loss against the reference, judged in both orders (by the order-swapping judge,
+    or here when the judge is configured without ``order_swap``)."""
+    service = judge_service(cfg)
+    if cfg.judge.order_swap:
+        verdict = await service.compare(query, candidate, reference)
+        return {"a": 1.0, "tie": 0.5, "b": 0.0}[verdict.winner], [verdict], "a" in verdict.forfeit
+    forward, backward = await asyncio.gather(
+        service.compare(query, candidate, reference), service.compare(query, reference, candidate)
+    )
+    wins = (forward.winner == "a") + (backward.winner == "b")
+    losses = (forward.winner == "b") + (backward.winner == "a")
+    forfeit = "a" in forward.forfeit or "b" in backward.forfeit
+    return (1.0 if wins > losses else 0.0 if losses > wins else 0.5), [forward, backward], forfeit
+
+
+async def eval_rm(args: Any, sample: Any, **kwargs: Any) -> float:
+    """An evaluation sample judged against its reference: 1 win, 0.5 tie, 0 loss (and 0 without a reference)."""
+    cfg = arena_config(args)
+    metadata = getattr(sample, "metadata", None) or {}
+    reference = metadata.get(cfg.reference_key) if cfg.reference_key else getattr(sample, "label", None)
+    candidate = candidate_of(sample, "candidate", cfg)
+    info: dict[str, Any] = {"judged": False, "reason": ""}
+    if not isinstance(reference, str) or not reference.strip():
+        info["reason"] = "no reference"
+        score = 0.0
+    elif candidate.meta.get("no_answer"):
+        info["reason"] = "no answer"
+        score = 0.0
+    else:
+        try:
+            score, verdicts, forfeit = await asyncio.wait_for(
+                _against_reference(cfg, query_of(sample), candidate, Candidate("reference", reference)),
+                cfg.judge_deadline_s,
+            )
+        except (JudgeError, asyncio.TimeoutError) as exc:
+            info["reason"] = f"failed: {getattr(exc, 'reason', 'deadline')}"
+            score = 0.0
+            logger.warning("eval sample %s: the judgment against the reference failed (%s); scored as a loss",
+                           getattr(sample, "index", "?"), info["reason"])  # fmt: skip
+        else:
+            usage: dict[str, float] = defaultdict(float)
+            for verdict in verdicts:
+                for name, value in verdict.usage.items():
+                    if isinstance(value, int | float):
+                        usage[name] += value
+            info.update(judged=True, forfeit=forfeit, usage=dict(usage))
+    if getattr(sample, "metadata", None) is None:
+        sample.metadata = {}
+    sample.metadata["arena_eval"] = {"score": score, **info}
+    return score

@@ -1,0 +1,100 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""slime's rollout-side hooks: evaluation without the group reward model, the greedy anchor, the logged metrics.
+
+- :func:`eval_rollout` (``--eval-function-path verl_arena.slime.eval_rollout``): slime refuses group reward models
+  in its evaluation rollout; this runs slime's own evaluation with the group reward model switched off and every eval
+  sample judged against its reference by :func:`~verl_arena.integrations.slime.rewards.eval_rm`, so the eval reward is
+  a win rate against the reference.
+- :func:`generate` (``--custom-generate-function-path verl_arena.slime.generate``): ArenaRL's anchor is the group's
+  greedy rollout; this wraps slime's generate function (or ``arena_generate_function_path``, e.g. your agent loop)
+  and samples the first rollout of every training group greedily, marking it ``metadata["arena_anchor"]``.
+- :func:`log_rollout` (``--custom-rollout-log-function-path verl_arena.slime.log_rollout``): adds the ``arena/*``
+  aggregates of the rollout batch (judge calls, failed and voided groups, forfeits, tokens, ...) to the metrics slime
+  logs, and lets slime log as usual.
+
+slime is imported only when these run (it is on the path wherever slime calls them).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+from typing import Any
+
+from verl_arena.integrations.slime.config import arena_config
+from verl_arena.integrations.slime.rewards import GROUP_KEY, METADATA_KEY
+from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.runtime.step_metrics import summarize
+
+__all__ = ["EVAL_RM_PATH", "eval_rollout", "generate", "log_rollout"]
+
+logger = logging.getLogger(__name__)
+
+EVAL_RM_PATH = "verl_arena.slime.eval_rm"
+
+
+def eval_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
+    """slime's ``generate_rollout`` with the group reward model off and :func:`eval_rm` as the reward for
+    evaluation; training rollouts (``evaluation=False``) pass through unchanged."""
+    from slime.rollout.base_types import RolloutFnEvalOutput
+    from slime.rollout.sglang_rollout import generate_rollout
+
+    if not evaluation:
+        return generate_rollout(args, rollout_id, data_source, evaluation=False)
+    if args is None:  # no slime arguments: no eval datasets, nothing to generate
+        logger.warning("eval_rollout called without slime's arguments: nothing to evaluate")
+        return RolloutFnEvalOutput(data={"arena": {"rewards": [], "truncated": [], "samples": []}}, metrics={})
+    eval_args = copy.copy(args)
+    eval_args.group_rm = False
+    eval_args.custom_rm_path = EVAL_RM_PATH
+    return generate_rollout(eval_args, rollout_id, data_source, evaluation=True)
+
+
+def _greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
+    return {**sampling_params, "temperature": 0.0, "top_p": 1.0, "top_k": -1}
+
+
+async def generate(args: Any, sample: Any, sampling_params: dict[str, Any], evaluation: bool = False) -> Any:
+    """The wrapped generate function, with the first rollout of every training group sampled greedily."""
+    from slime.utils.misc import load_function
+
+    cfg = arena_config(args, required=False)
+    inner_path = cfg.generate_function_path if cfg else None
+    inner = load_function(inner_path or "slime.rollout.sglang_rollout.generate")
+    n = int(getattr(args, "n_samples_per_prompt", 1) or 1)
+    index = getattr(sample, "index", None)
+    greedy_anchor = cfg is None or cfg.anchor == "greedy"
+    anchor = greedy_anchor and not evaluation and n > 1 and index is not None and index % n == 0
+    params = _greedy(sampling_params) if anchor else sampling_params
+    if "evaluation" in inspect.signature(inner).parameters:
+        result = await inner(args, sample, params, evaluation=evaluation)
+    else:
+        result = await inner(args, sample, params)
+    for produced in result if isinstance(result, list) else [result]:
+        if getattr(produced, "metadata", None) is None:
+            produced.metadata = {}
+        produced.metadata["arena_anchor"] = anchor
+    return result
+
+
+def log_rollout(
+    rollout_id: int, args: Any, samples: list[Any], rollout_extra_metrics: dict[str, Any] | None, rollout_time: float
+) -> bool:
+    """Add the batch's ``arena/*`` metrics to ``rollout_extra_metrics``; returns False so slime logs as usual."""
+    rollouts: dict[tuple[str, Any], MemberOutcome] = {}  # the samples of a fan-out rollout count once
+    for position, sample in enumerate(samples):
+        metadata = getattr(sample, "metadata", None) or {}
+        if METADATA_KEY in metadata:
+            rollout = getattr(sample, "rollout_id", None)
+            rollout = getattr(sample, "index", None) if rollout is None else rollout
+            group = str(metadata.get(GROUP_KEY, getattr(sample, "group_index", position)))
+            rollouts.setdefault((group, position if rollout is None else rollout),
+                                MemberOutcome.from_dict(metadata[METADATA_KEY]))  # fmt: skip
+    answers = [(group, outcome) for (group, _), outcome in rollouts.items()]
+    if answers and rollout_extra_metrics is not None:
+        rollout_extra_metrics.update(summarize(answers))
+    if args is not None:
+        args.logged_rollout_id = rollout_id  # what slime's hook contract expects a log hook to record
+    return False

@@ -1,0 +1,83 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""From slime's ``Sample`` to what the judge reads. Duck-typed: nothing here imports slime."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate
+from verl_arena.integrations.slime.config import SlimeArenaConfig
+from verl_arena.judges.rendering import candidate_from_messages, split_think, truncate_middle
+
+__all__ = ["candidate_of", "query_of", "status_of", "trajectory_of"]
+
+#: ``sample.metadata`` keys where a recorded conversation may sit (ours first, then the common one)
+MESSAGE_KEYS = ("arena_messages", "messages")
+
+
+def status_of(sample: Any) -> str:
+    """The sample's status as a lower-case word (``completed``, ``truncated``, ``aborted``, ``failed``, ...)."""
+    status = getattr(sample, "status", None)
+    return str(getattr(status, "value", status) or "").lower()
+
+
+def trajectory_of(rollout: Any) -> Any:
+    """The sample that carries a rollout's whole trajectory: the rollout itself, or the last sample of a fan-out."""
+    return rollout[-1] if isinstance(rollout, list) else rollout
+
+
+def query_of(sample: Any) -> str:
+    """The request: the prompt text, or the last user message of a chat prompt."""
+    prompt = getattr(sample, "prompt", None)
+    if isinstance(prompt, list):
+        users = [m.get("content") for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"]
+        return str(
+            users[-1] if users else " ".join(str(m.get("content", "")) for m in prompt if isinstance(m, Mapping))
+        )
+    return "" if prompt is None else str(prompt)
+
+
+def _recorded(metadata: Mapping[str, Any]) -> list[Any] | None:
+    for key in MESSAGE_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        if isinstance(value, list) and value and all(isinstance(m, Mapping) for m in value):
+            return value
+    return None
+
+
+def candidate_of(sample: Any, member: str, cfg: SlimeArenaConfig) -> Candidate:
+    """The candidate the judge reads for ``sample``.
+
+    A recorded conversation in ``sample.metadata`` (tool calls and results) becomes the process; otherwise the
+    response's ``<think>`` part is the process and the rest the answer. A failed or aborted sample, one without an
+    answer, and (with ``truncated="lose"``) one cut at the length limit have no answer and lose without a judge call.
+    ``metadata["format_reward"]`` is passed on for Tournament-GRPO's format reward.
+    """
+    metadata = getattr(sample, "metadata", None) or {}
+    meta: dict[str, Any] = {}
+    if FORMAT_REWARD_KEY in metadata:
+        meta[FORMAT_REWARD_KEY] = metadata[FORMAT_REWARD_KEY]
+    recorded = _recorded(metadata)
+    if recorded is not None:
+        candidate = candidate_from_messages(
+            member, recorded, include_tool_outputs=cfg.include_tool_outputs, max_path=cfg.max_path_chars,
+            max_answer=cfg.max_answer_chars, max_tool_output=cfg.max_tool_output_chars, meta=meta,
+        )  # fmt: skip
+        meta = dict(candidate.meta)
+        answer, path = candidate.answer, candidate.path
+    else:
+        reasoning, answer = split_think(str(getattr(sample, "response", None) or ""))
+        path = truncate_middle(f"reasoning: {reasoning}" if reasoning else "", cfg.max_path_chars)
+        answer = truncate_middle(answer, cfg.max_answer_chars)
+    status = status_of(sample)
+    if not answer.strip() or status in ("failed", "aborted") or (status == "truncated" and cfg.truncated == "lose"):
+        meta["no_answer"] = True
+    return Candidate(id=member, answer=answer, path=path, meta=meta)
