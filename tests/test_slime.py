@@ -253,3 +253,47 @@ def test_a_group_holding_two_prompts_is_ranked_per_prompt(slime_rollout, mock_ju
     _, advantages = reward_post_process(args, samples)
     assert advantages[3] == 0.0 and sum(advantages[:3]) == pytest.approx(0.0, abs=1e-6)
     assert advantages[1] == min(advantages[:3])
+
+
+@pytest.mark.parametrize("order_swap", [True, False])
+def test_evaluation_is_a_win_rate_against_the_reference(slime_rollout, rollout, mock_judge, tmp_path, order_swap):
+    """slime's own evaluation rollout (its dataset loading, its eval generate path) with the group reward model
+    switched off by ``eval_rollout`` and every sample judged against its label in both orders."""
+    from slime.utils.eval_config import EvalDatasetConfig
+
+    from verl_arena.integrations.verl.cpu.tiny_model import build_tokenizer
+    from verl_arena.slime import eval_rollout
+
+    url, server = mock_judge()
+    rows = [
+        {"prompt": KYOTO, "label": "Visit some temples.", "metadata": {"script": {"responses": [KYOTO_PLANS[3]]}}},
+        {"prompt": LISBON, "label": LISBON_PLANS[0], "metadata": {"script": {"responses": [LISBON_PLANS[1]]}}},
+        {
+            "prompt": OSLO,
+            "label": "",
+            "metadata": {"script": {"responses": ["Sauna at SALT, Munch museum, dinner at Mathallen."]}},
+        },
+    ]
+    data = tmp_path / "eval.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in rows))
+    args = _slime_args(slime_rollout, url, generate_function_path="slime_support.scripted_generate")
+    args.arena_judge = judge_config(url, order_swap=order_swap)
+    dataset = {"name": "travel", "path": str(data), "input_key": "prompt", "label_key": "label",
+               "metadata_key": "metadata", "n_samples_per_eval_prompt": 1, "temperature": 0.0, "top_p": 1.0,
+               "top_k": -1, "max_response_len": 64}  # fmt: skip
+    build_tokenizer(tmp_path / "tokenizer")
+    eval_args = {"eval_datasets": [EvalDatasetConfig(**dataset)], "hf_checkpoint": str(tmp_path / "tokenizer"),
+                 "eval_max_prompt_len": None, "multimodal_keys": None, "apply_chat_template": False,
+                 "apply_chat_template_kwargs": None, "rollout_stop": None, "rollout_stop_token_ids": None,
+                 "rollout_skip_special_tokens": False, "eval_reward_key": None, "rollout_seed": 0}  # fmt: skip
+    for name, value in eval_args.items():
+        setattr(args, name, value)
+
+    output = eval_rollout(args, 0, None, evaluation=True)
+
+    travel = output.data["travel"]
+    assert travel["rewards"] == [1.0, 0.0, 0.0]  # beats a one-line reference, loses to a full plan, no reference
+    verdicts = [s.metadata["arena_eval"] for s in travel["samples"]]
+    assert [v["judged"] for v in verdicts] == [True, True, False] and verdicts[2]["reason"] == "no reference"
+    assert len(server.recent) == 4  # two judged samples, both orders each
+    assert args.group_rm is True  # the training arguments are left as they were
