@@ -46,9 +46,9 @@ arena_judge_options() {
     )
 }
 
-# The runtime environment of the job: the judge keys (values from this shell) and logging.
+# The runtime environment of the job: the judge keys (values from this shell), logging, and JOB_PYTHONPATH if set.
 arena_runtime_env() {
-    JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS}" DRY_RUN="${DRY_RUN}" python3 - <<'PY'
+    JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS}" DRY_RUN="${DRY_RUN}" JOB_PYTHONPATH="${JOB_PYTHONPATH:-}" python3 - <<'PY'
 import json, os, sys
 names = [n for n in os.environ.get("JUDGE_KEY_ENVS", "").split(",") if n]
 missing = [n for n in names if not os.environ.get(n)]
@@ -57,6 +57,8 @@ if missing and not dry:
     sys.exit(f"set {', '.join(missing)} (the judge's API key) before submitting")
 env = {n: ("***" if dry else os.environ[n]) for n in names if os.environ.get(n) or dry}
 env.update({"VERL_LOGGING_LEVEL": "INFO", "TOKENIZERS_PARALLELISM": "true", "NCCL_DEBUG": "WARN"})
+if os.environ.get("JOB_PYTHONPATH"):
+    env["PYTHONPATH"] = os.environ["JOB_PYTHONPATH"]
 print(json.dumps({"env_vars": env}))
 PY
 }

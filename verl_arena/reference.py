@@ -98,6 +98,7 @@ def configuration_markdown() -> str:
     """The whole reference, as Markdown."""
     from verl_arena.core.topologies import TOPOLOGIES
     from verl_arena.core.tournament import Tournament
+    from verl_arena.integrations.slime.config import SlimeArenaConfig
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
     from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
     from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
@@ -148,6 +149,10 @@ def configuration_markdown() -> str:
         "## The advantage estimator (`+algorithm.tournament.*`)",
         "",
         _table(_model_rows(TournamentAdvantageConfig, "")),
+        "",
+        "## The slime hooks (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)",
+        "",
+        _table(_model_rows(SlimeArenaConfig, "arena_")),
         "",
         "## Metrics",
         "",
