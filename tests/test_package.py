@@ -55,6 +55,7 @@ LAYERS = {
     "judges": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
     "testing": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations"},
     "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
+    "evaluation": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
 }
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "ResultWriter",
     "check_output_paths",
     "load_groups",
+    "parse_candidate",
     "rank_groups",
     "replay_log",
     "summarize",
@@ -74,7 +75,8 @@ def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
     return raw
 
 
-def _candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[str, Any]) -> Candidate:
+def parse_candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[str, Any]) -> Candidate:
+    """A candidate from its JSON form (``id`` and ``messages``, or ``answer`` and an optional ``path``)."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: each candidate must be an object, got {raw!r:.40}")
     cid = raw.get("id")
@@ -104,7 +106,7 @@ def _group(raw: dict[str, Any], where: str, number: int, render: Mapping[str, An
     if isinstance(gid, bool) or not isinstance(gid, str | int) or str(gid) == "":
         raise ConfigError(f"{where}: 'id' must be a non-empty string or an integer")
     rubrics = rubrics_field(raw.get("rubrics"), where)
-    candidates = [_candidate(c, where, rubrics, render) for c in raw["candidates"]]
+    candidates = [parse_candidate(c, where, rubrics, render) for c in raw["candidates"]]
     check_candidates(candidates, f"{where} (group {str(gid)!r})")
     return Group(str(gid), raw["query"], candidates)
 

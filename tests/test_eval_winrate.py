@@ -1,0 +1,155 @@
+"""`verl-arena eval winrate` end to end: mock judges over loopback HTTP, resuming, failures, position bias, bad
+input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import judge_config
+
+from verl_arena.cli import main
+from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.evaluation.data import load_system, load_tasks
+from verl_arena.evaluation.judging import JudgmentLog, judge_tasks
+from verl_arena.evaluation.report import winrate_report
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
+BASELINE = str(ROOT / "examples" / "eval" / "baseline.jsonl")
+TRAINED = str(ROOT / "examples" / "eval" / "trained.jsonl")  # detailed plans; tokyo-layover is missing
+
+
+def _judge_file(tmp_path: Path, name: str, url: str, **overrides) -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(judge_config(url, **overrides)))
+    return str(path)
+
+
+def _run(capsys, *args: str) -> tuple[int, dict | str]:
+    code = main(["eval", "winrate", "--quiet", *args])
+    out = capsys.readouterr()
+    try:
+        return code, json.loads(out.out)
+    except ValueError:
+        return code, out.out + out.err
+
+
+def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_path, capsys):
+    (url_a, server_a), (url_b, server_b) = mock_judge(), mock_judge()
+    judges = ["--judge-config", _judge_file(tmp_path, "a", url_a), "--judge-config", _judge_file(tmp_path, "b", url_b)]
+    log, plot = tmp_path / "judgments.jsonl", tmp_path / "winrate.png"
+    code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json",
+                        "--plot", str(plot))  # fmt: skip
+    assert code == 0 and report["baseline"] == "baseline" and report["judges"] == ["a", "b"]
+    assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875}
+    # 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
+    assert len(server_a.recent) == len(server_b.recent) == 14 and report["judge_calls"] == 28
+    (comparison,) = report["comparisons"]
+    for judge in "ab":
+        win = comparison["by_judge"][judge]["win_rate"]
+        assert (win["tasks"], win["wins"], win["losses"]) == (8, 7 / 8, 1 / 8)
+        assert win["rate"]["low"] < 0.875 <= win["rate"]["high"]
+        assert comparison["by_judge"][judge]["position"]["decisive"] == 14
+        assert comparison["by_judge"][judge]["dimensions"]  # the template's per-dimension scores
+    assert comparison["agreement"] == [{"judges": ["a", "b"], "kappa": 1.0, "agreement": 1.0}]
+    assert comparison["mean"]["rate"]["value"] == pytest.approx(0.875)
+    assert comparison["length"]["tasks"] == 7  # tasks where both outputs are valid
+    assert plot.stat().st_size > 1000 and len(log.read_text().splitlines()) == 32
+
+    # a re-run with the log asks nothing again and reports the same
+    code, again = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
+    assert code == 0 and again == report and len(server_a.recent) == 14
+
+    # an interrupted run: ten judgments and a torn line kept; only the others are asked
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join(lines[:10]) + "\n" + lines[10][:25])
+    kept = [json.loads(line) for line in lines[:10]]
+    expected = sum(1 for line in lines[10:] if json.loads(line)["shortcut"] is None)
+    before = len(server_a.recent) + len(server_b.recent)
+    code, resumed = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
+    assert code == 0 and resumed == report
+    assert len(server_a.recent) + len(server_b.recent) - before == expected
+    assert [json.loads(line) for line in log.read_text().splitlines()[:10]] == kept
+
+
+def test_failed_judgments_are_counted_and_asked_again_never_guessed(mock_judge, tmp_path, capsys):
+    (good_url, _), (dead_url, dead) = mock_judge(), mock_judge(down=True)
+    judges = ["--judge-config", _judge_file(tmp_path, "good", good_url),
+              "--judge-config", _judge_file(tmp_path, "dead", dead_url, down_wait_s=0.0)]  # fmt: skip
+    log = tmp_path / "judgments.jsonl"
+    code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
+    assert code == 0 and report["failed_judgments"] == 14
+    by_judge = report["comparisons"][0]["by_judge"]
+    assert by_judge["good"]["win_rate"]["tasks"] == 8 and by_judge["good"]["undecided_tasks"] == 0
+    # the dead judge decided only the task with a missing output (no call needed); the rest are left out, counted
+    assert by_judge["dead"]["win_rate"]["tasks"] == 1 and by_judge["dead"]["undecided_tasks"] == 7
+    assert report["comparisons"][0]["mean"]["tasks"] == 1
+    assert sum(1 for line in log.read_text().splitlines() if json.loads(line)["error"]) == 14
+    asked = len(dead.recent)
+    _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
+    assert len(dead.recent) > asked  # failed judgments are asked again on a re-run
+
+
+class FirstSlotJudge:
+    """Always prefers the candidate shown first: the strongest position bias."""
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        return PairVerdict(8.0, 2.0, dimensions={"A": {"answer": {"detail": 8}}, "B": {"answer": {"detail": 2}}})
+
+
+def test_position_bias_shows_and_cancels_out_over_both_orders(tmp_path):
+    tasks = load_tasks(TASKS)
+    systems = {s.name: s for s in (load_system(BASELINE, tasks), load_system(f"other={BASELINE}", tasks))}
+    judgments = asyncio.run(
+        judge_tasks(tasks, systems, [("other", "baseline")], {"biased": FirstSlotJudge()}, JudgmentLog(None))
+    )
+    report = winrate_report(tasks, systems, "baseline", judgments)
+    result = report["comparisons"][0]["by_judge"]["biased"]
+    assert result["position"]["first_slot_rate"]["value"] == 1.0 and result["position"]["decisive"] == 16
+    assert result["position"]["first_slot_rate"]["low"] > 0.75
+    assert result["win_rate"]["ties"] == 1.0 and result["dimensions"]["answer/detail"]["ties"] == 1.0
+
+
+def _jsonl(path: Path, rows: list[dict]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([{"id": "kyoto-day", "answer": "a"}, {"id": "kyoto-day", "answer": "b"}],
+         "line 2: task 'kyoto-day' is answered twice"),
+        ([{"id": "atlantis", "answer": "a"}], "line 1: task id 'atlantis' is not in the tasks file"),
+        ([{"id": "kyoto-day"}], "line 1: candidate 'kyoto-day' needs 'messages' or 'answer'"),
+        ([{"id": "kyoto-day", "answer": None}], "line 1: candidate 'kyoto-day': 'answer' must be a string, got null"),
+    ],
+)  # fmt: skip
+def test_bad_outputs_name_the_file_and_line(tmp_path, capsys, rows, message):
+    bad = _jsonl(tmp_path / "bad.jsonl", rows)
+    code, err = _run(capsys, "--tasks", TASKS, BASELINE, bad)
+    assert code == 2 and f"{bad} {message}" in err
+
+
+def test_bad_tasks_and_system_lists_are_refused(tmp_path, capsys):
+    tasks = _jsonl(tmp_path / "tasks.jsonl", [{"id": 1, "query": "Plan Rome."}, {"id": 1, "query": "Plan Oslo."}])
+    code, err = _run(capsys, "--tasks", tasks, BASELINE, TRAINED)
+    assert code == 2 and "line 2: task id '1' appears twice" in err
+    code, err = _run(capsys, "--tasks", TASKS, BASELINE, BASELINE)
+    assert code == 2 and "two systems are named 'baseline'" in err
+    code, err = _run(capsys, "--tasks", TASKS, BASELINE)
+    assert code == 2 and "two or more outputs files" in err
+    code, err = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, "--baseline", "nobody")
+    assert code == 2 and "--baseline 'nobody'" in err
+
+
+def test_empty_answers_are_invalid_outputs_that_lose_without_a_call(tmp_path):
+    tasks = load_tasks(TASKS)
+    rows = [{"id": t.id, "answer": "  " if i % 2 else "A full plan with times and costs."} for i, t in enumerate(tasks)]
+    system = load_system(f"half={_jsonl(tmp_path / 'half.jsonl', rows)}", tasks)
+    assert system.name == "half" and len(system.empty) == 4 and system.valid_rate == 0.5
+    assert all(system.outputs[t].meta["no_answer"] for t in system.empty)

@@ -1,0 +1,118 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The inputs of an evaluation: a tasks file and one outputs file per system, read strictly.
+
+Tasks, one per line: ``{"id": "trip-1", "query": "...", "rubrics": [...optional...]}``.
+Outputs, one per task: ``{"id": "trip-1", "answer": "...", "path": "optional process"}`` or
+``{"id": "trip-1", "messages": [...the trajectory...]}`` (the candidate format of ``verl-arena rank``).
+
+An error names the file, the line and the field: an outputs line for a task that is not in the tasks file, a task
+answered twice, a duplicated task id. A task a system did not answer, or answered with an empty answer, is not an
+error: it is an invalid output, counted per system, and loses its judgments without a judge call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verl_arena.batch import parse_candidate
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.types import Candidate
+from verl_arena.inputs import jsonl_objects, rubrics_field
+
+__all__ = ["System", "Task", "load_system", "load_tasks", "system_name"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation task."""
+
+    id: str
+    query: str
+    rubrics: list[Any] | None = None
+
+
+@dataclass
+class System:
+    """One system's outputs on the tasks.
+
+    Args:
+        name: how reports name it.
+        path: the outputs file.
+        outputs: task id -> the candidate the judge reads (``meta["no_answer"]`` for invalid outputs).
+        missing: tasks without an output line.
+        empty: tasks whose output has no answer.
+    """
+
+    name: str
+    path: str
+    outputs: dict[str, Candidate]
+    missing: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+
+    @property
+    def valid_rate(self) -> float:
+        """Share of tasks with a usable output."""
+        total = len(self.outputs)
+        return (total - len(self.missing) - len(self.empty)) / total if total else float("nan")
+
+
+def _task_id(raw: Mapping[str, Any], where: str) -> str:
+    tid = raw.get("id")
+    if isinstance(tid, bool) or not isinstance(tid, str | int) or str(tid) == "":
+        raise ConfigError(f"{where}: 'id' must be a non-empty string or an integer")
+    return str(tid)
+
+
+def load_tasks(path: str | Path) -> list[Task]:
+    """The tasks file, checked: ids unique, every task a non-empty ``query``."""
+    tasks: dict[str, Task] = {}
+    for where, _, raw in jsonl_objects(path):
+        tid = _task_id(raw, where)
+        if tid in tasks:
+            raise ConfigError(f"{where}: task id {tid!r} appears twice")
+        if not isinstance(raw.get("query"), str) or not raw["query"].strip():
+            raise ConfigError(f"{where}: task {tid!r} needs a non-empty 'query' string")
+        tasks[tid] = Task(tid, raw["query"], rubrics_field(raw.get("rubrics"), where))
+    if not tasks:
+        raise ConfigError(f"{path}: no tasks")
+    return list(tasks.values())
+
+
+def system_name(spec: str) -> tuple[str, str]:
+    """``NAME=PATH`` -> ``(NAME, PATH)``; a bare path is named after its file (without ``.jsonl``)."""
+    name, sep, path = spec.partition("=")
+    if sep and name and path:
+        return name, path
+    return Path(spec).name.removesuffix(".jsonl"), spec
+
+
+def load_system(spec: str, tasks: Sequence[Task], *, render: Mapping[str, Any] | None = None) -> System:
+    """One system's outputs file (``NAME=PATH`` or ``PATH``), checked against the tasks."""
+    name, path = system_name(spec)
+    by_id = {t.id: t for t in tasks}
+    outputs: dict[str, Candidate] = {}
+    for where, _, raw in jsonl_objects(path):
+        tid = _task_id(raw, where)
+        if tid not in by_id:
+            raise ConfigError(f"{where}: task id {tid!r} is not in the tasks file")
+        if tid in outputs:
+            raise ConfigError(f"{where}: task {tid!r} is answered twice")
+        candidate = parse_candidate(raw, where, by_id[tid].rubrics, render or {})
+        outputs[tid] = dataclasses.replace(candidate, id=name)
+    system = System(name, path, {})
+    for task in tasks:
+        candidate = outputs.get(task.id)
+        if candidate is None:
+            system.missing.append(task.id)
+            meta = {"no_answer": True, "missing": True} | ({"rubrics": task.rubrics} if task.rubrics else {})
+            candidate = Candidate(name, "", meta=meta)
+        elif not candidate.answer.strip() or candidate.meta.get("no_answer"):
+            system.empty.append(task.id)
+            candidate = dataclasses.replace(candidate, meta={**candidate.meta, "no_answer": True})
+        system.outputs[task.id] = candidate
+    return system

@@ -1,0 +1,186 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Judging two systems' outputs task by task, in both orders, with one or more judges, resumably.
+
+Each single-order judgment is a :class:`Judgment`, appended to the judgment log as soon as it arrives. A re-run with
+the same log skips every judgment already there (failed ones are asked again); with a verdict cache in the judge
+configuration, the judge is not asked again for what it already answered either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.types import PairVerdict
+from verl_arena.evaluation.data import System, Task
+from verl_arena.judges.config import parse_judge_config
+from verl_arena.judges.factory import build_judge
+
+__all__ = ["Judgment", "JudgmentLog", "judge_tasks", "single_order_judges"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One judge's verdict on one task, with ``first`` shown in the first slot.
+
+    Args:
+        task, judge: the task id and the judge's name.
+        first, second: the systems in the order the judge saw them.
+        winner: the winning system, ``"tie"``, or ``None`` when the judgment failed.
+        scores: each system's score.
+        dimensions: each system's per-dimension scores (``"group/dimension"`` -> score), where the template has them.
+        forfeit: systems whose own output made the judgment impossible (they lose it).
+        error: the failure's reason, when it failed.
+        usage: the tokens it cost.
+        shortcut: why no judge call was needed (``"no_answer"``, ``"identical"``), if none was made.
+    """
+
+    task: str
+    judge: str
+    first: str
+    second: str
+    winner: str | None
+    scores: dict[str, float] = field(default_factory=dict)
+    dimensions: dict[str, dict[str, float]] = field(default_factory=dict)
+    forfeit: list[str] = field(default_factory=list)
+    error: str | None = None
+    usage: dict[str, float] = field(default_factory=dict)
+    shortcut: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What identifies the judgment in the log."""
+        return self.task, self.judge, self.first, self.second
+
+    @classmethod
+    def from_verdict(cls, task: str, judge: str, first: str, second: str, verdict: PairVerdict) -> Judgment:
+        """The judgment a single-order verdict gives."""
+        winner = {"a": first, "b": second, "tie": "tie"}[verdict.winner]
+        dims = verdict.dimensions or {}
+        return cls(
+            task, judge, first, second, winner,
+            scores={first: float(verdict.score_a), second: float(verdict.score_b)},
+            dimensions={first: _flat(dims.get("A")), second: _flat(dims.get("B"))},
+            forfeit=[{"a": first, "b": second}[side] for side in verdict.forfeit],
+            usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
+            shortcut=(verdict.meta or {}).get("shortcut"),
+        )  # fmt: skip
+
+
+def _flat(groups: Any) -> dict[str, float]:
+    """``{"process": {"search": 7}}`` -> ``{"process/search": 7.0}``."""
+    out: dict[str, float] = {}
+    if isinstance(groups, Mapping):
+        for group, dims in groups.items():
+            if isinstance(dims, Mapping):
+                out.update({f"{group}/{d}": float(v) for d, v in dims.items() if isinstance(v, int | float)})
+    return out
+
+
+class JudgmentLog:
+    """The judgment log: a JSONL file of :class:`Judgment` lines, appended as judgments arrive.
+
+    ``done`` holds the successful judgments already in the file (a torn last line, from an interrupted run, is
+    ignored and rewritten).
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.done: dict[tuple[str, str, str, str], Judgment] = {}
+        self._file: TextIO | None = None
+        if self.path is None:
+            return
+        if self.path.exists():
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+            for number, line in enumerate(lines, 1):
+                try:
+                    judgment = Judgment(**json.loads(line))
+                except (ValueError, TypeError) as exc:
+                    if number == len(lines):
+                        break  # the torn last line of an interrupted run
+                    raise ConfigError(f"{self.path} line {number}: not a judgment ({exc})") from None
+                if judgment.error is None:
+                    self.done[judgment.key] = judgment
+            # rewrite without the failed judgments and the torn line: they are asked again
+            self.path.write_text("".join(json.dumps(asdict(j)) + "\n" for j in self.done.values()), encoding="utf-8")
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("a", encoding="utf-8")
+
+    def write(self, judgment: Judgment) -> None:
+        """Append one judgment (flushed at once)."""
+        if self._file is not None:
+            self._file.write(json.dumps(asdict(judgment)) + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def single_order_judges(configs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One judge per configuration, asked one order at a time (the evaluation asks both orders itself, to see
+    position bias)."""
+    judges = {}
+    for name, config in configs.items():
+        parsed = parse_judge_config({**config, "order_swap": False})
+        for endpoint in parsed.endpoints:  # a missing API key fails here, before any judgment
+            endpoint.api_key()
+        judges[name] = build_judge(parsed)
+    return judges
+
+
+def planned(tasks: Sequence[Task], pairs: Iterable[tuple[str, str]], judges: Iterable[str]) -> list[tuple[str, ...]]:
+    """Every single-order judgment of the evaluation: ``(task, judge, first, second)``."""
+    return [
+        (task.id, judge, first, second)
+        for a, b in pairs
+        for judge in judges
+        for task in tasks
+        for first, second in ((a, b), (b, a))
+    ]
+
+
+async def judge_tasks(
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    pairs: Sequence[tuple[str, str]],
+    judges: Mapping[str, Any],
+    log: JudgmentLog,
+    *,
+    on_judgment: Callable[[Judgment], None] | None = None,
+) -> list[Judgment]:
+    """Every judgment of ``pairs`` on ``tasks`` by every judge in both orders, reusing those in ``log``."""
+    queries = {t.id: t.query for t in tasks}
+    plan = planned(tasks, pairs, judges)
+
+    async def one(task: str, judge: str, first: str, second: str) -> Judgment:
+        a, b = systems[first].outputs[task], systems[second].outputs[task]
+        try:
+            verdict = await judges[judge].compare(queries[task], a, b)
+        except JudgeError as exc:
+            logger.warning("task %s, %s vs %s, judge %s: failed (%s)", task, first, second, judge, exc.reason)
+            judgment = Judgment(task, judge, first, second, None, error=exc.reason,
+                                usage={k: float(v) for k, v in (exc.usage or {}).items()})  # fmt: skip
+        else:
+            judgment = Judgment.from_verdict(task, judge, first, second, verdict)
+        log.write(judgment)
+        if on_judgment is not None:
+            on_judgment(judgment)
+        return judgment
+
+    todo = [key for key in plan if key not in log.done]
+    fresh = await asyncio.gather(*(one(*key) for key in todo))
+    found = {j.key: j for j in fresh}
+    return [log.done.get(key) or found[key] for key in plan]

@@ -1,0 +1,170 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""From single-order judgments to the win-rate report: per judge and averaged over judges, per dimension, with the
+judges' agreement, their position bias and the length effect.
+
+A task's outcome for one judge adds up the scores of both orders (ArenaRL's bidirectional protocol): 1 if the system
+scores higher than the baseline, 0.5 if equal, 0 if lower; a system that forfeited in either order loses (both: a
+tie). A task whose two orders are not both judged (a failure) has no outcome for that judge: it is left out and
+counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from verl_arena.evaluation.data import System, Task
+from verl_arena.evaluation.judging import Judgment
+from verl_arena.evaluation.stats import (
+    bootstrap_interval,
+    cohen_kappa,
+    first_slot_rate,
+    length_controlled,
+    win_rate,
+)
+
+__all__ = ["task_outcome", "winrate_report"]
+
+
+def _compare(x: float, y: float) -> float:
+    return 1.0 if x > y else 0.0 if x < y else 0.5
+
+
+def task_outcome(system: str, baseline: str, both: Sequence[Judgment]) -> tuple[float, dict[str, float]] | None:
+    """``system``'s outcome against ``baseline`` from the judgments of one task in both orders, and per dimension;
+    ``None`` unless both orders were judged."""
+    if len(both) != 2 or any(j.winner is None for j in both):
+        return None
+    forfeits = {s for j in both for s in j.forfeit}
+    if forfeits:
+        overall = 0.5 if forfeits >= {system, baseline} else 0.0 if system in forfeits else 1.0
+        return overall, {}
+    mine = sum(j.scores[system] for j in both)
+    theirs = sum(j.scores[baseline] for j in both)
+    dims: dict[str, float] = {}
+    names = set.intersection(*(set(j.dimensions.get(system, {})) & set(j.dimensions.get(baseline, {})) for j in both))
+    for name in sorted(names):
+        dims[name] = _compare(sum(j.dimensions[system][name] for j in both),
+                              sum(j.dimensions[baseline][name] for j in both))  # fmt: skip
+    return _compare(mine, theirs), dims
+
+
+def _outcomes(judgments: Sequence[Judgment], system: str, baseline: str) -> dict[str, dict[str, Any]]:
+    """judge -> task -> (outcome, dims); tasks without an outcome are missing."""
+    grouped: dict[tuple[str, str], list[Judgment]] = defaultdict(list)
+    for j in judgments:
+        if {j.first, j.second} == {system, baseline}:
+            grouped[j.judge, j.task].append(j)
+    out: dict[str, dict[str, Any]] = defaultdict(dict)
+    for (judge, task), both in grouped.items():
+        outcome = task_outcome(system, baseline, both)
+        out[judge][task] = outcome
+    return out
+
+
+def _position(judgments: Sequence[Judgment]) -> dict[str, Any]:
+    decisive = [j for j in judgments if j.winner not in (None, "tie") and not j.shortcut and not j.forfeit]
+    wins = sum(j.winner == j.first for j in decisive)
+    return {"decisive": len(decisive), "first_slot_wins": wins, "first_slot_rate": first_slot_rate(wins, len(decisive))}
+
+
+def _usage(judgments: Sequence[Judgment]) -> dict[str, float]:
+    total: Counter[str] = Counter()
+    for j in judgments:
+        total.update(j.usage)
+    return dict(total)
+
+
+def _invalid(system: System, task: str) -> bool:
+    return bool(system.outputs[task].meta.get("no_answer"))
+
+
+def winrate_report(
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    baseline: str,
+    judgments: Sequence[Judgment],
+    *,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The whole report, JSON-ready (intervals as ``{"value", "low", "high"}``)."""
+    judges = sorted({j.judge for j in judgments})
+    report: dict[str, Any] = {
+        "tasks": len(tasks),
+        "baseline": baseline,
+        "judges": judges,
+        "confidence": confidence,
+        "systems": [
+            {
+                "name": s.name,
+                "path": s.path,
+                "missing": len(s.missing),
+                "empty": len(s.empty),
+                "valid_rate": s.valid_rate,
+            }
+            for s in systems.values()
+        ],
+        "judge_calls": sum(1 for j in judgments if not j.shortcut and j.error is None),
+        "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        "usage": _usage(judgments),
+        "comparisons": [],
+    }
+    for name in systems:
+        if name == baseline:
+            continue
+        per_judge = _outcomes(judgments, name, baseline)
+        entry: dict[str, Any] = {"system": name, "baseline": baseline, "by_judge": {}}
+        for judge in judges:
+            results = per_judge.get(judge, {})
+            decided = {t: r for t, r in results.items() if r is not None}
+            dims: dict[str, list[float]] = defaultdict(list)
+            for _, task_dims in decided.values():
+                for dim, value in task_dims.items():
+                    dims[dim].append(value)
+            pair = [j for j in judgments if j.judge == judge and {j.first, j.second} == {name, baseline}]
+            entry["by_judge"][judge] = {
+                "win_rate": win_rate([o for o, _ in decided.values()], confidence=confidence, seed=seed).to_dict(),
+                "undecided_tasks": len(tasks) - len(decided),
+                "dimensions": {d: win_rate(v, confidence=confidence, seed=seed).to_dict() for d, v in dims.items()},
+                "position": _position(pair),
+            }
+        # averaged over judges, on the tasks every judge decided
+        decided_by = [{t for t, r in per_judge.get(j, {}).items() if r is not None} for j in judges]
+        common = set.intersection(*decided_by) if decided_by else set()
+        ordered = sorted(common)
+        mean = [float(np.mean([per_judge[j][t][0] for j in judges])) for t in ordered]
+        entry["mean"] = {"tasks": len(ordered), "rate": bootstrap_interval(mean, confidence=confidence, seed=seed)}
+        entry["agreement"] = [
+            {"judges": [x, y], "kappa": cohen_kappa([per_judge[x][t][0] for t in ordered],
+                                                    [per_judge[y][t][0] for t in ordered]),
+             "agreement": float(np.mean([per_judge[x][t][0] == per_judge[y][t][0] for t in ordered])) if ordered
+             else float("nan")}
+            for x, y in itertools.combinations(judges, 2)
+        ]  # fmt: skip
+        # the length effect, on tasks where both outputs are valid (an invalid output loses for another reason)
+        valid = [i for i, t in enumerate(ordered) if not (_invalid(systems[name], t) or _invalid(systems[baseline], t))]
+        lengths = [len(systems[name].outputs[ordered[i]].answer) - len(systems[baseline].outputs[ordered[i]].answer)
+                   for i in valid]  # fmt: skip
+        entry["length"] = (
+            {"tasks": len(valid), **length_controlled([mean[i] for i in valid], lengths, confidence=confidence,
+                                                      seed=seed).to_dict()}
+            if len(valid) >= 3 else None
+        )  # fmt: skip
+        report["comparisons"].append(entry)
+    return _jsonable(report)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "excludes"):  # an Interval
+        return {"value": value.value, "low": value.low, "high": value.high}
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
