@@ -98,17 +98,16 @@ def _plot(report: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
-def _winrate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
+def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
+    """Tasks, systems, judges, log and the mock judge (or ``None``), every input checked before the first judge
+    call; ``None`` (after printing why) when an input is bad."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.data import load_system, load_tasks
-    from verl_arena.evaluation.judging import JudgmentLog, judge_tasks, planned, single_order_judges
-    from verl_arena.evaluation.report import winrate_report
+    from verl_arena.evaluation.judging import JudgmentLog, single_order_judges
     from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
     mock = None
-    try:  # every input is checked before the first judge call
+    try:
         tasks = load_tasks(args.tasks)
         render = {"include_tool_outputs": not args.hide_tool_outputs}
         systems = {}
@@ -118,10 +117,7 @@ def _winrate(args: argparse.Namespace) -> int:
                 raise ConfigError(f"two systems are named {system.name!r}; name them with NAME=PATH")
             systems[system.name] = system
         if len(systems) < 2:
-            raise ConfigError("give two or more outputs files: a baseline and the systems to compare with it")
-        baseline = args.baseline or next(iter(systems))
-        if baseline not in systems:
-            raise ConfigError(f"--baseline {baseline!r} is none of the systems ({', '.join(systems)})")
+            raise ConfigError("give two or more outputs files")
         configs = _judge_configs(args.judge_config)
         if not configs:
             mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
@@ -134,33 +130,58 @@ def _winrate(args: argparse.Namespace) -> int:
         judges = single_order_judges(configs)
         log = JudgmentLog(args.log)
     except (ConfigError, OSError, yaml.YAMLError) as exc:
-        print(f"verl-arena eval winrate: {exc}", file=sys.stderr)
+        print(f"verl-arena eval {command}: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
-        return 2
+        return None
+    return tasks, systems, judges, log, mock
 
-    pairs = [(name, baseline) for name in systems if name != baseline]
-    plan = planned(tasks, pairs, judges)
-    if log.done:
-        print(f"resuming: {sum(k in log.done for k in plan)} of {len(plan)} judgments already in {args.log}",
-              file=sys.stderr)  # fmt: skip
-    bar = tqdm(total=len(plan), initial=sum(k in log.done for k in plan), unit="judgment", file=sys.stderr,
-               disable=args.quiet)  # fmt: skip
 
-    async def run() -> list[Any]:
+def _run_judged(judges: dict[str, Any], log: Any, mock: Any, work: Any) -> Any:
+    """Run ``work`` (a coroutine) and close the judges, the log and the mock judge whatever happens."""
+
+    async def run() -> Any:
         try:
-            return await judge_tasks(tasks, systems, pairs, judges, log, on_judgment=lambda _: bar.update())
+            return await work
         finally:
             for judge in judges.values():
                 await judge.aclose()
 
     try:
-        judgments = asyncio.run(run())
+        return asyncio.run(run())
     finally:
-        bar.close()
         log.close()
         if mock is not None:
             mock.stop()
+
+
+def _winrate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from verl_arena.evaluation.judging import judge_tasks, planned
+    from verl_arena.evaluation.report import winrate_report
+
+    setup = _setup(args, "winrate")
+    if setup is None:
+        return 2
+    tasks, systems, judges, log, mock = setup
+    baseline = args.baseline or next(iter(systems))
+    if baseline not in systems:
+        print(f"verl-arena eval winrate: --baseline {baseline!r} is none of the systems ({', '.join(systems)})",
+              file=sys.stderr)  # fmt: skip
+        _run_judged(judges, log, mock, asyncio.sleep(0))
+        return 2
+    pairs = [(name, baseline) for name in systems if name != baseline]
+    plan = planned(tasks, pairs, judges)
+    done = sum(k in log.done for k in plan)
+    if done:
+        print(f"resuming: {done} of {len(plan)} judgments already in {args.log}", file=sys.stderr)
+    bar = tqdm(total=len(plan), initial=done, unit="judgment", file=sys.stderr, disable=args.quiet)
+    try:
+        judgments = _run_judged(judges, log, mock, judge_tasks(tasks, systems, pairs, judges, log,
+                                                               on_judgment=lambda _: bar.update()))  # fmt: skip
+    finally:
+        bar.close()
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)
     if args.plot:
         _plot(report, args.plot)
@@ -171,9 +192,64 @@ def _winrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_arena(result: dict[str, Any]) -> None:
+    level = round(result["confidence"] * 100)
+    print(f"{len(result['systems'])} systems, {result['tasks']} tasks; judges: {', '.join(result['judges'])}; "
+          f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
+          f"{result['round_robin_judgments']}); stopped: {result['stopped']}")  # fmt: skip
+    print(f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval   tasks judged")
+    for i, row in enumerate(result["leaderboard"], 1):
+        print(f"{i:>3} {row['system']:<24} {row['elo']:>6.0f}  {row['elo_low']:>5.0f} to {row['elo_high']:<5.0f}"
+              f"  {row['tasks_judged']:>6}")  # fmt: skip
+
+
+def _arena(args: argparse.Namespace) -> int:
+    from verl_arena.evaluation.arena import ArenaSettings, run_arena
+    from verl_arena.evaluation.html import arena_html
+
+    setup = _setup(args, "arena")
+    if setup is None:
+        return 2
+    tasks, systems, judges, log, mock = setup
+    settings = ArenaSettings(
+        tasks_per_match=args.tasks_per_match, max_judgments=args.max_judgments, max_rounds=args.max_rounds,
+        confidence=args.confidence, resamples=args.resamples, min_pair_tasks=args.min_pair_tasks, seed=args.seed,
+    )  # fmt: skip
+
+    def progress(round_: int, board: list[dict[str, Any]]) -> None:
+        if not args.quiet:
+            top = ", ".join(f"{r['system']} {r['elo']:.0f}" for r in board[:3])
+            print(f"round {round_}: {top}", file=sys.stderr)
+
+    result = _run_judged(judges, log, mock, run_arena(tasks, systems, judges, log, settings, on_round=progress))
+    if args.html:
+        Path(args.html).write_text(arena_html(result), encoding="utf-8")
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        _print_arena(result)
+    return 0
+
+
+def _shared_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics")
+    parser.add_argument("outputs", nargs="+", metavar="[NAME=]OUTPUTS.jsonl",
+                        help="one outputs file per system (JSONL: id and answer, or id and messages)")  # fmt: skip
+    parser.add_argument("--judge-config", action="append", default=[], metavar="[NAME=]FILE",
+                        help="judge configuration YAML (see JudgeConfig); repeat for several judges")  # fmt: skip
+    parser.add_argument("--cache", help="sqlite verdict cache for judges that configure none")
+    parser.add_argument("--log", help="judgment log (JSONL); an existing one is resumed")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and of the arena's choices)")
+    parser.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
+    parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+
 def register(sub: Any) -> None:
-    """Add ``eval`` (with ``winrate``) to the command's sub-parsers."""
-    evaluation = sub.add_parser("eval", help="evaluate trained agents: win rates against a baseline")
+    """Add ``eval`` (``winrate`` and ``arena``) to the command's sub-parsers."""
+    evaluation = sub.add_parser("eval", help="evaluate trained agents: win rates, an arena leaderboard")
     kinds = evaluation.add_subparsers(dest="eval_command", required=True)
     win = kinds.add_parser(
         "winrate",
@@ -184,19 +260,25 @@ def register(sub: Any) -> None:
         "per-dimension rates, the judges' agreement, how often the first slot wins, and a length-controlled win "
         "rate. Judgments go to --log as they arrive; re-running with the same log asks only what is missing.",
     )
-    win.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics")
-    win.add_argument("outputs", nargs="+", metavar="[NAME=]OUTPUTS.jsonl",
-                     help="one outputs file per system (JSONL: id and answer, or id and messages)")  # fmt: skip
+    _shared_arguments(win)
     win.add_argument("--baseline", help="the system the others are compared with (default: the first)")
-    win.add_argument("--judge-config", action="append", default=[], metavar="[NAME=]FILE",
-                     help="judge configuration YAML (see JudgeConfig); repeat for several judges")  # fmt: skip
-    win.add_argument("--cache", help="sqlite verdict cache for judges that configure none")
-    win.add_argument("--log", help="judgment log (JSONL); an existing one is resumed")
-    win.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
-    win.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     win.add_argument("--plot", metavar="PNG", help="write a plot of the win rates and their intervals")
-    win.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
-    win.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
-    win.add_argument("--json", action="store_true", help="print the report as JSON")
-    win.add_argument("--quiet", action="store_true", help="no progress bar")
     win.set_defaults(func=_winrate)
+
+    arena = kinds.add_parser(
+        "arena",
+        help="a leaderboard of many systems: Swiss-paired rounds, Bradley-Terry with intervals, an HTML report",
+        description="Rank two or more systems on a shared task set. Each round pairs neighbours in the standings "
+        "(those that met least) on a few tasks, judged in both orders by every judge; a Bradley-Terry fit with "
+        "bootstrap intervals gives the standings. Stops when every two neighbours' intervals separate, when "
+        "--max-judgments is spent, or after --max-rounds.",
+    )
+    _shared_arguments(arena)
+    arena.add_argument("--tasks-per-match", type=int, default=8, help="tasks per pairing per round (8)")
+    arena.add_argument("--max-judgments", type=int, help="budget of single-order judgments")
+    arena.add_argument("--max-rounds", type=int, default=30, help="rounds at most (30)")
+    arena.add_argument("--min-pair-tasks", type=int, default=10,
+                       help="neighbours must have met on this many tasks before the arena stops (10)")  # fmt: skip
+    arena.add_argument("--resamples", type=int, default=300, help="bootstrap resamples of the leaderboard (300)")
+    arena.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
+    arena.set_defaults(func=_arena)

@@ -20,7 +20,7 @@ import numpy as np
 from verl_arena.core.errors import ArenaError, ConfigError
 from verl_arena.core.types import Match
 
-__all__ = ["fit_bradley_terry", "pairwise_outcomes"]
+__all__ = ["fit_bradley_terry", "fit_outcomes", "pairwise_outcomes"]
 
 
 def pairwise_outcomes(matches: Sequence[Match]) -> list[tuple[int, int, float]]:
@@ -52,12 +52,16 @@ def fit_bradley_terry(n: int, matches: Sequence[Match], *, alpha: float = 0.1) -
     Returns:
         float64 array of shape (n,).
     """
+    return fit_outcomes(n, pairwise_outcomes(matches), alpha=alpha)
+
+
+def fit_outcomes(n: int, data: Sequence[tuple[int, int, float]], *, alpha: float = 0.1) -> np.ndarray:
+    """MAP Bradley-Terry strengths of ``n`` players from ``(winner, loser, weight)`` triples, centred on zero."""
     from scipy.optimize import minimize  # imported here: scipy is slow to import and only this fit needs it
     from scipy.special import expit
 
     if not alpha > 0:
         raise ConfigError(f"option 'bt_alpha' must be > 0, got {alpha!r}")
-    data = pairwise_outcomes(matches)
     if n == 0 or not data:
         return np.zeros(n)
     win = np.array([d[0] for d in data])

@@ -23,7 +23,7 @@ from verl_arena.evaluation.data import System, Task
 from verl_arena.judges.config import parse_judge_config
 from verl_arena.judges.factory import build_judge
 
-__all__ = ["Judgment", "JudgmentLog", "judge_tasks", "single_order_judges"]
+__all__ = ["Judgment", "JudgmentLog", "judge_keys", "judge_tasks", "planned", "single_order_judges"]
 
 logger = logging.getLogger(__name__)
 
@@ -152,18 +152,17 @@ def planned(tasks: Sequence[Task], pairs: Iterable[tuple[str, str]], judges: Ite
     ]
 
 
-async def judge_tasks(
+async def judge_keys(
+    keys: Sequence[tuple[str, str, str, str]],
     tasks: Sequence[Task],
     systems: Mapping[str, System],
-    pairs: Sequence[tuple[str, str]],
     judges: Mapping[str, Any],
     log: JudgmentLog,
     *,
     on_judgment: Callable[[Judgment], None] | None = None,
 ) -> list[Judgment]:
-    """Every judgment of ``pairs`` on ``tasks`` by every judge in both orders, reusing those in ``log``."""
+    """The judgments ``(task, judge, first, second)``, concurrently, reusing those in ``log``."""
     queries = {t.id: t.query for t in tasks}
-    plan = planned(tasks, pairs, judges)
 
     async def one(task: str, judge: str, first: str, second: str) -> Judgment:
         a, b = systems[first].outputs[task], systems[second].outputs[task]
@@ -180,7 +179,20 @@ async def judge_tasks(
             on_judgment(judgment)
         return judgment
 
-    todo = [key for key in plan if key not in log.done]
+    todo = [key for key in keys if key not in log.done]
     fresh = await asyncio.gather(*(one(*key) for key in todo))
     found = {j.key: j for j in fresh}
-    return [log.done.get(key) or found[key] for key in plan]
+    return [log.done.get(key) or found[key] for key in keys]
+
+
+async def judge_tasks(
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    pairs: Sequence[tuple[str, str]],
+    judges: Mapping[str, Any],
+    log: JudgmentLog,
+    *,
+    on_judgment: Callable[[Judgment], None] | None = None,
+) -> list[Judgment]:
+    """Every judgment of ``pairs`` on ``tasks`` by every judge in both orders, reusing those in ``log``."""
+    return await judge_keys(planned(tasks, pairs, judges), tasks, systems, judges, log, on_judgment=on_judgment)

@@ -1,0 +1,282 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""An arena of many systems on a shared task set: Swiss-paired rounds, a Bradley-Terry leaderboard with bootstrap
+intervals, tiered verdicts, and a stopping rule.
+
+Each round pairs every system with a neighbour in the current standings that it has met least, and judges the pair on
+a few tasks it has not been judged on yet, in both orders, with every judge. After each round a Bradley-Terry fit over
+every task-level outcome so far (ties count half each way) gives the standings; the arena stops when the intervals of
+every two neighbours in the standings separate, when the judgment budget is spent, or when no pair has tasks left.
+Neighbours are what a leaderboard must tell apart, so the judgments go where the standings are uncertain, and a
+leaderboard of K systems costs far fewer judgments than K(K-1)/2 pairs on every task.
+
+Tiers (from the first system's side): ``clearly better`` / ``better`` when it wins, by a margin of at least
+``clear_margin`` of the judge's scale or less; ``tie, both good`` / ``tie, both bad`` when the outcome is a tie and the
+two scores average above or below the middle of the scale; ``worse`` / ``clearly worse`` when it loses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from verl_arena.core.bradley_terry import fit_outcomes
+from verl_arena.evaluation.data import System, Task
+from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys
+from verl_arena.evaluation.report import task_outcome
+
+__all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
+
+#: Elo points per unit of Bradley-Terry strength (400 / ln 10), and the scale's centre
+ELO_PER_UNIT = 400.0 / math.log(10.0)
+ELO_CENTRE = 1000.0
+TIERS = ("clearly better", "better", "tie, both good", "tie, both bad", "worse", "clearly worse")
+
+
+@dataclass(frozen=True)
+class ArenaSettings:
+    """How the arena runs.
+
+    Args:
+        tasks_per_match: tasks a pairing is judged on per round.
+        max_judgments: budget of single-order judgments (requests) for the whole arena; ``None``: no budget.
+        max_rounds: rounds at most.
+        confidence: level of the leaderboard's intervals.
+        resamples: bootstrap resamples of the leaderboard.
+        clear_margin: the margin, as a fraction of the judge's scale, of a ``clearly better`` verdict.
+        min_pair_tasks: the standings count as settled only when every two neighbours met on this many tasks (or on
+            every task): a bootstrap over a handful of identical outcomes has no width and would stop too early.
+        seed: seeds the pairing and task choices and the bootstrap.
+    """
+
+    tasks_per_match: int = 8
+    max_judgments: int | None = None
+    max_rounds: int = 30
+    confidence: float = 0.95
+    resamples: int = 300
+    clear_margin: float = 0.2
+    min_pair_tasks: int = 10
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """One task of one pairing, over both orders and every judge that decided it."""
+
+    task: str
+    a: str
+    b: str
+    outcome: float  # a's: 1 win, 0.5 tie, 0 loss, averaged over the judges
+    tier: str  # a's, see TIERS
+
+
+def swiss_pairs(
+    standings: Sequence[str],
+    met: Counter[frozenset[str]],
+    can_meet: Callable[[str, str], bool],
+    pair_settled: Callable[[str, str], bool] = lambda a, b: False,
+) -> list[tuple[str, str]]:
+    """Pairs for a round: neighbours in the standings whose order is not settled yet and who can still meet, those
+    that met least first, each system at most once a round."""
+    adjacent = list(itertools.pairwise(standings))
+    open_pairs = [p for p in adjacent if can_meet(*p) and not pair_settled(*p)]
+    open_pairs.sort(key=lambda p: met[frozenset(p)])  # stable: ties keep the standings' order
+    used: set[str] = set()
+    pairs = []
+    for a, b in open_pairs:
+        if a not in used and b not in used:
+            pairs.append((a, b))
+            used |= {a, b}
+    return pairs
+
+
+def _tier(both: Sequence[Judgment], a: str, b: str, outcome: float, scale: tuple[float, float], margin: float) -> str:
+    lo, hi = scale
+    mean_a = sum(j.scores.get(a, lo) for j in both) / len(both)
+    mean_b = sum(j.scores.get(b, lo) for j in both) / len(both)
+    clear = abs(mean_a - mean_b) >= margin * (hi - lo)
+    if outcome == 1.0:
+        return "clearly better" if clear else "better"
+    if outcome == 0.0:
+        return "clearly worse" if clear else "worse"
+    return "tie, both good" if (mean_a + mean_b) / 2 >= (lo + hi) / 2 else "tie, both bad"
+
+
+def task_results(
+    judgments: Sequence[Judgment], scales: Mapping[str, tuple[float, float]], margin: float
+) -> tuple[list[TaskResult], int]:
+    """Task-level results (averaged over the judges that decided them) and how many (task, pair)s no judge decided."""
+    grouped: dict[tuple[str, str, str], dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
+    for j in judgments:
+        a, b = sorted((j.first, j.second))
+        grouped[j.task, a, b][j.judge].append(j)
+    results, undecided = [], 0
+    for (task, a, b), by_judge in sorted(grouped.items()):
+        decided = []
+        for judge, both in by_judge.items():
+            outcome = task_outcome(a, b, both)
+            if outcome is not None:
+                decided.append((outcome[0], _tier(both, a, b, outcome[0], scales.get(judge, (0.0, 10.0)), margin)))
+        if not decided:
+            undecided += 1
+            continue
+        mean = float(np.mean([o for o, _ in decided]))
+        tier = Counter(t for _, t in decided).most_common(1)[0][0]
+        results.append(TaskResult(task, a, b, mean, tier))
+    return results, undecided
+
+
+def _strengths(names: Sequence[str], results: Sequence[TaskResult]) -> np.ndarray:
+    index = {n: i for i, n in enumerate(names)}
+    triples = []
+    for r in results:
+        if r.outcome > 0:
+            triples.append((index[r.a], index[r.b], r.outcome))
+        if r.outcome < 1:
+            triples.append((index[r.b], index[r.a], 1.0 - r.outcome))
+    return fit_outcomes(len(names), triples, alpha=0.01)
+
+
+def leaderboard(names: Sequence[str], results: Sequence[TaskResult], settings: ArenaSettings) -> list[dict[str, Any]]:
+    """The standings: Bradley-Terry strength, its Elo-scale display and a bootstrap interval (resampling the
+    task-level results), best first."""
+    strengths = _strengths(names, results)
+    rng = np.random.default_rng(settings.seed)
+    draws = np.array([
+        _strengths(names, [results[i] for i in rng.integers(0, len(results), len(results))])
+        for _ in range(settings.resamples if results else 0)
+    ]).reshape(-1, len(names))  # fmt: skip
+    tail = (1 - settings.confidence) / 2 * 100
+    low = np.percentile(draws, tail, axis=0) if len(draws) else strengths
+    high = np.percentile(draws, 100 - tail, axis=0) if len(draws) else strengths
+    played = Counter(n for r in results for n in (r.a, r.b))
+    rows = [
+        {"system": n, "strength": float(strengths[i]), "low": float(low[i]), "high": float(high[i]),
+         "elo": ELO_CENTRE + ELO_PER_UNIT * float(strengths[i]), "elo_low": ELO_CENTRE + ELO_PER_UNIT * float(low[i]),
+         "elo_high": ELO_CENTRE + ELO_PER_UNIT * float(high[i]), "tasks_judged": played[n]}
+        for i, n in enumerate(names)
+    ]  # fmt: skip
+    return sorted(rows, key=lambda r: -r["strength"])
+
+
+def _pair_settled(board: Sequence[Mapping[str, Any]], a: str, b: str, met_on: int, min_tasks: int) -> bool:
+    rows = {r["system"]: r for r in board}
+    if a not in rows or b not in rows or met_on < min_tasks:
+        return False
+    upper, lower = sorted((rows[a], rows[b]), key=lambda r: -r["strength"])
+    return upper["low"] > lower["high"]
+
+
+def settled(board: Sequence[Mapping[str, Any]], met_on: Callable[[str, str], int], min_tasks: int) -> bool:
+    """Whether every two neighbours in the standings have disjoint intervals and met on ``min_tasks`` tasks."""
+    return all(
+        upper["low"] > lower["high"] and met_on(upper["system"], lower["system"]) >= min_tasks
+        for upper, lower in itertools.pairwise(board)
+    )
+
+
+async def run_arena(
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    judges: Mapping[str, Any],
+    log: JudgmentLog,
+    settings: ArenaSettings,
+    *,
+    on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the arena; returns the standings, the pairwise matrix, the tiers, the cost and why it stopped."""
+    names = list(systems)
+    rng = np.random.default_rng(settings.seed)
+    scales = {n: tuple(getattr(getattr(j, "pairwise", None), "scale", (0.0, 10.0))) for n, j in judges.items()}
+    judged: dict[frozenset[str], set[str]] = defaultdict(set)
+    met: Counter[frozenset[str]] = Counter()
+    judgments: list[Judgment] = []
+    spent, stop, rounds = 0, "max_rounds", 0
+    standings = [names[i] for i in rng.permutation(len(names))]
+    board: list[dict[str, Any]] = []
+    task_ids = [t.id for t in tasks]
+    min_tasks = min(settings.min_pair_tasks, len(task_ids))
+
+    def met_on(x: str, y: str) -> int:
+        return len(judged[frozenset((x, y))])
+
+    for rounds in range(1, settings.max_rounds + 1):
+        pairs = swiss_pairs(standings, met, lambda x, y: met_on(x, y) < len(task_ids),
+                            lambda x, y, rows=board: _pair_settled(rows, x, y, met_on(x, y), min_tasks))  # fmt: skip
+        keys = []
+        for a, b in pairs:
+            left = [t for t in task_ids if t not in judged[frozenset((a, b))]]
+            chosen = rng.choice(len(left), size=min(settings.tasks_per_match, len(left)), replace=False)
+            for i in sorted(chosen):
+                task_keys = [(left[i], judge, x, y) for judge in judges for x, y in ((a, b), (b, a))]
+                if settings.max_judgments is not None and spent + len(keys) + len(task_keys) > settings.max_judgments:
+                    break
+                keys += task_keys
+                judged[frozenset((a, b))].add(left[i])
+            met[frozenset((a, b))] += 1
+        if not keys:
+            stop = "budget" if pairs else "separated" if board and settled(board, met_on, min_tasks) else "exhausted"
+            rounds -= 1
+            break
+        judgments += await judge_keys(keys, tasks, systems, judges, log)
+        spent += len(keys)
+        results, _ = task_results(judgments, scales, settings.clear_margin)
+        board = leaderboard(names, results, settings)
+        standings = [row["system"] for row in board]
+        if on_round is not None:
+            on_round(rounds, board)
+        if settled(board, met_on, min_tasks):
+            stop = "separated"
+            break
+    results, undecided = task_results(judgments, scales, settings.clear_margin)
+    board = leaderboard(names, results, settings) if results else board
+    return {
+        "systems": names,
+        "tasks": len(tasks),
+        "judges": sorted(judges),
+        "confidence": settings.confidence,
+        "leaderboard": board,
+        "matrix": _matrix(names, results),
+        "tiers": _tiers(results),
+        "rounds": rounds,
+        "stopped": stop,
+        "judgments": spent,
+        "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        "undecided_tasks": undecided,
+        "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),
+        "position": _position(judgments),
+    }
+
+
+def _matrix(names: Sequence[str], results: Sequence[TaskResult]) -> dict[str, dict[str, Any]]:
+    """row's observed win rate against column (ties half), and the tasks it rests on."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in results:
+        cells[r.a, r.b].append(r.outcome)
+        cells[r.b, r.a].append(1.0 - r.outcome)
+    return {
+        row: {col: {"win_rate": float(np.mean(v)), "tasks": len(v)} for col in names if (v := cells.get((row, col)))}
+        for row in names
+    }
+
+
+def _tiers(results: Sequence[TaskResult]) -> dict[str, dict[str, int]]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in results:
+        counts[f"{r.a} vs {r.b}"][r.tier] += 1
+    return {pair: {t: c[t] for t in TIERS if c[t]} for pair, c in counts.items()}
+
+
+def _position(judgments: Sequence[Judgment]) -> dict[str, dict[str, float]]:
+    out = {}
+    for judge in sorted({j.judge for j in judgments}):
+        decisive = [j for j in judgments if j.judge == judge and j.winner not in (None, "tie") and not j.shortcut]
+        wins = sum(j.winner == j.first for j in decisive)
+        out[judge] = {"decisive": len(decisive), "first_slot_rate": wins / len(decisive) if decisive else float("nan")}
+    return out
