@@ -231,6 +231,65 @@ def _arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rejudge(args: argparse.Namespace) -> int:
+    from verl_arena.batch import load_groups
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.evaluation.rejudge import read_judgment_log, rejudge
+    from verl_arena.runtime.service import JudgeService
+    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+
+    mock = None
+    try:
+        entries = read_judgment_log(args.log)
+        groups = {
+            g.id: g for g in load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
+        }
+        configs = _judge_configs([args.judge_config] if args.judge_config else [])
+        config = next(iter(configs.values()), {})
+        if args.template:
+            config["template"] = args.template
+        if args.language:
+            config["language"] = args.language
+        if not config.get("endpoints"):
+            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
+            config["endpoints"] = [{"base_url": mock.start(), "model": "mock-lexical-judge"}]
+            print("no judge endpoint given: re-judging with the built-in lexical mock judge", file=sys.stderr)
+        service = JudgeService(config)
+    except (ConfigError, OSError, yaml.YAMLError) as exc:
+        print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
+        if mock is not None:
+            mock.stop()
+        return 2
+
+    async def run() -> dict[str, Any]:
+        try:
+            return await rejudge(entries, groups, service, service.rank_group)
+        finally:
+            await service.aclose()
+
+    try:
+        report = asyncio.run(run())
+    except ConfigError as exc:
+        print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if mock is not None:
+            mock.stop()
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    v, r = report["verdicts"], report["ranks"]
+    print(f"{report['groups']} groups; {v['rejudged']} logged verdicts asked again ({v['failed']} failed)")
+    print(f"verdicts: same on {v['agreement']:.1%}, Cohen's kappa {v['kappa']:.3f}, {v['reversed']} reversed")
+    for change, count in sorted(v["flips"].items()):
+        print(f"  {change}: {count}")
+    voided = f"; {r['voided']} groups voided, left out" if r["voided"] else ""
+    print(f"ranks: Spearman {r['spearman_mean']:.3f} (mean over groups), best candidate changed in "
+          f"{r['top_changed']:.1%} of groups, mean |advantage change| "
+          f"{r['mean_abs_advantage_change']:.3f}{voided}")  # fmt: skip
+    return 0
+
+
 def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics")
     parser.add_argument("outputs", nargs="+", metavar="[NAME=]OUTPUTS.jsonl",
@@ -248,7 +307,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add ``eval`` (``winrate`` and ``arena``) to the command's sub-parsers."""
+    """Add ``eval`` (``winrate``, ``arena``, ``rejudge``) to the command's sub-parsers."""
     evaluation = sub.add_parser("eval", help="evaluate trained agents: win rates, an arena leaderboard")
     kinds = evaluation.add_subparsers(dest="eval_command", required=True)
     win = kinds.add_parser(
@@ -282,3 +341,21 @@ def register(sub: Any) -> None:
     arena.add_argument("--resamples", type=int, default=300, help="bootstrap resamples of the leaderboard (300)")
     arena.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     arena.set_defaults(func=_arena)
+
+    again = kinds.add_parser(
+        "rejudge",
+        help="re-judge a judgment log with another judge or template: verdict agreement and rank changes",
+        description="Ask every pairwise verdict of a judgment log (`verl-arena rank --log`) again of another judge "
+        "(--judge-config, --template; the mock judge without one), and rank every group again by the same "
+        "tournament: reports agreement, Cohen's kappa and flips of the verdicts, and how ranks and advantages "
+        "change. The groups file the log was ranked from supplies the candidates (checked against the log).",
+    )
+    again.add_argument("log", help="judgment log written by `verl-arena rank --log`")
+    again.add_argument("--groups", required=True, help="the groups file the log was ranked from")
+    again.add_argument("--judge-config", help="YAML file with the new judge's configuration")
+    again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
+    again.add_argument("--language", choices=["en", "zh"])
+    again.add_argument("--hide-tool-outputs", action="store_true", help="as given to `verl-arena rank`")
+    again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    again.add_argument("--json", action="store_true", help="print the report as JSON")
+    again.set_defaults(func=_rejudge)

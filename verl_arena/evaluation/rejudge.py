@@ -1,0 +1,138 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Re-judging a judgment log with another judge: would a cheaper judge (or another template) have decided the same?
+
+A judgment log (``verl-arena rank --log``) holds every group's match log and the content digests of its candidates,
+not the candidates themselves; the groups file they were ranked from supplies the content (checked against the
+digests). Two things are measured:
+
+- **verdicts:** every logged pairwise judgment is asked again of the new judge, in the same order; agreement, Cohen's
+  kappa and the flips (a logged win that becomes a loss) over the verdicts ``first`` / ``second`` / ``tie``;
+- **ranks:** every group is ranked again with the new judge by the same tournament (topology, options, seed); the
+  Spearman correlation of old and new ranks, how often the best candidate changes, and the mean absolute change of
+  the advantages, which is what training would have felt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from verl_arena.batch import Group
+from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import GroupResult
+from verl_arena.evaluation.stats import cohen_kappa
+
+__all__ = ["read_judgment_log", "rejudge"]
+
+
+def read_judgment_log(path: str | Path) -> list[tuple[str, GroupResult]]:
+    """``(query, result)`` of every group of a judgment log (a torn last line, from an interrupted run, is skipped)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    entries = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            entries.append((str(entry.get("query", "")), GroupResult.from_dict(entry["result"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            if number == len(lines):
+                break
+            raise ConfigError(f"{path} line {number}: not a judgment log entry ({exc})") from None
+    return entries
+
+
+def _label(winner: int | None, players: Sequence[int]) -> str:
+    return "tie" if winner is None else "first" if winner == players[0] else "second"
+
+
+def _candidates(result: GroupResult, groups: Mapping[str, Group]) -> list[Any]:
+    gid = result.group_id or ""
+    group = groups.get(gid)
+    if group is None:
+        raise ConfigError(f"group {gid!r} of the log is not in the groups file")
+    by_id = {c.id: c for c in group.candidates}
+    missing = [i for i in result.ids if i not in by_id]
+    if missing:
+        raise ConfigError(f"group {gid!r}: candidates {missing} of the log are not in the groups file")
+    candidates = [by_id[i] for i in result.ids]
+    digests = result.details.get("digests")
+    if digests and [c.digest for c in candidates] != list(digests):
+        raise ConfigError(f"group {gid!r}: the candidates' content differs from what the log judged")
+    return candidates
+
+
+async def rejudge(
+    entries: Sequence[tuple[str, GroupResult]],
+    groups: Mapping[str, Group],
+    judge: Any,
+    rank_group: Any,
+) -> dict[str, Any]:
+    """Re-judge ``entries`` with ``judge`` (pairwise verdicts) and re-rank them with ``rank_group`` (e.g.
+    ``JudgeService.rank_group``); returns the report (see the module docstring). Content is checked before any call."""
+    plans = [(query, result, _candidates(result, groups)) for query, result in entries]
+
+    async def verdict(query: str, candidates: list[Any], match: Any) -> tuple[str, str | None]:
+        a, b = match.players
+        try:
+            new = await judge.compare(query, candidates[a], candidates[b])
+        except JudgeError as exc:
+            return _label(match.winner, match.players), f"failed: {exc.reason}"
+        return _label(match.winner, match.players), {"a": "first", "b": "second", "tie": "tie"}[new.winner]
+
+    compares = [
+        verdict(query, candidates, m)
+        for query, result, candidates in plans
+        for m in result.matches
+        if m.kind == "compare" and not m.failed and m.verdict is not None
+    ]
+    pairs = await asyncio.gather(*compares)
+    reranked = await asyncio.gather(*(
+        rank_group(query, candidates, Tournament.from_options(result.topology, **result.options),
+                   group_id=result.group_id)
+        for query, result, candidates in plans
+    ))  # fmt: skip
+
+    judged = [(old, new) for old, new in pairs if new is not None and not new.startswith("failed")]
+    flips = Counter(f"{old} -> {new}" for old, new in judged if old != new)
+    rhos, top_changed, advantage_change, voided = [], 0, [], 0
+    for (_, old, _), new in zip(plans, reranked, strict=True):
+        if new.voided or old.voided:
+            voided += 1
+            continue
+        if len(set(old.ranks)) > 1 and len(set(new.ranks)) > 1:
+            rhos.append(float(stats.spearmanr(old.ranks, new.ranks).statistic))
+        top_changed += int(np.argmin(old.ranks)) != int(np.argmin(new.ranks))
+        advantage_change += [abs(x - y) for x, y in zip(old.advantages, new.advantages, strict=True)]
+    compared = len(plans) - voided
+    return {
+        "groups": len(plans),
+        "verdicts": {
+            "rejudged": len(pairs),
+            "failed": sum(1 for _, new in pairs if new is not None and new.startswith("failed")),
+            "agreement": float(np.mean([old == new for old, new in judged])) if judged else math.nan,
+            "kappa": cohen_kappa([o for o, _ in judged], [n for _, n in judged]),
+            "flips": dict(flips),
+            "reversed": sum(n for k, n in flips.items() if k in ("first -> second", "second -> first")),
+        },
+        "ranks": {
+            "groups_compared": compared,
+            "voided": voided,
+            "spearman_mean": float(np.mean(rhos)) if rhos else math.nan,
+            "top_changed": top_changed / compared if compared else math.nan,
+            "mean_abs_advantage_change": float(np.mean(advantage_change)) if advantage_change else math.nan,
+        },
+    }
