@@ -38,7 +38,7 @@ from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
 from verl_arena.runtime.step_metrics import JudgmentLog
 
-__all__ = ["GROUP_KEY", "METADATA_KEY", "eval_rm", "group_rm", "reward_post_process"]
+__all__ = ["GROUP_KEY", "METADATA_KEY", "eval_rm", "group_and_rollout", "group_rm", "reward_post_process"]
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,16 @@ async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:
     return [] if fan_out else [o.reward for _, o in outcomes]
 
 
+def group_and_rollout(sample: Any, position: int) -> tuple[Any, Any]:
+    """The tournament a sample of the batch belongs to (its ``arena_group``, else its ``group_index``) and the rollout
+    it is part of (``rollout_id``, which fan-out siblings share, else ``index``); ``position`` stands in for either
+    when the sample carries neither."""
+    group = (getattr(sample, "metadata", None) or {}).get(GROUP_KEY, getattr(sample, "group_index", None))
+    rollout = getattr(sample, "rollout_id", None)
+    rollout = getattr(sample, "index", None) if rollout is None else rollout
+    return ("sample", position) if group is None else group, ("position", position) if rollout is None else rollout
+
+
 def _reward_value(args: Any, sample: Any) -> float:
     reward = getattr(sample, "reward", None)
     if isinstance(reward, dict):
@@ -147,11 +157,8 @@ def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], lis
     raw = [_reward_value(args, s) for s in samples]
     groups: dict[Any, dict[Any, list[int]]] = defaultdict(lambda: defaultdict(list))
     for position, sample in enumerate(samples):
-        group = (getattr(sample, "metadata", None) or {}).get(GROUP_KEY, getattr(sample, "group_index", None))
-        group = ("sample", position) if group is None else group
-        rollout = getattr(sample, "rollout_id", None)
-        rollout = getattr(sample, "index", None) if rollout is None else rollout
-        groups[group][("position", position) if rollout is None else rollout].append(position)
+        group, rollout = group_and_rollout(sample, position)
+        groups[group][rollout].append(position)
     advantages = [0.0] * len(samples)
     for rollouts in groups.values():
         members = list(rollouts.values())

@@ -24,7 +24,7 @@ import logging
 from typing import Any
 
 from verl_arena.integrations.slime.config import arena_config
-from verl_arena.integrations.slime.rewards import GROUP_KEY, METADATA_KEY
+from verl_arena.integrations.slime.rewards import METADATA_KEY, group_and_rollout
 from verl_arena.runtime.outcomes import MemberOutcome
 from verl_arena.runtime.step_metrics import summarize
 
@@ -83,16 +83,12 @@ def log_rollout(
     rollout_id: int, args: Any, samples: list[Any], rollout_extra_metrics: dict[str, Any] | None, rollout_time: float
 ) -> bool:
     """Add the batch's ``arena/*`` metrics to ``rollout_extra_metrics``; returns False so slime logs as usual."""
-    rollouts: dict[tuple[str, Any], MemberOutcome] = {}  # the samples of a fan-out rollout count once
+    rollouts: dict[tuple[Any, Any], MemberOutcome] = {}  # the samples of a fan-out rollout count once
     for position, sample in enumerate(samples):
         metadata = getattr(sample, "metadata", None) or {}
         if METADATA_KEY in metadata:
-            rollout = getattr(sample, "rollout_id", None)
-            rollout = getattr(sample, "index", None) if rollout is None else rollout
-            group = str(metadata.get(GROUP_KEY, getattr(sample, "group_index", position)))
-            rollouts.setdefault((group, position if rollout is None else rollout),
-                                MemberOutcome.from_dict(metadata[METADATA_KEY]))  # fmt: skip
-    answers = [(group, outcome) for (group, _), outcome in rollouts.items()]
+            rollouts.setdefault(group_and_rollout(sample, position), MemberOutcome.from_dict(metadata[METADATA_KEY]))
+    answers = [(str(group), outcome) for (group, _), outcome in rollouts.items()]
     if answers and rollout_extra_metrics is not None:
         rollout_extra_metrics.update(summarize(answers))
     if args is not None:
