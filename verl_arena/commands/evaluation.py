@@ -104,7 +104,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.data import load_system, load_tasks
     from verl_arena.evaluation.judging import JudgmentLog, single_order_judges
-    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import mock_if_no_endpoints
 
     mock = None
     try:
@@ -120,10 +120,10 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
             raise ConfigError("give two or more outputs files")
         configs = _judge_configs(args.judge_config)
         if not configs:
-            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
-            url = mock.start()
-            print(f"no judge configuration given: using the built-in lexical mock judge at {url}", file=sys.stderr)
-            configs = {"mock": {"endpoints": [{"base_url": url, "model": "mock-lexical-judge"}]}}
+            configs = {"mock": {}}
+            mock = mock_if_no_endpoints(configs["mock"], args.mock_latency)
+            print(f"no judge configuration given: using the built-in lexical mock judge at {mock.server.base_url}",
+                  file=sys.stderr)  # fmt: skip
         for config in configs.values():
             if args.cache:
                 config.setdefault("cache_path", args.cache)
@@ -236,7 +236,7 @@ def _rejudge(args: argparse.Namespace) -> int:
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.rejudge import read_judgment_log, rejudge
     from verl_arena.runtime.service import JudgeService
-    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import mock_if_no_endpoints
 
     mock = None
     try:
@@ -250,9 +250,8 @@ def _rejudge(args: argparse.Namespace) -> int:
             config["template"] = args.template
         if args.language:
             config["language"] = args.language
-        if not config.get("endpoints"):
-            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
-            config["endpoints"] = [{"base_url": mock.start(), "model": "mock-lexical-judge"}]
+        mock = mock_if_no_endpoints(config, args.mock_latency)
+        if mock is not None:
             print("no judge endpoint given: re-judging with the built-in lexical mock judge", file=sys.stderr)
         service = JudgeService(config)
     except (ConfigError, OSError, yaml.YAMLError) as exc:

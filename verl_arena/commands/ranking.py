@@ -74,7 +74,7 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.core.tournament import Tournament
     from verl_arena.runtime.deadlines import check_deadline
     from verl_arena.runtime.service import JudgeService
-    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+    from verl_arena.testing.mock_server import mock_if_no_endpoints
 
     mock = None
     try:  # everything is checked before the first judge call
@@ -85,11 +85,10 @@ def _rank(args: argparse.Namespace) -> int:
         check_deadline("--run-deadline", args.run_deadline)
         deadline = check_deadline("--deadline", args.deadline)
         config = _judge_config(args)
-        if not config.get("endpoints"):
-            mock = MockJudgeThread(MockJudgeConfig(latency=args.mock_latency))
-            url = mock.start()
-            print(f"no judge endpoint given: using the built-in lexical mock judge at {url}", file=sys.stderr)
-            config["endpoints"] = [{"base_url": url, "model": "mock-lexical-judge"}]
+        mock = mock_if_no_endpoints(config, args.mock_latency)
+        if mock is not None:
+            print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
+                  file=sys.stderr)  # fmt: skip
         service = JudgeService(config, deadline_s=deadline)
         writer = ResultWriter(args.output, args.log, resume=args.resume)
     except (ConfigError, OSError, yaml.YAMLError) as exc:

@@ -33,7 +33,7 @@ from aiohttp import web
 
 from verl_arena.testing.lexical import lexical_reply
 
-__all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread"]
+__all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints"]
 
 logger = logging.getLogger(__name__)
 
@@ -273,6 +273,16 @@ class MockJudgeThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def mock_if_no_endpoints(config: dict[str, Any], latency: str | float = 0.0) -> MockJudgeThread | None:
+    """Where a judge configuration has no endpoints, start the lexical mock judge on loopback, point ``config`` at it
+    and return it (the caller stops it); otherwise ``None``. How the commands run without an API key."""
+    if config.get("endpoints"):
+        return None
+    mock = MockJudgeThread(MockJudgeConfig(latency=latency))
+    config["endpoints"] = [{"base_url": mock.start(), "model": "mock-lexical-judge"}]
+    return mock
 
 
 async def _cancel_other_tasks() -> None:
