@@ -29,7 +29,7 @@ import numpy as np
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys
-from verl_arena.evaluation.report import task_outcome
+from verl_arena.evaluation.report import position_bias, task_outcome
 
 __all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
 
@@ -250,7 +250,7 @@ async def run_arena(
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
         "undecided_tasks": undecided,
         "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),
-        "position": _position(judgments),
+        "position": {judge: position_bias([j for j in judgments if j.judge == judge]) for judge in sorted(judges)},
     }
 
 
@@ -271,12 +271,3 @@ def _tiers(results: Sequence[TaskResult]) -> dict[str, dict[str, int]]:
     for r in results:
         counts[f"{r.a} vs {r.b}"][r.tier] += 1
     return {pair: {t: c[t] for t in TIERS if c[t]} for pair, c in counts.items()}
-
-
-def _position(judgments: Sequence[Judgment]) -> dict[str, dict[str, float]]:
-    out = {}
-    for judge in sorted({j.judge for j in judgments}):
-        decisive = [j for j in judgments if j.judge == judge and j.winner not in (None, "tie") and not j.shortcut]
-        wins = sum(j.winner == j.first for j in decisive)
-        out[judge] = {"decisive": len(decisive), "first_slot_rate": wins / len(decisive) if decisive else float("nan")}
-    return out

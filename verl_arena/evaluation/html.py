@@ -77,7 +77,8 @@ def arena_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboar
     )
     position = "".join(
         f'<tr><td class="name">{escape(judge)}</td><td>{p["decisive"]}</td>'
-        f"<td>{'n/a' if math.isnan(p['first_slot_rate']) else format(p['first_slot_rate'], '.3f')}</td></tr>"
+        f"<td>{'n/a' if math.isnan(p['first_slot_rate']['value']) else format(p['first_slot_rate']['value'], '.3f')}"
+        "</td></tr>"
         for judge, p in result["position"].items()
     )
     summary = (

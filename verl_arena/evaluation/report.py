@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from verl_arena.evaluation.stats import (
     win_rate,
 )
 
-__all__ = ["task_outcome", "winrate_report"]
+__all__ = ["position_bias", "task_outcome", "winrate_report"]
 
 
 def _compare(x: float, y: float) -> float:
@@ -67,10 +68,12 @@ def _outcomes(judgments: Sequence[Judgment], system: str, baseline: str) -> dict
     return out
 
 
-def _position(judgments: Sequence[Judgment]) -> dict[str, Any]:
+def position_bias(judgments: Sequence[Judgment]) -> dict[str, Any]:
+    """How often the output shown first wins the decisive verdicts (no shortcut, no forfeit) among ``judgments``."""
     decisive = [j for j in judgments if j.winner not in (None, "tie") and not j.shortcut and not j.forfeit]
     wins = sum(j.winner == j.first for j in decisive)
-    return {"decisive": len(decisive), "first_slot_wins": wins, "first_slot_rate": first_slot_rate(wins, len(decisive))}
+    rate = asdict(first_slot_rate(wins, len(decisive)))
+    return {"decisive": len(decisive), "first_slot_wins": wins, "first_slot_rate": rate}
 
 
 def _usage(judgments: Sequence[Judgment]) -> dict[str, float]:
@@ -132,14 +135,17 @@ def winrate_report(
                 "win_rate": win_rate([o for o, _ in decided.values()], confidence=confidence, seed=seed).to_dict(),
                 "undecided_tasks": len(tasks) - len(decided),
                 "dimensions": {d: win_rate(v, confidence=confidence, seed=seed).to_dict() for d, v in dims.items()},
-                "position": _position(pair),
+                "position": position_bias(pair),
             }
         # averaged over judges, on the tasks every judge decided
         decided_by = [{t for t, r in per_judge.get(j, {}).items() if r is not None} for j in judges]
         common = set.intersection(*decided_by) if decided_by else set()
         ordered = sorted(common)
         mean = [float(np.mean([per_judge[j][t][0] for j in judges])) for t in ordered]
-        entry["mean"] = {"tasks": len(ordered), "rate": bootstrap_interval(mean, confidence=confidence, seed=seed)}
+        entry["mean"] = {
+            "tasks": len(ordered),
+            "rate": asdict(bootstrap_interval(mean, confidence=confidence, seed=seed)),
+        }
         entry["agreement"] = [
             {"judges": [x, y], "kappa": cohen_kappa([per_judge[x][t][0] for t in ordered],
                                                     [per_judge[y][t][0] for t in ordered]),
@@ -157,14 +163,4 @@ def winrate_report(
             if len(valid) >= 3 else None
         )  # fmt: skip
         report["comparisons"].append(entry)
-    return _jsonable(report)
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "excludes"):  # an Interval
-        return {"value": value.value, "low": value.low, "high": value.high}
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
+    return report
