@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from verl_arena.batch import load_groups
 from verl_arena.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_groups.jsonl"
@@ -71,6 +72,10 @@ def test_rank_options_and_json_summary(tmp_path, capsys):
             '{"query": "q", "candidates": [{"id": "a", "answer": "x"}, {"id": "a", "answer": "y"}]}',
             "line 1 (group '1'): duplicate candidate id 'a'",
         ),
+        (
+            '{"query": "q", "answer_key": 7, "candidates": [{"id": "a", "answer": "x"}]}',
+            "line 1: 'answer_key' must be a non-empty string, object or list, got 7",
+        ),
     ],
 )
 def test_bad_groups_file_is_reported_with_its_line(tmp_path, capsys, content, message):
@@ -78,6 +83,18 @@ def test_bad_groups_file_is_reported_with_its_line(tmp_path, capsys, content, me
     path.write_text(content + "\n")
     code = main(["rank", str(path), "-o", str(tmp_path / "o.jsonl"), "--quiet"])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_a_groups_answer_key_and_rubrics_reach_every_candidate(tmp_path):
+    path = tmp_path / "groups.jsonl"
+    row = {"query": "q", "rubrics": ["cites the year"], "answer_key": {"year": 1989},
+           "candidates": [{"id": "a", "answer": "x", "meta": {"mine": 1}}, {"id": "b", "answer": "y"}]}  # fmt: skip
+    path.write_text(json.dumps(row) + "\n")
+    (group,) = load_groups(path)
+    assert [c.meta for c in group.candidates] == [
+        {"mine": 1, "rubrics": ["cites the year"], "answer_key": '{\n  "year": 1989\n}'},
+        {"rubrics": ["cites the year"], "answer_key": '{\n  "year": 1989\n}'},
+    ]
 
 
 def test_bad_option_is_reported(tmp_path, capsys):

@@ -153,3 +153,42 @@ def test_empty_answers_are_invalid_outputs_that_lose_without_a_call(tmp_path):
     system = load_system(f"half={_jsonl(tmp_path / 'half.jsonl', rows)}", tasks)
     assert system.name == "half" and len(system.empty) == 4 and system.valid_rate == 0.5
     assert all(system.outputs[t].meta["no_answer"] for t in system.empty)
+
+
+HANDHELD = "Which Nintendo handheld console came first, and in which year was it released?"
+KEY = {"entity": "Game Boy", "released": 1989, "designer": "Gunpei Yokoi"}
+
+
+def test_an_answer_key_in_the_tasks_reaches_the_judge_and_decides_for_the_answer_that_matches_it(
+    mock_judge, tmp_path, capsys
+):
+    url, server = mock_judge()
+    judge = ["--judge-config", _judge_file(tmp_path, "judge", url), "--json"]
+    echo = "The first Nintendo handheld console came out in its year: it was released first, long ago, by Nintendo."
+    facts = "The first Nintendo handheld was the Game Boy, released in 1989; Gunpei Yokoi designed it."
+    padded = _jsonl(tmp_path / "padded.jsonl", [{"id": "h", "answer": echo}])
+    factual = _jsonl(tmp_path / "factual.jsonl", [{"id": "h", "answer": facts}])
+    plain = _jsonl(tmp_path / "plain.jsonl", [{"id": "h", "query": HANDHELD}])
+    keyed = _jsonl(tmp_path / "keyed.jsonl", [{"id": "h", "query": HANDHELD, "answer_key": KEY,
+                                               "rubrics": ["Names the right console and year"]}])  # fmt: skip
+
+    def factual_rate(tasks: str) -> float:
+        code, report = _run(capsys, "--tasks", tasks, padded, factual, *judge)
+        assert code == 0, report
+        return report["comparisons"][0]["mean"]["rate"]["value"]
+
+    assert factual_rate(plain) == 0.0  # echoing the question wins when the judge has nothing to check against
+    assert not any("Answer key" in m["content"] for body in server.recent for m in body["messages"])
+    assert factual_rate(keyed) == 1.0
+    prompts = [body["messages"][1]["content"] for body in list(server.recent)[-2:]]
+    for prompt in prompts:  # both orders, each with the key (as indented JSON) under its header, and the rubric
+        assert "[Answer key: verified reference information" in prompt and '"designer": "Gunpei Yokoi"' in prompt
+        assert "- Names the right console and year" in prompt
+    assert prompts[0] != prompts[1]
+
+
+@pytest.mark.parametrize("value", ["", "  ", [], {}, 3])
+def test_a_bad_answer_key_is_refused_naming_the_line(tmp_path, capsys, value):
+    tasks = _jsonl(tmp_path / "tasks.jsonl", [{"id": "h", "query": HANDHELD, "answer_key": value}])
+    code, err = _run(capsys, "--tasks", tasks, BASELINE, TRAINED)
+    assert code == 2 and "tasks.jsonl line 1: 'answer_key' must be a non-empty string, object or list" in err

@@ -15,6 +15,7 @@ from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, judge_overrides
 from verl_arena.integrations.verl.prepare import prepare
+from verl_arena.integrations.verl.trajectory import candidate_from_row
 from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
 from verl_arena.runtime.step_metrics import StepMetrics
 
@@ -30,6 +31,18 @@ def test_prepare_writes_verl_rows_with_the_split_reference_and_rubrics(tmp_path)
     assert row["extra_info"]["split"] == "train" and list(val["extra_info"].map(lambda e: e["split"])) == ["val"] * 2
     assert row["extra_info"]["reference"][0]["content"] == row["reward_model"]["ground_truth"] != ""
     assert row["extra_info"]["rubrics"][0] == "Gives times for every stop"
+
+
+def test_an_answer_key_travels_from_the_task_file_to_the_candidate_the_judge_reads(tmp_path):
+    tasks = tmp_path / "tasks.jsonl"
+    key = {"entity": "Game Boy", "released": 1989}
+    tasks.write_text(json.dumps({"query": "Which came first?", "answer_key": key, "split": "train"}) + "\n")
+    row = pd.read_parquet(prepare(tasks, tmp_path / "out").train).iloc[0]
+    assert json.loads(row["extra_info"]["answer_key"]) == key  # JSON becomes text: parquet columns hold one type
+    candidate = candidate_from_row("0", {"extra_info": row["extra_info"]}, "<think>hm</think>Game Boy")
+    assert candidate.meta["answer_key"] == row["extra_info"]["answer_key"] and candidate.answer == "Game Boy"
+    plain = candidate_from_row("0", {"extra_info": {"answer_key": None}}, "Game Boy")
+    assert "answer_key" not in plain.meta
 
 
 def test_val_fraction_is_a_seeded_draw(tmp_path):
@@ -57,6 +70,7 @@ def test_a_file_without_validation_tasks_still_gets_a_validation_file_marked_as_
         ({"query": "q", "split": "dev"}, "'split' must be one of"),
         ({"query": "q", "reference": 3}, "'reference' must be a string or a list of chat messages"),
         ({"query": "q", "rubrics": "be good"}, "'rubrics' must be a list"),
+        ({"query": "q", "answer_key": ""}, "'answer_key' must be a non-empty string, object or list"),
         ({"query": "q", "system": None}, "'system' must be a string, got null"),
         ({"query": "q", "tools_kwargs": []}, "'tools_kwargs' must be an object"),
     ],

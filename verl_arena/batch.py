@@ -4,7 +4,7 @@
 
 Input, one group per line (JSON)::
 
-    {"id": "trip-1", "query": "...", "rubrics": ["optional", "..."],
+    {"id": "trip-1", "query": "...", "rubrics": ["optional", "..."], "answer_key": "optional facts to check against",
      "candidates": [{"id": "r0", "messages": [...chat messages...]},
                     {"id": "r1", "answer": "final answer", "path": "optional process text"}]}
 
@@ -31,7 +31,7 @@ from typing import Any, TextIO
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import Candidate, GroupResult, check_candidates
-from verl_arena.inputs import jsonl_objects, optional_text, rubrics_field
+from verl_arena.inputs import jsonl_objects, optional_text, task_context
 from verl_arena.judges.rendering import candidate_from_messages
 
 __all__ = [
@@ -75,8 +75,9 @@ def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
     return raw
 
 
-def parse_candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Mapping[str, Any]) -> Candidate:
-    """A candidate from its JSON form (``id`` and ``messages``, or ``answer`` and an optional ``path``)."""
+def parse_candidate(raw: Any, where: str, context: Mapping[str, Any], render: Mapping[str, Any]) -> Candidate:
+    """A candidate from its JSON form (``id`` and ``messages``, or ``answer`` and an optional ``path``); ``context``
+    (the task's ``rubrics`` and ``answer_key``, see :func:`~verl_arena.inputs.task_context`) goes into its meta."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: each candidate must be an object, got {raw!r:.40}")
     cid = raw.get("id")
@@ -86,9 +87,7 @@ def parse_candidate(raw: Any, where: str, rubrics: list[Any] | None, render: Map
     meta_raw = raw.get("meta", {})
     if not isinstance(meta_raw, Mapping):
         raise ConfigError(f"{where}: 'meta' must be an object, got {json.dumps(meta_raw)[:40]}")
-    meta: dict[str, Any] = dict(meta_raw)
-    if rubrics:
-        meta["rubrics"] = rubrics
+    meta: dict[str, Any] = {**meta_raw, **context}
     if "messages" in raw:
         return candidate_from_messages(str(cid), _messages(raw["messages"], where), meta=meta, **render)
     if "answer" in raw:
@@ -105,8 +104,8 @@ def _group(raw: dict[str, Any], where: str, number: int, render: Mapping[str, An
     gid = raw.get("id", number)
     if isinstance(gid, bool) or not isinstance(gid, str | int) or str(gid) == "":
         raise ConfigError(f"{where}: 'id' must be a non-empty string or an integer")
-    rubrics = rubrics_field(raw.get("rubrics"), where)
-    candidates = [parse_candidate(c, where, rubrics, render) for c in raw["candidates"]]
+    context = task_context(raw, where)
+    candidates = [parse_candidate(c, where, context, render) for c in raw["candidates"]]
     check_candidates(candidates, f"{where} (group {str(gid)!r})")
     return Group(str(gid), raw["query"], candidates)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from verl_arena.core.errors import ConfigError
 
-__all__ = ["jsonl_objects", "optional_text", "rubrics_field", "unpaired_surrogate"]
+__all__ = ["answer_key_field", "jsonl_objects", "optional_text", "rubrics_field", "task_context", "unpaired_surrogate"]
 
 
 def jsonl_objects(path: str | Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
@@ -83,3 +83,28 @@ def rubrics_field(raw: Any, where: str) -> list[Any] | None:
     if not isinstance(raw, list) or not all(isinstance(r, str | Mapping) and r for r in raw):
         raise ConfigError(f"{where}: 'rubrics' must be a list of non-empty strings or objects, got {raw!r:.60}")
     return list(raw)
+
+
+def answer_key_field(raw: Any, where: str) -> str | None:
+    """An ``answer_key`` value (the facts a judge checks answers against, e.g. DR-Arena's information tree): absent,
+    a non-empty string, or a non-empty JSON object or list, which becomes indented JSON text."""
+    if raw is None:
+        return None
+    if isinstance(raw, str) and raw.strip():
+        return raw
+    if isinstance(raw, Mapping | list) and raw:
+        return json.dumps(raw, ensure_ascii=False, indent=2, sort_keys=False)
+    raise ConfigError(f"{where}: 'answer_key' must be a non-empty string, object or list, got {json.dumps(raw)[:40]}")
+
+
+def task_context(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """What a task (or group) line gives the judge beside the query, as candidate ``meta`` entries: ``rubrics`` and
+    ``answer_key``, each only when present."""
+    context: dict[str, Any] = {}
+    rubrics = rubrics_field(raw.get("rubrics"), where)
+    if rubrics:
+        context["rubrics"] = rubrics
+    answer_key = answer_key_field(raw.get("answer_key"), where)
+    if answer_key is not None:
+        context["answer_key"] = answer_key
+    return context

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The inputs of an evaluation: a tasks file and one outputs file per system, read strictly.
 
-Tasks, one per line: ``{"id": "trip-1", "query": "...", "rubrics": [...optional...]}``.
+Tasks, one per line: ``{"id": "trip-1", "query": "...", "rubrics": [...optional...], "answer_key": optional}``. An
+``answer_key`` (text, or JSON such as DR-Arena's information tree) is shown to the judge as the facts to check every
+answer against; with ``rubrics`` written as checklist items, this is DR-Arena's checklist judging, offline.
 Outputs, one per task: ``{"id": "trip-1", "answer": "...", "path": "optional process"}`` or
 ``{"id": "trip-1", "messages": [...the trajectory...]}`` (the candidate format of ``verl-arena rank``).
 
@@ -22,7 +24,7 @@ from typing import Any
 from verl_arena.batch import parse_candidate
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
-from verl_arena.inputs import jsonl_objects, rubrics_field
+from verl_arena.inputs import jsonl_objects, task_context
 
 __all__ = ["System", "Task", "load_system", "load_tasks", "system_name"]
 
@@ -33,7 +35,12 @@ class Task:
 
     id: str
     query: str
-    rubrics: list[Any] | None = None
+    context: dict[str, Any] = field(default_factory=dict)  # rubrics and answer_key, for the judge
+
+    @property
+    def rubrics(self) -> list[Any] | None:
+        """The task's rubric items, if any."""
+        return self.context.get("rubrics")
 
 
 @dataclass
@@ -77,7 +84,7 @@ def load_tasks(path: str | Path) -> list[Task]:
             raise ConfigError(f"{where}: task id {tid!r} appears twice")
         if not isinstance(raw.get("query"), str) or not raw["query"].strip():
             raise ConfigError(f"{where}: task {tid!r} needs a non-empty 'query' string")
-        tasks[tid] = Task(tid, raw["query"], rubrics_field(raw.get("rubrics"), where))
+        tasks[tid] = Task(tid, raw["query"], task_context(raw, where))
     if not tasks:
         raise ConfigError(f"{path}: no tasks")
     return list(tasks.values())
@@ -102,14 +109,14 @@ def load_system(spec: str, tasks: Sequence[Task], *, render: Mapping[str, Any] |
             raise ConfigError(f"{where}: task id {tid!r} is not in the tasks file")
         if tid in outputs:
             raise ConfigError(f"{where}: task {tid!r} is answered twice")
-        candidate = parse_candidate(raw, where, by_id[tid].rubrics, render or {})
+        candidate = parse_candidate(raw, where, by_id[tid].context, render or {})
         outputs[tid] = dataclasses.replace(candidate, id=name)
     system = System(name, path, {})
     for task in tasks:
         candidate = outputs.get(task.id)
         if candidate is None:
             system.missing.append(task.id)
-            meta = {"no_answer": True, "missing": True} | ({"rubrics": task.rubrics} if task.rubrics else {})
+            meta = {"no_answer": True, "missing": True, **task.context}
             candidate = Candidate(name, "", meta=meta)
         elif not candidate.answer.strip() or candidate.meta.get("no_answer"):
             system.empty.append(task.id)

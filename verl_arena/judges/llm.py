@@ -31,6 +31,7 @@ import logging
 import string
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
@@ -43,7 +44,7 @@ from verl_arena.judges.parsing import ParseError, parse_pairwise, parse_rubrics,
 from verl_arena.judges.rendering import truncate_middle
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
-__all__ = ["LLMJudge"]
+__all__ = ["JudgeContext", "LLMJudge"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -55,6 +56,20 @@ _EMPTY = Candidate(id="probe-partner", answer="", path="")
 
 def _no_answer(c: Candidate) -> bool:
     return bool(c.meta.get("no_answer"))
+
+
+@dataclass(frozen=True)
+class JudgeContext:
+    """What the judge reads beside the query and the candidates: rubric items and an answer key, where given."""
+
+    rubrics: list[Any] | None
+    answer_key: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The context's part of cache keys, nonces and probe keys (without an answer key, what it always was)."""
+        text = json.dumps(self.rubrics, sort_keys=True, ensure_ascii=False)
+        return text if self.answer_key is None else f"{text}\x1fanswer_key\x1f{self.answer_key}"
 
 
 class LLMJudge:
@@ -110,18 +125,19 @@ class LLMJudge:
             score_a = lo if _no_answer(a) else mid
             score_b = lo if _no_answer(b) else mid
             return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
-        rubrics = await self._rubrics_for(query, (a, b))
-        rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
-        known = {"a": self._known_fault(query, a, rubric_text), "b": self._known_fault(query, b, rubric_text)}
+        context = await self._context_for(query, (a, b))
+        known = {"a": self._known_fault(query, a, context), "b": self._known_fault(query, b, context)}
         if any(known.values()):
             reason = next(r for r in known.values() if r)
             return self._forfeit({side for side, r in known.items() if r}, reason)
-        key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, rubric_text)
+        key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, context.key)
         stored = await self._cached(key)
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
-        nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, rubric_text)
-        messages = self.pairwise.render_pairwise(query, self._shown(a), self._shown(b), nonce, rubrics)
+        nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
+        messages = self.pairwise.render_pairwise(
+            query, self._shown(a), self._shown(b), nonce, context.rubrics, context.answer_key
+        )
         try:
             scores, results = await self._ask(
                 self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce)
@@ -129,7 +145,7 @@ class LLMJudge:
         except JudgeError as exc:
             if not exc.input_related:
                 raise
-            culprits = await self._trace(exc, query, [a, b], rubrics, rubric_text)
+            culprits = await self._trace(exc, query, [a, b], context)
             return self._forfeit({"ab"[i] for i in culprits}, exc.reason, usage=exc.usage)
         verdict = PairVerdict(
             score_a=scores.score_a,
@@ -146,13 +162,12 @@ class LLMJudge:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` best of ``candidates``."""
         self.counts["select"] += 1
-        rubrics = await self._rubrics_for(query, candidates)
-        rubric_text = json.dumps(rubrics, sort_keys=True, ensure_ascii=False)
+        context = await self._context_for(query, candidates)
         # candidates without an answer, or known to break the judge, are passed over like losers
         passed_over = [
             i
             for i, c in enumerate(candidates)
-            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, rubric_text)
+            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
         ]
         if passed_over:
             self.counts["passed_over"] += 1
@@ -162,18 +177,19 @@ class LLMJudge:
             picked = await self.select(query, [candidates[i] for i in rest], k)
             return [rest[i] for i in picked]
         digests = [c.digest for c in candidates]
-        key = cache_key("select", self.identity, self.group.digest, query, str(k), *digests, rubric_text)
+        key = cache_key("select", self.identity, self.group.digest, query, str(k), *digests, context.key)
         stored = await self._cached(key)
         if stored is not None:
             return list(stored["winners"])
-        nonce = make_nonce(self.group.digest, query, str(k), *digests, rubric_text)
-        messages = self.group.render_select(query, [self._shown(c) for c in candidates], k, nonce, rubrics)
+        nonce = make_nonce(self.group.digest, query, str(k), *digests, context.key)
+        shown = [self._shown(c) for c in candidates]
+        messages = self.group.render_select(query, shown, k, nonce, context.rubrics, context.answer_key)
         try:
             winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
         except JudgeError as exc:
             if not exc.input_related:
                 raise
-            await self._trace(exc, query, candidates, rubrics, rubric_text)
+            await self._trace(exc, query, candidates, context)
             return await self.select(query, candidates, k)  # the culprits are known faults now: passed over
         await self._store(key, {"winners": winners})
         return winners
@@ -260,37 +276,36 @@ class LLMJudge:
             forfeit=tuple(sides),
         )
 
-    def _known_fault(self, query: str, candidate: Candidate, rubric_text: str) -> str | None:
+    def _known_fault(self, query: str, candidate: Candidate, context: JudgeContext) -> str | None:
         """Why ``candidate`` is known to break the judge on its own, if it is."""
-        return self.faults.known_fault(self._probe_key(query, candidate, rubric_text))
+        return self.faults.known_fault(self._probe_key(query, candidate, context))
 
-    def _probe_key(self, query: str, candidate: Candidate | None, rubric_text: str) -> str:
+    def _probe_key(self, query: str, candidate: Candidate | None, context: JudgeContext) -> str:
         content = candidate.digest if candidate is not None else "control"
-        return cache_key("probe", self.identity, self.pairwise.digest, query, rubric_text, content)
+        return cache_key("probe", self.identity, self.pairwise.digest, query, context.key, content)
 
-    def _probe(self, query: str, candidate: Candidate | None, rubrics: list[Any] | None, rubric_text: str) -> Probe:
+    def _probe(self, query: str, candidate: Candidate | None, context: JudgeContext) -> Probe:
         """Judging ``candidate`` alone against an empty partner (``None``: the empty-against-empty control)."""
 
         async def run() -> None:
             shown = self._shown(candidate) if candidate is not None else _EMPTY
-            nonce = make_nonce(self.pairwise.digest, query, "probe", shown.digest, rubric_text)
-            messages = self.pairwise.render_pairwise(query, shown, _EMPTY, nonce, rubrics)
+            nonce = make_nonce(self.pairwise.digest, query, "probe", shown.digest, context.key)
+            messages = self.pairwise.render_pairwise(query, shown, _EMPTY, nonce, context.rubrics, context.answer_key)
             await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
 
-        return Probe(self._probe_key(query, candidate, rubric_text), run)
+        return Probe(self._probe_key(query, candidate, context), run)
 
     async def _trace(
         self,
         error: JudgeError,
         query: str,
         candidates: Sequence[Candidate],
-        rubrics: list[Any] | None,
-        rubric_text: str,
+        context: JudgeContext,
     ) -> list[int]:
         """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.attribution`); raises ``error`` if
         none can be blamed."""
-        probes = [self._probe(query, c, rubrics, rubric_text) for c in candidates]
-        culprits = await self.faults.culprits(error, probes, self._probe(query, None, rubrics, rubric_text))
+        probes = [self._probe(query, c, context) for c in candidates]
+        culprits = await self.faults.culprits(error, probes, self._probe(query, None, context))
         logger.info(
             "judge failure (%s) traced to candidate(s) %s: they forfeit",
             error.reason, [candidates[i].id for i in culprits],
@@ -319,6 +334,11 @@ class LLMJudge:
                 "meta": dict(value.meta),
             }
         await self.cache.aput(key, value)
+
+    async def _context_for(self, query: str, candidates: Sequence[Candidate]) -> JudgeContext:
+        """The rubric items (by the ``rubrics`` mode) and the answer key (from the data) the judge reads."""
+        answer_key = next((c.meta["answer_key"] for c in candidates if c.meta.get("answer_key")), None)
+        return JudgeContext(await self._rubrics_for(query, candidates), answer_key)
 
     async def _rubrics_for(self, query: str, candidates: Sequence[Candidate]) -> list[Any] | None:
         mode = self.config.rubrics

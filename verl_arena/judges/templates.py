@@ -7,7 +7,8 @@ A template is a YAML file (see ``verl_arena/judges/templates/``) with a ``system
 
 - ``pairwise``: scores candidates A and B on ``dimensions`` grouped into ``process`` and ``answer``; the combined
   score of a candidate is ``sum_g weights[g] * mean(scores in g)``, computed by us, not by the judge.
-  Placeholders: ``$query $candidate_a $candidate_b $criteria $rubrics $reply_format``.
+  Placeholders: ``$query $candidate_a $candidate_b $criteria $rubrics $reply_format``; ``$rubrics`` holds the query's
+  rubric items and its answer key (reference facts, e.g. DR-Arena's information tree), each where the data gives one.
 - ``select``: picks ``$k`` winners among ``$count`` numbered candidates.
   Placeholders: ``$query $candidates $k $count $rubrics $reply_format``.
 - ``rubrics``: writes 5-7 query-specific rubric items. Placeholders: ``$query $reply_format``.
@@ -59,6 +60,11 @@ class Labels(BaseModel):
     empty: str = "(none)"
     no_answer: str = "(no final answer)"
     rubrics_header: str = "[Criteria specific to this query]"
+    answer_key_header: str = (
+        "[Answer key: verified reference information for this query. It is not a candidate. Check every candidate's "
+        "claims against it; where a candidate contradicts it or leaves out what it asks for, that candidate is wrong "
+        "or incomplete on that point]"
+    )
     retry: str = "Your reply could not be used ($error). Reply again with only the JSON object in the required format."
 
 
@@ -140,9 +146,14 @@ class Template(BaseModel):
             raise ConfigError(f"template {self.name!r}: cannot fill {exc}") from exc
         return [{"role": "system", "content": self.system.strip()}, {"role": "user", "content": user.strip()}]
 
-    def _rubric_text(self, rubrics: Sequence[Any] | None) -> str:
-        if not rubrics:
-            return ""
+    def _context_text(self, rubrics: Sequence[Any] | None, answer_key: str | None) -> str:
+        """What fills ``$rubrics``: the query's rubric items and its answer key, each under its header, if given."""
+        parts = [self._rubric_text(rubrics)] if rubrics else []
+        if answer_key:
+            parts.append(f"{self.labels.answer_key_header}\n{answer_key.strip()}")
+        return "\n\n".join(parts)
+
+    def _rubric_text(self, rubrics: Sequence[Any]) -> str:
         lines = [self.labels.rubrics_header]
         for item in rubrics:
             if isinstance(item, Mapping):
@@ -155,7 +166,13 @@ class Template(BaseModel):
         return "\n".join(lines)
 
     def render_pairwise(
-        self, query: str, a: Candidate, b: Candidate, nonce: str, rubrics: Sequence[Any] | None = None
+        self,
+        query: str,
+        a: Candidate,
+        b: Candidate,
+        nonce: str,
+        rubrics: Sequence[Any] | None = None,
+        answer_key: str | None = None,
     ) -> list[dict[str, str]]:
         """Chat messages asking the judge to compare ``a`` (shown first) with ``b``."""
         criteria = "\n".join(
@@ -167,13 +184,19 @@ class Template(BaseModel):
                 "candidate_a": self.block("A", a, nonce),
                 "candidate_b": self.block("B", b, nonce),
                 "criteria": criteria,
-                "rubrics": self._rubric_text(rubrics),
+                "rubrics": self._context_text(rubrics, answer_key),
                 "reply_format": json.dumps(self.reply_skeleton(nonce), ensure_ascii=False),
             }
         )
 
     def render_select(
-        self, query: str, candidates: Sequence[Candidate], k: int, nonce: str, rubrics: Sequence[Any] | None = None
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        k: int,
+        nonce: str,
+        rubrics: Sequence[Any] | None = None,
+        answer_key: str | None = None,
     ) -> list[dict[str, str]]:
         """Chat messages asking the judge for the ``k`` best of ``candidates`` (numbered from 1)."""
         blocks = "\n\n".join(self.block(str(i + 1), c, nonce) for i, c in enumerate(candidates))
@@ -183,7 +206,7 @@ class Template(BaseModel):
                 "candidates": blocks,
                 "k": k,
                 "count": len(candidates),
-                "rubrics": self._rubric_text(rubrics),
+                "rubrics": self._context_text(rubrics, answer_key),
                 "reply_format": json.dumps(self.reply_skeleton(nonce, k=k), ensure_ascii=False),
             }
         )

@@ -5,8 +5,9 @@
 It reads the reply format the prompt asks for (the last JSON object in the user message), the query (the first
 section of the prompt) and the candidate blocks (by their nonce-carrying markers), scores every candidate from its
 text alone and replies in the requested shape. Scores come from simple features: how much of the query the answer
-covers, how detailed and structured the answer is, how much the process searched and how much of the answer is
-grounded in what the process found. The same prompt always gets the same reply.
+covers (and, where the prompt carries an answer key, how much of the key), how detailed and structured the answer is,
+how much the process searched and how much of the answer is grounded in what the process found. The same prompt
+always gets the same reply.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import Any
 
 from verl_arena.judges.parsing import json_objects
 
-__all__ = ["LexicalFeatures", "lexical_reply", "parse_prompt"]
+__all__ = ["LexicalFeatures", "answer_key", "lexical_reply", "parse_prompt"]
 
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[A-Za-z0-9]{2,}")
 _BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
 _ANSWER_LABEL = re.compile(r"\n\[(?:Final answer|最终答案)\]\n")
+_ANSWER_KEY = re.compile(r"^\[(?:Answer key|参考答案要点)[^\n]*\]\n(.*?)(?=\n\s*\n\[|\n<<<CANDIDATE |\Z)", re.S | re.M)
 _STOP = frozenset(
     [
         "the",
@@ -79,14 +81,18 @@ class LexicalFeatures:
         )
 
 
-def features(query: str, path: str, answer: str) -> LexicalFeatures:
-    """Features of a candidate for ``query``."""
+def features(query: str, path: str, answer: str, answer_key: str = "") -> LexicalFeatures:
+    """Features of a candidate for ``query``; with an ``answer_key``, relevance is half the key's coverage."""
     q, a, p = set(_tokens(query)), _tokens(answer), set(_tokens(path))
     a_set = set(a)
+    relevance = len(q & a_set) / len(q) if q else 0.0
+    key = set(_tokens(answer_key))
+    if key:
+        relevance = (relevance + len(key & a_set) / len(key)) / 2
     lines = [line for line in answer.splitlines() if line.strip()]
     listed = sum(bool(re.match(r"\s*(?:[-*•]|\d+[.)、])\s*", line)) for line in lines)
     return LexicalFeatures(
-        relevance=len(q & a_set) / len(q) if q else 0.0,
+        relevance=relevance,
         detail=min(1.0, math.log1p(len(a)) / math.log1p(300)),
         structure=min(1.0, 0.15 * len(lines) + 0.2 * listed) if a else 0.0,
         search=min(1.0, path.count("call ") / 4),
@@ -111,13 +117,21 @@ def parse_prompt(user: str) -> tuple[dict[str, Any] | None, str, list[tuple[str,
     return skeleton, query.strip(), candidates
 
 
+def answer_key(user: str) -> str:
+    """The answer key a prompt carries (the text under its header), or ``""``."""
+    head = user.split("<<<CANDIDATE ", 1)[0]
+    found = _ANSWER_KEY.search(head)
+    return found.group(1).strip() if found else ""
+
+
 def lexical_reply(user: str) -> str:
     """The reply to one of our prompts (pairwise, select or rubrics); a short text for anything else."""
     skeleton, query, candidates = parse_prompt(user)
     if skeleton is None:
         return "I can only answer verl-arena judge prompts."
     nonce = skeleton.get("verdict_id", "")
-    feats = [features(query, path, answer) for path, answer in candidates]
+    key = answer_key(user)
+    feats = [features(query, path, answer, key) for path, answer in candidates]
     if "A" in skeleton and "B" in skeleton and len(feats) == 2:
         sides = {}
         for label, f in zip(("A", "B"), feats, strict=True):

@@ -6,12 +6,14 @@ Input, one task per line (JSON)::
 
     {"id": "kyoto-1", "query": "Plan a day in Kyoto ...", "system": "optional system prompt",
      "reference": "optional reference answer (text, or chat messages)", "rubrics": ["optional", "..."],
+     "answer_key": "optional facts the judge checks answers against (text or JSON)",
      "domain": "travel", "agent": "arena_tool_agent", "tools_kwargs": {...}, "split": "train"}
 
 Output: ``train.parquet`` and ``val.parquet`` in verl's RL format: ``prompt`` (chat messages), ``data_source``
 (the domain), ``agent_name`` (when given), ``reward_model`` (``style: arena``; a text reference is also the
 ``ground_truth``), and ``extra_info`` with the ``split`` the arena reward manager tells validation rows by, the
 ``reference`` it judges validation rollouts against, the ``rubrics`` the judge reads with ``rubrics: data``, the
+``answer_key`` the judge checks every rollout against (as text), the
 task ``id`` and ``index``, and ``tools_kwargs`` for verl's tool agent loop. Rows without a ``split`` are dealt to
 train and validation by ``val_fraction``, with a seeded draw.
 """
@@ -27,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.inputs import jsonl_objects, optional_text, rubrics_field
+from verl_arena.inputs import answer_key_field, jsonl_objects, optional_text, rubrics_field
 
 __all__ = ["PreparedData", "prepare", "task_rows"]
 
 TRAIN_SPLITS = ("train",)
 VALIDATION_SPLITS = ("test", "val", "validation", "eval")  # the arena reward manager's default validation_splits
-_KEYS = {"id", "query", "system", "reference", "rubrics", "domain", "agent", "tools_kwargs", "split"}
+_KEYS = {"id", "query", "system", "reference", "rubrics", "answer_key", "domain", "agent", "tools_kwargs", "split"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ def _task(raw: dict[str, Any], where: str, number: int, defaults: Mapping[str, A
             "split": split,
             "reference": reference,
             "rubrics": None if rubrics is None else [_rubric_text(r) for r in rubrics],
+            "answer_key": answer_key_field(raw.get("answer_key"), where),
         },
     }
     if tools_kwargs:  # parquet cannot hold an empty struct

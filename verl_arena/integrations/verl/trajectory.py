@@ -80,12 +80,16 @@ def candidate_from_row(
 
     ``special_tokens`` (the policy tokenizer's, e.g. ``<|im_end|>``) are removed from recorded messages, which the
     agent loop decodes with special tokens kept. Query-specific rubrics in the data (``extra_info["rubrics"]``, as
-    ``verl-arena prepare`` writes them) go to ``meta["rubrics"]``, where the judge's ``rubrics: data`` reads them.
+    ``verl-arena prepare`` writes them) go to ``meta["rubrics"]``, where the judge's ``rubrics: data`` reads them, and
+    an answer key (``extra_info["answer_key"]``, text) to ``meta["answer_key"]``, which the judge always reads.
     """
     data_extra = scalar(non_tensor.get("extra_info")) or {}
     rubrics = data_extra.get("rubrics") if isinstance(data_extra, Mapping) else None
     rubrics = rubrics.tolist() if isinstance(rubrics, np.ndarray) else rubrics
     meta: dict[str, Any] = {"rubrics": list(rubrics)} if isinstance(rubrics, list | tuple) and rubrics else {}
+    answer_key = data_extra.get("answer_key") if isinstance(data_extra, Mapping) else None
+    if isinstance(answer_key, str) and answer_key.strip():
+        meta["answer_key"] = answer_key
     extra = scalar(non_tensor.get("tool_extra_fields")) or {}
     recorded = extra.get("arena_messages") if isinstance(extra, Mapping) else None
     if recorded:
