@@ -15,7 +15,8 @@ from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
-from verl_arena.evaluation.rejudge import rejudge
+from verl_arena.evaluation.rejudge import LoggedGroup, read_judgment_log, rejudge
+from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.simulated import SimulatedJudge
 
@@ -59,7 +60,9 @@ def test_a_judge_with_the_opposite_taste_reverses_every_verdict_and_rank():
 
     async def run() -> dict:
         entries = [
-            (g.query, await forward.rank_group(g.query, g.candidates, Tournament("round_robin"), group_id=g.id))
+            LoggedGroup(
+                g.query, await forward.rank_group(g.query, g.candidates, Tournament("round_robin"), group_id=g.id)
+            )
             for g in groups
         ]
         reversed_taste = {c.id: -c.meta["quality"] for c in groups[0].candidates}
@@ -79,8 +82,37 @@ def test_content_that_differs_from_the_log_is_refused_before_any_call():
     result = asyncio.run(service.rank_group(groups[0].query, groups[0].candidates, "round_robin", group_id="g0"))
     calls = judge.calls
     changed = Group("g0", groups[0].query, [*groups[0].candidates[:-1], Candidate("c5", "another plan")])
+    entry = LoggedGroup(groups[0].query, result)
     with pytest.raises(ConfigError, match="content differs"):
-        asyncio.run(rejudge([(groups[0].query, result)], {"g0": changed}, service, service.rank_group))
+        asyncio.run(rejudge([entry], {"g0": changed}, service, service.rank_group))
     with pytest.raises(ConfigError, match="not in the groups file"):
-        asyncio.run(rejudge([(groups[0].query, result)], {}, service, service.rank_group))
+        asyncio.run(rejudge([entry], {}, service, service.rank_group))
+    with pytest.raises(ConfigError, match=r"the log holds no candidates .*judgment_log_content: true.*--groups"):
+        asyncio.run(rejudge([entry], None, service, service.rank_group))
+    logged = LoggedGroup(entry.query, result, changed.candidates)  # a log whose content was edited
+    with pytest.raises(ConfigError, match="content differs"):
+        asyncio.run(rejudge([logged], None, service, service.rank_group))
     assert judge.calls == calls
+
+
+def test_a_training_log_with_content_is_rejudged_without_the_rollouts(tmp_path, capsys):
+    log = tmp_path / "training.jsonl"
+    groups = _groups()
+    for g in groups:  # what an answer key and rubrics look like to the judge must survive the log too
+        g.candidates[:] = [Candidate(c.id, c.answer, meta={**c.meta, "answer_key": "k", "rubrics": ["r"]})
+                           for c in g.candidates]  # fmt: skip
+
+    async def train() -> None:
+        coordinator = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("swiss"),
+                                       judgment_log=str(log), judgment_log_content=True)  # fmt: skip
+        for g in groups:
+            await asyncio.gather(*(coordinator.submit(g.id, c.id, c, len(g.candidates), g.query, step=3)
+                                   for c in g.candidates))  # fmt: skip
+
+    asyncio.run(train())
+    entries = read_judgment_log(log)
+    assert [len(e.candidates) for e in entries] == [6, 6, 6]
+    assert entries[0].candidates[0].meta == {"answer_key": "k", "rubrics": ["r"]}  # "quality" is not the judge's
+    service = JudgeService(judge_impl=SimulatedJudge(qualities={f"c{i}": float(i) for i in range(6)}))
+    report = asyncio.run(rejudge(entries, None, service, service.rank_group))
+    assert report["groups"] == 3 and report["verdicts"]["agreement"] == 1.0 and report["ranks"]["spearman_mean"] == 1.0

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from verl_arena import replay
+from verl_arena.cli import main
 
 pytestmark = pytest.mark.e2e
 
@@ -69,8 +70,8 @@ def rollout_scores(workdir: Path, step: int) -> dict[tuple[str, str], float]:
     return out
 
 
-def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path):
-    log, steps = smoke(tmp_path)
+def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path, capsys):
+    log, steps = smoke(tmp_path, "+reward.reward_kwargs.judgment_log_content=true")
     assert sorted(steps) == [1, 2]
     entries = logged(tmp_path)
     assert len(entries) == 4 and {e["step"] for e in entries} == {1, 2}  # 2 prompts x 2 steps, 3 rollouts each
@@ -94,6 +95,11 @@ def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path):
         assert steps[step]["arena/voided_groups"] == 0 and steps[step]["arena/prompt_tokens"] > 0
     # validation (test_freq = the last step) compared each validation rollout with its reference and logged it
     assert "val-aux/travel/arena_points/mean@1" in log and "val-aux/travel/arena_validation/mean@1" in log
+    # the log holds what the judge read, so training's own verdicts can be asked of another judge without the rollouts
+    assert all(len(e["candidates"]) == len(e["result"]["ids"]) for e in entries)
+    assert main(["eval", "rejudge", str(tmp_path / "judgments.jsonl"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["groups"] == 4 and report["verdicts"]["agreement"] == 1.0  # the same mock judge: the same verdicts
 
 
 def test_multi_round_with_the_tool_agent_and_a_horizon_curriculum(tmp_path):

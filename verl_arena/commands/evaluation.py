@@ -241,9 +241,8 @@ def _rejudge(args: argparse.Namespace) -> int:
     mock = None
     try:
         entries = read_judgment_log(args.log)
-        groups = {
-            g.id: g for g in load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
-        }
+        render = {"include_tool_outputs": not args.hide_tool_outputs}
+        groups = {g.id: g for g in load_groups(args.groups, render=render)} if args.groups else None
         configs = _judge_configs([args.judge_config] if args.judge_config else [])
         config = next(iter(configs.values()), {})
         if args.template:
@@ -290,7 +289,7 @@ def _rejudge(args: argparse.Namespace) -> int:
 
 
 def _shared_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics")
+    parser.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics and answer_key")
     parser.add_argument("outputs", nargs="+", metavar="[NAME=]OUTPUTS.jsonl",
                         help="one outputs file per system (JSONL: id and answer, or id and messages)")  # fmt: skip
     parser.add_argument("--judge-config", action="append", default=[], metavar="[NAME=]FILE",
@@ -347,10 +346,12 @@ def register(sub: Any) -> None:
         description="Ask every pairwise verdict of a judgment log (`verl-arena rank --log`) again of another judge "
         "(--judge-config, --template; the mock judge without one), and rank every group again by the same "
         "tournament: reports agreement, Cohen's kappa and flips of the verdicts, and how ranks and advantages "
-        "change. The groups file the log was ranked from supplies the candidates (checked against the log).",
+        "change. The candidates come from the log where it holds them, else from the groups file it was ranked "
+        "from, and are checked against the log's content digests before any call.",
     )
-    again.add_argument("log", help="judgment log written by `verl-arena rank --log`")
-    again.add_argument("--groups", required=True, help="the groups file the log was ranked from")
+    again.add_argument("log", help="judgment log written by `verl-arena rank --log` or by training (judgment_log)")
+    again.add_argument("--groups", help="the groups file the log was ranked from (not needed for a log that holds "
+                       "its candidates: training's with judgment_log_content: true)")  # fmt: skip
     again.add_argument("--judge-config", help="YAML file with the new judge's configuration")
     again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
     again.add_argument("--language", choices=["en", "zh"])

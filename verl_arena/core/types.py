@@ -18,6 +18,8 @@ __all__ = ["Candidate", "GroupResult", "Match", "PairVerdict"]
 
 #: Key of ``Candidate.meta`` holding a candidate's format reward (Tournament-GRPO eq. 9), if it has one.
 FORMAT_REWARD_KEY = "format_reward"
+#: The ``Candidate.meta`` keys that change what a judge or a reward scheme makes of a candidate.
+JUDGED_META = ("rubrics", "answer_key", "no_answer", FORMAT_REWARD_KEY)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class Candidate:
     answer: str
     path: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def to_record(self) -> dict[str, Any]:
+        """The candidate as a judge reads it, for logs: id, answer, path and the meta keys in ``JUDGED_META``."""
+        meta = {k: self.meta[k] for k in JUDGED_META if k in self.meta}
+        return {"id": self.id, "answer": self.answer, "path": self.path, "meta": meta}
 
     @cached_property
     def digest(self) -> str:

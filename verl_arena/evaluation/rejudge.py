@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Re-judging a judgment log with another judge: would a cheaper judge (or another template) have decided the same?
 
-A judgment log (``verl-arena rank --log``) holds every group's match log and the content digests of its candidates,
-not the candidates themselves; the groups file they were ranked from supplies the content (checked against the
-digests). Two things are measured:
+A judgment log holds every group's match log and the content digests of its candidates. The candidates themselves
+come from the log where it holds them (a trainer's log with ``judgment_log_content: true``), else from the groups file
+they were ranked from (``verl-arena rank --log``); either way they are checked against the digests before any call.
+Two things are measured:
 
 - **verdicts:** every logged pairwise judgment is asked again of the new judge, in the same order; agreement, Cohen's
   kappa and the flips (a logged win that becomes a loss) over the verdicts ``first`` / ``second`` / ``tie``;
@@ -20,6 +21,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +31,29 @@ from scipy import stats
 from verl_arena.batch import Group
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.tournament import Tournament
-from verl_arena.core.types import GroupResult
+from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.evaluation.stats import cohen_kappa
 
-__all__ = ["read_judgment_log", "rejudge"]
+__all__ = ["LoggedGroup", "read_judgment_log", "rejudge"]
 
 
-def read_judgment_log(path: str | Path) -> list[tuple[str, GroupResult]]:
-    """``(query, result)`` of every group of a judgment log (a torn last line, from an interrupted run, is skipped)."""
+@dataclass(frozen=True)
+class LoggedGroup:
+    """One group of a judgment log: its query, its result, and its candidates where the log holds them."""
+
+    query: str
+    result: GroupResult
+    candidates: list[Candidate] | None = None
+
+
+def _logged_candidates(raw: Any) -> list[Candidate] | None:
+    if raw is None:
+        return None
+    return [Candidate(str(c["id"]), c["answer"], c.get("path", ""), dict(c.get("meta") or {})) for c in raw]
+
+
+def read_judgment_log(path: str | Path) -> list[LoggedGroup]:
+    """Every group of a judgment log (a torn last line, from an interrupted run, is skipped)."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -47,7 +64,9 @@ def read_judgment_log(path: str | Path) -> list[tuple[str, GroupResult]]:
             continue
         try:
             entry = json.loads(line)
-            entries.append((str(entry.get("query", "")), GroupResult.from_dict(entry["result"])))
+            result = GroupResult.from_dict(entry["result"])
+            candidates = _logged_candidates(entry.get("candidates"))
+            entries.append(LoggedGroup(str(entry.get("query", "")), result, candidates))
         except (ValueError, KeyError, TypeError) as exc:
             if number == len(lines):
                 break
@@ -59,15 +78,23 @@ def _label(winner: int | None, players: Sequence[int]) -> str:
     return "tie" if winner is None else "first" if winner == players[0] else "second"
 
 
-def _candidates(result: GroupResult, groups: Mapping[str, Group]) -> list[Any]:
+def _candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[Candidate]:
+    result = entry.result
     gid = result.group_id or ""
-    group = groups.get(gid)
-    if group is None:
+    if entry.candidates is not None:
+        by_id, source = {c.id: c for c in entry.candidates}, "the log"
+    elif groups is None:
+        raise ConfigError(
+            f"group {gid!r}: the log holds no candidates (train with judgment_log_content: true, or pass --groups "
+            "with the groups file it was ranked from)"
+        )
+    elif gid not in groups:
         raise ConfigError(f"group {gid!r} of the log is not in the groups file")
-    by_id = {c.id: c for c in group.candidates}
+    else:
+        by_id, source = {c.id: c for c in groups[gid].candidates}, "the groups file"
     missing = [i for i in result.ids if i not in by_id]
     if missing:
-        raise ConfigError(f"group {gid!r}: candidates {missing} of the log are not in the groups file")
+        raise ConfigError(f"group {gid!r}: candidates {missing} of the log are not in {source}")
     candidates = [by_id[i] for i in result.ids]
     digests = result.details.get("digests")
     if digests and [c.digest for c in candidates] != list(digests):
@@ -76,14 +103,15 @@ def _candidates(result: GroupResult, groups: Mapping[str, Group]) -> list[Any]:
 
 
 async def rejudge(
-    entries: Sequence[tuple[str, GroupResult]],
-    groups: Mapping[str, Group],
+    entries: Sequence[LoggedGroup],
+    groups: Mapping[str, Group] | None,
     judge: Any,
     rank_group: Any,
 ) -> dict[str, Any]:
     """Re-judge ``entries`` with ``judge`` (pairwise verdicts) and re-rank them with ``rank_group`` (e.g.
-    ``JudgeService.rank_group``); returns the report (see the module docstring). Content is checked before any call."""
-    plans = [(query, result, _candidates(result, groups)) for query, result in entries]
+    ``JudgeService.rank_group``); returns the report (see the module docstring). The candidates come from the log or
+    from ``groups``, and their content is checked before any call."""
+    plans = [(e.query, e.result, _candidates(e, groups)) for e in entries]
 
     async def verdict(query: str, candidates: list[Any], match: Any) -> tuple[str, str | None]:
         a, b = match.players

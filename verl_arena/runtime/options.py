@@ -27,6 +27,9 @@ class ArenaOptions(BaseModel):
         judge_deadline_s: time limit of one group's tournament.
         judgment_log: a JSONL file receiving every ranked group's full result with its training step;
             ``verl-arena replay`` rebuilds the ranks and advantages from it.
+        judgment_log_content: also write each candidate as the judge read it (answer, process, rubrics, answer key)
+            to the judgment log, so ``verl-arena eval rejudge`` can try another judge on training's own verdicts;
+            the log grows to about the size of the judge's prompts.
         include_tool_outputs: show tool results to the judge.
         max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
     """
@@ -38,6 +41,7 @@ class ArenaOptions(BaseModel):
     tournament: dict[str, Any] = Field(default_factory=dict)
     judge_deadline_s: float = Field(default=900.0, gt=0)
     judgment_log: str | None = None
+    judgment_log_content: bool = False
     include_tool_outputs: bool = True
     max_path_chars: int = Field(default=24_000, ge=100)
     max_answer_chars: int = Field(default=12_000, ge=100)

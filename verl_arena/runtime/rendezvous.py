@@ -94,6 +94,7 @@ class GroupCoordinator:
         stored_capacity: how many finished groups the store keeps (the oldest are deleted).
         recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
         judgment_log: a JSONL file receiving every ranked group's full result (``verl-arena replay`` reads it).
+        judgment_log_content: the judgment log also holds the candidates as the judge read them.
     """
 
     def __init__(
@@ -110,6 +111,7 @@ class GroupCoordinator:
         stored_capacity: int = 10_000,
         recovered: bool = False,
         judgment_log: str | None = None,
+        judgment_log_content: bool = False,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -124,7 +126,7 @@ class GroupCoordinator:
         self.stored_capacity = stored_capacity
         self.recovered = recovered and store is not None
         self.step_metrics = StepMetrics()
-        self.judgment_log = JudgmentLog(judgment_log) if judgment_log else None
+        self.judgment_log = JudgmentLog(judgment_log, content=judgment_log_content) if judgment_log else None
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -308,7 +310,7 @@ class GroupCoordinator:
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
         if self.judgment_log is not None:
             try:
-                await self.judgment_log.write({"query": group.query, "result": result.to_dict(), "step": group.step})
+                await self.judgment_log.write(group.query, result, candidates, step=group.step)
             except OSError:
                 logger.exception("group %s: could not write the judgment log", group_id)
                 self.counts["log_errors"] += 1

@@ -14,8 +14,11 @@ import asyncio
 import json
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from verl_arena.core.types import Candidate, GroupResult
 
 __all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics"]
 
@@ -105,18 +108,24 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
 
 
 class JudgmentLog:
-    """Appends one JSON line per ranked group (``query``, ``result``, and any extra fields) to ``path``.
+    """Appends one JSON line per ranked group (``query``, ``result``, any extra fields, and with ``content`` the
+    ``candidates`` as the judge read them) to ``path``.
 
-    The format is ``verl-arena rank --log``'s, so ``verl-arena replay`` rebuilds every group from it.
+    The format is ``verl-arena rank --log``'s, so ``verl-arena replay`` rebuilds every group from it; with the content,
+    ``verl-arena eval rejudge`` can ask another judge about every verdict without the rollouts.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, content: bool = False) -> None:
         self.path = Path(path)
+        self.content = content
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = asyncio.Lock()
 
-    async def write(self, entry: dict[str, Any]) -> None:
-        """Append ``entry`` as one line (lines never interleave)."""
+    async def write(self, query: str, result: GroupResult, candidates: Sequence[Candidate], **extra: Any) -> None:
+        """Append one group's entry as one line (lines never interleave)."""
+        entry = {"query": query, "result": result.to_dict(), **extra}
+        if self.content:
+            entry["candidates"] = [c.to_record() for c in candidates]
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         async with self._lock:
             await asyncio.to_thread(self._append, line)

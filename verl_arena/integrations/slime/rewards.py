@@ -91,9 +91,9 @@ async def _rank(
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
     result = await judge_service(cfg).rank_group(query, candidates, tournament, group_id=key)
     if cfg.judgment_log:
-        log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log))
+        log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
-            await log.write({"query": query, "result": result.to_dict()})
+            await log.write(query, result, candidates)
         except OSError:
             logger.exception("group %s: could not write the judgment log", key)
     outcomes, _ = member_outcomes(

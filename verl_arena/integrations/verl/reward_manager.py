@@ -142,6 +142,7 @@ class ArenaRewardManager(RewardManagerBase):
             arrival_timeout_s=arena.arrival_timeout_s,
             incomplete=arena.incomplete,
             judgment_log=arena.judgment_log,
+            judgment_log_content=arena.judgment_log_content,
         )
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
