@@ -74,3 +74,16 @@ def test_bench_gaming_finds_that_breaking_the_judge_never_pays(capsys):
     for (topology, kind, way), reward in rows.items():
         if way == "breaking":
             assert reward == rows[(topology, kind, "losing")] < rows[(topology, "-", "honest")]
+
+
+def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):
+    assert main(["bench-arena", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [(r["systems"], r["seed"]) for r in runs] == [(5, 0), (5, 1)]
+    for r in runs:
+        assert r["round_robin_judgments"] == 10 * 20 * 2 and r["ratio"] == r["judgments"] / 400 < 0.6
+        assert r["kendall_tau"] == 1.0 and r["exact_order"]  # the known order, for a fraction of the judgments
+        assert 0 < r["even_judgments"] <= r["judgments"]  # the comparison spends no more than the arena did
+    assert main(["bench-arena", "--sizes", "4", "--seeds", "0", "--tasks", "12"]) == 0
+    table = capsys.readouterr().out
+    assert "K=4: the arena used" in table and "even spread" in table

@@ -1,7 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench``, ``bench-core``, ``bench-judge`` and ``bench-gaming``: what the topologies buy, what the core
-costs, how the judge runtime holds up, and whether breaking the judge pays."""
+"""``verl-arena bench``, ``bench-core``, ``bench-judge``, ``bench-gaming`` and ``bench-arena``: what the topologies buy,
+what the core costs, how the judge runtime holds up, whether breaking the judge pays, and what the evaluation arena
+saves."""
 
 from __future__ import annotations
 
@@ -90,6 +91,20 @@ def _bench_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_arena(args: argparse.Namespace) -> int:
+    from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
+
+    options = dict(tasks=args.tasks, noise=args.noise, gaps=args.gaps)
+    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
+    runs = run_leaderboard_bench(args.sizes, args.seeds, tasks_per_match=args.tasks_per_match, progress=progress,
+                                 **options)  # fmt: skip
+    if args.json:
+        print(json.dumps([r.to_dict() for r in runs], indent=1))
+    else:
+        print(format_leaderboard_bench(runs, **options))
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add the benchmark commands to the command's sub-parsers."""
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
@@ -175,3 +190,21 @@ def register(sub: Any) -> None:
     )
     gaming.add_arguments(bench_gaming)
     bench_gaming.set_defaults(func=_bench_gaming)
+
+    from verl_arena.bench import leaderboard
+
+    arena = sub.add_parser(
+        "bench-arena",
+        help="judgments `verl-arena eval arena` needs for a known leaderboard, vs round robin and an even spread",
+        description=leaderboard.__doc__.split("\n\n", 1)[1] if leaderboard.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    arena.add_argument("--sizes", type=int, nargs="+", default=[6, 8], metavar="K", help="numbers of systems (6 8)")
+    arena.add_argument("--seeds", type=int, nargs="+", default=list(range(5)), help="one arena per seed (0-4)")
+    arena.add_argument("--tasks", type=int, default=30, help="tasks every system answered (30)")
+    arena.add_argument("--noise", type=float, default=1.0, help="judge noise sd (1.0)")
+    arena.add_argument("--gaps", type=float, nargs="+", default=list(leaderboard.DEFAULT_GAPS),
+                       help="quality gaps between neighbours in the true order, in turn (0.4 1.2)")  # fmt: skip
+    arena.add_argument("--tasks-per-match", type=int, default=5, help="the arena's tasks per pairing per round (5)")
+    arena.add_argument("--json", action="store_true")
+    arena.set_defaults(func=_bench_arena)
