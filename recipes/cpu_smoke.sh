@@ -81,6 +81,7 @@ OVERRIDES=(
     "trainer.rollout_data_dir=${WORKDIR}/rollouts"
     "trainer.project_name=verl_arena"
     "trainer.experiment_name=cpu_smoke"
+    "hydra.run.dir=${WORKDIR}/hydra"
 )
 
 if [[ "${DRY_RUN}" == "1" ]]; then
