@@ -42,6 +42,16 @@ tournaments are the most noise-robust of the cheap methods; but a simulated `sel
 exact noisy top-2, more information per call than a pairwise verdict, so treat their lead as an upper bound.
 Re-scoring Swiss with Bradley-Terry (`swiss+bt`) does not help.
 
+`budgeted` (verl-arena's own, see [topologies.md](topologies.md)) spends the same 2N-2 calls as seeded single
+elimination but chooses each wave of pairs from a Gaussian model of the judge's score margins and levels. Where the
+judge returns cardinal scores (`score`, `drift`) it ranks nearly as well as round robin for a quarter of its calls
+at N=16 (over 0.9 of round robin's Spearman at every noise level under drift, ahead of round robin with a steady
+judge, whose score levels it also reads), and ahead of every pairwise topology of the papers at equal cost. Against
+Tournament-GRPO's `select` over four candidates it is ahead at low and middle noise and level at the highest, while the
+judge reads about half as many candidates (`shown`). With a judge that names only winners (`winner`), its margins
+are +-1 and it does about as well as Swiss: its lead comes from the scores. `shown` counts the candidates the judge
+reads over a group's calls, which is what prompt tokens scale with.
+
 ![fidelity against judge calls](frontier.png)
 """
 

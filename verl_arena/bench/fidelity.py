@@ -77,6 +77,7 @@ _method(
     final_size=2,
 )
 _method("round_robin", "round_robin", "every pair once")
+_method("budgeted", "budgeted", "adaptive waves from a Gaussian model of the scores, 2N-2 calls")
 
 JUDGE_KINDS.register("score")(
     JudgeKind("score", "cardinal scores, independent noise", lambda s, seed: SimulatedJudge(noise=s, seed=seed))
@@ -114,6 +115,7 @@ DEFAULT_METHODS = (
     "multi_round",
     "multi_round/G4",
     "round_robin",
+    "budgeted",
 )
 DEFAULT_JUDGES = ("score", "winner", "drift")
 
@@ -133,6 +135,7 @@ class CellResult:
     advantage_corr: float
     top1: float
     calls: float
+    shown: float
     depth: float
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,17 +145,19 @@ class CellResult:
 
 async def _rank_one(
     method: Method, tournament: Tournament | None, query: str, group: list[Candidate], judge: SimulatedJudge, seed: int
-) -> tuple[list[float], list[float], int, int]:
+) -> tuple[list[float], list[float], int, int, int]:
+    """Ranks, advantages, judge calls, candidates shown to the judge over those calls, and depth."""
     if tournament is None:
         scores = await asyncio.gather(*(judge.score(query, c) for c in group))
-        return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), 1
+        return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), len(group), 1
     result = await tournament.rank(query, group, judge)
-    return result.ranks, result.advantages, result.comparisons, result.depth
+    shown = sum(len(m.players) for m in result.matches if m.kind != "bye")
+    return result.ranks, result.advantages, result.comparisons, shown, result.depth
 
 
 async def _run_cell(
     method: Method, qualities: np.ndarray, judge: SimulatedJudge, seed: int, cell: str
-) -> list[tuple[float, float, float, float, int, int]]:
+) -> list[tuple[float, float, float, float, int, int, int]]:
     tournaments = [
         Tournament.from_options(method.topology, seed=seed + g, **method.options) if method.topology else None
         for g in range(len(qualities))
@@ -171,9 +176,9 @@ async def _run_cell(
         )
     )
     rows = []
-    for q, (ranks, adv, calls, depth) in zip(qualities, outs, strict=True):
+    for q, (ranks, adv, calls, shown, depth) in zip(qualities, outs, strict=True):
         neg = [-r for r in ranks]
-        rows.append((kendall_tau_b(neg, q), spearman(neg, q), pearson(adv, q), top1(ranks, q), calls, depth))
+        rows.append((kendall_tau_b(neg, q), spearman(neg, q), pearson(adv, q), top1(ranks, q), calls, shown, depth))
     return rows
 
 
@@ -217,7 +222,8 @@ def run_bench(
                                 advantage_corr=float(arr[:, 2].mean()),
                                 top1=float(arr[:, 3].mean()),
                                 calls=float(arr[:, 4].mean()),
-                                depth=float(arr[:, 5].mean()),
+                                shown=float(arr[:, 5].mean()),
+                                depth=float(arr[:, 6].mean()),
                             )
                         )
 

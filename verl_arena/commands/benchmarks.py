@@ -38,7 +38,8 @@ def _bench(args: argparse.Namespace) -> int:
         print(
             "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
             "the advantages with the true qualities;\ntop-1: share of groups whose best candidate is ranked first "
-            "(shared first places count fractionally); calls, depth: judge calls and sequential waves per group."
+            "(shared first places count fractionally);\ncalls, shown, depth: judge calls, candidates shown to the "
+            "judge over those calls (what it reads), and sequential waves, per group."
         )
         print(f"{len(results)} cells in {elapsed:.1f} s")
     if args.plot:

@@ -4,6 +4,7 @@
 
 from verl_arena.core.topologies import (  # noqa: F401 - imported to register
     anchor,
+    budgeted,
     double_elimination,
     multi_round,
     round_robin,
