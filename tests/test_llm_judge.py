@@ -158,6 +158,33 @@ def test_select_skips_candidates_without_answer(mock_judge):
     assert "<<<CANDIDATE 3" not in prompt  # only the two answered candidates were shown
 
 
+def test_order_puts_everyone_in_order_and_answers_from_the_cache(mock_judge, tmp_path):
+    url, server = mock_judge()
+    judge = LLMJudge(judge_config(url, cache_path=str(tmp_path / "v.sqlite")))
+    group = [POOR, GOOD, Candidate("mid", "Chengdu pandas and hotpot")]
+    assert run(judge.order(QUERY, group)) == [1, 2, 0] and requests(server) == 1
+    assert "Put the following 3 candidates in order" in server.recent[-1]["messages"][1]["content"]
+    assert run(judge.order(QUERY, group)) == [1, 2, 0] and requests(server) == 1  # cached
+
+
+def test_order_places_candidates_without_answer_last_and_shows_only_the_others(mock_judge):
+    url, server = mock_judge()
+    judge = LLMJudge(judge_config(url))
+    cut = Candidate("cut", "", "x", meta={"no_answer": True})
+    assert run(judge.order(QUERY, [cut, POOR])) == [1, 0] and requests(server) == 0
+    assert run(judge.order(QUERY, [cut, POOR, GOOD])) == [2, 1, 0] and requests(server) == 1
+    assert "<<<CANDIDATE 3" not in server.recent[-1]["messages"][1]["content"]
+
+
+def test_listwise_ranks_through_the_http_judge_with_order_swapping_configured(mock_judge):
+    url, server = mock_judge()
+    judge = build_judge(judge_config(url))  # order swapping wraps it; listwise calls pass through
+    group = [Candidate(f"c{i}", "Chengdu " + "pandas hotpot metro " * i) for i in range(1, 11)]
+    result = run(rank_group(QUERY, group, judge, "listwise", group_size=5))
+    assert result.comparisons == requests(server) == 4 and result.depth == 1
+    assert result.ranks.index(0.0) == 9  # the lexical judge prefers the longest, most detailed plan
+
+
 def test_generated_rubrics_are_asked_once_per_query_and_shown(mock_judge):
     url, server = mock_judge()
     judge = LLMJudge(judge_config(url, rubrics="generate"))

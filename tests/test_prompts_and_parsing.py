@@ -9,7 +9,14 @@ import json
 import pytest
 
 from verl_arena import Candidate, ConfigError
-from verl_arena.judges.parsing import ParseError, json_objects, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.parsing import (
+    ParseError,
+    json_objects,
+    parse_order,
+    parse_pairwise,
+    parse_rubrics,
+    parse_selection,
+)
 from verl_arena.judges.templates import BUILTIN_TEMPLATES, load_template, make_nonce
 from verl_arena.testing.lexical import parse_prompt
 
@@ -170,6 +177,21 @@ def test_selection_parsing():
             parse_selection(bad, "n", 4, 2)
 
 
+def test_order_parsing():
+    assert parse_order('{"verdict_id": "n", "order": [3, 1, 2]}', "n", 3) == [2, 0, 1]
+    assert parse_order('{"verdict_id": "n", "order": ["2", "1"]}', "n", 2) == [1, 0]
+    for bad, message in [
+        ('{"verdict_id": "n", "order": [1, 1, 2]}', "each of the 3 candidate numbers exactly once"),
+        ('{"verdict_id": "n", "order": [1, 2]}', "each of the 3 candidate numbers exactly once"),
+        ('{"verdict_id": "n", "order": [1, 2, 4]}', "outside"),
+        ('{"verdict_id": "n", "order": [1, 2.5, 3]}', "whole candidate numbers"),
+        ('{"verdict_id": "x", "order": [1, 2, 3]}', "verdict_id"),
+        ('{"verdict_id": "n"}', 'missing list "order"'),
+    ]:
+        with pytest.raises(ParseError, match=message):
+            parse_order(bad, "n", 3)
+
+
 def test_rubric_parsing():
     items = [{"dimension": f"d{i}", "criterion": "c", "importance": 1 + i % 5} for i in range(6)]
     assert len(parse_rubrics(json.dumps({"verdict_id": "n", "rubrics": items}), "n")) == 6
@@ -187,5 +209,9 @@ def test_select_and_rubric_prompts_render():
     select = load_template("select", "zh")
     user = select.render_select("去哪里", [Candidate("a", "甲"), Candidate("b", "乙")], 1, "n")[1]["content"]
     assert "<<<CANDIDATE 1 n>>>" in user and "<<<CANDIDATE 2 n>>>" in user and "1 个" in user
+    for language in ("en", "zh"):
+        lister = load_template("order", language)
+        user = lister.render_order("q", [Candidate(str(i), f"answer {i}") for i in range(4)], "n")[1]["content"]
+        assert "<<<CANDIDATE 4 n>>>" in user and "4" in user and '"order": [' in user
     rubric = load_template("rubrics", "en").render_rubrics("Plan a trip", "n")[1]["content"]
     assert "between 5 and 7" in rubric and '"verdict_id": "n"' in rubric

@@ -35,12 +35,14 @@ def formula_calls(topology: str, n: int) -> int:
         # G=2, K_win=1: every select eliminates exactly one candidate, so a repeat costs n-1; M=4 repeats
         "multi_round": 4 * (n - 1),
         "budgeted": 2 * n - 2,  # its default budget: the cost of seeded single elimination
+        # one call per part of at most 8; one deal when everyone fits in one call, else two
+        "listwise": 1 if n <= 8 else 2 * math.ceil(n / 8),
     }[topology]
 
 
-def test_the_papers_six_topologies_and_budgeted_are_registered():
+def test_the_papers_six_topologies_and_ours_are_registered():
     papers = ["round_robin", "anchor", "seeded_single_elimination", "double_elimination", "swiss", "multi_round"]
-    assert sorted([*papers, "budgeted"]) == ALL
+    assert sorted([*papers, "budgeted", "listwise"]) == ALL
 
 
 @pytest.mark.parametrize("topology", ALL)
@@ -119,6 +121,8 @@ def test_relabelling_permutes_the_result_and_nothing_else(qualities, topology, s
 
 def resolves_fully(topology: str, options: dict, n: int, kind: str) -> bool:
     """Where a noiseless judge must yield the exact true order."""
+    if topology in ("round_robin", "listwise"):  # listwise: a noiseless order of every part, and parts overlap
+        return topology == "round_robin" or n <= 8
     if topology == "round_robin":
         return True
     if kind != "score":  # ordinal judges leave anchor and bracket tiers unresolved
@@ -149,11 +153,12 @@ def test_noiseless_judge_yields_the_true_order_where_resolvable(qualities, topol
         assert [result.ranks[i] for i in true_rank] == [float(r) for r in range(n)]
     # always: the best candidate wins everything it plays and has the most points; it comes first (alone where the
     # topology can tell) except in Swiss, where rematch avoidance with a bye can keep two undefeated candidates apart,
-    # and in budgeted, whose fitted strengths order candidates only as finely as the verdicts allow (its own test)
+    # and in budgeted and listwise, whose fitted strengths can put an undefeated candidate that met stronger opponents
+    # above the best, which it never met
     best = true_rank[0]
-    if topology != "budgeted":
+    if topology not in ("budgeted", "listwise"):
         assert result.points[best] == max(result.points)
-    if topology not in ("swiss", "budgeted"):
+    if topology not in ("swiss", "budgeted", "listwise"):
         assert result.ranks[best] == min(result.ranks)
         if topology != "anchor" or kind == "score":
             assert result.ranks.count(min(result.ranks)) == 1
@@ -163,6 +168,8 @@ def test_noiseless_judge_yields_the_true_order_where_resolvable(qualities, topol
             assert qualities[m.winner] > qualities[loser]
         if m.kind == "select":
             assert min(qualities[w] for w in m.winners) > max(qualities[p] for p in m.players if p not in m.winners)
+        if m.kind == "order":
+            assert [qualities[p] for p in m.winners] == sorted((qualities[p] for p in m.players), reverse=True)
 
 
 @given(
@@ -314,3 +321,18 @@ def test_budgeted_ranks_better_than_the_papers_topologies_of_its_cost_under_a_dr
           "--methods", *methods])  # fmt: skip
     rho = {r["method"]: r["spearman"] for r in json.loads(capsys.readouterr().out)["results"]}
     assert rho["budgeted"] > max(rho[m] for m in methods[:-1]) + 0.03
+
+
+@given(n=st.sampled_from(SIZES), group_size=st.integers(2, 9), rounds=st.integers(0, 3), seed=st.integers(0, 1000))
+def test_listwise_deals_everyone_once_per_round_into_even_parts(n, group_size, rounds, seed):
+    options = {"group_size": group_size, "rounds": rounds}
+    result = rank(make_group(range(n)), SimulatedJudge(noise=1.0, seed=seed), "listwise", seed=seed, **options)
+    tournament = Tournament.from_options("listwise", **options)
+    assert result.comparisons == tournament.judge_calls(n) and result.depth == tournament.depth(n) == min(n - 1, 1)
+    deals = {m.repeat for m in result.matches}
+    assert len(deals) == (rounds or (1 if n <= group_size else 2)) or n < 2
+    for deal in deals:
+        parts = [m.players for m in result.matches if m.repeat == deal]
+        seen = [p for part in parts for p in part]
+        assert len(seen) == len(set(seen)) and len(seen) >= n - 1  # everyone once, bar a part of one
+        assert max(map(len, parts)) <= group_size and max(map(len, parts)) - min(map(len, parts)) <= 1

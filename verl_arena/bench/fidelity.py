@@ -78,6 +78,7 @@ _method(
 )
 _method("round_robin", "round_robin", "every pair once")
 _method("budgeted", "budgeted", "adaptive waves from a Gaussian model of the scores, 2N-2 calls")
+_method("listwise", "listwise", "one call orders up to 8; two random deals when N > 8; Bradley-Terry over the orders")
 
 JUDGE_KINDS.register("score")(
     JudgeKind("score", "cardinal scores, independent noise", lambda s, seed: SimulatedJudge(noise=s, seed=seed))
@@ -116,6 +117,7 @@ DEFAULT_METHODS = (
     "multi_round/G4",
     "round_robin",
     "budgeted",
+    "listwise",
 )
 DEFAULT_JUDGES = ("score", "winner", "drift")
 

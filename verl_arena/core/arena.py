@@ -145,6 +145,19 @@ class Arena:
         self._record(seq, matches)
         return matches
 
+    async def order(
+        self, groups: Sequence[Sequence[int]], *, stage: str, round: int, level: int, repeat: int = 0
+    ) -> list[Match]:
+        """Ask for each of ``groups`` in order, best first, concurrently. Returns one match per group."""
+        if not groups:
+            return []
+        seq = self._reserve(len(groups))
+        matches = await gather_or_cancel(
+            [self._order_one(tuple(g), stage=stage, round=round, level=level, repeat=repeat) for g in groups]
+        )
+        self._record(seq, matches)
+        return matches
+
     def bye(self, player: int, *, stage: str, round: int, level: int, repeat: int = 0) -> Match:
         """Record that ``player`` advances without a judgment."""
         match = Match(
@@ -223,6 +236,26 @@ class Arena:
         picked = self._check_selection(chosen, group, k, stage, round)
         return Match(**fields, winners=tuple(group[x] for x in picked))
 
+    async def _order_one(self, group: tuple[int, ...], *, stage: str, round: int, level: int, repeat: int) -> Match:
+        fields: dict[str, Any] = dict(kind="order", stage=stage, round=round, level=level, players=group)
+        fields["repeat"] = repeat
+        self.calls += 1
+        try:
+            ordered = await self.judge.order(self.query, [self.candidates[p] for p in group])
+        except JudgeError as exc:
+            if self.on_judge_error == "raise":
+                raise
+            return self._failed(exc, **fields)
+        ok = isinstance(ordered, list | tuple) and all(
+            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in ordered
+        )
+        if not ok or sorted(int(x) for x in ordered) != list(range(len(group))):
+            raise InvalidJudgeOutput(
+                f"{self._where(stage, round)}: judge.order returned {ordered!r}; expected every index in "
+                f"[0, {len(group)}) exactly once, best first (raise JudgeError to report a failed judgment)"
+            )
+        return Match(**fields, winners=tuple(group[int(x)] for x in ordered))
+
     def _where(self, stage: str, round: int) -> str:
         return f"{self.group} ({stage}, round {round})"
 
@@ -278,3 +311,6 @@ class ReplayArena(Arena):
         self, group: tuple[int, ...], k: int, *, stage: str, round: int, level: int, repeat: int
     ) -> Match:
         return self._lookup(("select", stage, repeat, round, group, k))
+
+    async def _order_one(self, group: tuple[int, ...], *, stage: str, round: int, level: int, repeat: int) -> Match:
+        return self._lookup(("order", stage, repeat, round, group, 0))

@@ -7,8 +7,8 @@ P(i beats j) = sigmoid(theta_i - theta_j). The fit maximises the log-likelihood 
 fit well defined on incomplete comparison graphs, even disconnected ones. The problem is strictly convex.
 
 Outcomes taken from a match log: a compare won by i is "i beats j"; a tie counts half a win each way; a select
-makes every winner beat every non-winner of its group. Failed judgments and byes carry no information and are
-skipped.
+makes every winner beat every non-winner of its group; an order makes everyone beat everyone ranked below. Failed
+judgments and byes carry no information and are skipped.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ def pairwise_outcomes(matches: Sequence[Match]) -> list[tuple[int, int, float]]:
         elif m.kind == "select":
             won = set(m.winners)
             out += [(w, p, 1.0) for w in m.winners for p in m.players if p not in won]
+        elif m.kind == "order":
+            out += [(w, p, 1.0) for i, w in enumerate(m.winners) for p in m.winners[i + 1 :]]
     return out
 
 

@@ -3,7 +3,7 @@
 """The judge protocol.
 
 Any object with these coroutine methods is a judge; nothing needs to inherit from anything. A topology that only
-compares pairs needs ``compare``; ``multi_round`` needs ``select``.
+compares pairs needs ``compare``; ``multi_round`` needs ``select``; ``listwise`` needs ``order``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from verl_arena.core.types import Candidate, PairVerdict
 
-__all__ = ["GroupJudge", "Judge", "PairJudge"]
+__all__ = ["GroupJudge", "Judge", "ListJudge", "PairJudge"]
 
 
 @runtime_checkable
@@ -33,5 +33,15 @@ class GroupJudge(Protocol):
         ...
 
 
-#: What topologies take as their judge: ``compare`` for pairwise topologies, ``select`` for ``multi_round``.
-Judge = PairJudge | GroupJudge
+@runtime_checkable
+class ListJudge(Protocol):
+    """Orders a small group of candidates from best to worst."""
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Every index of ``candidates`` exactly once, best first; raise ``JudgeError`` on failure."""
+        ...
+
+
+#: What topologies take as their judge: ``compare`` for pairwise topologies, ``select`` for ``multi_round``, ``order``
+#: for ``listwise``.
+Judge = PairJudge | GroupJudge | ListJudge

@@ -102,7 +102,7 @@ class PairVerdict:
         return all(isinstance(s, numbers.Real) and math.isfinite(s) for s in (self.score_a, self.score_b))
 
 
-MatchKind = Literal["compare", "select", "bye"]
+MatchKind = Literal["compare", "select", "order", "bye"]
 
 
 @dataclass(frozen=True)
@@ -110,13 +110,13 @@ class Match:
     """One entry of a group's match log. Indices refer to the group's candidates.
 
     Args:
-        kind: ``"compare"`` (a pairwise judgment), ``"select"`` (a group judgment picking winners) or ``"bye"``
-            (a candidate advanced without a judge call).
+        kind: ``"compare"`` (a pairwise judgment), ``"select"`` (a group judgment picking winners), ``"order"`` (a
+            group judgment ordering everyone) or ``"bye"`` (a candidate advanced without a judge call).
         stage: which part of the topology, e.g. ``"seeding"``, ``"bracket"``, ``"losers"``, ``"swiss"``.
         round: round within the stage (1-based).
         level: sequential judge wave the match belongs to (1-based); judgments of one level run concurrently.
         players: candidate indices in presentation order; ``players[0]`` is slot A of a compare.
-        winners: who advanced or won; empty for a tied compare.
+        winners: who advanced or won; empty for a tied compare; for an order, every player, best first.
         scores: per-player scores of a compare (same order as ``players``); ``None`` if failed or not a compare.
         k: number of winners asked for (select only).
         repeat: repeat index (``multi_round`` only).

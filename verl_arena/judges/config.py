@@ -85,6 +85,7 @@ class JudgeConfig(_Strict):
             template YAML file.
         language: ``en`` or ``zh`` for built-in templates.
         select_template: template for group judgments (``multi_round``).
+        order_template: template for listwise judgments (``listwise``).
         temperature, max_tokens, seed: sampling parameters sent with every request.
         json_mode: send ``response_format={"type": "json_object"}``.
         extra_body: extra request fields, e.g. ``{"enable_thinking": False}`` (DashScope) or
@@ -112,6 +113,7 @@ class JudgeConfig(_Strict):
     template: str = "generic"
     language: Literal["en", "zh"] = "en"
     select_template: str = "select"
+    order_template: str = "order"
     temperature: float = Field(default=0.0, ge=0)
     max_tokens: int = Field(default=1024, ge=16)
     seed: int | None = None

@@ -3,7 +3,8 @@
 """The judge protocol on top of an OpenAI-compatible LLM.
 
 ``compare`` renders the pairwise template, asks the model, parses the per-dimension scores and combines them with
-the template's weights. ``select`` does the same for group judgments. Before any request:
+the template's weights. ``select`` and ``order`` do the same for group judgments (the k best; everyone in order).
+Before any request:
 
 - identical candidates (same content digest) tie at the middle of the scale, without a call;
 - with ``no_answer="lose"``, a candidate without a final answer loses (lowest score against the middle of the scale)
@@ -40,7 +41,7 @@ from verl_arena.judges.attribution import FaultTracer, Probe
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.http import ChatClient, ChatResult
-from verl_arena.judges.parsing import ParseError, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.parsing import ParseError, parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.rendering import truncate_middle
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
@@ -93,6 +94,7 @@ class LLMJudge:
         self.client = client or ChatClient(cfg)
         self.pairwise: Template = load_template(cfg.template, cfg.language, kind="pairwise")
         self.group: Template = load_template(cfg.select_template, cfg.language, kind="select")
+        self.lister: Template = load_template(cfg.order_template, cfg.language, kind="order")
         self.rubric_writer: Template = load_template("rubrics", cfg.language, kind="rubrics")
         self.cache = cache if cache is not None else (VerdictCache(cfg.cache_path) if cfg.cache_path else None)
         sampling = {
@@ -193,6 +195,40 @@ class LLMJudge:
             return await self.select(query, candidates, k)  # the culprits are known faults now: passed over
         await self._store(key, {"winners": winners})
         return winners
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Every index of ``candidates``, best first. Candidates without an answer, or known to break the judge, are
+        placed last (in the order given) and the others are ordered by the judge."""
+        self.counts["order"] += 1
+        context = await self._context_for(query, candidates)
+        passed_over = [
+            i
+            for i, c in enumerate(candidates)
+            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
+        ]
+        if passed_over:
+            self.counts["passed_over"] += 1
+            rest = [i for i in range(len(candidates)) if i not in passed_over]
+            if len(rest) > 1:
+                rest = [rest[i] for i in await self.order(query, [candidates[i] for i in rest])]
+            return rest + passed_over
+        digests = [c.digest for c in candidates]
+        key = cache_key("order", self.identity, self.lister.digest, query, *digests, context.key)
+        stored = await self._cached(key)
+        if stored is not None:
+            return list(stored["order"])
+        nonce = make_nonce(self.lister.digest, query, "order", *digests, context.key)
+        shown = [self._shown(c) for c in candidates]
+        messages = self.lister.render_order(query, shown, nonce, context.rubrics, context.answer_key)
+        try:
+            ordered, _ = await self._ask(self.lister, messages, lambda t: parse_order(t, nonce, len(candidates)))
+        except JudgeError as exc:
+            if not exc.input_related:
+                raise
+            await self._trace(exc, query, candidates, context)
+            return await self.order(query, candidates)  # the culprits are known faults now: placed last
+        await self._store(key, {"order": ordered})
+        return ordered
 
     async def rubrics(self, query: str) -> list[dict[str, Any]]:
         """5-7 query-specific rubric items written by the judge, once per query (cached)."""

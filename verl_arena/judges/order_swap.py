@@ -71,6 +71,10 @@ class OrderSwapJudge:
         """Group judgments pass through; the topology already shuffles the presentation order."""
         return await self.inner.select(query, candidates, k)
 
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Listwise judgments pass through; the topology already shuffles the presentation order."""
+        return await self.inner.order(query, candidates)
+
     def stats(self) -> dict[str, Any]:
         """Order-swap counters and the inner judge's statistics."""
         c = self.counts

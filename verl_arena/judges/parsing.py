@@ -18,7 +18,15 @@ from typing import Any
 
 from verl_arena.judges.templates import Template
 
-__all__ = ["PairScores", "ParseError", "json_objects", "parse_pairwise", "parse_rubrics", "parse_selection"]
+__all__ = [
+    "PairScores",
+    "ParseError",
+    "json_objects",
+    "parse_order",
+    "parse_pairwise",
+    "parse_rubrics",
+    "parse_selection",
+]
 
 _DECODER = json.JSONDecoder()
 
@@ -137,6 +145,23 @@ def parse_selection(text: str, nonce: str, count: int, k: int) -> list[int]:
         if len(set(picked)) != len(picked) or len(picked) != k:
             raise ParseError(f"winners must list exactly {k} different candidate numbers, got {winners!r}")
         return [p - 1 for p in picked]
+
+    return _pick(text, nonce, check)
+
+
+def parse_order(text: str, nonce: str, count: int) -> list[int]:
+    """0-based indices of all ``count`` candidates (numbered from 1), best first, each exactly once."""
+
+    def check(obj: Mapping[str, Any]) -> list[int]:
+        order = obj.get("order")
+        if not isinstance(order, list):
+            raise ParseError('missing list "order"')
+        numbers = [int(_number(x, 1, count, "each candidate number")) for x in order]
+        if any(float(x) != p for x, p in zip(order, numbers, strict=True) if not isinstance(x, str)):
+            raise ParseError("the order must list whole candidate numbers")
+        if sorted(numbers) != list(range(1, count + 1)):
+            raise ParseError(f"the order must list each of the {count} candidate numbers exactly once, got {order!r}")
+        return [p - 1 for p in numbers]
 
     return _pick(text, nonce, check)
 

@@ -11,6 +11,8 @@ A template is a YAML file (see ``verl_arena/judges/templates/``) with a ``system
   rubric items and its answer key (reference facts, e.g. DR-Arena's information tree), each where the data gives one.
 - ``select``: picks ``$k`` winners among ``$count`` numbered candidates.
   Placeholders: ``$query $candidates $k $count $rubrics $reply_format``.
+- ``order``: puts ``$count`` numbered candidates in order, best first.
+  Placeholders: ``$query $candidates $count $rubrics $reply_format``.
 - ``rubrics``: writes 5-7 query-specific rubric items. Placeholders: ``$query $reply_format``.
 
 Candidate text is wrapped in markers that carry a per-judgment nonce (a hash of the template, the query and the
@@ -37,16 +39,18 @@ from verl_arena.validation import validate
 __all__ = ["BUILTIN_TEMPLATES", "Template", "load_template", "make_nonce"]
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
-BUILTIN_TEMPLATES = ("travel", "deep_research", "writing", "generic", "select", "rubrics")
-Kind = Literal["pairwise", "select", "rubrics"]
+BUILTIN_TEMPLATES = ("travel", "deep_research", "writing", "generic", "select", "order", "rubrics")
+Kind = Literal["pairwise", "select", "order", "rubrics"]
 _PLACEHOLDERS: dict[str, set[str]] = {
     "pairwise": {"query", "candidate_a", "candidate_b", "criteria", "rubrics", "reply_format"},
     "select": {"query", "candidates", "k", "count", "rubrics", "reply_format"},
+    "order": {"query", "candidates", "count", "rubrics", "reply_format"},
     "rubrics": {"query", "reply_format"},
 }
 _REQUIRED: dict[str, set[str]] = {
     "pairwise": {"candidate_a", "candidate_b", "reply_format"},
     "select": {"candidates", "k", "reply_format"},
+    "order": {"candidates", "reply_format"},
     "rubrics": {"query", "reply_format"},
 }
 
@@ -136,6 +140,13 @@ class Template(BaseModel):
             return {"verdict_id": nonce, "analysis": "<short comparison>", "A": side, "B": side, "winner": "<A|B|tie>"}
         if self.kind == "select":
             return {"verdict_id": nonce, "analysis": "<short comparison>", "winners": ["<candidate number>"] * k}
+        if self.kind == "order":
+            numbers = [
+                "<number of the best candidate>",
+                *["<number of the next best>"] * (k - 2),
+                "<number of the worst>",
+            ]
+            return {"verdict_id": nonce, "analysis": "<short comparison>", "order": numbers}
         item = {"dimension": "<short name>", "criterion": "<what a strong answer does>", "importance": "<1-5>"}
         return {"verdict_id": nonce, "rubrics": [item]}
 
@@ -208,6 +219,26 @@ class Template(BaseModel):
                 "count": len(candidates),
                 "rubrics": self._context_text(rubrics, answer_key),
                 "reply_format": json.dumps(self.reply_skeleton(nonce, k=k), ensure_ascii=False),
+            }
+        )
+
+    def render_order(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        nonce: str,
+        rubrics: Sequence[Any] | None = None,
+        answer_key: str | None = None,
+    ) -> list[dict[str, str]]:
+        """Chat messages asking the judge to order ``candidates`` (numbered from 1), best first."""
+        blocks = "\n\n".join(self.block(str(i + 1), c, nonce) for i, c in enumerate(candidates))
+        return self._fill(
+            {
+                "query": query,
+                "candidates": blocks,
+                "count": len(candidates),
+                "rubrics": self._context_text(rubrics, answer_key),
+                "reply_format": json.dumps(self.reply_skeleton(nonce, k=len(candidates)), ensure_ascii=False),
             }
         )
 

@@ -226,3 +226,7 @@ class PoolJudge:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """One group judgment on the pool."""
         return await self.pool._call(self.shard, "select", query, list(candidates), k)
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """One listwise judgment on the pool."""
+        return await self.pool._call(self.shard, "order", query, list(candidates))

@@ -56,6 +56,10 @@ class _Counting:
         self.calls += 1
         return await self.judge.select(query, candidates, k)
 
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        self.calls += 1
+        return await self.judge.order(query, candidates)
+
 
 class JudgeService:
     """Ranks groups through one shared judge.
@@ -94,6 +98,10 @@ class JudgeService:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """One group judgment through the shared judge."""
         return await self.judge.select(query, candidates, k)
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """One listwise judgment through the shared judge."""
+        return await self.judge.order(query, candidates)
 
     # -- one request per group --------------------------------------------------------------------------------------
 

@@ -24,6 +24,10 @@ class InstantJudge:
         """The k best."""
         return sorted(range(len(candidates)), key=lambda i: -candidates[i].meta["quality"])[:k]
 
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Everyone, best first."""
+        return sorted(range(len(candidates)), key=lambda i: -candidates[i].meta["quality"])
+
 
 class TableJudge:
     """Every candidate scores its table value, except pairs with an override; records every call.

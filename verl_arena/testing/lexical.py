@@ -125,7 +125,7 @@ def answer_key(user: str) -> str:
 
 
 def lexical_reply(user: str) -> str:
-    """The reply to one of our prompts (pairwise, select or rubrics); a short text for anything else."""
+    """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else."""
     skeleton, query, candidates = parse_prompt(user)
     if skeleton is None:
         return "I can only answer verl-arena judge prompts."
@@ -142,6 +142,9 @@ def lexical_reply(user: str) -> str:
         return json.dumps(
             {"verdict_id": nonce, "analysis": f"lexical judge: A {a:.3f}, B {b:.3f}", **sides, "winner": winner}
         )
+    if "order" in skeleton:
+        order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))
+        return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "order": [i + 1 for i in order]})
     if "winners" in skeleton:
         k = len(skeleton["winners"])
         order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))

@@ -138,6 +138,12 @@ class SimulatedJudge:
             values = self.perceive("select", list(candidates))
         return sorted(range(len(candidates)), key=lambda i: (-values[i], i))[:k]
 
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Every index, best perceived first (ties go to the earlier slot)."""
+        async with self._call():
+            values = self.perceive("order", list(candidates))
+        return sorted(range(len(candidates)), key=lambda i: (-values[i], i))
+
     async def score(self, query: str, candidate: Candidate) -> float:
         """Pointwise mode: one candidate scored on its own (drift included, nothing to cancel it)."""
         async with self._call():
@@ -181,3 +187,8 @@ class FlakyJudge:
         """Fail, or delegate to the inner judge."""
         self._maybe_fail("select", list(candidates))
         return await self.inner.select(query, candidates, k)  # type: ignore[attr-defined]
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        """Fail, or delegate to the inner judge."""
+        self._maybe_fail("order", list(candidates))
+        return await self.inner.order(query, candidates)  # type: ignore[attr-defined]

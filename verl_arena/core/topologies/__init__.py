@@ -6,6 +6,7 @@ from verl_arena.core.topologies import (  # noqa: F401 - imported to register
     anchor,
     budgeted,
     double_elimination,
+    listwise,
     multi_round,
     round_robin,
     seeded_single_elimination,
