@@ -158,7 +158,8 @@ def test_pool_judge_proxy_runs_any_topology(mock_judge, pool_factory):
     judge = pool.judge("group-7")
     pairwise = run(rank_group(QUERY, groups(1, 4)[0], judge, "round_robin"))
     grouped = run(rank_group(QUERY, groups(1, 4)[0], judge, "multi_round", repeats=2))
-    assert pairwise.ranks == [3.0, 2.0, 1.0, 0.0] and grouped.ranks[3] == 0.0
+    listed = run(rank_group(QUERY, groups(1, 4)[0], judge, "listwise"))
+    assert pairwise.ranks == [3.0, 2.0, 1.0, 0.0] and grouped.ranks[3] == 0.0 and listed.ranks == pairwise.ranks
 
 
 def test_judge_failures_cross_ray_as_judge_errors(mock_judge, pool_factory):
