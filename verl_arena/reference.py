@@ -101,7 +101,7 @@ def configuration_markdown() -> str:
     from verl_arena.integrations.slime.config import SlimeArenaConfig
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
     from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
-    from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
+    from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
     from verl_arena.runtime.step_metrics import STEP_METRICS
 
     common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
@@ -123,6 +123,10 @@ def configuration_markdown() -> str:
         "### Retries (`retry:`)",
         "",
         _table(_model_rows(RetryConfig, "retry.")),
+        "",
+        "### An ensemble of judges (`ensemble:`)",
+        "",
+        _table(_model_rows(EnsembleConfig, "ensemble.")),
         "",
         "## The tournament",
         "",

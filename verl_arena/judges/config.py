@@ -12,12 +12,12 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.validation import validate
+from verl_arena.validation import problems, validate
 
-__all__ = ["EndpointConfig", "JudgeConfig", "RetryConfig", "parse_judge_config"]
+__all__ = ["EndpointConfig", "EnsembleConfig", "JudgeConfig", "RetryConfig", "parse_judge_config"]
 
 
 class _Strict(BaseModel):
@@ -76,6 +76,34 @@ class RetryConfig(_Strict):
     max_elapsed_s: float = Field(default=300.0, gt=0)
 
 
+class EnsembleConfig(_Strict):
+    """Several judges (or several samples of one) decide every judgment together.
+
+    Args:
+        members: one entry per member judge: the changes to the surrounding judge configuration that make it, e.g.
+            ``{}`` (that judge itself), ``{endpoints: [...another model...]}`` or ``{template: writing}``. Each member
+            keeps its own endpoints, limits and cache.
+        samples: how many times each member is asked per judgment; with ``temperature`` above 0 (and ``seed`` unset
+            or different per sample, which it is: sample k uses ``seed + k``) the samples are independent.
+        combine: ``"majority"``: every verdict is one vote for its winner (a tie half a vote each), and the pair's
+            scores are the votes; ``"mean"``: the mean of the verdicts' scores, each first scaled to [0, 1] by its
+            judge's score range, so judges on different scales count alike.
+    """
+
+    members: list[dict[str, Any]] = Field(default_factory=lambda: [{}], min_length=1)
+    samples: int = Field(default=1, ge=1)
+    combine: Literal["majority", "mean"] = "majority"
+
+    @model_validator(mode="after")
+    def _votes(self) -> EnsembleConfig:
+        if len(self.members) * self.samples < 2:
+            raise ValueError("an ensemble needs at least two verdicts per judgment (members x samples >= 2)")
+        for i, member in enumerate(self.members):
+            if "ensemble" in member:
+                raise ValueError(f"members[{i}] may not hold an ensemble of its own")
+        return self
+
+
 class JudgeConfig(_Strict):
     """Everything that defines the judge.
 
@@ -107,6 +135,7 @@ class JudgeConfig(_Strict):
             5-7 query-specific rubric items once per query).
         no_answer: ``"lose"``: a candidate without a final answer loses without a judge call; ``"judge"``: judge it.
         max_field_chars: longest process or answer text shown to the judge (middle-truncated beyond).
+        ensemble: several judges or samples per judgment, combined (see :class:`EnsembleConfig`); ``None``: one.
     """
 
     endpoints: list[EndpointConfig] = Field(min_length=1)
@@ -133,13 +162,29 @@ class JudgeConfig(_Strict):
     rubrics: Literal["none", "data", "generate"] = "data"
     no_answer: Literal["lose", "judge"] = "lose"
     max_field_chars: int = Field(default=24_000, ge=200)
+    ensemble: EnsembleConfig | None = None
 
     @model_validator(mode="after")
     def _reserved_body(self) -> JudgeConfig:
         reserved = {"model", "messages"} & set(self.extra_body)
         if reserved:
             raise ValueError(f"extra_body may not set {sorted(reserved)}; they are filled in by the judge")
+        if self.ensemble is not None:
+            self.member_configs()  # a member that does not validate fails here, naming itself
         return self
+
+    def member_configs(self) -> list[JudgeConfig]:
+        """The ensemble's member configurations (this configuration with each member's changes), or ``[self]``."""
+        if self.ensemble is None:
+            return [self]
+        base = self.model_dump(exclude={"ensemble"})
+        members = []
+        for i, changes in enumerate(self.ensemble.members):
+            try:
+                members.append(JudgeConfig.model_validate({**base, **changes}))
+            except ValidationError as exc:
+                raise ValueError(problems(exc, f"ensemble.members[{i}]")) from None
+        return members
 
 
 def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:

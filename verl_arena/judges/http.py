@@ -162,8 +162,10 @@ class ChatClient:
         *,
         max_tokens: int | None = None,
         json_mode: bool | None = None,
+        seed: int | None = None,
     ) -> ChatResult:
-        """Send one chat request (retrying as configured) and return the reply; ``JudgeError`` when it fails."""
+        """Send one chat request (retrying as configured) and return the reply; ``JudgeError`` when it fails.
+        ``max_tokens``, ``json_mode`` and ``seed`` override the configuration's for this request."""
         cfg = self.config
         body: dict[str, Any] = {
             "messages": messages,
@@ -171,8 +173,8 @@ class ChatClient:
             "max_tokens": max_tokens or cfg.max_tokens,
             **cfg.extra_body,
         }
-        if cfg.seed is not None:
-            body["seed"] = cfg.seed
+        if (seed if seed is not None else cfg.seed) is not None:
+            body["seed"] = seed if seed is not None else cfg.seed
         if cfg.json_mode if json_mode is None else json_mode:
             body["response_format"] = {"type": "json_object"}
         estimate = _estimate_tokens(messages) + body["max_tokens"]

@@ -80,6 +80,8 @@ class LLMJudge:
         config: a :class:`JudgeConfig` or a mapping that validates into one.
         client: the HTTP client (built from ``config`` if omitted).
         cache: verdict cache (opened at ``config.cache_path`` if omitted and a path is set).
+        sample: which sample of this judge it is, in an ensemble that asks it several times (0: the judge itself);
+            part of every cache key, so samples are cached apart.
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class LLMJudge:
         *,
         client: ChatClient | None = None,
         cache: VerdictCache | None = None,
+        sample: int = 0,
     ) -> None:
         self.config = parse_judge_config(config)
         cfg = self.config
@@ -104,7 +107,7 @@ class LLMJudge:
             "seed": cfg.seed,
             "json_mode": cfg.json_mode,
             "extra_body": cfg.extra_body,
-        }
+        } | ({"sample": sample} if sample else {})
         #: what identifies this judge in cache keys: models and sampling parameters
         self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
         self.counts: Counter[str] = Counter()
@@ -271,7 +274,7 @@ class LLMJudge:
     async def _ask(
         self, template: Template, messages: list[dict[str, str]], parse: Callable[[str], T]
     ) -> tuple[T, list[ChatResult]]:
-        first = await self.client.chat(messages)
+        first = await self.client.chat(messages, seed=self.config.seed)
         try:
             return parse(first.text), [first]
         except ParseError as exc:
@@ -283,7 +286,7 @@ class LLMJudge:
                 {"role": "assistant", "content": first.text[:4000]},
                 {"role": "user", "content": retry},
             ]
-        second = await self.client.chat(follow_up)
+        second = await self.client.chat(follow_up, seed=self.config.seed)
         try:
             return parse(second.text), [first, second]
         except ParseError as exc:

@@ -31,6 +31,8 @@ class GroupSummary:
     order_disagreement: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    ensemble_judgments: int = 0
+    ensemble_agreement: float = 1.0
 
     @classmethod
     def of(cls, result: GroupResult, *, size: int, expected: int, incomplete: bool) -> GroupSummary:
@@ -42,6 +44,7 @@ class GroupSummary:
         for m in result.matches:  # failed judgments spent tokens too
             usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
+        agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
         return cls(
             size=size,
             expected=expected,
@@ -53,6 +56,8 @@ class GroupSummary:
             order_disagreement=disagree / len(pairs) if pairs else 0.0,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
+            ensemble_judgments=len(agreements),
+            ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
         )
 
 

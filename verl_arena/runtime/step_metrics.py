@@ -33,6 +33,7 @@ STEP_METRICS = {
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
     "arena/order_disagreement": "mean share of pairs whose two orders disagreed",
+    "arena/judge_agreement": "with a judge ensemble: mean share of member pairs naming the same winner (only then)",
     "arena/prompt_tokens": "judge prompt tokens",
     "arena/completion_tokens": "judge completion tokens",
     "arena/forfeits": "rollouts that broke the judge and lost for it",
@@ -98,6 +99,9 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
+    ensemble = sum(g.ensemble_judgments for g in ranked)
+    if ensemble:
+        out["arena/judge_agreement"] = math.fsum(g.ensemble_agreement * g.ensemble_judgments for g in ranked) / ensemble
     for name, attribute in _MEMBER_SUMS.items():
         out[name] = float(sum(bool(getattr(o, attribute)) for _, o in answers))
     waits = [o.wait_s for _, o in answers]
