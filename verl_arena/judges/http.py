@@ -47,7 +47,7 @@ from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailabl
 from verl_arena.judges.ratelimit import TokenBucket
 from verl_arena.judges.responses import FinalFailure, RetryableFailure, read_answer
 
-__all__ = ["ChatClient", "ChatResult", "connection_pools"]
+__all__ = ["ChatClient", "ChatResult", "call_meta", "connection_pools", "total_usage"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,26 @@ class ChatResult:
     model: str
     attempts: int
     finish_reason: str | None = None
+
+
+def total_usage(results: Sequence[ChatResult]) -> dict[str, int]:
+    """The token usage of several requests, summed per field."""
+    total: Counter[str] = Counter()
+    for r in results:
+        total.update(r.usage)
+    return dict(total)
+
+
+def call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
+    """Where the last of ``results`` was answered, how many attempts all took, and whether the judge was re-asked."""
+    last = results[-1]
+    return {
+        "endpoint": last.endpoint,
+        "model": last.model,
+        "attempts": sum(r.attempts for r in results),
+        "reasked": len(results) > 1,
+        **extra,
+    }
 
 
 def _stop_after_isolated_timeouts(state: RetryCallState) -> bool:

@@ -26,13 +26,11 @@ middle of the scale) or is passed over in a group judgment. Only failures nobody
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import string
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
@@ -40,7 +38,8 @@ from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.judges.attribution import FaultTracer, Probe
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
-from verl_arena.judges.http import ChatClient, ChatResult
+from verl_arena.judges.context import ContextSource, JudgeContext
+from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import ParseError, parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.rendering import truncate_middle
 from verl_arena.judges.templates import Template, load_template, make_nonce
@@ -57,20 +56,6 @@ _EMPTY = Candidate(id="probe-partner", answer="", path="")
 
 def _no_answer(c: Candidate) -> bool:
     return bool(c.meta.get("no_answer"))
-
-
-@dataclass(frozen=True)
-class JudgeContext:
-    """What the judge reads beside the query and the candidates: rubric items and an answer key, where given."""
-
-    rubrics: list[Any] | None
-    answer_key: str | None = None
-
-    @property
-    def key(self) -> str:
-        """The context's part of cache keys, nonces and probe keys (without an answer key, what it always was)."""
-        text = json.dumps(self.rubrics, sort_keys=True, ensure_ascii=False)
-        return text if self.answer_key is None else f"{text}\x1fanswer_key\x1f{self.answer_key}"
 
 
 class LLMJudge:
@@ -113,7 +98,7 @@ class LLMJudge:
         self.counts: Counter[str] = Counter()
         self.faults = FaultTracer(self.cache)
         self._rubrics: dict[str, list[dict[str, Any]]] = {}
-        self._rubrics_pending: dict[str, asyncio.Future[list[dict[str, Any]] | None]] = {}
+        self._context = ContextSource(cfg.rubrics, self.rubrics, self.counts)
 
     # -- judge protocol ---------------------------------------------------------------------------------------------
 
@@ -130,7 +115,7 @@ class LLMJudge:
             score_a = lo if _no_answer(a) else mid
             score_b = lo if _no_answer(b) else mid
             return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
-        context = await self._context_for(query, (a, b))
+        context = await self._context(query, (a, b))
         known = {"a": self._known_fault(query, a, context), "b": self._known_fault(query, b, context)}
         if any(known.values()):
             reason = next(r for r in known.values() if r)
@@ -157,9 +142,9 @@ class LLMJudge:
             score_b=scores.score_b,
             dimensions={"A": scores.dimensions_a, "B": scores.dimensions_b, "judge_winner": scores.judge_winner},
             raw=results[-1].text,
-            usage=_total_usage(results),
+            usage=total_usage(results),
             latency_s=sum(r.latency_s for r in results),
-            meta=_call_meta(results, analysis=scores.analysis),
+            meta=call_meta(results, analysis=scores.analysis),
         )
         await self._store(key, verdict)
         return verdict
@@ -167,71 +152,55 @@ class LLMJudge:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` best of ``candidates``."""
         self.counts["select"] += 1
-        context = await self._context_for(query, candidates)
+        context = await self._context(query, candidates)
         # candidates without an answer, or known to break the judge, are passed over like losers
-        passed_over = [
-            i
-            for i, c in enumerate(candidates)
-            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
-        ]
+        passed_over = self._passed_over(query, candidates, context)
         if passed_over:
-            self.counts["passed_over"] += 1
             rest = [i for i in range(len(candidates)) if i not in passed_over]
             if len(rest) <= k:
                 return rest + passed_over[: k - len(rest)]
             picked = await self.select(query, [candidates[i] for i in rest], k)
             return [rest[i] for i in picked]
         digests = [c.digest for c in candidates]
-        key = cache_key("select", self.identity, self.group.digest, query, str(k), *digests, context.key)
-        stored = await self._cached(key)
-        if stored is not None:
-            return list(stored["winners"])
-        nonce = make_nonce(self.group.digest, query, str(k), *digests, context.key)
-        shown = [self._shown(c) for c in candidates]
-        messages = self.group.render_select(query, shown, k, nonce, context.rubrics, context.answer_key)
-        try:
-            winners, _ = await self._ask(self.group, messages, lambda t: parse_selection(t, nonce, len(candidates), k))
-        except JudgeError as exc:
-            if not exc.input_related:
-                raise
-            await self._trace(exc, query, candidates, context)
-            return await self.select(query, candidates, k)  # the culprits are known faults now: passed over
-        await self._store(key, {"winners": winners})
-        return winners
+        winners = await self._group_judgment(
+            "winners",
+            self.group,
+            ("select", self.identity, self.group.digest, query, str(k), *digests, context.key),
+            (self.group.digest, query, str(k), *digests, context.key),
+            query,
+            candidates,
+            context,
+            lambda shown, nonce: self.group.render_select(query, shown, k, nonce, context.rubrics, context.answer_key),
+            lambda text, nonce: parse_selection(text, nonce, len(candidates), k),
+        )
+        # None: the culprits are known faults now and are passed over
+        return winners if winners is not None else await self.select(query, candidates, k)
 
     async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
         """Every index of ``candidates``, best first. Candidates without an answer, or known to break the judge, are
         placed last (in the order given) and the others are ordered by the judge."""
         self.counts["order"] += 1
-        context = await self._context_for(query, candidates)
-        passed_over = [
-            i
-            for i, c in enumerate(candidates)
-            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
-        ]
+        context = await self._context(query, candidates)
+        passed_over = self._passed_over(query, candidates, context)
         if passed_over:
-            self.counts["passed_over"] += 1
             rest = [i for i in range(len(candidates)) if i not in passed_over]
             if len(rest) > 1:
                 rest = [rest[i] for i in await self.order(query, [candidates[i] for i in rest])]
             return rest + passed_over
         digests = [c.digest for c in candidates]
-        key = cache_key("order", self.identity, self.lister.digest, query, *digests, context.key)
-        stored = await self._cached(key)
-        if stored is not None:
-            return list(stored["order"])
-        nonce = make_nonce(self.lister.digest, query, "order", *digests, context.key)
-        shown = [self._shown(c) for c in candidates]
-        messages = self.lister.render_order(query, shown, nonce, context.rubrics, context.answer_key)
-        try:
-            ordered, _ = await self._ask(self.lister, messages, lambda t: parse_order(t, nonce, len(candidates)))
-        except JudgeError as exc:
-            if not exc.input_related:
-                raise
-            await self._trace(exc, query, candidates, context)
-            return await self.order(query, candidates)  # the culprits are known faults now: placed last
-        await self._store(key, {"order": ordered})
-        return ordered
+        ordered = await self._group_judgment(
+            "order",
+            self.lister,
+            ("order", self.identity, self.lister.digest, query, *digests, context.key),
+            (self.lister.digest, query, "order", *digests, context.key),
+            query,
+            candidates,
+            context,
+            lambda shown, nonce: self.lister.render_order(query, shown, nonce, context.rubrics, context.answer_key),
+            lambda text, nonce: parse_order(text, nonce, len(candidates)),
+        )
+        # None: the culprits are known faults now and are placed last
+        return ordered if ordered is not None else await self.order(query, candidates)
 
     async def rubrics(self, query: str) -> list[dict[str, Any]]:
         """5-7 query-specific rubric items written by the judge, once per query (cached)."""
@@ -299,8 +268,48 @@ class LLMJudge:
                 reason=reason,
                 attempts=2,
                 input_related=True,
-                usage=_total_usage([first, second]),
+                usage=total_usage([first, second]),
             ) from exc
+
+    def _passed_over(self, query: str, candidates: Sequence[Candidate], context: JudgeContext) -> list[int]:
+        """The candidates a group judgment leaves out: without an answer (``no_answer="lose"``) or known faults."""
+        out = [
+            i
+            for i, c in enumerate(candidates)
+            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
+        ]
+        if out:
+            self.counts["passed_over"] += 1
+        return out
+
+    async def _group_judgment(
+        self,
+        field: str,
+        template: Template,
+        key_parts: tuple[str, ...],
+        nonce_parts: tuple[str, ...],
+        query: str,
+        candidates: Sequence[Candidate],
+        context: JudgeContext,
+        render: Callable[[list[Candidate], str], list[dict[str, str]]],
+        parse: Callable[[str, str], list[int]],
+    ) -> list[int] | None:
+        """One cached group judgment; ``None`` when a failure was traced to candidates (known faults from now on)."""
+        key = cache_key(*key_parts)
+        stored = await self._cached(key)
+        if stored is not None:
+            return list(stored[field])
+        nonce = make_nonce(*nonce_parts)
+        messages = render([self._shown(c) for c in candidates], nonce)
+        try:
+            result, _ = await self._ask(template, messages, lambda text: parse(text, nonce))
+        except JudgeError as exc:
+            if not exc.input_related:
+                raise
+            await self._trace(exc, query, candidates, context)
+            return None
+        await self._store(key, {field: result})
+        return result
 
     def _forfeit(self, sides: set[str], reason: str, usage: Mapping[str, int] | None = None) -> PairVerdict:
         """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the
@@ -373,49 +382,3 @@ class LLMJudge:
                 "meta": dict(value.meta),
             }
         await self.cache.aput(key, value)
-
-    async def _context_for(self, query: str, candidates: Sequence[Candidate]) -> JudgeContext:
-        """The rubric items (by the ``rubrics`` mode) and the answer key (from the data) the judge reads."""
-        answer_key = next((c.meta["answer_key"] for c in candidates if c.meta.get("answer_key")), None)
-        return JudgeContext(await self._rubrics_for(query, candidates), answer_key)
-
-    async def _rubrics_for(self, query: str, candidates: Sequence[Candidate]) -> list[Any] | None:
-        mode = self.config.rubrics
-        if mode == "data":
-            for c in candidates:
-                if c.meta.get("rubrics"):
-                    return list(c.meta["rubrics"])
-            return None
-        if mode != "generate":
-            return None
-        pending = self._rubrics_pending.get(query)
-        if pending is None or pending.get_loop() is not asyncio.get_running_loop():
-            pending = asyncio.ensure_future(self._rubrics_or_none(query))
-            self._rubrics_pending[query] = pending
-        return await asyncio.shield(pending)
-
-    async def _rubrics_or_none(self, query: str) -> list[dict[str, Any]] | None:
-        try:
-            return await self.rubrics(query)
-        except JudgeError as exc:
-            self.counts["rubric_failures"] += 1
-            logger.warning("rubric generation failed (%s); judging without query-specific rubrics", exc.reason)
-            return None
-
-
-def _total_usage(results: Sequence[ChatResult]) -> dict[str, int]:
-    total: Counter[str] = Counter()
-    for r in results:
-        total.update(r.usage)
-    return dict(total)
-
-
-def _call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
-    last = results[-1]
-    return {
-        "endpoint": last.endpoint,
-        "model": last.model,
-        "attempts": sum(r.attempts for r in results),
-        "reasked": len(results) > 1,
-        **extra,
-    }
