@@ -68,7 +68,8 @@ def _print_report(report: dict[str, Any]) -> None:
         length = c["length"]
         if length is not None:
             print(f"  length: correlation of outcome with answer-length difference {length['correlation']:+.3f}; "
-                  f"length-controlled win rate {_ci(length['controlled'])}")  # fmt: skip
+                  f"length-controlled win rate {_ci(length['controlled'])}; judge's length bias "
+                  f"{length['bias']:+.3f} logits per log length ratio (length_bias for training)")  # fmt: skip
             if length["mostly_length"]:
                 print(f"  WARNING: {c['system']}'s win over {c['baseline']} is mostly length: the win rate is clearly "
                       "above or below 0.5, the length-controlled one is not")  # fmt: skip

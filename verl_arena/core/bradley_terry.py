@@ -43,22 +43,29 @@ def pairwise_outcomes(matches: Sequence[Match]) -> list[tuple[int, int, float]]:
     return out
 
 
-def fit_bradley_terry(n: int, matches: Sequence[Match], *, alpha: float = 0.1) -> np.ndarray:
+def fit_bradley_terry(
+    n: int, matches: Sequence[Match], *, alpha: float = 0.1, offsets: Sequence[float] | None = None
+) -> np.ndarray:
     """MAP Bradley-Terry strengths of ``n`` candidates from a match log, centred on zero.
 
     Args:
         n: number of candidates.
         matches: the match log (indices into the group).
         alpha: strength of the L2 prior; must be > 0.
+        offsets: a known advantage of each candidate that is not its strength (a judge's length preference, say):
+            P(i beats j) = sigmoid(theta_i + offset_i - theta_j - offset_j); the strengths are what is left.
 
     Returns:
         float64 array of shape (n,).
     """
-    return fit_outcomes(n, pairwise_outcomes(matches), alpha=alpha)
+    return fit_outcomes(n, pairwise_outcomes(matches), alpha=alpha, offsets=offsets)
 
 
-def fit_outcomes(n: int, data: Sequence[tuple[int, int, float]], *, alpha: float = 0.1) -> np.ndarray:
-    """MAP Bradley-Terry strengths of ``n`` players from ``(winner, loser, weight)`` triples, centred on zero."""
+def fit_outcomes(
+    n: int, data: Sequence[tuple[int, int, float]], *, alpha: float = 0.1, offsets: Sequence[float] | None = None
+) -> np.ndarray:
+    """MAP Bradley-Terry strengths of ``n`` players from ``(winner, loser, weight)`` triples, centred on zero
+    (``offsets``: as in :func:`fit_bradley_terry`)."""
     from scipy.optimize import minimize  # imported here: scipy is slow to import and only this fit needs it
     from scipy.special import expit
 
@@ -69,9 +76,12 @@ def fit_outcomes(n: int, data: Sequence[tuple[int, int, float]], *, alpha: float
     win = np.array([d[0] for d in data])
     lose = np.array([d[1] for d in data])
     weight = np.array([d[2] for d in data])
+    shift = (
+        np.zeros(len(data)) if offsets is None else np.asarray(offsets, dtype=float)[win] - np.asarray(offsets)[lose]
+    )
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        diff = theta[win] - theta[lose]
+        diff = theta[win] - theta[lose] + shift
         loss = float(np.sum(weight * np.logaddexp(0.0, -diff)) + 0.5 * alpha * theta @ theta)
         slope = -weight * expit(-diff)
         grad = alpha * theta

@@ -5,7 +5,8 @@
 The pipeline is the same for every topology:
 
 1. the topology plays the group in an :class:`~verl_arena.core.arena.Arena` and returns sort keys and points;
-2. optionally a Bradley-Terry fit over the match log replaces them (``scoring="bradley_terry"``);
+2. optionally a Bradley-Terry fit over the match log replaces them (``scoring="bradley_terry"``), or one that
+   takes the judge's known length preference out (``scoring="length_controlled"``);
 3. keys become ranks (ties share the mean position), ranks or points become rewards (``reward`` scheme), rewards
    become advantages (standardised with the unbiased std);
 4. if more than ``max_failed_fraction`` of the judgments failed, the group is voided: equal ranks and rewards and
@@ -36,9 +37,11 @@ __all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay"]
 
 logger = logging.getLogger(__name__)
 
-Scoring = Literal["topology", "bradley_terry"]
+Scoring = Literal["topology", "bradley_terry", "length_controlled"]
 #: Options every topology accepts, next to its own.
-COMMON_OPTIONS = ("seed", "on_judge_error", "max_failed_fraction", "scoring", "reward", "epsilon", "bt_alpha")
+COMMON_OPTIONS = (
+    "seed", "on_judge_error", "max_failed_fraction", "scoring", "reward", "epsilon", "bt_alpha", "length_bias",
+)  # fmt: skip
 
 
 def _check_number(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = False) -> None:
@@ -60,10 +63,15 @@ class Tournament:
         seed: seeds every random choice; results are a function of (candidates, judge verdicts, options, seed).
         on_judge_error: ``"tie"`` (a failed judgment counts as a tie and is counted) or ``"raise"``.
         max_failed_fraction: a group with a larger fraction of failed judgments is voided.
-        scoring: ``"topology"`` (the topology's own ranking) or ``"bradley_terry"`` (a fit over the match log).
+        scoring: ``"topology"`` (the topology's own ranking), ``"bradley_terry"`` (a fit over the match log) or
+            ``"length_controlled"`` (the same fit less the judge's known length preference ``length_bias``).
         reward: reward scheme (``"rank_quantile"`` or ``"minmax"``); ``None`` uses the topology's default.
         epsilon: the epsilon of the standardisation and of the min-max normalisation.
         bt_alpha: strength of the Bradley-Terry prior.
+        length_bias: with ``scoring="length_controlled"``, the judge's preference for longer answers in
+            Bradley-Terry logits per unit of log length ratio (``verl-arena eval winrate`` measures it as the length
+            bias): P(i beats j) = sigmoid(theta_i - theta_j + length_bias * log(len_i / len_j)), and candidates rank
+            by theta. Candidates without an answer or that forfeited get no length credit or debit.
     """
 
     topology: str = "seeded_single_elimination"
@@ -75,6 +83,7 @@ class Tournament:
     reward: str | None = None
     epsilon: float = 1e-6
     bt_alpha: float = 0.1
+    length_bias: float = 0.0
 
     def __post_init__(self) -> None:
         cls = get_topology(self.topology)
@@ -82,10 +91,17 @@ class Tournament:
         object.__setattr__(self, "_impl", cls(parse_options(cls, self.options)))
         check_int("seed", self.seed, 0)
         check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
-        check_choice("scoring", self.scoring, ("topology", "bradley_terry"))
+        check_choice("scoring", self.scoring, ("topology", "bradley_terry", "length_controlled"))
         _check_number("max_failed_fraction", self.max_failed_fraction, 0.0, 1.0)
         _check_number("epsilon", self.epsilon, 0.0, 1.0)
         _check_number("bt_alpha", self.bt_alpha, 0.0, math.inf, open_lo=True)
+        _check_number("length_bias", self.length_bias, -math.inf, math.inf)
+        if (self.scoring == "length_controlled") != (self.length_bias != 0):
+            raise ConfigError(
+                "option 'length_bias' (the judge's measured length preference, not 0) goes with "
+                f"scoring='length_controlled' and only with it; got scoring={self.scoring!r}, "
+                f"length_bias={self.length_bias!r}"
+            )
         if self.reward is not None:
             REWARDS.get(self.reward)
 
@@ -143,7 +159,8 @@ class Tournament:
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
         arena = Arena(query, candidates, judge, seed=self.seed, on_judge_error=self.on_judge_error, group=group)
-        return await self._play(arena, _format_rewards(candidates, group), group_id)
+        lengths = [0 if c.meta.get("no_answer") else len(c.answer) for c in candidates]
+        return await self._play(arena, _format_rewards(candidates, group), group_id, lengths)
 
     def void(
         self, candidates: Sequence[Candidate], reason: str, *, group_id: str | None = None, comparisons: int = 0
@@ -183,9 +200,18 @@ class Tournament:
         arena = ReplayArena(
             query, candidates, result.matches, seed=self.seed, group=group, content_keys=result.details["digests"]
         )
-        return await self._play(arena, result.details.get("format_rewards"), result.group_id)
+        lengths = result.details.get("answer_lengths")
+        if self.scoring == "length_controlled" and lengths is None and len(candidates) > 1:
+            raise ConfigError(f"{group}: a length-controlled result needs its details['answer_lengths'] to replay")
+        return await self._play(arena, result.details.get("format_rewards"), result.group_id, lengths)
 
-    async def _play(self, arena: Arena, format_rewards: list[float] | None, group_id: str | None) -> GroupResult:
+    async def _play(
+        self,
+        arena: Arena,
+        format_rewards: list[float] | None,
+        group_id: str | None,
+        lengths: list[int] | None = None,
+    ) -> GroupResult:
         n = arena.n
         details: dict[str, Any] = {"digests": list(arena.content_keys)}
         if format_rewards is not None:
@@ -201,6 +227,13 @@ class Tournament:
         if self.scoring == "bradley_terry" and n > 1:
             strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha)
             keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
+        elif self.scoring == "length_controlled" and n > 1 and lengths is not None:
+            forfeited = {p for m in matches for p in m.forfeits}
+            covariate = length_covariate(lengths, [lengths[i] == 0 or i in forfeited for i in range(n)])
+            offsets = [self.length_bias * x for x in covariate]
+            strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha, offsets=offsets)
+            keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
+            details["answer_lengths"] = list(lengths)
 
         failures = arena.failures
         voided = arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
@@ -237,6 +270,15 @@ class Tournament:
             details=details,
             group_id=group_id,
         )
+
+
+def length_covariate(lengths: Sequence[int], excluded: Sequence[bool]) -> list[float]:
+    """Each answer's log length less the mean over the candidates not ``excluded``; 0 for those (no length credit
+    or debit for a candidate without an answer or that forfeited)."""
+    logs = [math.log1p(length) for length in lengths]
+    kept = [x for x, out in zip(logs, excluded, strict=True) if not out]
+    mean = math.fsum(kept) / len(kept) if kept else 0.0
+    return [0.0 if out else x - mean for x, out in zip(logs, excluded, strict=True)]
 
 
 def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:

@@ -12,6 +12,7 @@ counted, never guessed.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -155,11 +156,12 @@ def winrate_report(
         ]  # fmt: skip
         # the length effect, on tasks where both outputs are valid (an invalid output loses for another reason)
         valid = [i for i, t in enumerate(ordered) if not (_invalid(systems[name], t) or _invalid(systems[baseline], t))]
-        lengths = [len(systems[name].outputs[ordered[i]].answer) - len(systems[baseline].outputs[ordered[i]].answer)
-                   for i in valid]  # fmt: skip
+        pairs = [(len(systems[name].outputs[ordered[i]].answer), len(systems[baseline].outputs[ordered[i]].answer))
+                 for i in valid]  # fmt: skip
         entry["length"] = (
-            {"tasks": len(valid), **length_controlled([mean[i] for i in valid], lengths, confidence=confidence,
-                                                      seed=seed).to_dict()}
+            {"tasks": len(valid), **length_controlled(
+                [mean[i] for i in valid], [a - b for a, b in pairs], confidence=confidence, seed=seed,
+                log_ratio=[math.log1p(a) - math.log1p(b) for a, b in pairs]).to_dict()}
             if len(valid) >= 3 else None
         )  # fmt: skip
         report["comparisons"].append(entry)

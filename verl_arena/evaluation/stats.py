@@ -132,12 +132,16 @@ class LengthControl:
         slope: the logistic regression's coefficient of the (squashed) length difference.
         controlled: the win rate the regression predicts at equal lengths, with a bootstrap interval.
         mostly_length: the raw win rate is clearly away from 0.5 but the length-controlled one is not.
+        bias: the judge's preference for length in Bradley-Terry logits per unit of log length ratio (a logistic
+            regression of the outcome on ``log(len_a / len_b)``); the ``length_bias`` a length-controlled training
+            run takes. ``None`` where no log length ratio was given.
     """
 
     correlation: float
     slope: float
     controlled: Interval
     mostly_length: bool
+    bias: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -168,18 +172,21 @@ def length_controlled(
     outcomes: Sequence[float],
     length_diff: Sequence[float],
     *,
+    log_ratio: Sequence[float] | None = None,
     confidence: float = 0.95,
     resamples: int = 500,
     seed: int = 0,
 ) -> LengthControl:
     """The win rate at equal lengths, in the manner of length-controlled AlpacaEval: a logistic regression of the
-    outcome on the squashed length difference (``tanh(d / std(d))``); its intercept is the controlled win rate."""
+    outcome on the squashed length difference (``tanh(d / std(d))``); its intercept is the controlled win rate.
+    With ``log_ratio`` (per outcome, ``log(len_a / len_b)``), also the judge's length bias (:class:`LengthControl`)."""
     y = np.asarray(outcomes, dtype=float)
     d = np.asarray(length_diff, dtype=float)
     if len(y) != len(d):
         raise ValueError("one length difference per outcome")
     if len(y) and np.all(y == y[0]):  # one outcome everywhere: nothing for length to explain
-        return LengthControl(0.0, 0.0, Interval(float(y[0]), float(y[0]), float(y[0])), False)
+        only = Interval(float(y[0]), float(y[0]), float(y[0]))
+        return LengthControl(0.0, 0.0, only, False, None if log_ratio is None else 0.0)
     x = _squash(d)
     intercept, slope = _logistic_fit(x, y)
 
@@ -192,4 +199,5 @@ def length_controlled(
     correlation = float(stats.pearsonr(y, d).statistic) if len(y) > 2 and np.std(y) > 0 and np.std(d) > 0 else 0.0
     raw = bootstrap_interval(y, confidence=confidence, seed=seed)
     mostly_length = raw.excludes(0.5) and not interval.excludes(0.5)
-    return LengthControl(correlation, slope, interval, mostly_length)
+    bias = None if log_ratio is None else _logistic_fit(np.asarray(log_ratio, dtype=float), y)[1]
+    return LengthControl(correlation, slope, interval, mostly_length, bias)

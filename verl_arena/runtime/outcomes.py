@@ -9,12 +9,24 @@ import dataclasses
 import json
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.core.types import GroupResult
 
-__all__ = ["Answers", "GroupSummary", "MemberOutcome", "member_outcomes"]
+__all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
+
+
+def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> float | None:
+    """Spearman correlation of reward with answer length over the members that answered (the first
+    ``len(lengths)`` rewards); ``None`` with fewer than three such members or when either side is constant."""
+    pairs = [(r, n) for r, n in zip(rewards, lengths, strict=False) if n > 0]
+    if len(pairs) < 3 or len({r for r, _ in pairs}) < 2 or len({n for _, n in pairs}) < 2:
+        return None
+    from scipy.stats import spearmanr  # scipy is slow to import; only this needs it here
+
+    return round(float(spearmanr([r for r, _ in pairs], [n for _, n in pairs]).statistic), 9)
 
 
 @dataclass(frozen=True)
@@ -33,10 +45,19 @@ class GroupSummary:
     completion_tokens: int = 0
     ensemble_judgments: int = 0
     ensemble_agreement: float = 1.0
+    length_corr: float | None = None
 
     @classmethod
-    def of(cls, result: GroupResult, *, size: int, expected: int, incomplete: bool) -> GroupSummary:
-        """The summary of a ranked group."""
+    def of(
+        cls,
+        result: GroupResult,
+        *,
+        size: int,
+        expected: int,
+        incomplete: bool,
+        lengths: Sequence[int] | None = None,
+    ) -> GroupSummary:
+        """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage: Counter[str] = Counter()
         for m in pairs:
@@ -58,6 +79,7 @@ class GroupSummary:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             ensemble_judgments=len(agreements),
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
+            length_corr=None if lengths is None or result.voided else length_reward_corr(result.rewards, lengths),
         )
 
 
@@ -128,10 +150,12 @@ def member_outcomes(
     anchor: int,
     expected: int,
     incomplete: bool = False,
+    lengths: Sequence[int] | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a ranked group whose first ``members`` candidates are the members (a reference
-    may follow), and the outcome of a member who comes too late (the group's mean reward)."""
-    summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete)
+    may follow), and the outcome of a member who comes too late (the group's mean reward). ``lengths``: the
+    members' answer lengths, for the summary's length correlation."""
+    summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete, lengths=lengths)
     forfeited = result.forfeited
     outcomes = [
         MemberOutcome(

@@ -321,6 +321,7 @@ class GroupCoordinator:
             anchor=anchor,
             expected=group.expected,
             incomplete=incomplete,
+            lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(members)]],
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

@@ -34,6 +34,7 @@ STEP_METRICS = {
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
     "arena/order_disagreement": "mean share of pairs whose two orders disagreed",
     "arena/judge_agreement": "with a judge ensemble: mean share of member pairs naming the same winner (only then)",
+    "arena/length_corr": "mean Spearman correlation of reward with answer length in a group (rising: length hacking)",
     "arena/prompt_tokens": "judge prompt tokens",
     "arena/completion_tokens": "judge completion tokens",
     "arena/forfeits": "rollouts that broke the judge and lost for it",
@@ -99,6 +100,9 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
+    corrs = [g.length_corr for g in ranked if g.length_corr is not None]
+    if corrs:
+        out["arena/length_corr"] = math.fsum(corrs) / len(corrs)
     ensemble = sum(g.ensemble_judgments for g in ranked)
     if ensemble:
         out["arena/judge_agreement"] = math.fsum(g.ensemble_agreement * g.ensemble_judgments for g in ranked) / ensemble

@@ -99,6 +99,7 @@ async def _rank(
     outcomes, _ = member_outcomes(
         result, [bool(c.meta.get("no_answer")) for c in candidates], members=len(trajectories), anchor=anchor,
         expected=len(trajectories),
+        lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(trajectories)]],
     )  # fmt: skip
     return key, outcomes
 
