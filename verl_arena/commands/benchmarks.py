@@ -16,16 +16,19 @@ __all__ = ["register"]
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.train:
+        return _bench_train(args)
     from verl_arena.bench import format_tables, plot_frontier, run_bench
+    from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS
 
     start = time.perf_counter()
     progress = None if args.quiet or args.json else (lambda cell: print(f"running {cell}", file=sys.stderr))
     results = run_bench(
-        sizes=args.sizes,
-        noises=args.noise,
-        judges=args.judges,
-        methods=args.methods,
-        groups=args.groups,
+        sizes=args.sizes or [8, 16],
+        noises=args.noise or [0.25, 0.5, 1.0],
+        judges=args.judges or DEFAULT_JUDGES,
+        methods=args.methods or DEFAULT_METHODS,
+        groups=args.groups or 100,
         seed=args.seed,
         progress=progress,
     )
@@ -44,6 +47,40 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"{len(results)} cells in {elapsed:.1f} s")
     if args.plot:
         plot_frontier(results, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _bench_train(args: argparse.Namespace) -> int:
+    from verl_arena.bench.training import TRAIN_METHODS, format_training, plot_training, run_training_bench
+
+    for flag, value in (("--sizes", args.sizes), ("--noise", args.noise)):
+        if value is not None and len(value) != 1:
+            raise SystemExit(f"verl-arena bench --train: {flag} takes one value, got {len(value)}")
+    start = time.perf_counter()
+    progress = None if args.quiet or args.json else (lambda what: print(f"training: {what}", file=sys.stderr))
+    runs = run_training_bench(
+        methods=args.methods or TRAIN_METHODS,
+        judges=args.judges or ("score", "drift"),
+        noise=args.noise[0] if args.noise else 0.5,
+        n=args.sizes[0] if args.sizes else 8,
+        prompts=args.groups or 16,
+        behaviours=args.behaviours,
+        steps=args.steps,
+        lr=args.lr,
+        seeds=args.runs,
+        seed=args.seed,
+        progress=progress,
+    )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        json.dump({"elapsed_s": round(elapsed, 2), "runs": [r.to_dict() for r in runs]}, sys.stdout, indent=1)
+        print()
+    else:
+        print(format_training(runs))
+        print(f"{len(runs)} training runs (x {args.runs} seeds) in {elapsed:.1f} s")
+    if args.plot:
+        plot_training(runs, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
@@ -108,7 +145,8 @@ def _bench_arena(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the benchmark commands to the command's sub-parsers."""
-    from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS, JUDGE_KINDS, METHODS
+    from verl_arena.bench.fidelity import DEFAULT_JUDGES, JUDGE_KINDS, METHODS
+    from verl_arena.bench.training import EXTRA_METHODS
     from verl_arena.core.topologies import TOPOLOGIES
 
     bench = sub.add_parser(
@@ -117,38 +155,49 @@ def register(sub: Any) -> None:
         description="Rank groups of candidates with known qualities through simulated judges and report how well "
         "each topology recovers the true order, and at what judge cost.",
     )
-    bench.add_argument("--sizes", type=int, nargs="+", default=[8, 16], metavar="N", help="group sizes (8 16)")
+    bench.add_argument("--sizes", type=int, nargs="+", metavar="N", help="group sizes (8 16; --train: one, 8)")
     bench.add_argument(
         "--noise",
         type=float,
         nargs="+",
-        default=[0.25, 0.5, 1.0],
         metavar="SD",
-        help="judge noise levels, in units of the spread of true qualities (0.25 0.5 1.0)",
+        help="judge noise levels, in units of the spread of true qualities (0.25 0.5 1.0; --train: one, 0.5)",
     )
     bench.add_argument(
         "--judges",
         nargs="+",
-        default=list(DEFAULT_JUDGES),
         choices=JUDGE_KINDS.names(),
         metavar="KIND",
         help="simulated judge kinds: "
         + "; ".join(f"{k} ({JUDGE_KINDS.get(k).description})" for k in JUDGE_KINDS.names())
-        + f" (default: {' '.join(DEFAULT_JUDGES)})",
+        + f" (default: {' '.join(DEFAULT_JUDGES)}; --train: score drift)",
     )
     bench.add_argument(
         "--methods",
         nargs="+",
-        default=list(DEFAULT_METHODS),
-        choices=METHODS.names(),
+        choices=[*METHODS.names(), *EXTRA_METHODS],
         metavar="METHOD",
-        help="ranking methods: " + ", ".join(METHODS.names()) + " (default: all)",
+        help="ranking methods: "
+        + ", ".join(METHODS.names())
+        + " (default: all); --train also takes "
+        + ", ".join(EXTRA_METHODS),
     )
-    bench.add_argument("--groups", type=int, default=100, help="groups per cell (100)")
+    bench.add_argument("--groups", type=int, help="groups per cell (100; --train: prompts per step, 16)")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    bench.add_argument("--plot", metavar="FILE.png", help="draw fidelity against judge calls (needs matplotlib)")
+    bench.add_argument("--plot", metavar="FILE.png", help="draw the results (needs matplotlib)")
     bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    train = bench.add_argument_group(
+        "training efficacy (--train)",
+        "a simulated policy-gradient loop: a softmax policy over answers of hidden quality per prompt, trained with "
+        "each method's advantages under the same simulated judge; the policy's true quality against steps and "
+        "judge calls",
+    )
+    train.add_argument("--train", action="store_true", help="run the training-efficacy bench instead")
+    train.add_argument("--steps", type=int, default=40, help="policy-gradient steps (40)")
+    train.add_argument("--runs", type=int, default=4, help="training runs per method and judge, averaged (4)")
+    train.add_argument("--behaviours", type=int, default=32, help="answers per prompt the policy chooses among (32)")
+    train.add_argument("--lr", type=float, default=1.0, help="policy-gradient step size (1.0)")
     bench.set_defaults(func=_bench)
 
     core = sub.add_parser(

@@ -1,0 +1,270 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Does a method's ranking signal make a policy learn, and at what judge cost? (``verl-arena bench --train``)
+
+A simulated policy-gradient loop. Every prompt has ``behaviours`` possible answers with hidden qualities drawn from
+a standard normal; the policy is a softmax over them per prompt, uniform at the start. Each step samples a group of
+``n`` answers per prompt, turns the group into advantages with the method under test through a
+:class:`~verl_arena.testing.SimulatedJudge`, and takes one policy-gradient step (the tabular form of what GRPO does:
+``logits += lr * mean_i A_i * (onehot(b_i) - pi)``). What is measured is the policy's true quality, as the share of
+the way from the uniform policy's expected quality (0) to the best answer's (1), against the judge calls spent.
+
+Every method sees the same prompts, the same qualities, the same seeds for sampling and the same judge; only how a
+group becomes advantages differs. ``pointwise/raw`` uses each answer's own score, standardised over the whole step
+(no per-group normalisation); ``pointwise`` is GRPO on those scores (standardised per group); the others are
+topologies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from verl_arena.bench.fidelity import JUDGE_KINDS, METHODS, Method
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.rewards import standardize
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate
+from verl_arena.testing.simulated import SimulatedJudge
+
+__all__ = ["EXTRA_METHODS", "TRAIN_METHODS", "TrainRun", "format_training", "plot_training", "run_training_bench"]
+
+#: the raw-score baseline: no group normalisation (only here: ranking-wise it is ``pointwise``)
+RAW = Method("pointwise/raw", None, {}, "each answer scored alone, scores standardised over the whole step")
+#: methods only this bench has: what differs from a fidelity method is how rewards become advantages
+EXTRA_METHODS = {
+    RAW.name: RAW,
+    "round_robin/minmax": Method("round_robin/minmax", "round_robin", {"reward": "minmax"}, "wins, min-max scaled"),
+}
+TRAIN_METHODS = (
+    "pointwise/raw",
+    "pointwise",
+    "anchor",
+    "seeded_single_elimination",
+    "double_elimination",
+    "swiss",
+    "multi_round",
+    "listwise",
+    "budgeted",
+    "round_robin",
+    "round_robin/minmax",
+)
+
+
+@dataclass(frozen=True)
+class TrainRun:
+    """One method under one judge, averaged over seeds.
+
+    Args:
+        method: the method's name.
+        judge: the judge kind.
+        noise: the judge's noise level.
+        calls: cumulative judge calls after each step (mean over seeds).
+        read: cumulative candidates the judge read over those calls (what prompt tokens scale with).
+        quality: the policy's normalised true quality after each step (0: uniform, 1: the best answer), mean over
+            seeds; ``quality[0]`` is before the first step.
+        quality_se: the standard error over seeds of the final quality.
+        seeds: how many seeds.
+    """
+
+    method: str
+    judge: str
+    noise: float
+    calls: list[float]
+    read: list[float]
+    quality: list[float]
+    quality_se: float
+    seeds: int
+
+    @property
+    def calls_per_step(self) -> float:
+        """Judge calls per training step."""
+        return self.calls[-1] / (len(self.calls) - 1) if len(self.calls) > 1 else 0.0
+
+    @property
+    def read_per_step(self) -> float:
+        """Candidates read by the judge per training step."""
+        return self.read[-1] / (len(self.read) - 1) if len(self.read) > 1 else 0.0
+
+    def quality_at_read(self, read: float) -> float:
+        """The quality reached once the judge has read ``read`` candidates (linear between steps; the last value
+        past the end)."""
+        return float(np.interp(read, self.read, self.quality))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self) | {"calls_per_step": self.calls_per_step, "read_per_step": self.read_per_step}
+
+
+def _method(name: str) -> Method:
+    return EXTRA_METHODS[name] if name in EXTRA_METHODS else METHODS.get(name)
+
+
+async def _advantages(
+    method: Method, tournament: Tournament | None, query: str, group: list[Candidate], judge: SimulatedJudge
+) -> tuple[list[float], int, int]:
+    """A group's advantages (for ``pointwise/raw``: the raw scores, standardised later), the judge calls spent and
+    the candidates read over them."""
+    if tournament is None:
+        scores = await asyncio.gather(*(judge.score(query, c) for c in group))
+        return (list(scores) if method is RAW else standardize(scores)), len(group), len(group)
+    result = await tournament.rank(query, group, judge)
+    read = sum(len(m.players) for m in result.matches if m.kind != "bye")
+    return list(result.advantages), result.comparisons, read
+
+
+async def _train(
+    method: Method, make_judge: Callable[[], SimulatedJudge], qualities: np.ndarray, *, n: int, steps: int,
+    lr: float, seed: int,
+) -> tuple[list[float], list[float], list[float]]:  # fmt: skip
+    """One training run: cumulative calls, candidates read and normalised quality after each step."""
+    prompts, behaviours = qualities.shape
+    logits = np.zeros((prompts, behaviours))
+    rng = np.random.default_rng([seed, 1])
+    judge = make_judge()
+    tournament = Tournament.from_options(method.topology, seed=seed, **method.options) if method.topology else None
+    gap = qualities.max(axis=1) - qualities.mean(axis=1)
+
+    def quality() -> float:
+        pi = _softmax(logits)
+        return float(np.mean(((pi * qualities).sum(axis=1) - qualities.mean(axis=1)) / gap))
+
+    calls, read, curve = [0.0], [0.0], [quality()]
+    for step in range(steps):
+        pi = _softmax(logits)
+        picks = [rng.choice(behaviours, size=n, p=pi[p]) for p in range(prompts)]
+        groups = [
+            [
+                Candidate(
+                    id=str(i),
+                    answer=f"prompt {p} step {step} sample {i} behaviour {b}",
+                    meta={"quality": float(qualities[p, b])},
+                )
+                for i, b in enumerate(picks[p])
+            ]
+            for p in range(prompts)
+        ]
+        outs = await asyncio.gather(
+            *(_advantages(method, tournament, f"prompt {p}", g, judge) for p, g in enumerate(groups))
+        )
+        advantages = np.array([a for a, _, _ in outs])
+        if method is RAW:  # standardised over the step, not per group (REINFORCE++-style)
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-6)
+        for p in range(prompts):
+            onehots = np.eye(behaviours)[picks[p]]
+            logits[p] += lr * (advantages[p][:, None] * (onehots - pi[p])).mean(axis=0)
+        calls.append(calls[-1] + sum(c for _, c, _ in outs))
+        read.append(read[-1] + sum(r for _, _, r in outs))
+        curve.append(quality())
+    return calls, read, curve
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def run_training_bench(
+    methods: Sequence[str] = TRAIN_METHODS,
+    judges: Sequence[str] = ("score", "drift"),
+    noise: float = 0.5,
+    *,
+    n: int = 8,
+    prompts: int = 16,
+    behaviours: int = 32,
+    steps: int = 40,
+    lr: float = 1.0,
+    seeds: int = 4,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> list[TrainRun]:
+    """Train a simulated policy with every method under every judge kind; see the module docstring."""
+    chosen = [_method(m) for m in methods]
+    kinds = [JUDGE_KINDS.get(j) for j in judges]
+    for name, value, lo in (("n", n, 2), ("prompts", prompts, 1), ("behaviours", behaviours, 2), ("steps", steps, 1),
+                            ("seeds", seeds, 1)):  # fmt: skip
+        if not (isinstance(value, int) and value >= lo):
+            raise ConfigError(f"bench --train: {name} must be an integer >= {lo}, got {value!r}")
+    if not (lr > 0 and math.isfinite(lr)):
+        raise ConfigError(f"bench --train: lr must be a positive number, got {lr!r}")
+    runs: list[TrainRun] = []
+    for kind in kinds:
+        for method in chosen:
+            if progress is not None:
+                progress(f"{kind.name} judge, {method.name}")
+            calls, read, curves = [], [], []
+            for s in range(seeds):
+                qualities = np.random.default_rng([seed, s]).standard_normal((prompts, behaviours))
+
+                def make(kind: Any = kind, s: int = s) -> SimulatedJudge:
+                    return kind.make(noise, seed * 7919 + s)
+
+                c, r, q = asyncio.run(_train(method, make, qualities, n=n, steps=steps, lr=lr, seed=seed * 1000 + s))
+                calls.append(c)
+                read.append(r)
+                curves.append(q)
+            final = [q[-1] for q in curves]
+            se = float(np.std(final, ddof=1) / math.sqrt(seeds)) if seeds > 1 else 0.0
+            mean = [np.mean(x, axis=0).tolist() for x in (calls, read, curves)]
+            runs.append(TrainRun(method.name, kind.name, noise, *mean, quality_se=se, seeds=seeds))
+    return runs
+
+
+def format_training(runs: Sequence[TrainRun]) -> str:
+    """A table per judge kind: cost per step, quality along the run, and quality at the cheapest method's cost."""
+    lines: list[str] = []
+    for judge in dict.fromkeys(r.judge for r in runs):
+        rows = [r for r in runs if r.judge == judge]
+        steps = len(rows[0].quality) - 1
+        marks = [m for m in (steps // 4, steps // 2) if 0 < m < steps]
+        budget = min(r.read[-1] for r in rows)
+        head = " ".join(f"{f'step {m}':>8}" for m in marks)
+        lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
+        lines.append(f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} "
+                     f"{f'at {budget:.0f} read':>14}")  # fmt: skip
+        for r in sorted(rows, key=lambda r: -r.quality[-1]):
+            at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
+            final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
+            lines.append(f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
+                         f"{r.quality_at_read(budget):>14.3f}")  # fmt: skip
+        lines.append("")
+    lines.append(
+        "quality: the policy's expected true quality, 0 = the uniform policy, 1 = always the best answer (step k: "
+        "after k steps; +- one standard error over seeds);\nread: candidates the judge read (prompt tokens scale "
+        "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run."
+    )
+    return "\n".join(lines)
+
+
+def plot_training(runs: Sequence[TrainRun], path: str) -> None:
+    """Quality against training steps (top) and against judge calls (bottom): a column per judge kind, a line per
+    method (pointwise methods dashed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    judges = list(dict.fromkeys(r.judge for r in runs))
+    fig, axes = plt.subplots(2, len(judges), figsize=(6.4 * len(judges), 8.4), squeeze=False, sharey=True)
+    for col, judge in enumerate(judges):
+        for i, r in enumerate(r for r in runs if r.judge == judge):
+            look = {"linestyle": "--" if r.method.startswith("pointwise") else "-", "color": plt.cm.tab20(i % 20)}
+            axes[0][col].plot(range(len(r.quality)), r.quality, label=r.method, linewidth=1.3, **look)
+            axes[1][col].plot(r.calls[1:], r.quality[1:], label=r.method, linewidth=1.3, **look)
+        axes[0][col].set_title(f"judge={judge}, noise={runs[0].noise:g}", fontsize=9)
+        axes[0][col].set_xlabel("training steps")
+        axes[1][col].set_xscale("log")
+        axes[1][col].set_xlabel("judge calls (cumulative)")
+        for row in (0, 1):
+            axes[row][col].grid(alpha=0.3)
+    for row in (0, 1):
+        axes[row][0].set_ylabel("true quality (0 uniform, 1 best)")
+    axes[0][-1].legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
