@@ -71,7 +71,8 @@ CONTRACTS = {
     "path_loading": (
         "test_plugin_path_loading_contracts.py",
         ["--custom-rm-path", "verl_arena.slime.group_rm", "--group-rm",
-         "--eval-function-path", "verl_arena.slime.eval_rollout"],
+         "--eval-function-path", "verl_arena.slime.eval_rollout",
+         "--dynamic-sampling-filter-path", "verl_arena.slime.keep_group"],
     ),
     "runtime_hooks": (
         "test_plugin_runtime_hook_contracts.py",
@@ -229,6 +230,35 @@ def test_fan_out_rollouts_are_judged_once_and_rewarded_in_place(slime_rollout, r
     metrics: dict[str, float] = {}
     log_rollout(0, args, samples, metrics, 1.0)
     assert metrics["arena/rollouts"] == 8  # rollouts, not training samples
+
+
+def test_a_group_without_signal_is_dropped_from_slimes_surplus(slime_rollout, rollout, mock_judge):
+    from slime.rollout.filter_hub.base_types import should_drop_dynamic_filter_output
+    from slime_support import script_groups
+
+    from verl_arena.slime import group_rm, keep_group
+
+    url, _ = mock_judge()
+    args = _slime_args(slime_rollout, url, topology="round_robin", drop_groups="no_signal",
+                       generate_function_path="slime_support.scripted_generate")  # fmt: skip
+    args.dynamic_sampling_filter_path = "verl_arena.slime.keep_group"
+    args.rollout_batch_size, args.over_sampling_batch_size = 2, 3  # one group to spare
+    oslo, kyoto, lisbon = _prompts()[2], _prompts()[0], _prompts()[1]
+    groups = rollout(args, script_groups([oslo, kyoto, lisbon], 4))
+    # every Oslo rollout failed: all tied, no signal; whenever it finished, it was not kept
+    assert sorted(g[0].prompt for g in groups) == sorted([KYOTO, LISBON])
+    assert all(not g[0].metadata["arena"]["group"]["drop"] for g in groups)
+    assert all(keep_group(args, g).keep for g in groups)
+
+    # the Oslo group through the filter alone: dropped only from a surplus, never at the cost of a short batch
+    samples = script_groups([oslo], 4)[0]
+    for s in samples:
+        s.status, s.response = s.Status.FAILED, ""
+    asyncio.run(group_rm(args, samples))
+    verdict = keep_group(args, samples)
+    assert (verdict.keep, verdict.reason) == (False, "arena_tied")
+    assert should_drop_dynamic_filter_output(verdict, remaining_batch_size=3, target_data_size=2)
+    assert not should_drop_dynamic_filter_output(verdict, remaining_batch_size=2, target_data_size=2)
 
 
 def test_a_group_holding_two_prompts_is_ranked_per_prompt(slime_rollout, mock_judge):

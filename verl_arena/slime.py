@@ -9,12 +9,14 @@
     --eval-function-path verl_arena.slime.eval_rollout
     --custom-generate-function-path verl_arena.slime.generate          # optional: the greedy anchor
     --custom-rollout-log-function-path verl_arena.slime.log_rollout    # optional: arena/* metrics
+    --dynamic-sampling-filter-path verl_arena.slime.keep_group         # optional: drop groups (arena_drop_groups)
     --custom-config-path arena.yaml                                    # arena_judge, arena_topology, ...
 
 See :mod:`verl_arena.integrations.slime` and docs/training-slime.md.
 """
 
+from verl_arena.integrations.slime.filters import keep_group
 from verl_arena.integrations.slime.rewards import eval_rm, group_rm, reward_post_process
 from verl_arena.integrations.slime.rollout import eval_rollout, generate, log_rollout
 
-__all__ = ["eval_rm", "eval_rollout", "generate", "group_rm", "log_rollout", "reward_post_process"]
+__all__ = ["eval_rm", "eval_rollout", "generate", "group_rm", "keep_group", "log_rollout", "reward_post_process"]

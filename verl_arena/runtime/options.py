@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.runtime.group_filter import DropMode, GroupFilter
 
 __all__ = ["ArenaOptions"]
 
@@ -32,6 +33,12 @@ class ArenaOptions(BaseModel):
             the log grows to about the size of the judge's prompts.
         include_tool_outputs: show tool results to the judge.
         max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+        drop_groups: the groups the trainer's group filter may drop from the update instead of training on zero
+            advantages: ``"none"``, ``"voided"`` or ``"no_signal"`` (voided, or every member tied); verl drops them
+            with ``algorithm.filter_groups.enable=true algorithm.filter_groups.metric=arena_filter``, slime with
+            ``--dynamic-sampling-filter-path verl_arena.slime.keep_group``.
+        drop_max_share: the largest share of the last 64 groups that may be dropped; beyond it, groups are kept and
+            counted (``arena/drop_guarded_groups``), so a judge outage cannot make the sampler resample forever.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -46,6 +53,8 @@ class ArenaOptions(BaseModel):
     max_path_chars: int = Field(default=24_000, ge=100)
     max_answer_chars: int = Field(default=12_000, ge=100)
     max_tool_output_chars: int = Field(default=2_000, ge=50)
+    drop_groups: DropMode = "none"
+    drop_max_share: float = Field(default=0.5, gt=0, le=1)
     _built: Tournament = PrivateAttr()
 
     @model_validator(mode="after")
@@ -55,6 +64,10 @@ class ArenaOptions(BaseModel):
             raise ValueError("the anchor is chosen per group (see the anchor option), not with tournament.anchor")
         self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
         return self
+
+    def group_filter(self) -> GroupFilter:
+        """A fresh :class:`GroupFilter` for these options (one per process that ranks groups)."""
+        return GroupFilter(self.drop_groups, self.drop_max_share)
 
     def built_tournament(self) -> Tournament:
         """The tournament these options describe, validated once (each group gets its own seed and anchor)."""

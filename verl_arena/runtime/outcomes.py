@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.core.types import GroupResult
+from verl_arena.runtime.group_filter import GroupFilter
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
 
@@ -31,7 +32,9 @@ def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> floa
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """What every member of a group is told about the group."""
+    """What every member of a group is told about the group (``drop``: why the trainer's group filter should drop
+    it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``: it would have been dropped, but too many recent
+    groups were; see :mod:`~verl_arena.runtime.group_filter`)."""
 
     size: int = 0
     expected: int = 0
@@ -46,6 +49,8 @@ class GroupSummary:
     ensemble_judgments: int = 0
     ensemble_agreement: float = 1.0
     length_corr: float | None = None
+    drop: str = ""
+    drop_guarded: bool = False
 
     @classmethod
     def of(
@@ -97,6 +102,7 @@ class MemberOutcome:
         duplicate: it was delivered before and gets the same answer again.
         late: it arrived after its group closed (the group's mean reward).
         overflow: too many groups were waiting; turned away with zero reward.
+        position: its place among the group's members as ranked (what a group filter tells members apart by).
         wait_s: how long it waited.
         horizon: the interaction-turn limit it ran under, if the caller said.
     """
@@ -111,6 +117,7 @@ class MemberOutcome:
     duplicate: bool = False
     late: bool = False
     overflow: bool = False
+    position: int = 0
     wait_s: float = 0.0
     horizon: int = 0
 
@@ -151,11 +158,16 @@ def member_outcomes(
     expected: int,
     incomplete: bool = False,
     lengths: Sequence[int] | None = None,
+    group_filter: GroupFilter | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a ranked group whose first ``members`` candidates are the members (a reference
     may follow), and the outcome of a member who comes too late (the group's mean reward). ``lengths``: the
-    members' answer lengths, for the summary's length correlation."""
+    members' answer lengths, for the summary's length correlation; ``group_filter`` marks the group to drop."""
     summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete, lengths=lengths)
+    if group_filter is not None and members > 1:
+        tied = not result.voided and len(set(result.rewards[:members])) == 1
+        drop, guarded = group_filter.decide(voided=result.voided, tied=tied)
+        summary = dataclasses.replace(summary, drop=drop, drop_guarded=guarded)
     forfeited = result.forfeited
     outcomes = [
         MemberOutcome(
@@ -166,6 +178,7 @@ def member_outcomes(
             anchor=i == anchor,
             no_answer=no_answer[i],
             forfeit=forfeited[i],
+            position=i,
         )
         for i in range(members)
     ]

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.group_filter import DropMode, GroupFilter
 from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
@@ -95,6 +96,7 @@ class GroupCoordinator:
         recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
         judgment_log: a JSONL file receiving every ranked group's full result (``verl-arena replay`` reads it).
         judgment_log_content: the judgment log also holds the candidates as the judge read them.
+        drop_groups, drop_max_share: which groups to mark for the trainer's group filter (:class:`GroupFilter`).
     """
 
     def __init__(
@@ -112,6 +114,8 @@ class GroupCoordinator:
         recovered: bool = False,
         judgment_log: str | None = None,
         judgment_log_content: bool = False,
+        drop_groups: DropMode = "none",
+        drop_max_share: float = 0.5,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -127,6 +131,7 @@ class GroupCoordinator:
         self.recovered = recovered and store is not None
         self.step_metrics = StepMetrics()
         self.judgment_log = JudgmentLog(judgment_log, content=judgment_log_content) if judgment_log else None
+        self.group_filter = GroupFilter(drop_groups, drop_max_share)
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -322,6 +327,7 @@ class GroupCoordinator:
             expected=group.expected,
             incomplete=incomplete,
             lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(members)]],
+            group_filter=self.group_filter,
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

@@ -32,6 +32,8 @@ STEP_METRICS = {
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
+    "arena/dropped_groups": "groups marked for the trainer's group filter to drop (drop_groups)",
+    "arena/drop_guarded_groups": "groups kept, not dropped, because too many recent groups were (drop_max_share)",
     "arena/order_disagreement": "mean share of pairs whose two orders disagreed",
     "arena/judge_agreement": "with a judge ensemble: mean share of member pairs naming the same winner (only then)",
     "arena/length_corr": "mean Spearman correlation of reward with answer length in a group (rising: length hacking)",
@@ -53,6 +55,7 @@ _GROUP_SUMS = {
     "arena/degraded_groups": "degraded",
     "arena/voided_groups": "voided",
     "arena/incomplete_groups": "incomplete",
+    "arena/drop_guarded_groups": "drop_guarded",
     "arena/prompt_tokens": "prompt_tokens",
     "arena/completion_tokens": "completion_tokens",
 }
@@ -98,6 +101,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     out = {"arena/rollouts": float(len(answers)), "arena/groups": float(len(ranked))}
     for name, attribute in _GROUP_SUMS.items():
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
+    out["arena/dropped_groups"] = float(sum(bool(g.drop) for g in ranked))
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
     corrs = [g.length_corr for g in ranked if g.length_corr is not None]

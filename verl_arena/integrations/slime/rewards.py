@@ -33,6 +33,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
+from verl_arena.runtime.group_filter import GroupFilter
 from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
@@ -48,6 +49,7 @@ METADATA_KEY = "arena"
 GROUP_KEY = "arena_group"
 _services: dict[str, JudgeService] = {}
 _logs: dict[str, JudgmentLog] = {}
+_filters: dict[tuple[str, float], GroupFilter] = {}
 
 
 def judge_service(cfg: SlimeArenaConfig) -> JudgeService:
@@ -100,6 +102,7 @@ async def _rank(
         result, [bool(c.meta.get("no_answer")) for c in candidates], members=len(trajectories), anchor=anchor,
         expected=len(trajectories),
         lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(trajectories)]],
+        group_filter=_filters.setdefault((cfg.drop_groups, cfg.drop_max_share), cfg.group_filter()),
     )  # fmt: skip
     return key, outcomes
 

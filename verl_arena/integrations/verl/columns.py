@@ -36,6 +36,7 @@ INFO_KEYS = (
     "arena_timeout",
     "arena_forfeit",
     "arena_horizon",
+    "arena_filter",
 )
 
 
@@ -63,6 +64,8 @@ INFO_DESCRIPTIONS = {
     "arena_timeout": "1 if the coordinator did not answer in time (reward 0)",
     "arena_forfeit": "1 if the rollout's content broke the judge and it lost for it",
     "arena_horizon": "the interaction-turn limit the rollout ran under (0: no curriculum)",
+    "arena_filter": "what verl's group filter reads (algorithm.filter_groups.metric=arena_filter): 0 for every member "
+    "of a group drop_groups marks, 1 + the member's position otherwise, so only marked groups have no spread",
 }
 
 
@@ -98,4 +101,5 @@ def columns(outcome: MemberOutcome) -> dict[str, float]:
         arena_wait_s=outcome.wait_s,
         arena_forfeit=outcome.forfeit,
         arena_horizon=outcome.horizon,
+        arena_filter=0.0 if g.drop else 1.0 + outcome.position,
     )

@@ -143,6 +143,8 @@ class ArenaRewardManager(RewardManagerBase):
             incomplete=arena.incomplete,
             judgment_log=arena.judgment_log,
             judgment_log_content=arena.judgment_log_content,
+            drop_groups=arena.drop_groups,
+            drop_max_share=arena.drop_max_share,
         )
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
@@ -209,7 +211,9 @@ class ArenaRewardManager(RewardManagerBase):
             )
         except (asyncio.TimeoutError, RayActorError) as exc:
             logger.error("group %s member %s: no answer from the coordinator (%s); reward 0", uid, member, exc)
-            return 0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size)
+            # a spread of filter values: a group filter never drops a group for the coordinator's silence
+            spread = 1.0 + next(self._rows)
+            return 0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size, arena_filter=spread)
         return outcome.reward, columns(outcome)
 
     async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> _Answer:
