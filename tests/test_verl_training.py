@@ -132,14 +132,22 @@ def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
         "retry": {"max_attempts": 2, "initial_wait_s": 0.01, "max_wait_s": 0.05},
     }
     (tmp_path / "judge.yaml").write_text(yaml.safe_dump(judge))
-    # anchor=first: the random model's greedy anchor often says nothing, and a match against no answer needs no judge
+    # anchor=first: the random model's greedy anchor often says nothing, and a match against no answer needs no judge.
+    # verl's group filter drops the groups drop_groups marks, and samples others: with the guard at 1 group of the
+    # last 64, the first voided group is dropped and the outage's others are kept, so training goes on
     _, steps = smoke(
-        tmp_path, "+reward.reward_kwargs.anchor=first", JUDGE_DEADLINE="30", JUDGE_CONFIG=str(tmp_path / "judge.yaml")
-    )
+        tmp_path, "+reward.reward_kwargs.anchor=first", "+reward.reward_kwargs.drop_groups=voided",
+        "+reward.reward_kwargs.drop_max_share=0.02", "algorithm.filter_groups.enable=true",
+        "algorithm.filter_groups.metric=arena_filter", JUDGE_DEADLINE="30", JUDGE_CONFIG=str(tmp_path / "judge.yaml"),
+    )  # fmt: skip
     assert sorted(steps) == [1, 2] and server.served["503"] > 0
     for step in (1, 2):
-        assert steps[step]["arena/voided_groups"] == 2  # counted, and visible
         assert steps[step]["critic/advantages/max"] == 0 and steps[step]["critic/advantages/min"] == 0
+    # step 1: verl evicted the dropped group and sampled two fresh prompts for it (one of them surplus); step 2 is
+    # still in the outage, and nothing more is dropped
+    assert steps[1]["arena/voided_groups"] == 4 and steps[1]["arena/dropped_groups"] == 1
+    assert steps[1]["arena/drop_guarded_groups"] == 3 and steps[1]["training/filter_groups/evicted_samples"] == 1
+    assert steps[2]["arena/dropped_groups"] == 0 and steps[2]["arena/drop_guarded_groups"] == 2
     entries = logged(tmp_path)
-    assert len(entries) == 4 and all(e["result"]["voided"] for e in entries)
+    assert len(entries) == 6 and all(e["result"]["voided"] for e in entries)
     assert all(set(e["result"]["failure_reasons"]) <= {"http_503", "unavailable"} for e in entries)
