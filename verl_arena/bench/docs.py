@@ -75,7 +75,7 @@ pointwise scores and the anchor method (both compare scores from different calls
 topology, whose comparisons cancel the drift. Among the tournaments the differences in learning are much smaller
 than in ranking fidelity: seeded single elimination ends a few points below round robin although its ranking is
 clearly worse (ArenaRL's downstream claim survives where its fidelity claim does not), `budgeted` matches round robin
-at half its calls, and `listwise` comes within a few points for one call per group (it reads as many candidates as
+at half its calls, and `listwise` comes within about four points for one call per group (it reads as many candidates as
 pointwise does, and the simulated judge orders eight answers as reliably as it compares two, which a real LLM judge
 with a long listwise prompt may not).
 

@@ -149,8 +149,13 @@ async def _train(
             ]
             for p in range(prompts)
         ]
+        # every group its own tournament seed, as in training (the rendezvous seeds each group by its id)
+        tournaments = [
+            tournament.for_group(seed=seed * 1_000_003 + step * prompts + p) if tournament else None
+            for p in range(prompts)
+        ]
         outs = await asyncio.gather(
-            *(_advantages(method, tournament, f"prompt {p}", g, judge) for p, g in enumerate(groups))
+            *(_advantages(method, tournaments[p], f"prompt {p}", g, judge) for p, g in enumerate(groups))
         )
         advantages = np.array([a for a, _, _ in outs])
         if method is RAW:  # standardised over the step, not per group (REINFORCE++-style)
