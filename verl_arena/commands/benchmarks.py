@@ -33,20 +33,25 @@ def _bench(args: argparse.Namespace) -> int:
         progress=progress,
     )
     elapsed = time.perf_counter() - start
+    legend = (
+        "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
+        "the advantages with the true qualities;\ntop-1: share of groups whose best candidate is ranked first "
+        "(shared first places count fractionally);\ncalls, shown, depth: judge calls, candidates shown to the "
+        "judge over those calls (what it reads), and sequential waves, per group."
+    )
+    text = f"{format_tables(results)}\n{legend}\n{len(results)} cells in {elapsed:.1f} s"
+    return _report(args, elapsed, "results", results, text, plot_frontier)
+
+
+def _report(args: argparse.Namespace, elapsed: float, key: str, items: Any, text: str, plot: Any) -> int:
+    """Print ``items`` as JSON (under ``key``) or ``text``, and draw them with ``plot`` when ``--plot`` says where."""
     if args.json:
-        json.dump({"elapsed_s": round(elapsed, 2), "results": [r.to_dict() for r in results]}, sys.stdout, indent=1)
+        json.dump({"elapsed_s": round(elapsed, 2), key: [r.to_dict() for r in items]}, sys.stdout, indent=1)
         print()
     else:
-        print(format_tables(results))
-        print(
-            "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
-            "the advantages with the true qualities;\ntop-1: share of groups whose best candidate is ranked first "
-            "(shared first places count fractionally);\ncalls, shown, depth: judge calls, candidates shown to the "
-            "judge over those calls (what it reads), and sequential waves, per group."
-        )
-        print(f"{len(results)} cells in {elapsed:.1f} s")
+        print(text)
     if args.plot:
-        plot_frontier(results, args.plot)
+        plot(items, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
 
@@ -73,16 +78,8 @@ def _bench_train(args: argparse.Namespace) -> int:
         progress=progress,
     )
     elapsed = time.perf_counter() - start
-    if args.json:
-        json.dump({"elapsed_s": round(elapsed, 2), "runs": [r.to_dict() for r in runs]}, sys.stdout, indent=1)
-        print()
-    else:
-        print(format_training(runs))
-        print(f"{len(runs)} training runs (x {args.runs} seeds) in {elapsed:.1f} s")
-    if args.plot:
-        plot_training(runs, args.plot)
-        print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
+    text = f"{format_training(runs)}\n{len(runs)} training runs (x {args.runs} seeds) in {elapsed:.1f} s"
+    return _report(args, elapsed, "runs", runs, text, plot_training)
 
 
 def _bench_core(args: argparse.Namespace) -> int:
