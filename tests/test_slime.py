@@ -259,6 +259,9 @@ def test_a_group_without_signal_is_dropped_from_slimes_surplus(slime_rollout, ro
     assert (verdict.keep, verdict.reason) == (False, "arena_tied")
     assert should_drop_dynamic_filter_output(verdict, remaining_batch_size=3, target_data_size=2)
     assert not should_drop_dynamic_filter_output(verdict, remaining_batch_size=2, target_data_size=2)
+    # DAPO-style, on request: dropped even when slime must sample another prompt for it
+    args.arena_drop_resample = True
+    assert should_drop_dynamic_filter_output(keep_group(args, samples), remaining_batch_size=2, target_data_size=2)
 
 
 def test_a_group_holding_two_prompts_is_ranked_per_prompt(slime_rollout, mock_judge):

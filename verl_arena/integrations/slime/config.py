@@ -37,6 +37,8 @@ class SlimeArenaConfig(ArenaOptions):
             ``"grpo"`` (the rewards standardised, Tournament-GRPO eq. 10).
         generate_function_path: the generate function ``verl_arena.slime.generate`` wraps (``None``: slime's own).
         reference_key: a ``sample.metadata`` key holding the evaluation reference, if not ``sample.label``.
+        drop_resample: with ``drop_groups``, ``verl_arena.slime.keep_group`` drops a marked group even when slime
+            must sample more prompts to fill the batch (DAPO-style); by default only from slime's surplus.
     """
 
     anchor: Literal["greedy", "first", "label"] = "greedy"
@@ -44,6 +46,7 @@ class SlimeArenaConfig(ArenaOptions):
     normalize: Literal["rank", "grpo"] = "rank"
     generate_function_path: str | None = None
     reference_key: str | None = Field(default=None, min_length=1)
+    drop_resample: bool = False
 
 
 _validated: dict[str, SlimeArenaConfig] = {}

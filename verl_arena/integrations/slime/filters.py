@@ -7,8 +7,9 @@ slime calls the filter with each finished group after :func:`~verl_arena.integra
 ranked it; a group it rejects is left out of the batch and slime samples another prompt in its place. The filter
 keeps every group except those the ``arena_drop_groups`` option marks (``voided``, or ``no_signal``: voided or all
 tied), so by default it changes nothing. It asks slime to keep a marked group anyway once too few prompts are left
-to fill the batch (``keep_when_insufficient``), and the options' ``drop_max_share`` guard keeps marked groups when
-too many recent groups were marked (see :mod:`~verl_arena.runtime.group_filter`). Each drop is counted by slime as
+to fill the batch (``keep_when_insufficient``), unless ``arena_drop_resample`` asks for more sampling instead
+(DAPO-style); either way the options' ``drop_max_share`` guard keeps marked groups when too many recent groups were
+marked (see :mod:`~verl_arena.runtime.group_filter`). Each drop is counted by slime as
 ``rollout/dynamic_filter/drop_arena_voided`` or ``..._arena_tied``.
 """
 
@@ -33,6 +34,8 @@ def keep_group(args: Any, samples: list[Any], **kwargs: Any) -> Any:
     tournament marked it to drop."""
     from slime.rollout.filter_hub.base_types import DynamicFilterOutput  # slime's type; only slime calls this
 
+    from verl_arena.integrations.slime.config import arena_config
+
     reasons = {
         ((getattr(s, "metadata", None) or {}).get(METADATA_KEY) or {}).get("group", {}).get("drop", "")
         for s in _flatten(samples)
@@ -40,4 +43,6 @@ def keep_group(args: Any, samples: list[Any], **kwargs: Any) -> Any:
     reasons.discard("")
     if not reasons:
         return DynamicFilterOutput(keep=True)
-    return DynamicFilterOutput(keep=False, reason=f"arena_{sorted(reasons)[0]}", keep_when_insufficient=True)
+    cfg = arena_config(args, required=False)
+    resample = bool(cfg and cfg.drop_resample)
+    return DynamicFilterOutput(keep=False, reason=f"arena_{sorted(reasons)[0]}", keep_when_insufficient=not resample)
