@@ -74,9 +74,10 @@ def test_a_judge_outage_cannot_make_the_sampler_drop_everything():
     async def scenario():
         coord = GroupCoordinator(JudgeService(judge_impl=FlakyJudge(SimulatedJudge(), failure_rate=1.0)),
                                  Tournament("round_robin"), drop_groups="voided")  # fmt: skip
-        return [await asyncio.gather(*_rank(coord, f"g{k}", [0.1, 0.9, 0.5])) for k in range(64)]
+        return coord, [await asyncio.gather(*_rank(coord, f"g{k}", [0.1, 0.9, 0.5])) for k in range(64)]
 
-    groups = asyncio.run(scenario())
+    coord, groups = asyncio.run(scenario())
+    assert coord.stats()["group_filter:dropped:voided"] == 32 and coord.stats()["group_filter:guarded"] == 32
     kept = [g for g in groups if _verl_filter_keeps(g)]
     assert len(groups) - len(kept) == 32 and all(g[0].group.drop_guarded for g in kept)
     metrics = summarize([(f"g{k}", o) for k, g in enumerate(groups) for o in g])

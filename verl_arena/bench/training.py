@@ -119,14 +119,12 @@ async def _advantages(
 
 
 async def _train(
-    method: Method, make_judge: Callable[[], SimulatedJudge], qualities: np.ndarray, *, n: int, steps: int,
-    lr: float, seed: int,
-) -> tuple[list[float], list[float], list[float]]:  # fmt: skip
+    method: Method, judge: SimulatedJudge, qualities: np.ndarray, *, n: int, steps: int, lr: float, seed: int
+) -> tuple[list[float], list[float], list[float]]:
     """One training run: cumulative calls, candidates read and normalised quality after each step."""
     prompts, behaviours = qualities.shape
     logits = np.zeros((prompts, behaviours))
     rng = np.random.default_rng([seed, 1])
-    judge = make_judge()
     tournament = Tournament.from_options(method.topology, seed=seed, **method.options) if method.topology else None
     gap = qualities.max(axis=1) - qualities.mean(axis=1)
 
@@ -205,11 +203,8 @@ def run_training_bench(
             calls, read, curves = [], [], []
             for s in range(seeds):
                 qualities = np.random.default_rng([seed, s]).standard_normal((prompts, behaviours))
-
-                def make(kind: Any = kind, s: int = s) -> SimulatedJudge:
-                    return kind.make(noise, seed * 7919 + s)
-
-                c, r, q = asyncio.run(_train(method, make, qualities, n=n, steps=steps, lr=lr, seed=seed * 1000 + s))
+                judge = kind.make(noise, seed * 7919 + s)
+                c, r, q = asyncio.run(_train(method, judge, qualities, n=n, steps=steps, lr=lr, seed=seed * 1000 + s))
                 calls.append(c)
                 read.append(r)
                 curves.append(q)

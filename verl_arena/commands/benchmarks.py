@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["register"]
@@ -43,7 +44,9 @@ def _bench(args: argparse.Namespace) -> int:
     return _report(args, elapsed, "results", results, text, plot_frontier)
 
 
-def _report(args: argparse.Namespace, elapsed: float, key: str, items: Any, text: str, plot: Any) -> int:
+def _report(
+    args: argparse.Namespace, elapsed: float, key: str, items: Sequence[Any], text: str, plot: Callable[..., None]
+) -> int:
     """Print ``items`` as JSON (under ``key``) or ``text``, and draw them with ``plot`` when ``--plot`` says where."""
     if args.json:
         json.dump({"elapsed_s": round(elapsed, 2), key: [r.to_dict() for r in items]}, sys.stdout, indent=1)

@@ -76,9 +76,8 @@ def fit_outcomes(
     win = np.array([d[0] for d in data])
     lose = np.array([d[1] for d in data])
     weight = np.array([d[2] for d in data])
-    shift = (
-        np.zeros(len(data)) if offsets is None else np.asarray(offsets, dtype=float)[win] - np.asarray(offsets)[lose]
-    )
+    offset = np.zeros(n) if offsets is None else np.asarray(offsets, dtype=float)
+    shift = offset[win] - offset[lose]
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
         diff = theta[win] - theta[lose] + shift

@@ -159,7 +159,7 @@ class Tournament:
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
         arena = Arena(query, candidates, judge, seed=self.seed, on_judge_error=self.on_judge_error, group=group)
-        lengths = [0 if c.meta.get("no_answer") else len(c.answer) for c in candidates]
+        lengths = [c.answer_length for c in candidates]
         return await self._play(arena, _format_rewards(candidates, group), group_id, lengths)
 
     def void(

@@ -38,6 +38,11 @@ class Candidate:
     path: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
+    @property
+    def answer_length(self) -> int:
+        """Characters of the final answer; 0 for a candidate without one (``meta["no_answer"]``)."""
+        return 0 if self.meta.get("no_answer") else len(self.answer)
+
     def to_record(self) -> dict[str, Any]:
         """The candidate as a judge reads it, for logs: id, answer, path and the meta keys in ``JUDGED_META``."""
         meta = {k: self.meta[k] for k in JUDGED_META if k in self.meta}

@@ -193,8 +193,9 @@ class ChatClient:
             "max_tokens": max_tokens or cfg.max_tokens,
             **cfg.extra_body,
         }
-        if (seed if seed is not None else cfg.seed) is not None:
-            body["seed"] = seed if seed is not None else cfg.seed
+        seed = cfg.seed if seed is None else seed
+        if seed is not None:
+            body["seed"] = seed
         if cfg.json_mode if json_mode is None else json_mode:
             body["response_format"] = {"type": "json_object"}
         estimate = _estimate_tokens(messages) + body["max_tokens"]

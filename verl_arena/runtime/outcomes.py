@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verl_arena.core.types import GroupResult
+from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.group_filter import GroupFilter
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
@@ -151,18 +151,18 @@ class Answers:
 
 def member_outcomes(
     result: GroupResult,
-    no_answer: list[bool],
+    candidates: Sequence[Candidate],
     *,
     members: int,
     anchor: int,
     expected: int,
     incomplete: bool = False,
-    lengths: Sequence[int] | None = None,
     group_filter: GroupFilter | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
-    """Each member's outcome from a ranked group whose first ``members`` candidates are the members (a reference
-    may follow), and the outcome of a member who comes too late (the group's mean reward). ``lengths``: the
-    members' answer lengths, for the summary's length correlation; ``group_filter`` marks the group to drop."""
+    """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
+    reference may follow), and the outcome of a member who comes too late (the group's mean reward);
+    ``group_filter`` marks the group to drop."""
+    lengths = [c.answer_length for c in candidates[:members]]
     summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete, lengths=lengths)
     if group_filter is not None and members > 1:
         tied = not result.voided and len(set(result.rewards[:members])) == 1
@@ -176,7 +176,7 @@ def member_outcomes(
             rank=float(result.ranks[i]),
             points=float(result.points[i]),
             anchor=i == anchor,
-            no_answer=no_answer[i],
+            no_answer=bool(candidates[i].meta.get("no_answer")),
             forfeit=forfeited[i],
             position=i,
         )

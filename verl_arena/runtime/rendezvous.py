@@ -321,12 +321,11 @@ class GroupCoordinator:
                 self.counts["log_errors"] += 1
         outcomes, late = member_outcomes(
             result,
-            [bool(c.meta.get("no_answer")) for c in candidates],
+            candidates,
             members=len(members),
             anchor=anchor,
             expected=group.expected,
             incomplete=incomplete,
-            lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(members)]],
             group_filter=self.group_filter,
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
@@ -334,9 +333,10 @@ class GroupCoordinator:
     # -- observability ----------------------------------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Counters and the waiting state."""
+        """Counters (the group filter's too) and the waiting state."""
         return {
             **dict(self.counts),
+            **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
             "pending_groups": len(self._pending),
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),

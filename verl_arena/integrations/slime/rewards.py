@@ -98,11 +98,12 @@ async def _rank(
             await log.write(query, result, candidates)
         except OSError:
             logger.exception("group %s: could not write the judgment log", key)
+    filter_key = (cfg.drop_groups, cfg.drop_max_share)
+    if filter_key not in _filters:
+        _filters[filter_key] = cfg.group_filter()
     outcomes, _ = member_outcomes(
-        result, [bool(c.meta.get("no_answer")) for c in candidates], members=len(trajectories), anchor=anchor,
-        expected=len(trajectories),
-        lengths=[0 if c.meta.get("no_answer") else len(c.answer) for c in candidates[: len(trajectories)]],
-        group_filter=_filters.setdefault((cfg.drop_groups, cfg.drop_max_share), cfg.group_filter()),
+        result, candidates, members=len(trajectories), anchor=anchor, expected=len(trajectories),
+        group_filter=_filters[filter_key],
     )  # fmt: skip
     return key, outcomes
 
