@@ -16,7 +16,7 @@ from scipy.optimize import minimize_scalar
 from test_bradley_terry import compare
 
 from verl_arena import Candidate, ConfigError, PairVerdict, fit_bradley_terry, rank_group
-from verl_arena.core.tournament import Tournament, length_covariate, replay
+from verl_arena.core.tournament import Tournament, length_offsets, replay
 from verl_arena.evaluation.stats import length_controlled
 from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, length_reward_corr
 from verl_arena.runtime.step_metrics import summarize
@@ -110,10 +110,14 @@ def test_the_evaluation_measures_the_bias_training_takes():
     assert length_controlled(outcomes, diffs, resamples=10).bias is None
 
 
-def test_no_answer_and_forfeits_get_no_length_credit():
-    x = length_covariate([0, 100, 1000, 5000], [True, False, False, True])
-    assert x[0] == x[3] == 0.0
-    assert x[1] == pytest.approx(-x[2]) and x[2] == pytest.approx((math.log1p(1000) - math.log1p(100)) / 2)
+def test_no_answer_and_forfeits_are_charged_the_largest_length_advantage():
+    half = (math.log1p(1000) - math.log1p(100)) / 2
+    x = length_offsets([0, 100, 1000, 5000], [True, False, False, True], 2.0)
+    assert x[1] == pytest.approx(-2 * half) and x[2] == pytest.approx(2 * half)
+    assert x[0] == x[3] == pytest.approx(2 * half)  # as if each were the group's longest answer
+    negative = length_offsets([0, 100, 1000], [True, False, False], -2.0)  # a judge that prefers short answers
+    assert negative[0] == pytest.approx(2 * half) == pytest.approx(negative[1])
+    assert length_offsets([0, 0], [True, True], 2.0) == [0.0, 0.0]
 
 
 def test_a_length_controlled_result_replays_and_needs_its_lengths():
@@ -148,3 +152,24 @@ def test_length_correlation_reaches_the_step_metrics():
     metrics = summarize([("g", MemberOutcome(0.5, summary))])
     assert metrics["arena/length_corr"] == pytest.approx(summary.length_corr)
     assert "arena/length_corr" not in summarize([("g", MemberOutcome(0.5, GroupSummary(size=4)))])
+
+
+def test_losing_without_an_answer_never_beats_losing_with_a_long_one():
+    """Length control must not open a path to reward by breaking: a rollout with no answer (or that forfeited)
+    loses every match, and must not end above a long answer that lost every match too."""
+
+    @dataclass
+    class Judge:
+        async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+            if a.meta.get("no_answer") or b.meta.get("no_answer"):
+                return PairVerdict(0.0 if a.meta.get("no_answer") else 1.0, 0.0 if b.meta.get("no_answer") else 1.0)
+            return PairVerdict(1.0, 0.0) if a.meta["quality"] > b.meta["quality"] else PairVerdict(0.0, 1.0)
+
+    group = [
+        Candidate("good", "x" * 200, meta={"quality": 2.0}),
+        Candidate("fair", "x" * 300, meta={"quality": 1.0}),
+        Candidate("long-loser", "x" * 5000, meta={"quality": -1.0}),
+        Candidate("broke", "", meta={"no_answer": True}),
+    ]
+    result = asyncio.run(rank_group("q", group, Judge(), "round_robin", scoring="length_controlled", length_bias=BIAS))
+    assert result.ranks[2] <= result.ranks[3] and result.rewards[2] >= result.rewards[3]

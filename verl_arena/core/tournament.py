@@ -71,7 +71,8 @@ class Tournament:
         length_bias: with ``scoring="length_controlled"``, the judge's preference for longer answers in
             Bradley-Terry logits per unit of log length ratio (``verl-arena eval winrate`` measures it as the length
             bias): P(i beats j) = sigmoid(theta_i - theta_j + length_bias * log(len_i / len_j)), and candidates rank
-            by theta. Candidates without an answer or that forfeited get no length credit or debit.
+            by theta. A candidate without an answer, or that forfeited, is charged the largest length advantage in
+            its group, so losing that way never ranks above losing with an answer.
     """
 
     topology: str = "seeded_single_elimination"
@@ -229,8 +230,7 @@ class Tournament:
             keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
         elif self.scoring == "length_controlled" and n > 1 and lengths is not None:
             forfeited = {p for m in matches for p in m.forfeits}
-            covariate = length_covariate(lengths, [lengths[i] == 0 or i in forfeited for i in range(n)])
-            offsets = [self.length_bias * x for x in covariate]
+            offsets = length_offsets(lengths, [lengths[i] == 0 or i in forfeited for i in range(n)], self.length_bias)
             strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha, offsets=offsets)
             keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
             details["answer_lengths"] = list(lengths)
@@ -272,13 +272,17 @@ class Tournament:
         )
 
 
-def length_covariate(lengths: Sequence[int], excluded: Sequence[bool]) -> list[float]:
-    """Each answer's log length less the mean over the candidates not ``excluded``; 0 for those (no length credit
-    or debit for a candidate without an answer or that forfeited)."""
+def length_offsets(lengths: Sequence[int], excluded: Sequence[bool], bias: float) -> list[float]:
+    """Each candidate's known length advantage: ``bias`` times its log length less the mean over the candidates not
+    ``excluded``. An ``excluded`` one (no answer, or forfeited) gets the largest advantage of the others: the fit then
+    charges it the most, so breaking the judge or answering nothing never ranks above an honest loss."""
     logs = [math.log1p(length) for length in lengths]
     kept = [x for x, out in zip(logs, excluded, strict=True) if not out]
-    mean = math.fsum(kept) / len(kept) if kept else 0.0
-    return [0.0 if out else x - mean for x, out in zip(logs, excluded, strict=True)]
+    if not kept:
+        return [0.0] * len(lengths)
+    mean = math.fsum(kept) / len(kept)
+    worst = max(bias * (x - mean) for x in kept)
+    return [worst if out else bias * (x - mean) for x, out in zip(logs, excluded, strict=True)]
 
 
 def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:
