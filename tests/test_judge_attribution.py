@@ -116,9 +116,11 @@ def test_a_stalled_pair_does_not_take_the_endpoint_out():
 
 def test_the_first_refusal_is_probed_once_and_later_matches_cost_nothing(adversarial_judge):
     result, stats = rank(adversarial_judge, group(PHRASE["refused"]), "seeded_single_elimination")
-    # seeding: the culprit meets the anchor in both orders (2 refusals); then one probe of the culprit (a third
-    # refusal) and one of the anchor; its bracket match is a forfeit without a request
-    assert stats["http"]["failures"] == {"refused": 3} and stats["judge"]["probes"] == 2
+    # seeding: the culprit meets the anchor in both orders (2 refusals); then each is probed alone in both slots (the
+    # culprit's two probes are refused), and one control of the culprit's size is judged fine; its bracket match is a
+    # forfeit without a request
+    assert stats["http"]["failures"] == {"refused": 4} and stats["judge"]["probes"] == 4
+    assert stats["judge"]["controls"] == 1 and stats["judge"]["attributed"] == 2  # the two orders, both traced
     bracket = [m for m in result.matches if m.stage == "bracket" and CULPRIT in m.players]
     assert bracket and all(m.forfeits == (CULPRIT,) and m.verdict.usage == {} for m in bracket)
 
@@ -127,7 +129,7 @@ def test_probe_outcomes_are_kept_in_the_verdict_cache(adversarial_judge, tmp_pat
     cache = str(tmp_path / "verdicts.sqlite")
     first, first_stats = rank(adversarial_judge, group(PHRASE["refused"]), "anchor", cache_path=cache)
     again, again_stats = rank(adversarial_judge, group(PHRASE["refused"]), "anchor", cache_path=cache)
-    assert first_stats["judge"]["probes"] == 2 and again_stats["judge"].get("probes", 0) == 0
+    assert first_stats["judge"]["probes"] == 4 and again_stats["judge"].get("probes", 0) == 0
     assert again.forfeited == first.forfeited and again.rewards == first.rewards
 
 

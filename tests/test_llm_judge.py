@@ -71,7 +71,7 @@ def test_no_answer_loses_without_a_call(mock_judge):
 
 
 def test_malformed_reply_is_asked_again_once(mock_judge):
-    url, server = mock_judge(plan=["truncated", "ok"])
+    url, server = mock_judge(plan=["wrong_schema", "ok"])
     judge = LLMJudge(judge_config(url))
     v = run(judge.compare(QUERY, GOOD, POOR))
     assert v.meta["reasked"] and judge.counts["reasked"] == 1
@@ -79,12 +79,23 @@ def test_malformed_reply_is_asked_again_once(mock_judge):
     assert follow_up[-2]["role"] == "assistant" and "could not be used" in follow_up[-1]["content"]
 
 
+def test_a_reply_cut_at_max_tokens_is_never_read_and_is_asked_again_with_more_room(mock_judge):
+    url, server = mock_judge(plan=["truncated", "ok"])
+    judge = LLMJudge(judge_config(url, max_tokens=300))
+    v = run(judge.compare(QUERY, GOOD, POOR))
+    assert v.meta["reasked"] and judge.counts["reasked_truncated"] == 1
+    first, second = list(server.recent)[-2:]
+    assert first["messages"] == second["messages"]  # the same question, not a follow-up quoting the cut reply
+    assert (first["max_tokens"], second["max_tokens"]) == (300, 1200)  # reask_max_tokens: 4 x max_tokens
+
+
 @pytest.mark.parametrize(
     ("plan", "reason"),
     [
         (["empty", "wrong_schema"], "parse"),
-        (["truncated", "empty"], "empty"),
+        (["wrong_schema", "empty"], "empty"),
         (["wrong_schema", "truncated"], "truncated"),
+        (["truncated", "truncated"], "truncated"),
     ],
 )
 def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
@@ -95,8 +106,9 @@ def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
     # the last reply names the reason: cut at max_tokens (finish_reason "length") is "truncated", not "empty"
     assert info.value.reason == reason and judge.counts["parse_failures"] == 1
     assert info.value.input_related and info.value.usage["completion_tokens"] >= 0 and info.value.usage["prompt_tokens"]
-    # the failure was not the candidates' doing: judged alone, both were fine, so nobody forfeits and it raises
-    assert judge.faults.counts == {"probes": 2, "unattributed": 1}
+    # the failure was not the candidates' doing: judged alone in either slot, both were fine, so nobody forfeits and
+    # it raises
+    assert judge.faults.counts == {"probes": 4, "unattributed": 1}
 
 
 def test_cache_reuses_verdicts_per_order(mock_judge, tmp_path):

@@ -6,6 +6,13 @@ Topologies never call the judge themselves. They hand the arena all the judgment
 (:meth:`Arena.compare`, :meth:`Arena.select`); the arena runs them concurrently, validates what comes back, applies
 the failure policy and records every judgment in the match log.
 
+Paired stalls: a judgment of two candidates can fail in an input-related way that the judge cannot trace to either
+(each is judged fine alone, but together they exceed what the judge can do in time). One such failure blames nobody.
+A candidate involved in such failures with two or more different opponents is the common factor: from the end of that
+round it forfeits (the judge is told by ``meta["forfeit"]``), the round's failed judgments it took part in are settled
+as its forfeits, and its later matches are forfeits without a judge call. So a candidate that stalls the judge only
+when paired costs at most two rounds and gains nothing.
+
 Randomness never depends on the order in which candidates were passed in: every random draw starts from the
 candidates sorted by content digest, so permuting a group permutes its result and nothing else.
 """
@@ -13,10 +20,11 @@ candidates sorted by content digest, so permuting a group permutes its result an
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import numbers
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -24,7 +32,7 @@ import numpy as np
 
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
-from verl_arena.core.types import Candidate, Match
+from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
 
@@ -99,6 +107,9 @@ class Arena:
             self.draw_rank[p] = pos
         self.calls = 0
         self.failure_reasons: Counter[str] = Counter()
+        #: candidates that forfeit for stalling the judge in pairs (see the module docstring)
+        self.stalled: set[int] = set()
+        self._untraced: defaultdict[int, set[int]] = defaultdict(set)
         self._log: list[tuple[int, Match]] = []
         self._seq = 0
 
@@ -126,6 +137,7 @@ class Arena:
         matches = await gather_or_cancel(
             [self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat) for a, b in pairs]
         )
+        matches = await self._settle(matches)
         self._record(seq, matches)
         return matches
 
@@ -142,6 +154,7 @@ class Arena:
                 for g, k in zip(groups, ks, strict=True)
             ]
         )
+        matches = await self._settle(matches)
         self._record(seq, matches)
         return matches
 
@@ -155,6 +168,7 @@ class Arena:
         matches = await gather_or_cancel(
             [self._order_one(tuple(g), stage=stage, round=round, level=level, repeat=repeat) for g in groups]
         )
+        matches = await self._settle(matches)
         self._record(seq, matches)
         return matches
 
@@ -193,14 +207,67 @@ class Arena:
     def _failed(self, exc: JudgeError, **fields: Any) -> Match:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
+        players = fields["players"]
+        if getattr(exc, "input_related", False) and len(players) == 2:  # not traced to either: remember the pair
+            self._untraced[players[0]].add(players[1])
+            self._untraced[players[1]].add(players[0])
         return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=dict(getattr(exc, "usage", {}) or {}))
+
+    def _shown(self, player: int) -> Candidate:
+        """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
+        c = self.candidates[player]
+        return dataclasses.replace(c, meta={**c.meta, FORFEIT_KEY: "stall"}) if player in self.stalled else c
+
+    async def _settle(self, matches: list[Match]) -> list[Match]:
+        """After a round: candidates whose untraced failures involve two or more opponents forfeit (see the module
+        docstring); the round's failed two-player judgments they took part in are asked again with them marked, so
+        the judge settles them as forfeits. A settled match keeps its ``error`` (the failure still counts)."""
+        stallers = {p for p, opponents in self._untraced.items() if len(opponents) >= 2} - self.stalled
+        if not stallers:
+            return matches
+        self.stalled |= stallers
+        logger.warning(
+            "%s: candidate(s) %s stalled the judge with %s different opponents; they forfeit",
+            self.group, [self.candidates[p].id for p in sorted(stallers)],
+            [len(self._untraced[p]) for p in sorted(stallers)],
+        )  # fmt: skip
+        redo = [
+            i for i, m in enumerate(matches) if m.failed and len(m.players) == 2 and self.stalled & set(m.players)
+        ]  # fmt: skip
+        settled = await gather_or_cancel([self._settled(matches[i]) for i in redo])
+        out = list(matches)
+        for i, match in zip(redo, settled, strict=True):
+            out[i] = match
+        return out
+
+    async def _settled(self, failed: Match) -> Match:
+        """``failed`` asked again with its stallers marked; itself if the judge fails again."""
+        a, b = failed.players
+        fields: dict[str, Any] = {
+            f.name: getattr(failed, f.name) for f in dataclasses.fields(Match) if f.name != "failed"
+        }
+        try:
+            if failed.kind == "compare":
+                verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
+                sa, sb = self._check_verdict(verdict, a, b, failed.stage, failed.round)
+                winners = (a,) if sa > sb else (b,) if sb > sa else ()
+                return Match(**{**fields, "winners": winners, "scores": (sa, sb), "verdict": verdict})
+            if failed.kind == "order":
+                ordered = await self.judge.order(self.query, [self._shown(a), self._shown(b)])
+                picked = self._check_order(ordered, failed.players, failed.stage, failed.round)
+            else:
+                chosen = await self.judge.select(self.query, [self._shown(a), self._shown(b)], failed.k)
+                picked = self._check_selection(chosen, failed.players, failed.k, failed.stage, failed.round)
+            return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked)})
+        except JudgeError:
+            return failed
 
     async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
         fields["repeat"] = repeat
         self.calls += 1
         try:
-            verdict = await self.judge.compare(self.query, self.candidates[a], self.candidates[b])
+            verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
@@ -228,7 +295,7 @@ class Arena:
         fields["repeat"] = repeat
         self.calls += 1
         try:
-            chosen = await self.judge.select(self.query, [self.candidates[p] for p in group], k)
+            chosen = await self.judge.select(self.query, [self._shown(p) for p in group], k)
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
@@ -241,20 +308,13 @@ class Arena:
         fields["repeat"] = repeat
         self.calls += 1
         try:
-            ordered = await self.judge.order(self.query, [self.candidates[p] for p in group])
+            ordered = await self.judge.order(self.query, [self._shown(p) for p in group])
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
             return self._failed(exc, **fields)
-        ok = isinstance(ordered, list | tuple) and all(
-            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in ordered
-        )
-        if not ok or sorted(int(x) for x in ordered) != list(range(len(group))):
-            raise InvalidJudgeOutput(
-                f"{self._where(stage, round)}: judge.order returned {ordered!r}; expected every index in "
-                f"[0, {len(group)}) exactly once, best first (raise JudgeError to report a failed judgment)"
-            )
-        return Match(**fields, winners=tuple(group[int(x)] for x in ordered))
+        picked = self._check_order(ordered, group, stage, round)
+        return Match(**fields, winners=tuple(group[x] for x in picked))
 
     def _where(self, stage: str, round: int) -> str:
         return f"{self.group} ({stage}, round {round})"
@@ -269,6 +329,17 @@ class Arena:
                     "scores must be finite numbers (raise JudgeError to report a failed judgment)"
                 )
         return float(scores[0]), float(scores[1])
+
+    def _check_order(self, ordered: Any, group: tuple[int, ...], stage: str, round: int) -> list[int]:
+        ok = isinstance(ordered, list | tuple) and all(
+            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in ordered
+        )
+        if not ok or sorted(int(x) for x in ordered) != list(range(len(group))):
+            raise InvalidJudgeOutput(
+                f"{self._where(stage, round)}: judge.order returned {ordered!r}; expected every index in "
+                f"[0, {len(group)}) exactly once, best first (raise JudgeError to report a failed judgment)"
+            )
+        return [int(x) for x in ordered]
 
     def _check_selection(self, chosen: Any, group: tuple[int, ...], k: int, stage: str, round: int) -> list[int]:
         ok = isinstance(chosen, list | tuple) and all(
@@ -300,9 +371,12 @@ class ReplayArena(Arena):
                 f"(repeat {repeat}); was it recorded with other options or candidates?"
             ) from None
         self.calls += 1
-        if match.failed:
+        if match.failed or match.error:  # failed, or failed and settled as a stall forfeit
             self.failure_reasons[(match.error or "error").split(":", 1)[0]] += 1
         return match
+
+    async def _settle(self, matches: list[Match]) -> list[Match]:
+        return matches  # recorded matches are settled already
 
     async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
         return self._lookup(("compare", stage, repeat, round, (a, b), 0))

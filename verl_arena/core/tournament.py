@@ -9,8 +9,11 @@ The pipeline is the same for every topology:
    takes the judge's known length preference out (``scoring="length_controlled"``);
 3. keys become ranks (ties share the mean position), ranks or points become rewards (``reward`` scheme), rewards
    become advantages (standardised with the unbiased std);
-4. if more than ``max_failed_fraction`` of the judgments failed, the group is voided: equal ranks and rewards and
-   zero advantages.
+4. candidates that forfeited (their content broke the judge, or they stalled it in pairs) rank below everyone else,
+   tied among themselves, whatever their matches said;
+5. if more than ``max_failed_fraction`` of the judgments failed, or if most of the group forfeited (no policy breaks
+   the judge with most of its samples at once; a judge that fails on most of them is at fault), the group is voided:
+   equal ranks and rewards and zero advantages, nobody blamed, and the reason is counted.
 """
 
 from __future__ import annotations
@@ -236,18 +239,29 @@ class Tournament:
             details["answer_lengths"] = list(lengths)
 
         failures = arena.failures
-        voided = arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
+        forfeited = {p for m in matches for p in m.forfeits}
+        voided_for = (
+            "judge_fault" if n > 1 and len(forfeited) > n / 2
+            else "failed_judgments" if arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
+            else None
+        )  # fmt: skip
+        voided = voided_for is not None
         if n == 1:
             ranks, rewards, advantages = [0.0], [0.0], [0.0]
         elif voided:
             ranks, rewards, advantages = _no_signal(n)
-            logger.warning(
-                "%s: %d of %d judgments failed; the group is voided (zero advantages)",
-                arena.group,
-                failures,
-                arena.calls,
+            details["voided_for"] = voided_for
+            why = (
+                f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault"
+                if voided_for == "judge_fault"
+                else f"{failures} of {arena.calls} judgments failed"
             )
+            logger.warning("%s: voided (zero advantages): %s", arena.group, why)
         else:
+            if forfeited:  # below everyone who did not, tied among themselves
+                keys = [(0,) if i in forfeited else (1, *k) for i, k in enumerate(keys)]
+                floor = min(points)
+                points = [floor if i in forfeited else x for i, x in enumerate(points)]
             ranks = ranks_from_keys(keys)
             scheme = REWARDS.get(self.reward_scheme)
             rewards = scheme(ranks, points, format_rewards=format_rewards, epsilon=self.epsilon)

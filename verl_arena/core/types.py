@@ -18,8 +18,10 @@ __all__ = ["Candidate", "GroupResult", "Match", "PairVerdict"]
 
 #: Key of ``Candidate.meta`` holding a candidate's format reward (Tournament-GRPO eq. 9), if it has one.
 FORMAT_REWARD_KEY = "format_reward"
+#: ``meta`` key by which a tournament tells the judge that a candidate forfeits its matches (the value says why)
+FORFEIT_KEY = "forfeit"
 #: The ``Candidate.meta`` keys that change what a judge or a reward scheme makes of a candidate.
-JUDGED_META = ("rubrics", "answer_key", "no_answer", FORMAT_REWARD_KEY)
+JUDGED_META = ("rubrics", "answer_key", "no_answer", FORMAT_REWARD_KEY, FORFEIT_KEY)
 
 
 @dataclass(frozen=True)
@@ -260,13 +262,20 @@ class GroupResult:
 
     @property
     def void_reason(self) -> str | None:
-        """Why the group was voided before its tournament finished (``"deadline"``, ...), else ``None``."""
-        return self.details.get("void_reason")
+        """Why the group was voided: before its tournament finished (``"deadline"``, ...), or after it
+        (``"failed_judgments"``: too many judgments failed; ``"judge_fault"``: most candidates would have been blamed
+        for breaking the judge, which says the judge is at fault); ``None`` when it was not."""
+        if not self.voided:
+            return None
+        return self.details.get("void_reason") or self.details.get("voided_for") or "failed_judgments"
 
     @property
     def forfeited(self) -> list[bool]:
-        """Per candidate: lost at least one match because its own content broke the judge."""
+        """Per candidate: lost at least one match because its own content broke the judge (nobody, in a voided
+        group: the judge is blamed there)."""
         out = [False] * len(self.ids)
+        if self.voided:
+            return out
         for m in self.matches:
             for p in m.forfeits:
                 out[p] = True

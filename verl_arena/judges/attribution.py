@@ -2,25 +2,27 @@
 # SPDX-License-Identifier: Apache-2.0
 """Who broke the judgment? Tracing an input-related judge failure to the candidate whose content caused it.
 
-A judgment fails either because of the judge's infrastructure (rate limits, 5xx, resets, an endpoint down for
-everyone) or because of what it was shown: the provider refuses the text, the judge's reply stays unusable or comes
-back cut at the token limit, the request is rejected as too long, or it times out while the judge answers everything
-else. A policy under RL pressure learns to produce the second kind whenever a failure is worth more than a loss, so
-it must never be: the candidate that causes it forfeits.
+A judgment fails either because of the judge's infrastructure (rate limits, an endpoint down for everyone) or because
+of what it was shown: the provider refuses the text, the reply stays unusable, the request is refused as too large,
+a 5xx repeats for that request alone, or it times out while the judge answers everything else. A policy under RL
+pressure learns to produce the second kind whenever a failure is worth more than a loss, so it must never be: the
+candidate that causes it forfeits. But the judge's own limits produce the same symptoms (a context too small, a garbage
+or overloaded model), and then nobody may be blamed. Blame therefore needs evidence that the content, and not its
+size, its slot or the judge's state, caused the failure.
 
-When a judgment fails in an input-related way, every candidate in it is judged once more on its own, against an
-empty partner (a *probe*). A candidate whose probe fails in an input-related way is a culprit, with two checks
-against blaming a candidate for the judge's own trouble, both made with an empty-against-empty *control* judgment:
+Each candidate of the failed judgment (a *suspect*) is judged again alone, exactly as the judge read it, against an
+empty partner, once in each slot: its *probes*. A failed probe is matched by a *control*: neutral filler of the same
+size in the same slot, judged the same way. The suspect is blamed only when a probe fails and its control succeeds:
 
-- a probe that timed out blames its candidate only if the control, run right after, is answered: the judge is
-  alive and only that content stalls it;
-- when no probe succeeded, the control decides whether the query or the judge setup fails by itself; if it does,
-  nobody is blamed.
+- a probe that failed in an input-related way blames its suspect if its control is judged fine;
+- a probe that timed out blames its suspect only if its control, run right then, is answered: the judge is alive
+  at that size, and only that content stalls it.
 
-Outcomes are remembered per probe key (query, rubrics, content, judge and template) and stored in the verdict cache
-when there is one, so a culprit is probed once and later loses without a judge call.
-
-A failure nobody can be blamed for stays a ``JudgeError``, and the tournament's counted fallback applies.
+A judge that fails the control too blames nobody: the failure stays a ``JudgeError``, the tournament's counted
+fallback applies, and a group in which most candidates end up blamed is voided as the judge's fault
+(:mod:`verl_arena.core.tournament`). Outcomes are remembered per probe key (what was shown, where, to which judge)
+and stored in the verdict cache when there is one, so a suspect is probed once, and a blamed one loses its later
+matches without a judge call.
 """
 
 from __future__ import annotations
@@ -34,22 +36,39 @@ from typing import Any, Literal
 
 from verl_arena.core.errors import JudgeError
 
-__all__ = ["FaultTracer", "Outcome", "Probe"]
+__all__ = ["FaultTracer", "Outcome", "Probe", "Suspect"]
 
 logger = logging.getLogger(__name__)
 
-#: ``ok``: judged fine alone; ``fault``: failed alone in an input-related way; ``slow``: timed out alone, a fault if
-#: the judge is answering otherwise; ``unknown``: the judge's own trouble (rate limits, 5xx), which says nothing about
-#: the content. Only ``ok`` and ``fault`` are remembered.
+#: ``ok``: judged fine; ``fault``: failed in an input-related way; ``slow``: timed out, which is a fault only if the
+#: judge answers otherwise; ``unknown``: the judge's own trouble (rate limits, an endpoint down), which says nothing
+#: about the content. Only ``ok`` and ``fault`` are remembered.
 Outcome = Literal["ok", "fault", "slow", "unknown"]
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One probe: a key naming what it judges, and the coroutine function that judges it (raising ``JudgeError``)."""
+    """One probe or control (``kind``): a key naming what it judges, and the coroutine function that judges it
+    (raising ``JudgeError``)."""
 
     key: str
     run: Callable[[], Awaitable[Any]]
+    kind: Literal["probe", "control"] = "probe"
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A candidate of a failed judgment.
+
+    Args:
+        subject: names the candidate's content for this query and judge; a blamed subject is remembered.
+        probes: the candidate alone, one probe per slot.
+        controls: for each probe, neutral filler of the same size in the same slot.
+    """
+
+    subject: str
+    probes: tuple[Probe, ...]
+    controls: tuple[Probe, ...]
 
 
 class FaultTracer:
@@ -57,7 +76,7 @@ class FaultTracer:
 
     Args:
         cache: a verdict cache (``aget``/``aput``) that keeps outcomes across processes and runs; optional.
-        capacity: outcomes remembered in memory.
+        capacity: outcomes (and blamed subjects) remembered in memory.
     """
 
     def __init__(self, cache: Any = None, capacity: int = 100_000) -> None:
@@ -65,12 +84,12 @@ class FaultTracer:
         self.capacity = capacity
         self.counts: Counter[str] = Counter()
         self._outcomes: OrderedDict[str, tuple[Outcome, str]] = OrderedDict()
+        self._blamed: OrderedDict[str, str] = OrderedDict()
         self._pending: dict[str, asyncio.Future[tuple[Outcome, str]]] = {}
 
-    def known_fault(self, key: str) -> str | None:
-        """The failure reason if ``key``'s content is known to break the judge alone, else ``None``."""
-        outcome = self._outcomes.get(key)
-        return outcome[1] if outcome is not None and outcome[0] == "fault" else None
+    def known_fault(self, subject: str) -> str | None:
+        """Why ``subject``'s content is known to break the judge, if it is."""
+        return self._blamed.get(subject)
 
     async def check(self, probe: Probe, *, fresh: bool = False) -> tuple[Outcome, str]:
         """The probe's outcome and failure reason, running it at most once at a time per key. ``fresh``: run it
@@ -86,28 +105,37 @@ class FaultTracer:
             self._pending[slot] = pending
         return await asyncio.shield(pending)
 
-    async def culprits(self, error: JudgeError, probes: Sequence[Probe], control: Probe) -> list[int]:
-        """Indices (into ``probes``) of the candidates that caused ``error``; re-raises ``error`` if none can be
+    async def culprits(self, error: JudgeError, suspects: Sequence[Suspect]) -> list[int]:
+        """Indices (into ``suspects``) of the candidates that caused ``error``; re-raises ``error`` if none can be
         blamed."""
-        outcomes = list(await asyncio.gather(*(self.check(p) for p in probes)))
-        if any(outcome == "slow" for outcome, _ in outcomes):
-            alive = (await self.check(control, fresh=True))[0] == "ok"
-            for i, (outcome, reason) in enumerate(outcomes):
-                if outcome == "slow":
-                    outcomes[i] = ("fault", reason) if alive else ("unknown", reason)
-                    if alive:
-                        await self._remember(probes[i].key, outcomes[i])
-        faulty = [i for i, (outcome, _) in enumerate(outcomes) if outcome == "fault"]
-        if faulty and not any(outcome == "ok" for outcome, _ in outcomes):
-            control_outcome, _ = await self.check(control)
-            if control_outcome != "ok":  # the query or the judge setup fails without any candidate's help
-                faulty = []
+        reasons = await asyncio.gather(*(self._blame(s) for s in suspects))
+        faulty = [i for i, reason in enumerate(reasons) if reason is not None]
         if not faulty:
             self.counts["unattributed"] += 1
             logger.info("input-related judge failure (%s) not traced to any candidate; counted as failed", error.reason)
             raise error
         self.counts["attributed"] += 1
+        for i in faulty:
+            self._blamed[suspects[i].subject] = reasons[i] or error.reason
+            self._blamed.move_to_end(suspects[i].subject)
+        while len(self._blamed) > self.capacity:
+            self._blamed.popitem(last=False)
         return faulty
+
+    async def _blame(self, suspect: Suspect) -> str | None:
+        """The failure reason if ``suspect``'s content, and not its size or slot, breaks the judge; else ``None``."""
+        outcomes = await asyncio.gather(*(self.check(p) for p in suspect.probes))
+        for probe, control, (outcome, reason) in zip(suspect.probes, suspect.controls, outcomes, strict=True):
+            if outcome not in ("fault", "slow"):
+                continue
+            control_outcome, _ = await self.check(control, fresh=outcome == "slow")
+            if control_outcome != "ok":  # the same size in the same slot fails without this content's help
+                self.counts["control_failed"] += 1
+                continue
+            if outcome == "slow":
+                await self._remember(probe.key, ("fault", reason))
+            return reason
+        return None
 
     async def _run(self, probe: Probe, slot: str, *, use_cache: bool) -> tuple[Outcome, str]:
         try:
@@ -116,7 +144,7 @@ class FaultTracer:
                 result: tuple[Outcome, str] = (stored["outcome"], stored.get("reason", ""))
                 await self._remember(probe.key, result, store=False)
                 return result
-            self.counts["probes"] += 1
+            self.counts[f"{probe.kind}s"] += 1  # judge requests: probes, controls
             try:
                 await probe.run()
                 result = ("ok", "")

@@ -115,6 +115,13 @@ class JudgeConfig(_Strict):
         select_template: template for group judgments (``multi_round``).
         order_template: template for listwise judgments (``listwise``).
         temperature, max_tokens, seed: sampling parameters sent with every request.
+        context_tokens: the judge model's context window. A prompt holds at most ``context_tokens - max_tokens``
+            tokens: each candidate is cut to its share of what the instructions leave (half in a pair, 1/N in a group
+            call), so no prompt overflows because one candidate is long (see :mod:`~verl_arena.judges.budget`).
+        tokenizer: the judge's tokenizer (a Hugging Face name or a local directory) to count tokens exactly; without
+            one, tokens are bounded by UTF-8 bytes, which is safe for any byte-level tokenizer but reads less.
+        reask_max_tokens: reply budget when a reply was cut at ``max_tokens`` and the judge is asked again (a cut reply
+            is never read); ``None``: four times ``max_tokens``. Never more than the context leaves beside the prompt.
         json_mode: send ``response_format={"type": "json_object"}``.
         extra_body: extra request fields, e.g. ``{"enable_thinking": False}`` (DashScope) or
             ``{"chat_template_kwargs": {"enable_thinking": False}}`` (vLLM).
@@ -146,6 +153,9 @@ class JudgeConfig(_Strict):
     temperature: float = Field(default=0.0, ge=0)
     max_tokens: int = Field(default=1024, ge=16)
     seed: int | None = None
+    context_tokens: int = Field(default=32_768, ge=1024)
+    tokenizer: str | None = None
+    reask_max_tokens: int | None = Field(default=None, ge=16)
     json_mode: bool = False
     extra_body: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float = Field(default=120.0, gt=0)
@@ -165,13 +175,23 @@ class JudgeConfig(_Strict):
     ensemble: EnsembleConfig | None = None
 
     @model_validator(mode="after")
-    def _reserved_body(self) -> JudgeConfig:
+    def _consistent(self) -> JudgeConfig:
+        if self.max_tokens > self.context_tokens // 2:
+            raise ValueError(
+                f"max_tokens ({self.max_tokens}) leaves too little of context_tokens ({self.context_tokens}) for the "
+                "prompt: keep max_tokens at most half of context_tokens"
+            )
         reserved = {"model", "messages"} & set(self.extra_body)
         if reserved:
             raise ValueError(f"extra_body may not set {sorted(reserved)}; they are filled in by the judge")
         if self.ensemble is not None:
             self.member_configs()  # a member that does not validate fails here, naming itself
         return self
+
+    @property
+    def reask_room(self) -> int:
+        """Reply tokens for asking again after a reply was cut at ``max_tokens``."""
+        return self.reask_max_tokens or 4 * self.max_tokens
 
     def member_configs(self) -> list[JudgeConfig]:
         """The ensemble's member configurations (this configuration with each member's changes), or ``[self]``."""

@@ -9,7 +9,8 @@
   says nothing about the endpoint's health and is not counted against it. When every endpoint has failed its
   recovery probe, requests fail after ``down_wait_s`` (reason ``"unavailable"``) instead of queueing for minutes.
 - Retries (tenacity) with exponential jitter on timeouts, connection errors, 408/409/429/5xx and unreadable response
-  bodies, honouring ``Retry-After`` up to a cap; 400/401/403/404/422 and content-filter refusals fail at once.
+  bodies, honouring ``Retry-After`` up to a cap; 400/401/403/404/413/422, a 429 that says the request is too large and
+  content-filter refusals fail at once.
 - A global concurrency limit and global requests- and tokens-per-minute buckets; per endpoint, a concurrency limit and
   several small ``httpx`` connection pools (a single pool of hundreds of connections is slow: httpcore scans every
   connection of a pool for each request it places; ``verl-arena bench-judge`` measures it).
@@ -17,9 +18,11 @@
 - API keys are read from the environment when a request is made and never appear in errors, logs or statistics: an
   error body is masked before it is cut short, and a beginning of the key left at the cut is masked too
   (:func:`~verl_arena.judges.responses.redact`); since no exception carries a key, causes are chained.
-- Failures that may come from what the judge was shown (a refusal, a 400/413, a timeout) are flagged
-  ``input_related`` on the ``JudgeError``; a request that times out twice while the endpoint answers other requests
-  is not tried again.
+- Failures that may come from what the judge was shown (a refusal, a request refused as malformed or too large, a
+  timeout, a 5xx or unreadable body that repeats for one request) are flagged ``input_related`` on the ``JudgeError``.
+  A request that times out or gets a 5xx twice while the endpoint answers other requests is *isolated*: it is not
+  tried again, and its failures never count against the endpoint, so content that makes the server fail cannot take
+  the endpoint out for everyone.
 
 ``httpx`` clients and asyncio primitives belong to one event loop; the client keeps one set per loop, so it can be
 used from several loops (one after another, as ``asyncio.run`` does).
@@ -89,9 +92,10 @@ def call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
     }
 
 
-def _stop_after_isolated_timeouts(state: RetryCallState) -> bool:
-    """Stop after the second attempt that timed out while the endpoint kept answering others: what keeps failing
-    alone is probably slow because of what it carries, and more attempts would only stall the group."""
+def _stop_after_isolated_failures(state: RetryCallState) -> bool:
+    """Stop after the second attempt that failed (timed out, or got a 5xx) while the endpoint kept answering others:
+    what keeps failing alone probably fails because of what it carries, and more attempts would only stall the
+    group."""
     exc = state.outcome.exception() if state.outcome else None
     return isinstance(exc, RetryableFailure) and exc.isolated and state.attempt_number >= 2
 
@@ -204,7 +208,7 @@ class ChatClient:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.max_attempts)
             | stop_after_delay(self.retry.max_elapsed_s)
-            | _stop_after_isolated_timeouts,
+            | _stop_after_isolated_failures,
             wait=self._wait,
             retry=retry_if_exception_type(RetryableFailure),
             reraise=True,
@@ -218,8 +222,9 @@ class ChatClient:
                     return await self._attempt(body, estimate, attempts, started)
         except RetryableFailure as exc:
             self._stats.failures[exc.reason] += 1
+            input_related = exc.reason == "timeout" or exc.isolated
             raise JudgeError(f"judge request failed after {attempts} attempts: {exc}", reason=exc.reason,
-                             attempts=attempts, input_related=exc.reason == "timeout") from exc  # fmt: skip
+                             attempts=attempts, input_related=input_related) from exc  # fmt: skip
         except FinalFailure as exc:
             self._stats.failures[exc.reason] += 1
             raise JudgeError(f"judge request refused: {exc}", reason=exc.reason, attempts=attempts,
@@ -354,7 +359,9 @@ class ChatClient:
                 raise self._error("connection", f"{cfg.base_url}: {type(exc).__name__}") from exc
             except RetryableFailure as exc:
                 self._stats.attempt_errors[exc.reason] += 1
-                health = False if exc.unhealthy else None
+                # a server error for this request while the endpoint answers others is this request's trouble
+                exc.isolated = exc.unhealthy and endpoint.last_success > started
+                health = False if exc.unhealthy and not exc.isolated else None
                 raise
             except FinalFailure:
                 health = None

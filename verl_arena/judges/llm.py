@@ -9,49 +9,50 @@ Before any request:
 - identical candidates (same content digest) tie at the middle of the scale, without a call;
 - with ``no_answer="lose"``, a candidate without a final answer loses (lowest score against the middle of the scale)
   without a call, and two such candidates tie at the lowest score;
-- a candidate already known to break the judge (see below) forfeits, the same way, without a call;
+- a candidate already known to break the judge (see below), or marked ``meta["forfeit"]`` by the tournament, forfeits,
+  the same way, without a call;
 - the verdict cache is consulted.
 
-The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters.
+The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters, and then to
+the candidate's share of the prompt's token budget (:mod:`~verl_arena.judges.budget`).
 
-A reply that cannot be parsed is answered once with the reason and a request to reply again; if the second reply
-fails too, the judgment fails with ``JudgeError`` and reason ``"truncated"`` (the reply was cut at ``max_tokens``),
-``"empty"`` or ``"parse"``. Transport failures come from the client as ``JudgeError`` already.
+A reply cut at ``max_tokens`` is never read: the judge is asked the same again with more room. A reply that cannot be
+parsed is answered once with the reason and a request to reply again. If the second reply fails too, the judgment
+fails with ``JudgeError`` and reason ``"truncated"``, ``"empty"`` or ``"parse"``. Transport failures come from the
+client as ``JudgeError`` already.
 
-Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests rejected as
-too long, timeouts while the judge answers other requests) are traced by :mod:`~verl_arena.judges.attribution`: the
-candidate whose content fails on its own forfeits the match (``PairVerdict.forfeit``, lowest score against the
-middle of the scale) or is passed over in a group judgment. Only failures nobody can be blamed for raise.
+Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests refused as too
+large, a 5xx or timeout that repeats for one request while the judge answers the others) are traced by
+:mod:`~verl_arena.judges.attribution`: the candidate whose content fails on its own, where neutral filler of its size
+does not, forfeits the match (``PairVerdict.forfeit``, lowest score against the middle of the scale) or is passed over
+in a group judgment. Only failures nobody can be blamed for raise.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import string
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
-from verl_arena.core.types import Candidate, PairVerdict
-from verl_arena.judges.attribution import FaultTracer, Probe
+from verl_arena.core.types import FORFEIT_KEY, Candidate, PairVerdict
+from verl_arena.judges.asking import Asker
+from verl_arena.judges.attribution import FaultTracer
+from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.context import ContextSource, JudgeContext
-from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
-from verl_arena.judges.parsing import ParseError, parse_order, parse_pairwise, parse_rubrics, parse_selection
-from verl_arena.judges.rendering import truncate_middle
+from verl_arena.judges.http import ChatClient, call_meta, total_usage
+from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.probes import ProbeMaker
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
 __all__ = ["JudgeContext", "LLMJudge"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-#: the partner of a probe: a candidate with nothing in it
-_EMPTY = Candidate(id="probe-partner", answer="", path="")
 
 
 def _no_answer(c: Candidate) -> bool:
@@ -92,11 +93,15 @@ class LLMJudge:
             "seed": cfg.seed,
             "json_mode": cfg.json_mode,
             "extra_body": cfg.extra_body,
+            "shown": [cfg.context_tokens, cfg.tokenizer, cfg.max_field_chars],
         } | ({"sample": sample} if sample else {})
         #: what identifies this judge in cache keys: models and sampling parameters
         self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
         self.counts: Counter[str] = Counter()
+        self.budget = PromptBudget(cfg.context_tokens, cfg.max_tokens, cfg.tokenizer, cfg.max_field_chars)
+        self.asker = Asker(self.client, cfg, self.budget, self.counts)
         self.faults = FaultTracer(self.cache)
+        self.probes = ProbeMaker(self.pairwise, self.identity, self.budget.count, self._probe_ask)
         self._rubrics: dict[str, list[dict[str, Any]]] = {}
         self._context = ContextSource(cfg.rubrics, self.rubrics, self.counts)
 
@@ -124,18 +129,17 @@ class LLMJudge:
         stored = await self._cached(key)
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
+        shown = self.budget.shown(self.pairwise, query, context, [a, b])
         nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
-        messages = self.pairwise.render_pairwise(
-            query, self._shown(a), self._shown(b), nonce, context.rubrics, context.answer_key
-        )
+        messages = self.pairwise.render_pairwise(query, *shown, nonce, context.rubrics, context.answer_key)
         try:
-            scores, results = await self._ask(
+            scores, results = await self.asker.ask(
                 self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce)
             )
         except JudgeError as exc:
             if not exc.input_related:
                 raise
-            culprits = await self._trace(exc, query, [a, b], context)
+            culprits = await self._trace(exc, query, [a, b], shown, context)
             return self._forfeit({"ab"[i] for i in culprits}, exc.reason, usage=exc.usage)
         verdict = PairVerdict(
             score_a=scores.score_a,
@@ -172,6 +176,7 @@ class LLMJudge:
             context,
             lambda shown, nonce: self.group.render_select(query, shown, k, nonce, context.rubrics, context.answer_key),
             lambda text, nonce: parse_selection(text, nonce, len(candidates), k),
+            k=k,
         )
         # None: the culprits are known faults now and are passed over
         return winners if winners is not None else await self.select(query, candidates, k)
@@ -211,7 +216,7 @@ class LLMJudge:
         if stored is None:
             nonce = make_nonce(self.rubric_writer.digest, query)
             messages = self.rubric_writer.render_rubrics(query, nonce)
-            stored, _ = await self._ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, nonce))
+            stored, _ = await self.asker.ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, nonce))
             await self._store(key, stored)
         self._rubrics[query] = stored
         return stored
@@ -233,46 +238,9 @@ class LLMJudge:
 
     # -- internals --------------------------------------------------------------------------------------------------
 
-    def _shown(self, c: Candidate) -> Candidate:
-        """What the judge reads of ``c``: process and answer each cut in the middle to ``max_field_chars``."""
-        limit = self.config.max_field_chars
-        if len(c.path) <= limit and len(c.answer) <= limit:
-            return c
-        return Candidate(c.id, truncate_middle(c.answer, limit), truncate_middle(c.path, limit), c.meta)
-
-    async def _ask(
-        self, template: Template, messages: list[dict[str, str]], parse: Callable[[str], T]
-    ) -> tuple[T, list[ChatResult]]:
-        first = await self.client.chat(messages, seed=self.config.seed)
-        try:
-            return parse(first.text), [first]
-        except ParseError as exc:
-            self.counts["reasked"] += 1
-            logger.debug("judge reply unusable (%s); asking again", exc)
-            retry = string.Template(template.labels.retry).safe_substitute(error=str(exc))
-            follow_up = [
-                *messages,
-                {"role": "assistant", "content": first.text[:4000]},
-                {"role": "user", "content": retry},
-            ]
-        second = await self.client.chat(follow_up, seed=self.config.seed)
-        try:
-            return parse(second.text), [first, second]
-        except ParseError as exc:
-            reason = (
-                "truncated" if second.finish_reason == "length" else "empty" if not second.text.strip() else "parse"
-            )
-            self.counts["parse_failures"] += 1
-            raise JudgeError(
-                f"judge reply unusable after asking again: {exc}",
-                reason=reason,
-                attempts=2,
-                input_related=True,
-                usage=total_usage([first, second]),
-            ) from exc
-
     def _passed_over(self, query: str, candidates: Sequence[Candidate], context: JudgeContext) -> list[int]:
-        """The candidates a group judgment leaves out: without an answer (``no_answer="lose"``) or known faults."""
+        """The candidates a group judgment leaves out: without an answer (``no_answer="lose"``), marked to forfeit,
+        or known faults."""
         out = [
             i
             for i, c in enumerate(candidates)
@@ -293,6 +261,7 @@ class LLMJudge:
         context: JudgeContext,
         render: Callable[[list[Candidate], str], list[dict[str, str]]],
         parse: Callable[[str, str], list[int]],
+        k: int = 0,
     ) -> list[int] | None:
         """One cached group judgment; ``None`` when a failure was traced to candidates (known faults from now on)."""
         key = cache_key(*key_parts)
@@ -300,13 +269,13 @@ class LLMJudge:
         if stored is not None:
             return list(stored[field])
         nonce = make_nonce(*nonce_parts)
-        messages = render([self._shown(c) for c in candidates], nonce)
+        shown = self.budget.shown(template, query, context, candidates, k)
         try:
-            result, _ = await self._ask(template, messages, lambda text: parse(text, nonce))
+            result, _ = await self.asker.ask(template, render(shown, nonce), lambda text: parse(text, nonce))
         except JudgeError as exc:
             if not exc.input_related:
                 raise
-            await self._trace(exc, query, candidates, context)
+            await self._trace(exc, query, candidates, shown, context)
             return None
         await self._store(key, {field: result})
         return result
@@ -325,35 +294,29 @@ class LLMJudge:
         )
 
     def _known_fault(self, query: str, candidate: Candidate, context: JudgeContext) -> str | None:
-        """Why ``candidate`` is known to break the judge on its own, if it is."""
-        return self.faults.known_fault(self._probe_key(query, candidate, context))
+        """Why ``candidate`` forfeits without a call, if it does: the tournament marked it (``meta["forfeit"]``), or
+        its content is known to break the judge on its own."""
+        marked = candidate.meta.get(FORFEIT_KEY)
+        if marked:
+            return str(marked)
+        return self.faults.known_fault(self.probes.subject(query, candidate, context))
 
-    def _probe_key(self, query: str, candidate: Candidate | None, context: JudgeContext) -> str:
-        content = candidate.digest if candidate is not None else "control"
-        return cache_key("probe", self.identity, self.pairwise.digest, query, context.key, content)
-
-    def _probe(self, query: str, candidate: Candidate | None, context: JudgeContext) -> Probe:
-        """Judging ``candidate`` alone against an empty partner (``None``: the empty-against-empty control)."""
-
-        async def run() -> None:
-            shown = self._shown(candidate) if candidate is not None else _EMPTY
-            nonce = make_nonce(self.pairwise.digest, query, "probe", shown.digest, context.key)
-            messages = self.pairwise.render_pairwise(query, shown, _EMPTY, nonce, context.rubrics, context.answer_key)
-            await self._ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
-
-        return Probe(self._probe_key(query, candidate, context), run)
+    async def _probe_ask(self, messages: list[dict[str, str]], nonce: str) -> None:
+        """One probe or control judgment (raises ``JudgeError`` when it fails)."""
+        await self.asker.ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
 
     async def _trace(
         self,
         error: JudgeError,
         query: str,
         candidates: Sequence[Candidate],
+        shown: Sequence[Candidate],
         context: JudgeContext,
     ) -> list[int]:
         """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.attribution`); raises ``error`` if
         none can be blamed."""
-        probes = [self._probe(query, c, context) for c in candidates]
-        culprits = await self.faults.culprits(error, probes, self._probe(query, None, context))
+        suspects = [self.probes.suspect(query, c, s, context) for c, s in zip(candidates, shown, strict=True)]
+        culprits = await self.faults.culprits(error, suspects)
         logger.info(
             "judge failure (%s) traced to candidate(s) %s: they forfeit",
             error.reason, [candidates[i].id for i in culprits],

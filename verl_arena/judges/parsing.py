@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """Reading the judge's reply into a verdict, strictly.
 
-The reply may wrap its JSON in prose or code fences. Every JSON object in it is decoded; an object counts only if it
-has the required shape, and an object whose ``verdict_id`` differs from this judgment's nonce is ignored (a judge that
-quotes a candidate's fake verdict does not fool the parser). Of the objects that count, the last one wins.
+The reply may wrap its JSON in prose or code fences. Reasoning blocks (``<think>...</think>``, or an unclosed
+``<think>`` running to the end) are dropped unread. Every other JSON object in it is decoded; an object counts only if
+it carries this judgment's nonce as ``verdict_id`` and has the required shape. The nonce is a hash over the judgment's
+own inputs, so a verdict written into a candidate's text cannot carry it: a judge that quotes a candidate's forged
+verdict, with or without a made-up ``verdict_id``, does not fool the parser. Of the objects that count, the last one
+wins.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from verl_arena.judges.rendering import split_think
 from verl_arena.judges.templates import Template
 
 __all__ = [
@@ -81,22 +85,21 @@ def _number(value: Any, lo: float, hi: float, where: str) -> float:
 
 
 def _pick(text: str, nonce: str, check: Any) -> Any:
-    """Apply ``check`` to each object (last first); return the first result, or raise with the last error."""
-    objects = json_objects(text)
+    """Apply ``check`` to each object outside reasoning blocks that carries ``nonce`` (last first); return the first
+    result, or raise with the error of the last object that carried it."""
+    _, visible = split_think(text)
+    objects = json_objects(visible)
     if not objects:
-        raise ParseError("the reply contains no JSON object" if text.strip() else "the reply is empty")
+        raise ParseError("the reply contains no JSON object" if visible.strip() else "the reply is empty")
     error: ParseError | None = None
     for obj in reversed(objects):
-        tag = obj.get("verdict_id")
-        if tag is not None and str(tag) != nonce:
-            error = error or ParseError(f"verdict_id must be {nonce!r}")
+        if str(obj.get("verdict_id", "")) != nonce:
             continue
         try:
             return check(obj)
         except ParseError as exc:
             error = error or exc
-    assert error is not None
-    raise error
+    raise error or ParseError(f'the reply has no JSON object with "verdict_id": "{nonce}"')
 
 
 def _side(obj: Mapping[str, Any], label: str, template: Template) -> dict[str, dict[str, float]]:

@@ -35,18 +35,23 @@ def split_think(text: str) -> tuple[str, str]:
 
 
 def truncate_middle(text: str, limit: int, count: Callable[[str], int] | None = None) -> str:
-    """``text`` cut in the middle to at most ``limit`` characters (or ``limit`` tokens when ``count`` is given)."""
+    """``text`` cut in the middle to at most ``limit`` characters (or ``limit`` tokens when ``count`` is given), with
+    a marker saying how much was left out; a limit too small for the marker keeps the beginning alone."""
     measure = count or len
     if measure(text) <= limit:
         return text
     keep = limit if count is None else max(1, int(len(text) * limit / max(1, measure(text))))
-    while True:
-        head, tail = text[: keep // 2], text[len(text) - keep // 2 :] if keep // 2 else ""
-        cut = len(text) - len(head) - len(tail)
-        out = f"{head}\n[... {cut} characters omitted ...]\n{tail}"
-        if measure(out) <= limit or keep <= 1:
+    while keep > 1:
+        head, tail = text[: keep // 2], text[len(text) - keep // 2 :]
+        out = f"{head}\n[... {len(text) - len(head) - len(tail)} characters omitted ...]\n{tail}"
+        if measure(out) <= limit:
             return out
         keep = int(keep * 0.9)
+    lo, hi = 0, min(len(text), max(0, limit))  # the longest beginning that fits
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if measure(text[:mid]) <= limit else (lo, mid - 1)
+    return text[:lo]
 
 
 def _content(message: Mapping[str, Any]) -> str:

@@ -3,15 +3,19 @@
 """Reading one HTTP answer of an OpenAI-compatible ``/chat/completions`` endpoint: pure functions, no I/O.
 
 An answer is either a reply (:class:`Reply`) or a failure: :class:`RetryableFailure` (worth another attempt: 408,
-409, 429, 5xx, an unreadable body) or :class:`FinalFailure` (401/403/404, a refusal, a request rejected as malformed
-or too long). Error bodies enter a message only through :func:`redact`, which masks the API key before the body is
-cut short, so these exceptions can be chained and logged safely.
+409, 429, 5xx, an unreadable body) or :class:`FinalFailure` (401/404, a refusal, a request refused for what it
+carried). Statuses are read by what was refused: 400, 403, 413 and 422 refuse the request itself (a firewall, a
+filter, a schema or a size check), so they may be the content's doing (``input_related``); a 429 whose body says the
+request is too large is one of those too, not a rate limit, and is not retried. Error bodies enter a message only
+through :func:`redact`, which masks the API key before the body is cut short, so these exceptions can be chained and
+logged safely.
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,8 +32,15 @@ __all__ = [
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REFUSAL_CODES = ("DataInspectionFailed", "data_inspection_failed", "content_filter", "content_policy_violation")
-#: statuses a request can get because of what it carried (too long, rejected as malformed): maybe input-related
-INPUT_STATUS = frozenset({400, 413})
+#: statuses a request can get because of what it carried (too long, malformed, blocked by a filter or a firewall):
+#: maybe input-related
+INPUT_STATUS = frozenset({400, 403, 413, 422})
+#: what an error body says when the request was too large for the server (its context, its body or its token limit)
+TOO_LARGE = re.compile(
+    r"too (large|long|many tokens)|maximum context|context (length|window)|exceeds? .{0,40}(limit|tokens|length)"
+    r"|reduce the length|payload|request entity",
+    re.I,
+)
 #: error bodies are quoted in errors up to this many characters
 ERROR_BODY_CHARS = 300
 
@@ -123,6 +134,8 @@ def read_answer(status: int, headers: Mapping[str, str], body: str, *, where: st
     """
     if status != 200:
         text = redact(body, secret)
+        if status in (429, *INPUT_STATUS) and TOO_LARGE.search(body):
+            raise FinalFailure("too_large", f"{where}: HTTP {status}: request too large: {text}", True)
         if status in RETRYABLE_STATUS:
             raise RetryableFailure(
                 f"http_{status}", f"{where}: HTTP {status}: {text}", retry_after=retry_after(headers),

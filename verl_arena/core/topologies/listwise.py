@@ -9,9 +9,12 @@ candidates dealt into different parts once meet in another deal; every call of e
 Bradley-Terry fit over what the orders imply (everyone beats everyone ranked below them in the same call) ranks the
 group. With N <= ``group_size`` one call sees everyone and one deal is enough.
 
-Cost: ``rounds`` x ceil(N / group_size) judge calls (a part of one candidate needs none), depth 1. Each call shows
-up to ``group_size`` candidates, so one call reads as much as ``group_size / 2`` pairwise compares; the benchmark's
-``shown`` column counts it.
+A part whose call fails (a judge that cannot read that many candidates at once, a request refused as too large) is
+not given up: it is split in two halves, each ordered by a call of its own in the next wave, down to parts of two.
+
+Cost: ``rounds`` x ceil(N / group_size) judge calls (a part of one candidate needs none), depth 1, plus two calls
+per failed part. Each call shows up to ``group_size`` candidates, so one call reads as much as ``group_size / 2``
+pairwise compares; the benchmark's ``shown`` column counts it.
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ def part_sizes(n: int, group_size: int) -> list[int]:
     return [base + 1] * extra + [base] * (parts - extra)
 
 
+def _halves(players: tuple[int, ...]) -> list[list[int]]:
+    """The two halves a failed part is split into (a half of one candidate needs no call)."""
+    middle = len(players) // 2
+    return [half for half in (list(players[:middle]), list(players[middle:])) if len(half) > 1]
+
+
 def _rounds(n: int, options: ListwiseOptions) -> int:
     return options.rounds or (1 if n <= options.group_size else 2)
 
@@ -69,9 +78,20 @@ class Listwise(Topology):
             order = arena.shuffle(range(n), rng)
             starts = [sum(sizes[:i]) for i in range(len(sizes))]
             deals.append([order[s : s + size] for s, size in zip(starts, sizes, strict=True) if size > 1])
-        await asyncio.gather(
-            *(arena.order(parts, stage="listwise", round=1, level=1, repeat=r) for r, parts in enumerate(deals))
-        )
+        level = 1
+        while any(deals):
+            played = await asyncio.gather(
+                *(
+                    arena.order(parts, stage="listwise", round=level, level=level, repeat=r)
+                    for r, parts in enumerate(deals)
+                )
+            )
+            # a failed part is ordered again in two halves, in the next wave
+            deals = [
+                [h for m in matches if m.failed and len(m.players) > 2 for h in _halves(m.players)]
+                for matches in played
+            ]
+            level += 1
         # the fit runs over canonical positions and sorted outcomes, so a relabelled group gets bit-identical numbers
         position = {p: i for i, p in enumerate(arena.canonical)}
         outcomes = sorted((position[w], position[lo], x) for w, lo, x in pairwise_outcomes(arena.matches))
