@@ -120,6 +120,37 @@ def test_no_answer_and_forfeits_are_charged_the_largest_length_advantage():
     assert length_offsets([0, 0], [True, True], 2.0) == [0.0, 0.0]
 
 
+def test_brevity_is_credited_only_down_to_the_shortest_answer_that_won_something():
+    # candidate 0 (20 characters) won nothing: it is taken to be as long as the shortest winner (candidate 1)
+    x = length_offsets([20, 100, 1000, 3000], [False] * 4, 2.0, winners={1, 2, 3})
+    assert x[0] == x[1] < x[2] < x[3]
+    assert length_offsets([20, 100, 1000], [False] * 3, 2.0, winners={0, 2})[0] < x[1]  # a terse winner is credited
+    negative = length_offsets([100, 1000, 9000], [False] * 3, -2.0, winners={0, 1})  # prefers short: cap the long
+    assert negative[2] == negative[1] < negative[0]
+
+
+def test_a_terse_non_answer_never_ranks_above_a_longer_answer_with_the_same_record():
+    # a round robin in which the terse non-answer and a long answer both lose to everyone else and tie each other: with
+    # the judge's length bias taken out, the long answer's losses would look worse, but the non-answer is never credited
+    # for its brevity below the group's median, and the median answer ties nobody
+    group = [
+        Candidate("terse", "It depends.", meta={"quality": 0}),
+        Candidate("median", "m" * 400, meta={"quality": 0}),
+        Candidate("good", "g" * 500, meta={"quality": 0}),
+        Candidate("best", "b" * 600, meta={"quality": 0}),
+    ]
+    beats = {("good", "terse"), ("good", "median"), ("best", "terse"), ("best", "median"), ("best", "good")}
+
+    class Judge:
+        async def compare(self, query, a, b):
+            if (a.id, b.id) in beats:
+                return PairVerdict(1.0, 0.0)
+            return PairVerdict(0.0, 1.0) if (b.id, a.id) in beats else PairVerdict(0.5, 0.5)
+
+    result = asyncio.run(rank_group("q", group, Judge(), "round_robin", scoring="length_controlled", length_bias=2.0))
+    assert result.ranks[0] >= result.ranks[1]
+
+
 def test_a_length_controlled_result_replays_and_needs_its_lengths():
     group = _groups(1, 6, seed=2)[0]
     result = asyncio.run(rank_group("q", group, LengthLovingJudge(), "round_robin", scoring="length_controlled",

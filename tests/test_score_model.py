@@ -71,3 +71,16 @@ def test_no_information_gives_the_prior():
     assert np.all(fit_scores(4, [], []).mean == 0)
     flat = fit_scores(4, [(0, 1), (2, 3)], [(5.0, 5.0), (5.0, 5.0)])
     assert np.all(flat.mean == 0)
+
+
+def test_a_forfeit_says_nothing_about_the_level_of_the_side_that_did_not_forfeit():
+    # a steady judge: 0 scores about 8, 1 about 5, 2 about 2; then 3 forfeits against 0, who gets the middle of the
+    # scale (5) without being judged: that level would drag 0 down, unless it is left out
+    pairs = [(0, 1), (1, 2), (0, 2), (1, 0), (2, 1), (3, 0)]
+    scores = [(8.0, 5.0), (5.0, 2.0), (8.1, 2.1), (5.1, 7.9), (2.0, 4.9), (0.0, 5.0)]
+    judged = [True] * 5 + [False]
+    counted = fit_scores(4, pairs, scores)
+    left_out = fit_scores(4, pairs, scores, level_ok=judged)
+    gap = lambda fit: fit.mean[0] - fit.mean[1]  # noqa: E731
+    assert gap(left_out) > gap(counted)
+    assert np.isfinite(left_out.level_var)  # the judged levels are still used

@@ -65,7 +65,12 @@ class ScoreFit:
 
 
 def fit_scores(
-    n: int, pairs: Sequence[tuple[int, int]], scores: Sequence[tuple[float, float]], *, levels: bool = True
+    n: int,
+    pairs: Sequence[tuple[int, int]],
+    scores: Sequence[tuple[float, float]],
+    *,
+    levels: bool = True,
+    level_ok: Sequence[bool] | None = None,
 ) -> ScoreFit:
     """Fit the model to compares ``pairs[k] = (a, b)`` that returned ``scores[k] = (s_a, s_b)``.
 
@@ -74,6 +79,8 @@ def fit_scores(
         pairs: who met whom (``a`` shown first; the order does not matter to the model).
         scores: the scores each side received.
         levels: learn from the levels too (otherwise margins only).
+        level_ok: per compare, whether its level is a judgment of both sides (a forfeit's is not: the side that did
+            not forfeit got a fixed score without being judged); ``None``: all are.
     """
     if not pairs:
         return ScoreFit(np.zeros(n), np.eye(n), _GUESS_MARGIN_VAR, np.inf)
@@ -91,12 +98,14 @@ def fit_scores(
     x_margin[rows, a] += 1.0
     x_margin[rows, b] -= 1.0
     margin = s[:, 0] - s[:, 1]
-    level = s[:, 0] + s[:, 1]
-    use_levels = levels and m > 1 and float(np.ptp(level)) > 1e-12
+    judged = np.ones(m, dtype=bool) if level_ok is None else np.asarray(level_ok, dtype=bool)
+    level = (s[:, 0] + s[:, 1])[judged]
+    use_levels = levels and len(level) > 1 and float(np.ptp(level)) > 1e-12
     if use_levels:
         x_level = np.zeros((m, n))
         x_level[rows, a] += 1.0
         x_level[rows, b] += 1.0
+        x_level = x_level[judged]
         x_level -= x_level.mean(axis=0)  # the common offset c is profiled out
         level = level - level.mean()
 
@@ -107,7 +116,7 @@ def fit_scores(
     level_var = np.inf
     if use_levels:
         levels_seen = _Observations.of(x_level, level, lost=1)
-        level_var = max(levels_seen.residual_ss(mean) / m, margin_var)
+        level_var = max(levels_seen.residual_ss(mean) / len(level), margin_var)
         margin_var, level_var, _, mean, cov = _settle(n, margins, levels_seen, margin_var, level_var, prior_var)
     return ScoreFit(mean, cov, margin_var, level_var)
 

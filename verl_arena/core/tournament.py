@@ -22,12 +22,12 @@ import dataclasses
 import logging
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
-from verl_arena.core.bradley_terry import fit_bradley_terry
+from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
 from verl_arena.core.ranking import ranks_from_keys
@@ -228,18 +228,19 @@ class Tournament:
             keys, points = standing.keys, standing.points
             details.update(standing.details)
         matches = arena.matches
+        forfeited = {p for m in matches for p in m.forfeits}
         if self.scoring == "bradley_terry" and n > 1:
             strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha)
             keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
         elif self.scoring == "length_controlled" and n > 1 and lengths is not None:
-            forfeited = {p for m in matches for p in m.forfeits}
-            offsets = length_offsets(lengths, [lengths[i] == 0 or i in forfeited for i in range(n)], self.length_bias)
+            winners = {w for w, _, x in pairwise_outcomes(matches) if x > 0.5}
+            excluded = [lengths[i] == 0 or i in forfeited for i in range(n)]
+            offsets = length_offsets(lengths, excluded, self.length_bias, winners)
             strengths = fit_bradley_terry(n, matches, alpha=self.bt_alpha, offsets=offsets)
             keys, points = [(round(float(s), 9),) for s in strengths], [float(s) for s in strengths]
             details["answer_lengths"] = list(lengths)
 
         failures = arena.failures
-        forfeited = {p for m in matches for p in m.forfeits}
         voided_for = (
             "judge_fault" if n > 1 and len(forfeited) > n / 2
             else "failed_judgments" if arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
@@ -286,16 +287,24 @@ class Tournament:
         )
 
 
-def length_offsets(lengths: Sequence[int], excluded: Sequence[bool], bias: float) -> list[float]:
+def length_offsets(
+    lengths: Sequence[int], excluded: Sequence[bool], bias: float, winners: Collection[int] | None = None
+) -> list[float]:
     """Each candidate's known length advantage: ``bias`` times its log length less the mean over the candidates not
-    ``excluded``. An ``excluded`` one (no answer, or forfeited) gets the largest advantage of the others: the fit then
-    charges it the most, so breaking the judge or answering nothing never ranks above an honest loss."""
-    logs = [math.log1p(length) for length in lengths]
-    kept = [x for x, out in zip(logs, excluded, strict=True) if not out]
+    ``excluded``. Brevity is credited only down to the shortest answer that won something (``winners``: the
+    candidates with at least one win; all kept candidates when ``None``): a shorter answer is taken to be that long,
+    so a terse non-answer that loses everything gains nothing from being terse. An ``excluded`` one (no answer, or
+    forfeited) gets the largest advantage of the others: the fit then charges it the most, so breaking the judge or
+    answering nothing never ranks above an honest loss."""
+    kept = [i for i, out in enumerate(excluded) if not out]
     if not kept:
         return [0.0] * len(lengths)
-    mean = math.fsum(kept) / len(kept)
-    worst = max(bias * (x - mean) for x in kept)
+    won = [i for i in kept if winners is None or i in winners] or kept
+    floor = min(lengths[i] for i in won) if bias > 0 else max(lengths[i] for i in won)
+    clamp = max if bias > 0 else min
+    logs = [math.log1p(clamp(length, floor)) for length in lengths]
+    mean = math.fsum(logs[i] for i in kept) / len(kept)
+    worst = max(bias * (logs[i] - mean) for i in kept)
     return [worst if out else bias * (x - mean) for x, out in zip(logs, excluded, strict=True)]
 
 

@@ -86,6 +86,7 @@ class Budgeted(Topology):
         budget, wave_size = _budget(n, self.options), _wave(n, self.options)
         pairs: list[tuple[int, int]] = []  # canonical positions, of judged compares
         scores: list[tuple[float, float]] = []
+        judged: list[bool] = []  # a forfeit is no evidence about the level of the side that did not forfeit
         met = np.zeros((n, n))
         shown_first = [0] * n
         fit = fit_scores(n, [], [])
@@ -108,8 +109,9 @@ class Budgeted(Topology):
                 if match.scores is not None:
                     pairs.append((i, j))
                     scores.append((match.scores[0], match.scores[1]))
+                    judged.append(not match.forfeits)
             spent += size
-            fit = fit_scores(n, pairs, scores, levels=self.options.levels)
+            fit = fit_scores(n, pairs, scores, levels=self.options.levels, level_ok=judged)
         strength = [0.0] * n
         for i, p in enumerate(canon):
             strength[p] = float(fit.mean[i])
