@@ -58,7 +58,7 @@ OVERRIDES=(
     "reward.num_workers=1"
     "${JUDGE[@]}"
     "+reward.reward_kwargs.topology=${TOPOLOGY}"
-    "+reward.reward_kwargs.judge_deadline_s=${JUDGE_DEADLINE:-300}"
+    "+reward.reward_kwargs.judge_deadline_s=${JUDGE_DEADLINE:-900}"
     "+reward.reward_kwargs.judgment_log=${WORKDIR}/judgments.jsonl"
     "actor_rollout_ref.rollout.agent.default_agent_loop=${AGENT}"
     "actor_rollout_ref.model.path=${WORKDIR}/model"

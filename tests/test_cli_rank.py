@@ -130,3 +130,10 @@ def test_a_judgment_log_written_by_an_older_release_replays_identically(capsys):
     old = Path(__file__).parent / "data" / "judgments_before_refactor.jsonl"
     assert main(["replay", str(old)]) == 0
     assert "replayed 24 groups" in capsys.readouterr().out
+
+
+def test_a_deadline_that_cannot_cover_tracing_is_refused_naming_both_options(tmp_path, capsys):
+    assert main(["rank", str(EXAMPLE), "-o", str(tmp_path / "out.jsonl"), "--deadline", "10", "--timeout", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "--deadline=10 s cannot cover tracing" in err and "lower --timeout to at most 1.66667" in err
+    assert not (tmp_path / "out.jsonl").exists()  # refused before anything was written

@@ -49,17 +49,19 @@ def test_a_request_cancelled_by_its_caller_does_not_count_against_the_endpoint(m
 
 def test_a_group_voided_at_its_deadline_does_not_slow_the_next_group(mock_judge):
     url, _ = mock_judge(latency=0.2)
-    service = JudgeService(judge_config(url, failure_threshold=1, cooldown_s=60))
+    # four requests in flight at most: the seeding wave of 64 alone takes 126 requests / 4 x 0.2 s, past the deadline
+    # (which must cover tracing a stall: six timeouts of 0.5 s)
+    service = JudgeService(judge_config(url, failure_threshold=1, cooldown_s=60, timeout_s=0.5, max_concurrency=4))
 
     async def run() -> tuple:
-        voided = await service.rank_group("q", make_group(range(8)), group_id="short", deadline_s=0.3)
+        voided = await service.rank_group("q", make_group(range(64)), group_id="short", deadline_s=3.0)
         start = time.monotonic()
         healthy = await service.rank_group("q", make_group(range(8), tag="x"), group_id="next")
         return voided, healthy, time.monotonic() - start
 
     voided, healthy, elapsed = asyncio.run(run())
     assert voided.voided and voided.void_reason == "deadline"
-    assert not healthy.voided and not healthy.degraded and elapsed < 5.0  # 4 waves of 0.2 s, not a 60 s cool-down
+    assert not healthy.voided and not healthy.degraded and elapsed < 5.0  # about 2 s, not a 60 s cool-down
     assert service.health()["endpoints"][0]["cooldowns"] == 0
 
 
@@ -177,3 +179,15 @@ def test_keys_echoed_in_error_bodies_never_reach_the_error(echo_server, monkeypa
             asyncio.run(client.chat(MESSAGES))
         assert not _leaks(str(info.value), KEY), (status, offset)
         assert f"HTTP {status}" in str(info.value)
+
+
+def test_a_deadline_too_short_to_trace_a_stall_is_refused_at_start_up_naming_both_settings():
+    config = judge_config("http://127.0.0.1:9", timeout_s=20)
+    with pytest.raises(ConfigError, match=r"deadline_s=100 s .* 6 x judge.timeout_s = 120 s.*at most 16.6667"):
+        JudgeService(config, deadline_s=100)
+    JudgeService(config, deadline_s=120)  # exactly enough
+    ensemble = judge_config("http://127.0.0.1:9", timeout_s=10, ensemble={"members": [{}, {"timeout_s": 30}]})
+    with pytest.raises(ConfigError, match=r"6 x judge.timeout_s = 180 s"):  # the slowest member counts
+        JudgeService(ensemble, deadline_s=100)
+    with pytest.raises(ConfigError, match="deadline_s=100 s"):
+        JudgePool.start(config, deadline_s=100)

@@ -75,7 +75,7 @@ def test_bad_options_still_raise():
 
 def test_judge_down_voids_every_group_within_the_deadline(mock_judge):
     url, _ = mock_judge(down=True)
-    config = judge_config(url, retry={"max_attempts": 100, "initial_wait_s": 0.05, "max_wait_s": 0.2})
+    config = judge_config(url, timeout_s=0.1, retry={"max_attempts": 100, "initial_wait_s": 0.05, "max_wait_s": 0.2})
     service = JudgeService(config, deadline_s=1.0)
 
     async def many():
@@ -193,7 +193,7 @@ def test_shards_split_the_budget_and_route_groups_stably(mock_judge, pool_factor
 
 def test_pool_deadline_holds_from_the_callers_side(mock_judge, pool_factory):
     url, _ = mock_judge(plan=["hang"] * 100, hang_s=60)
-    pool = pool_factory(judge_config(url, timeout_s=60), deadline_s=2.0)
+    pool = pool_factory(judge_config(url, timeout_s=0.3), deadline_s=2.0)
     result = run(pool.rank_group(QUERY, groups(1, 4)[0], group_id="hung"))
     assert result.voided and result.void_reason == "deadline" and result.failure_reasons == {}
 

@@ -138,7 +138,9 @@ def test_post_process_zeroes_voided_groups_and_reads_reward_keys():
 
 def test_a_dead_judge_voids_the_group_and_never_raises_into_slime(mock_judge):
     url, _ = mock_judge(down=True)
-    options = args(judge=judge_config(url, down_wait_s=0.0), topology="round_robin", judge_deadline_s=5.0)
+    options = args(
+        judge=judge_config(url, down_wait_s=0.0, timeout_s=0.5), topology="round_robin", judge_deadline_s=5.0
+    )
     group = [sample(7, i, f"Plan {i}: Colosseum, Vatican, trattoria number {i}.") for i in range(4)]
     rewards = asyncio.run(group_rm(options, group))
     assert len(rewards) == 4 and len(set(rewards)) == 1

@@ -271,7 +271,13 @@ def test_judge_down_gives_zero_advantages_within_the_deadline(cluster):
 
     tokenizer = hf_tokenizer(str(cluster))
     with MockJudgeThread(MockJudgeConfig(down=True)) as url:
-        config = trainer_config(cluster, url, "+reward.reward_kwargs.judge_deadline_s=4", name="arena_down")
+        config = trainer_config(
+            cluster,
+            url,
+            "+reward.reward_kwargs.judge_deadline_s=4",
+            "+reward.reward_kwargs.judge.timeout_s=0.5",
+            name="arena_down",
+        )
         workers = [ray.remote(RewardLoopWorker).remote(config) for _ in range(2)]
         rows = [row(tokenizer, "uid-b", s, t, e) for s, (t, e) in enumerate(trajectories("uid-b"))]
         start = time.monotonic()
@@ -329,6 +335,8 @@ def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
         check_trainer_config(trainer_config(cluster, "localhost:8000"))
     with pytest.raises(ConfigError, match=r"unknown option 'repeats' for topology 'seeded_single_elimination'"):
         check_trainer_config(trainer_config(cluster, url, "+reward.reward_kwargs.tournament.repeats=3"))
+    with pytest.raises(ConfigError, match=r"judge_deadline_s=60 s cannot cover .* lower judge.timeout_s to at most 10"):
+        check_trainer_config(trainer_config(cluster, url, "+reward.reward_kwargs.judge_deadline_s=60"))
     with pytest.raises(ConfigError, match=r"actor_rollout_ref.rollout.n is 1"):
         check_trainer_config(trainer_config(cluster, url, "actor_rollout_ref.rollout.n=1"))
     with pytest.raises(ConfigError, match=r"reward.reward_model.enable=False"):

@@ -129,6 +129,7 @@ def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
         "failure_threshold": 2,
         "cooldown_s": 1.0,
         "down_wait_s": 1.0,
+        "timeout_s": 5.0,
         "retry": {"max_attempts": 2, "initial_wait_s": 0.01, "max_wait_s": 0.05},
     }
     (tmp_path / "judge.yaml").write_text(yaml.safe_dump(judge))

@@ -209,7 +209,7 @@ def run_judge_bench(
         say("judge down: judge pool ...")
         with _MockProcess("--down") as url:
             retry = {"initial_wait_s": 0.5, "max_wait_s": 4.0, "max_elapsed_s": 600.0, "max_attempts": 100}
-            config = _pool_config(url, cap, retry=retry, cooldown_s=2.0)
+            config = _pool_config(url, cap, retry=retry, cooldown_s=2.0, timeout_s=down_deadline_s / 6)
             pool = JudgePool.start(config, name="bench_judge_down", deadline_s=down_deadline_s)
             try:
                 wall, results = _pool_run(pool, data, topology)

@@ -72,7 +72,8 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
-    from verl_arena.runtime.deadlines import check_deadline
+    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.runtime.deadlines import check_deadline, check_tracing_room
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
@@ -86,6 +87,7 @@ def _rank(args: argparse.Namespace) -> int:
         deadline = check_deadline("--deadline", args.deadline)
         config = _judge_config(args)
         mock = mock_if_no_endpoints(config, args.mock_latency)
+        check_tracing_room(deadline, parse_judge_config(config), deadline_name="--deadline", timeout_name="--timeout")
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip

@@ -6,6 +6,12 @@ A training rollout waits for three things in turn: the rest of its group to arri
 group's tournament (``judge_deadline_s``), and the trip back. :func:`member_patience` adds them up for the caller's
 own timeout; :func:`actor_deadline` gives an actor the part of a deadline that leaves room for the answer to travel
 back; :func:`rank_or_void` runs a tournament within its deadline and voids the group when it cannot finish.
+
+A group's deadline must leave room to trace a stalled judgment (:mod:`~verl_arena.judges.attribution`): the judgment
+is tried twice before it counts as stalled, then its probes (side by side) and a control are each tried twice too,
+so up to six request timeouts pass one after another. :func:`check_tracing_room` refuses a deadline shorter than that
+at start-up, naming both settings: with less, the content that stalls the judge is never blamed, and its group is
+voided at the deadline instead, which is what the staller wants.
 """
 
 from __future__ import annotations
@@ -18,13 +24,24 @@ from typing import Any
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import GroupResult
+from verl_arena.judges.config import JudgeConfig
 
-__all__ = ["MEMBER_SLACK_S", "actor_deadline", "check_deadline", "member_patience", "rank_or_void"]
+__all__ = [
+    "MEMBER_SLACK_S",
+    "TRACING_TIMEOUTS",
+    "actor_deadline",
+    "check_deadline",
+    "check_tracing_room",
+    "member_patience",
+    "rank_or_void",
+]
 
 logger = logging.getLogger(__name__)
 
 #: what a waiting member allows beyond the arrival timeout and the judge deadline (Ray calls, a busy coordinator)
 MEMBER_SLACK_S = 60.0
+#: request timeouts that tracing one stalled judgment can take, one after another (see the module docstring)
+TRACING_TIMEOUTS = 6
 
 
 def check_deadline(name: str, value: Any) -> float | None:
@@ -34,6 +51,27 @@ def check_deadline(name: str, value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
         raise ConfigError(f"{name} must be a positive number of seconds (or None for no limit), got {value!r}")
     return float(value)
+
+
+def check_tracing_room(
+    deadline_s: float | None,
+    judge: JudgeConfig,
+    *,
+    deadline_name: str = "deadline_s",
+    timeout_name: str = "judge.timeout_s",
+) -> None:
+    """``ConfigError`` naming both settings when a group deadline cannot cover tracing one stalled judgment."""
+    if deadline_s is None:
+        return
+    timeout = max(member.timeout_s for member in judge.member_configs())
+    needed = TRACING_TIMEOUTS * timeout
+    if deadline_s < needed:
+        raise ConfigError(
+            f"{deadline_name}={deadline_s:g} s cannot cover tracing a stalled judgment, which takes up to "
+            f"{TRACING_TIMEOUTS} x {timeout_name} = {needed:g} s (the judgment, its probes and a control, each tried "
+            f"twice): raise {deadline_name} to at least {needed:g} or lower {timeout_name} to at most "
+            f"{deadline_s / TRACING_TIMEOUTS:g}"
+        )
 
 
 def member_patience(arrival_timeout_s: float, judge_deadline_s: float) -> float:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.runtime.deadlines import check_tracing_room
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
 
 __all__ = ["ArenaOptions"]
@@ -25,7 +26,8 @@ class ArenaOptions(BaseModel):
         topology: tournament topology.
         tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...);
             the anchor is chosen per group, not here.
-        judge_deadline_s: time limit of one group's tournament.
+        judge_deadline_s: time limit of one group's tournament; at least six times ``judge.timeout_s``, the time
+            tracing a stalled judgment can take (refused at start-up otherwise).
         judgment_log: a JSONL file receiving every ranked group's full result with its training step;
             ``verl-arena replay`` rebuilds the ranks and advantages from it.
         judgment_log_content: also write each candidate as the judge read it (answer, process, rubrics, answer key)
@@ -63,6 +65,7 @@ class ArenaOptions(BaseModel):
         if "anchor" in options:
             raise ValueError("the anchor is chosen per group (see the anchor option), not with tournament.anchor")
         self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
+        check_tracing_room(self.judge_deadline_s, self.judge, deadline_name="judge_deadline_s")
         return self
 
     def group_filter(self) -> GroupFilter:

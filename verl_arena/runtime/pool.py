@@ -28,7 +28,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.runtime.actors import JudgeActor, named_actor_options
-from verl_arena.runtime.deadlines import actor_deadline, check_deadline, rank_or_void
+from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.service import as_tournament
 
 __all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
@@ -98,6 +98,7 @@ class JudgePool:
             num_cpus: CPUs reserved per actor (judging is I/O; 0 places it anywhere).
         """
         config = parse_judge_config(judge)
+        check_tracing_room(check_deadline("deadline_s", deadline_s), config)
         if shards < 1:
             raise ValueError(f"shards must be >= 1, got {shards}")
         names = [name] if shards == 1 else [f"{name}_{i}" for i in range(shards)]

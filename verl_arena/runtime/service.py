@@ -25,7 +25,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.factory import build_judge
-from verl_arena.runtime.deadlines import check_deadline, rank_or_void
+from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 
 __all__ = ["JudgeService", "as_tournament"]
 
@@ -84,6 +84,8 @@ class JudgeService:
             for endpoint in self.config.endpoints:  # fail at start-up, not at the first judgment
                 endpoint.api_key()
         self.deadline_s = check_deadline("deadline_s", deadline_s)
+        if self.config is not None:
+            check_tracing_room(self.deadline_s, self.config)
         self.judge = judge_impl if judge_impl is not None else build_judge(self.config)
         self.groups: Counter[str] = Counter()
         self.started_at = time.time()
