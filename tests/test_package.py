@@ -56,6 +56,7 @@ LAYERS = {
     "testing": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations"},
     "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
     "evaluation": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
+    "batch": {"verl", "ray", "torch"} | {"verl_arena.integrations", "verl_arena.testing", "verl_arena.evaluation"},
 }
 
 

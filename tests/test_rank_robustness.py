@@ -160,3 +160,54 @@ def test_the_summary_counts_reasks_forfeits_and_truncations(tmp_path, capsys, mo
     forfeited = [(r["id"], c["id"]) for r in lines(out) for c in r["candidates"] if c.get("forfeited")]
     assert forfeited == [("lisbon-afternoon", "r1")]
     assert summary["failed_judgments"] == {} and summary["voided_groups"] == 0
+
+
+def distinct_groups(path: Path, copies: int) -> list[str]:
+    """The example groups ``copies`` times over, each copy's answers made its own (so no verdict is shared)."""
+    out = []
+    with path.open("w", encoding="utf-8") as f:
+        for c in range(copies):
+            for g in lines(EXAMPLE):
+                for cand in g["candidates"]:
+                    if "answer" in cand:
+                        cand["answer"] += f" (variant {c})"
+                    else:
+                        cand["messages"][-1]["content"] += f" (variant {c})"
+                g["id"] = f"{g['id']}-{c}"
+                out.append(g["id"])
+                f.write(json.dumps(g, ensure_ascii=False) + "\n")
+    return out
+
+
+@pytest.mark.slow
+def test_stopped_at_sixty_percent_a_run_keeps_most_groups_and_its_resume_asks_nothing_answered(tmp_path, mock_judge):
+    url, server = mock_judge(latency=0.05)
+    groups = tmp_path / "groups.jsonl"
+    ids = distinct_groups(groups, 10)  # 40 groups
+
+    def command(run: str) -> list[str]:
+        return [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(tmp_path / run / "out.jsonl"),
+                "--quiet", "--json", "--concurrency", "8", "--endpoint", url, "--model", "m"]  # fmt: skip
+
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "stopped").mkdir()
+    start = time.monotonic()
+    whole = subprocess.run(command("whole"), capture_output=True, text=True, timeout=300)
+    wall = time.monotonic() - start
+    assert whole.returncode == 0, whole.stderr
+    needed = sum(server.served.values())
+
+    proc = subprocess.Popen(command("stopped"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.6 * wall)
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    kept = lines(tmp_path / "stopped" / "out.jsonl")
+    assert len(kept) >= 0.3 * len(ids), len(kept)  # the groups are ranked a few at a time, not all at once
+    resumed = subprocess.run([*command("stopped"), "--resume"], capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert sorted(r["id"] for r in lines(tmp_path / "stopped" / "out.jsonl")) == sorted(ids)
+    assert json.loads(resumed.stdout)["cache_hits"] > 0  # verdicts of the groups cut short were kept
+    # the stopped run and its resume asked the judge what one whole run asks, and at most the requests in flight
+    # when it stopped (8) again
+    assert sum(server.served.values()) - needed <= needed + 8

@@ -18,7 +18,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 def _docs(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else DOCS / f"{args.page}.md"
     if args.page == "configuration":
-        from verl_arena.reference import configuration_markdown
+        from verl_arena.configuration_reference import configuration_markdown
 
         text = configuration_markdown()
     else:

@@ -54,7 +54,6 @@ def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
     overrides = {
         "template": args.template,
         "language": args.language,
-        "cache_path": args.cache,
         "max_concurrency": args.concurrency,
         "rpm": args.rpm,
         "tpm": args.tpm,
@@ -66,10 +65,18 @@ def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
     return config
 
 
+def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
+    """The verdict cache of a ``rank`` run: ``--cache``, the judge configuration's, or one beside the output (so a
+    run stopped at any point, run again, asks nothing that was answered); ``--no-cache``: none."""
+    if args.no_cache:
+        return None
+    return args.cache or config.get("cache_path") or f"{args.output}.verdicts.sqlite"
+
+
 def _rank(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from verl_arena.batch import ResultWriter, check_output_paths, load_groups, rank_groups, summarize
+    from verl_arena.batch import ResultWriter, RunTally, check_groups, check_output_paths, iter_groups, rank_groups
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
     from verl_arena.judges.config import parse_judge_config
@@ -77,21 +84,26 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
+    render = {"include_tool_outputs": not args.hide_tool_outputs}
     mock = None
     try:  # everything is checked before the first judge call
-        groups = load_groups(args.groups, render={"include_tool_outputs": not args.hide_tool_outputs})
+        ids = check_groups(args.groups, render=render)
         check_output_paths(args.groups, args.output, args.log)
         options = {"seed": args.seed, **_options(args.option)}
         tournament = Tournament.from_options(args.topology, **options)
         check_deadline("--run-deadline", args.run_deadline)
         deadline = check_deadline("--deadline", args.deadline)
+        if args.groups_in_flight is not None and args.groups_in_flight < 1:
+            raise ConfigError(f"--groups-in-flight must be at least 1, got {args.groups_in_flight}")
         config = _judge_config(args)
+        config["cache_path"] = _cache_path(args, config)
         mock = mock_if_no_endpoints(config, args.mock_latency)
-        check_tracing_room(deadline, parse_judge_config(config), deadline_name="--deadline", timeout_name="--timeout")
+        judge = parse_judge_config(config)
+        check_tracing_room(deadline, judge, deadline_name="--deadline", timeout_name="--timeout")
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
-        service = JudgeService(config, deadline_s=deadline)
+        service = JudgeService(judge, deadline_s=deadline)
         writer = ResultWriter(args.output, args.log, resume=args.resume)
     except (ConfigError, OSError, yaml.YAMLError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
@@ -99,17 +111,20 @@ def _rank(args: argparse.Namespace) -> int:
             mock.stop()
         return 2
 
-    todo = [g for g in groups if g.id not in writer.done]
+    todo = len([i for i in ids if i not in writer.done])
     if writer.done:
-        print(f"resuming: {len(groups) - len(todo)} of {len(groups)} groups already in {args.output}", file=sys.stderr)
-    bar = tqdm(total=len(todo), unit="group", file=sys.stderr, disable=args.quiet)
+        print(f"resuming: {len(ids) - todo} of {len(ids)} groups already in {args.output}", file=sys.stderr)
+    bar = tqdm(total=todo, unit="group", file=sys.stderr, disable=args.quiet)
+    tally = RunTally()
     stopped_by: list[str] = []
+    in_flight = args.groups_in_flight or _groups_in_flight(judge, tournament)
 
     def on_result(group: Any, result: Any) -> None:
         writer.write(group, result)
+        tally.add(result)
         bar.update()
 
-    async def run() -> list[Any]:
+    async def run() -> None:
         main_task = asyncio.current_task()
         assert main_task is not None
         loop = asyncio.get_running_loop()
@@ -117,8 +132,9 @@ def _rank(args: argparse.Namespace) -> int:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
         try:
-            return await rank_groups(
-                todo, service.rank_group, tournament=tournament, on_result=on_result,
+            await rank_groups(
+                iter_groups(args.groups, render=render, skip=writer.done), service.rank_group, in_flight=in_flight,
+                tournament=tournament, deadline_from_first_request=True, on_result=on_result,
                 run_deadline_s=args.run_deadline, void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
             )  # fmt: skip
         finally:
@@ -126,7 +142,7 @@ def _rank(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     try:
-        results = asyncio.run(run())
+        asyncio.run(run())
     except (asyncio.CancelledError, KeyboardInterrupt):
         stopped_by.append(stopped_by[0] if stopped_by else "SIGINT")
     finally:
@@ -137,17 +153,26 @@ def _rank(args: argparse.Namespace) -> int:
     if stopped_by:
         print(
             f"verl-arena rank: stopped by {stopped_by[0]}; {writer.written} groups ranked and saved in {args.output}; "
-            f"run the same command with --resume to rank the other {len(todo) - writer.written}",
+            f"run the same command with --resume to rank the other {todo - writer.written} (the verdicts already "
+            f"given are in {judge.cache_path or 'no cache: --no-cache was given'})",
             file=sys.stderr,
         )
         return 128 + getattr(signal, stopped_by[0]).value
-    summary = summarize(results, service.metrics(), time.perf_counter() - start)
+    summary = tally.summary(service.metrics(), time.perf_counter() - start)
     if args.json:
-        print(json.dumps(summary, indent=1))
+        print(json.dumps(summary, indent=1, allow_nan=False))
     else:
-        print(f"ranked {len(results)} groups with {args.topology}; results in {args.output}")
+        print(f"ranked {tally.groups} groups with {args.topology}; results in {args.output}")
         _print_summary(summary)
     return 0
+
+
+def _groups_in_flight(judge: Any, tournament: Any) -> int:
+    """Enough groups in flight to keep the judge busy, from the topology's mean wave for a group of 8."""
+    from verl_arena.batch import groups_in_flight
+
+    requests = (2 if judge.order_swap else 1) * tournament.judge_calls(8) / max(1, tournament.depth(8))
+    return groups_in_flight(judge.max_concurrency, requests)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -173,8 +198,9 @@ def register(sub: Any) -> None:
         help="rank groups of candidates from a JSONL file through a judge",
         description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
         "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
-        "result is written as soon as it is ranked; after an interruption (Ctrl-C, SIGTERM), --resume ranks only "
-        "the groups missing from the output.",
+        "result is written as soon as it is ranked, a bounded number of groups is ranked at once, and every verdict "
+        "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
+        "groups missing from the output and asks the judge nothing it already answered.",
     )
     rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
     rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
@@ -188,12 +214,20 @@ def register(sub: Any) -> None:
     rank.add_argument("--api-key-env", help="environment variable holding the API key for --endpoint")
     rank.add_argument("--template", help="travel, deep_research, writing, generic, or a template YAML path")
     rank.add_argument("--language", choices=["en", "zh"])
-    rank.add_argument("--cache", help="sqlite verdict cache file")
+    rank.add_argument("--cache", help="sqlite verdict cache file (default: OUTPUT.verdicts.sqlite beside the output)")
+    rank.add_argument("--no-cache", action="store_true", help="keep no verdict cache")
     rank.add_argument("--concurrency", type=int, help="requests in flight at most")
     rank.add_argument("--rpm", type=float, help="requests per minute at most")
     rank.add_argument("--tpm", type=float, help="tokens per minute at most")
     rank.add_argument("--timeout", type=float, help="per-request timeout in seconds")
-    rank.add_argument("--deadline", type=float, default=900.0, help="per-group time limit in seconds (900)")
+    rank.add_argument(
+        "--deadline", type=float, default=900.0,
+        help="per-group time limit in seconds, from the group's first judge request (900)",
+    )  # fmt: skip
+    rank.add_argument(
+        "--groups-in-flight", type=int,
+        help="groups ranked at once (default: enough to keep the judge's --concurrency busy)",
+    )  # fmt: skip
     rank.add_argument(
         "--run-deadline", type=float, help="time limit of the whole run: groups unfinished by then are voided"
     )

@@ -11,7 +11,9 @@
 - Retries (tenacity) with exponential jitter on timeouts, connection errors, 408/409/429/5xx and unreadable response
   bodies, honouring ``Retry-After`` up to a cap; 400/401/403/404/413/422, a 429 that says the request is too large and
   content-filter refusals fail at once.
-- A global concurrency limit and global requests- and tokens-per-minute buckets; per endpoint, a concurrency limit and
+- A global concurrency limit, handed out earliest group first (:mod:`~verl_arena.judges.priority`: under a judge
+  slower than the load, the groups that arrived first finish and the rest wait), and global requests- and
+  tokens-per-minute buckets; per endpoint, a concurrency limit and
   several small ``httpx`` connection pools (a single pool of hundreds of connections is slow: httpcore scans every
   connection of a pool for each request it places; ``verl-arena bench-judge`` measures it).
 - Token usage (prompt, completion, cached, reasoning) and latency are recorded for every request.
@@ -47,6 +49,7 @@ from tenacity.wait import wait_random_exponential
 from verl_arena.core.errors import JudgeError
 from verl_arena.judges.config import JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
+from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket
 from verl_arena.judges.ratelimit import TokenBucket
 from verl_arena.judges.responses import FinalFailure, RetryableFailure, read_answer
 
@@ -104,7 +107,7 @@ def _stop_after_isolated_failures(state: RetryCallState) -> bool:
 class _LoopState:
     """What belongs to one event loop: connection pools and asyncio primitives."""
 
-    semaphore: asyncio.Semaphore
+    gate: PriorityGate
     pulse: Pulse
     pools: dict[int, list[httpx.AsyncClient]]
     pool_load: dict[int, int]
@@ -203,6 +206,7 @@ class ChatClient:
         if cfg.json_mode if json_mode is None else json_mode:
             body["response_format"] = {"type": "json_object"}
         estimate = _estimate_tokens(messages) + body["max_tokens"]
+        ticket = current_ticket()  # every attempt of the request waits in its group's turn
         started = self._clock()
         attempts = 0
         retrying = AsyncRetrying(
@@ -219,7 +223,7 @@ class ChatClient:
                     attempts += 1
                     if attempts > 1:
                         self._stats.retries += 1
-                    return await self._attempt(body, estimate, attempts, started)
+                    return await self._attempt(body, estimate, attempts, started, ticket)
         except RetryableFailure as exc:
             self._stats.failures[exc.reason] += 1
             input_related = exc.reason == "timeout" or exc.isolated
@@ -247,6 +251,7 @@ class ChatClient:
             "reasoning_tokens": s.reasoning_tokens,
             "latency_p50_s": _percentile(latencies, 0.5),
             "latency_p95_s": _percentile(latencies, 0.95),
+            "queued": sum(ls.gate.queued for ls in list(self._loops.values())),
             "rate_limit_wait_s": sum(
                 (b.waited_s if b else 0.0) for ls in list(self._loops.values()) for b in (ls.rpm, ls.tpm)
             ),
@@ -277,8 +282,10 @@ class ChatClient:
         state = self._loops.get(loop)
         if state is None:
             cfg = self.config
+            # no more slots than the endpoints can take: a request holding one is never kept waiting out of turn
+            capacity = min(cfg.max_concurrency, sum(e.max_concurrency for e in cfg.endpoints))
             state = _LoopState(
-                semaphore=asyncio.Semaphore(cfg.max_concurrency),
+                gate=PriorityGate(capacity),
                 pulse=Pulse(),
                 pools={},
                 pool_load={},
@@ -302,10 +309,12 @@ class ChatClient:
         self.router.release(endpoint, ok=ok, probe=probe)
         state.pulse.fire()
 
-    async def _attempt(self, body: dict[str, Any], estimate: int, attempt: int, started: float) -> ChatResult:
+    async def _attempt(
+        self, body: dict[str, Any], estimate: int, attempt: int, started: float, ticket: Ticket
+    ) -> ChatResult:
         state = self._loop_state()
         self._stats.attempts += 1
-        async with state.semaphore:
+        async with state.gate.slot(ticket):
             if state.rpm is not None:
                 await state.rpm.acquire(1)
             if state.tpm is not None:

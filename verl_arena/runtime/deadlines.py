@@ -19,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import GroupResult
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.judges.priority import Ticket
 
 __all__ = [
     "MEMBER_SLACK_S",
@@ -87,6 +89,21 @@ def actor_deadline(limit: float | None) -> float | None:
     return max(0.0, limit - min(5.0, max(0.5, 0.05 * limit)))
 
 
+async def _within(run: Awaitable[GroupResult], deadline_s: float, started: Ticket) -> GroupResult:
+    """``await run``, timing out ``deadline_s`` after ``started`` began (however long it took to begin)."""
+    task = asyncio.ensure_future(run)
+    begun = asyncio.ensure_future(started.started.wait())
+    try:
+        await asyncio.wait({task, begun}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        elapsed = time.monotonic() - (started.started_at or time.monotonic())
+        return await asyncio.wait_for(task, max(0.0, deadline_s - elapsed))
+    finally:
+        begun.cancel()
+        task.cancel()  # a no-op once it is done
+
+
 async def rank_or_void(
     run: Awaitable[GroupResult],
     void: Callable[[str], GroupResult],
@@ -94,11 +111,14 @@ async def rank_or_void(
     deadline_s: float | None,
     group: str,
     errors: Mapping[type[BaseException], str | None],
+    started: Ticket | None = None,
 ) -> GroupResult:
-    """``await run`` within ``deadline_s``; a timeout gives ``void("deadline")``, an error of a type in ``errors``
-    gives ``void(reason)`` (``None``: ``"error:<type>"``). A ``ConfigError`` always propagates: bad input is the
-    caller's bug, not the judge's trouble."""
+    """``await run`` within ``deadline_s`` (counted from when ``started`` began, if given); a timeout gives
+    ``void("deadline")``, an error of a type in ``errors`` gives ``void(reason)`` (``None``: ``"error:<type>"``). A
+    ``ConfigError`` always propagates: bad input is the caller's bug, not the judge's trouble."""
     try:
+        if started is not None and deadline_s is not None:
+            return await _within(run, deadline_s, started)
         return await asyncio.wait_for(run, deadline_s)
     except asyncio.TimeoutError:
         logger.warning("%s: no result within %.0f s; voided", group, deadline_s)

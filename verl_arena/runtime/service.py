@@ -9,6 +9,11 @@ reward worker on every node shares one budget; tests and single-process tools us
 group when most judgments failed); a group that does not finish within its deadline, or that hits an unexpected
 error, comes back voided with the reason counted. It raises only for invalid input or options, which are programming
 errors a trainer should catch at start-up.
+
+Groups are served earliest first (:mod:`~verl_arena.judges.priority`): each group's requests carry its arrival time, and
+the judge's capacity goes to the earliest group waiting. Under a judge slower than the load, the groups that arrived
+first finish and the later ones wait; a group still waiting for the judge at its deadline is voided as ``"saturated"``
+(``"deadline"`` is a group whose requests were all with the judge).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.factory import build_judge
+from verl_arena.judges.priority import group_ticket
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 
 __all__ = ["JudgeService", "as_tournament"]
@@ -115,6 +121,7 @@ class JudgeService:
         *,
         group_id: str | None = None,
         deadline_s: float | None = None,
+        deadline_from_first_request: bool = False,
         **options: Any,
     ) -> GroupResult:
         """Run a whole tournament here and return its result; see the module docstring for what can fail.
@@ -122,6 +129,9 @@ class JudgeService:
         Args:
             tournament: a validated :class:`Tournament` (build it once, pass it to every group), or a topology name
                 and its ``options``.
+            deadline_s: this group's time limit (default: the service's).
+            deadline_from_first_request: count the deadline from when the judge first takes one of the group's
+                requests, not from now (a batch job that queues groups on purpose).
         """
         tournament = as_tournament(tournament, options)
         group = "group" if group_id is None else f"group {group_id!r}"
@@ -129,15 +139,18 @@ class JudgeService:
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         counting = _Counting(self.judge)
 
-        def void(reason: str) -> GroupResult:
-            return tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
-
         self._in_flight += 1
         try:
-            result = await rank_or_void(
-                tournament.rank(query, candidates, counting, group_id=group_id), void, deadline_s=limit,
-                group=group, errors={Exception: None},
-            )  # fmt: skip
+            with group_ticket() as ticket:
+
+                def void(reason: str) -> GroupResult:
+                    reason = "saturated" if reason == "deadline" and ticket.starved else reason
+                    return tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
+
+                result = await rank_or_void(
+                    tournament.rank(query, candidates, counting, group_id=group_id), void, deadline_s=limit,
+                    group=group, errors={Exception: None}, started=ticket if deadline_from_first_request else None,
+                )  # fmt: skip
         finally:
             self._in_flight -= 1
         self._count(result)

@@ -1,0 +1,29 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Ranking groups from files: the engine behind ``verl-arena rank`` and ``verl-arena replay``.
+
+- :mod:`~verl_arena.batch.files`: reading users' JSONL files strictly (shared with ``prepare`` and ``eval``);
+- :mod:`~verl_arena.batch.groups`: groups files, checked whole, then streamed one group at a time;
+- :mod:`~verl_arena.batch.runner`: ranking a stream of groups with a bounded number in flight;
+- :mod:`~verl_arena.batch.results`: result lines and the judgment log, written as groups finish; replaying a log.
+"""
+
+from verl_arena.batch.groups import Group, check_groups, iter_groups, load_groups, parse_candidate
+from verl_arena.batch.results import ResultWriter, RunTally, check_output_paths, replay_log, summarize, write_results
+from verl_arena.batch.runner import groups_in_flight, rank_groups
+
+__all__ = [
+    "Group",
+    "ResultWriter",
+    "RunTally",
+    "check_groups",
+    "check_output_paths",
+    "groups_in_flight",
+    "iter_groups",
+    "load_groups",
+    "parse_candidate",
+    "rank_groups",
+    "replay_log",
+    "summarize",
+    "write_results",
+]
