@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,3 +66,13 @@ def judge_config(*urls: str, **overrides: Any) -> dict[str, Any]:
     }
     config.update(overrides)
     return config
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"not strict JSON: {name}")
+
+
+def strict_json(text: str) -> Any:
+    """``text`` parsed as strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` are errors, as in every parser but
+    Python's."""
+    return json.loads(text, parse_constant=_refuse_constant)

@@ -4,13 +4,13 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import strict_json
 
 from verl_arena.cli import main
 
@@ -27,7 +27,7 @@ def test_bench_prints_tables(capsys):
 
 def test_bench_json_is_machine_readable(capsys):
     assert main([*SMALL, "--judges", "winner", "--methods", "swiss", "multi_round", "--json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = strict_json(capsys.readouterr().out)
     cells = {(r["method"], r["n"]): r for r in doc["results"]}
     assert set(cells) == {("swiss", 4), ("swiss", 8), ("multi_round", 4), ("multi_round", 8)}
     assert cells[("swiss", 8)]["calls"] == 12 and cells[("multi_round", 8)]["calls"] == 28
@@ -46,7 +46,7 @@ def test_bench_fidelity_ordering_is_sane(capsys):
     """With a noisy ordinal judge, round robin (28 calls) must rank better than the anchor (7 calls)."""
     main(["bench", "--sizes", "8", "--noise", "0.5", "--groups", "60", "--judges", "winner", "--json",
           "--methods", "anchor", "round_robin"])  # fmt: skip
-    results = {r["method"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    results = {r["method"]: r for r in strict_json(capsys.readouterr().out)["results"]}
     assert results["round_robin"]["kendall_tau"] > results["anchor"]["kendall_tau"] + 0.1
 
 
@@ -67,7 +67,7 @@ def test_unknown_method_is_refused():
 
 def test_bench_gaming_finds_that_breaking_the_judge_never_pays(capsys):
     code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--json"])
-    report = json.loads(capsys.readouterr().out)
+    report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["breaking_beats_losing"] == 0
     rows = {(r["topology"], r["kind"], r["way"]): r["reward"] for r in report["rows"]}
     assert len(rows) == 2 * 9
@@ -78,7 +78,7 @@ def test_bench_gaming_finds_that_breaking_the_judge_never_pays(capsys):
 
 def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):
     assert main(["bench-arena", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
-    runs = json.loads(capsys.readouterr().out)
+    runs = strict_json(capsys.readouterr().out)
     assert [(r["systems"], r["seed"]) for r in runs] == [(5, 0), (5, 1)]
     for r in runs:
         assert r["round_robin_judgments"] == 10 * 20 * 2 and r["ratio"] == r["judgments"] / 400 < 0.6
@@ -87,3 +87,20 @@ def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spre
     assert main(["bench-arena", "--sizes", "4", "--seeds", "0", "--tasks", "12"]) == 0
     table = capsys.readouterr().out
     assert "K=4: the arena used" in table and "even spread" in table
+
+
+def test_json_output_is_strict_json(capsys):
+    import math
+    from dataclasses import dataclass
+
+    from verl_arena.commands.output import print_json
+
+    @dataclass
+    class Rate:
+        value: float
+        low: float
+
+    print_json({"rate": Rate(math.nan, -math.inf), "rows": [1.5, math.inf, (2, math.nan)], "name": "ok"})
+    assert strict_json(capsys.readouterr().out) == {
+        "rate": {"value": None, "low": None}, "rows": [1.5, None, [2, None]], "name": "ok",
+    }  # fmt: skip

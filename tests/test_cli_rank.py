@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import strict_json
 
 from verl_arena.batch import load_groups
 from verl_arena.cli import main
@@ -57,7 +58,7 @@ def test_rank_options_and_json_summary(tmp_path, capsys):
     code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--topology", "multi_round",
                  "--option", "repeats=2", "--no-order-swap"])  # fmt: skip
     assert code == 0
-    summary = json.loads(capsys.readouterr().out)
+    summary = strict_json(capsys.readouterr().out)
     assert summary["groups"] == 4 and summary["order_disagreement_rate"] is None
     assert all(r["topology"] == "multi_round" for r in lines(out))
 

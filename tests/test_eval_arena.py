@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import judge_config
+from conftest import judge_config, strict_json
 from scipy import stats
 
 from verl_arena.cli import main
@@ -62,6 +62,20 @@ def test_the_arena_recovers_a_known_order_for_a_third_of_round_robins_judgments(
             assert cell["tasks"] == matrix[col][row]["tasks"]
 
 
+def test_verdict_tiers_name_the_system_that_did_better():
+    result = simulated_arena(0)
+    assert result["tiers"]
+    for pair, counts in result["tiers"].items():
+        a, b = pair.split(" vs ")
+        for tier in counts:
+            assert "worse" not in tier
+            assert tier.startswith("tie") or tier in (f"{a} better", f"{a} clearly better", f"{b} better",
+                                                     f"{b} clearly better")  # fmt: skip
+    # the weakest system is named as the better one in none of its pairings with the strongest
+    strong_weak = [c for p, c in result["tiers"].items() if set(p.split(" vs ")) == {"s0", "s6"}]
+    assert all(not any(t.startswith("s0 ") for t in c) for c in strong_weak)
+
+
 def test_the_budget_is_never_exceeded_and_a_run_is_reproducible():
     result = simulated_arena(4, max_judgments=120)
     assert result["judgments"] <= 120 and result["stopped"] == "budget"
@@ -90,7 +104,7 @@ def test_the_html_report_renders_in_a_headless_browser(mock_judge, tmp_path, cap
         "--judge-config", str(judge), "--html", str(report), "--json", "--quiet", "--resamples", "50",
         "--tasks-per-match", "4", "--log", str(tmp_path / "arena.jsonl"),
     ])  # fmt: skip
-    result = json.loads(capsys.readouterr().out)
+    result = strict_json(capsys.readouterr().out)
     assert code == 0 and len(server.recent) > 0 and result["stopped"] in ("separated", "exhausted")
     standings = [r["system"] for r in result["leaderboard"]]
     assert sorted(standings) == ["baseline", "middling", "trained"]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import judge_config
+from conftest import judge_config, strict_json
 
 from verl_arena.batch import Group
 from verl_arena.cli import main
@@ -33,13 +32,13 @@ def test_the_same_judge_agrees_with_its_log_and_another_template_is_measured(moc
     capsys.readouterr()
     ranked = len(server.recent)
     assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--judge-config", str(judge), "--json"]) == 0
-    same = json.loads(capsys.readouterr().out)
+    same = strict_json(capsys.readouterr().out)
     assert same["groups"] == 4 and same["verdicts"]["rejudged"] > 0 and len(server.recent) > ranked
     assert same["verdicts"]["agreement"] == 1.0 and same["verdicts"]["kappa"] == 1.0 and not same["verdicts"]["flips"]
     assert same["ranks"]["spearman_mean"] == 1.0 and same["ranks"]["mean_abs_advantage_change"] == 0.0
     assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--judge-config", str(judge), "--template",
                  "travel", "--json"]) == 0  # fmt: skip
-    other = json.loads(capsys.readouterr().out)
+    other = strict_json(capsys.readouterr().out)
     assert other["verdicts"]["rejudged"] == same["verdicts"]["rejudged"]
     assert sum(other["verdicts"]["flips"].values()) == round(
         (1 - other["verdicts"]["agreement"]) * other["verdicts"]["rejudged"]

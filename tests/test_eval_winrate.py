@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import judge_config
+from conftest import judge_config, strict_json
 
 from verl_arena.cli import main
 from verl_arena.core.types import Candidate, PairVerdict
@@ -33,7 +33,7 @@ def _run(capsys, *args: str) -> tuple[int, dict | str]:
     code = main(["eval", "winrate", "--quiet", *args])
     out = capsys.readouterr()
     try:
-        return code, json.loads(out.out)
+        return code, strict_json(out.out)
     except ValueError:
         return code, out.out + out.err
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import strict_json
 
 from verl_arena.cli import main
 
@@ -142,7 +143,7 @@ def test_run_deadline_voids_what_is_unfinished_and_says_so(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
     code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--mock-latency", "1.0",
                  "--run-deadline", "0.5"])  # fmt: skip
-    summary = json.loads(capsys.readouterr().out)
+    summary = strict_json(capsys.readouterr().out)
     results = lines(out)
     assert code == 0 and len(results) == 4
     assert all(r["voided"] and r["void_reason"] == "run_deadline" for r in results)
@@ -154,7 +155,7 @@ def test_the_summary_counts_reasks_forfeits_and_truncations(tmp_path, capsys, mo
     url, _ = mock_judge(plan=["wrong_schema"], triggers={"Oceanarium and then the Gulbenkian": "truncated"})
     out = tmp_path / "out.jsonl"
     code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--endpoint", url, "--model", "m"])
-    summary = json.loads(capsys.readouterr().out)
+    summary = strict_json(capsys.readouterr().out)
     assert code == 0 and summary["reasked"] >= 1
     assert summary["forfeits"] >= 1 and summary["forfeited_candidates"] >= 1  # lisbon-afternoon's r1
     forfeited = [(r["id"], c["id"]) for r in lines(out) for c in r["candidates"] if c.get("forfeited")]
@@ -207,7 +208,7 @@ def test_stopped_at_sixty_percent_a_run_keeps_most_groups_and_its_resume_asks_no
     resumed = subprocess.run([*command("stopped"), "--resume"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert sorted(r["id"] for r in lines(tmp_path / "stopped" / "out.jsonl")) == sorted(ids)
-    assert json.loads(resumed.stdout)["cache_hits"] > 0  # verdicts of the groups cut short were kept
+    assert strict_json(resumed.stdout)["cache_hits"] > 0  # verdicts of the groups cut short were kept
     # the stopped run and its resume asked the judge what one whole run asks, and at most the requests in flight
     # when it stopped (8) again
     assert sum(server.served.values()) - needed <= needed + 8

@@ -10,7 +10,7 @@ import json
 import math
 
 import pytest
-from conftest import make_group, rank
+from conftest import make_group, rank, strict_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -319,7 +319,7 @@ def test_budgeted_ranks_better_than_the_papers_topologies_of_its_cost_under_a_dr
     methods = ["seeded_single_elimination", "double_elimination", "swiss", "budgeted"]
     main(["bench", "--sizes", "16", "--noise", "0.5", "--groups", "60", "--judges", "drift", "--json",
           "--methods", *methods])  # fmt: skip
-    rho = {r["method"]: r["spearman"] for r in json.loads(capsys.readouterr().out)["results"]}
+    rho = {r["method"]: r["spearman"] for r in strict_json(capsys.readouterr().out)["results"]}
     assert rho["budgeted"] > max(rho[m] for m in methods[:-1]) + 0.03
 
 

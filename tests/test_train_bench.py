@@ -4,9 +4,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from conftest import strict_json
 
 from verl_arena.bench.training import format_training, run_training_bench
 from verl_arena.cli import main
@@ -46,7 +45,7 @@ def test_the_command_writes_json_and_a_plot(tmp_path, capsys):
     plot = tmp_path / "train.png"
     argv = ["bench", "--train", "--steps", "2", "--runs", "1", "--judges", "drift", "--methods", "pointwise", "swiss"]
     assert main([*argv, "--json", "--plot", str(plot)]) == 0
-    runs = json.loads(capsys.readouterr().out)["runs"]
+    runs = strict_json(capsys.readouterr().out)["runs"]
     assert [r["method"] for r in runs] == ["pointwise", "swiss"] and all(len(r["quality"]) == 3 for r in runs)
     assert plot.stat().st_size > 10_000
     with pytest.raises(SystemExit, match="--sizes takes one value"):

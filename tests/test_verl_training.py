@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import strict_json
 
 from verl_arena import replay
 from verl_arena.cli import main
@@ -98,7 +99,7 @@ def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path, cap
     # the log holds what the judge read, so training's own verdicts can be asked of another judge without the rollouts
     assert all(len(e["candidates"]) == len(e["result"]["ids"]) for e in entries)
     assert main(["eval", "rejudge", str(tmp_path / "judgments.jsonl"), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = strict_json(capsys.readouterr().out)
     assert report["groups"] == 4 and report["verdicts"]["agreement"] == 1.0  # the same mock judge: the same verdicts
 
 

@@ -7,11 +7,12 @@ saves."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
 
@@ -49,8 +50,7 @@ def _report(
 ) -> int:
     """Print ``items`` as JSON (under ``key``) or ``text``, and draw them with ``plot`` when ``--plot`` says where."""
     if args.json:
-        json.dump({"elapsed_s": round(elapsed, 2), key: [r.to_dict() for r in items]}, sys.stdout, indent=1)
-        print()
+        print_json({"elapsed_s": round(elapsed, 2), key: [r.to_dict() for r in items]})
     else:
         print(text)
     if args.plot:
@@ -90,7 +90,7 @@ def _bench_core(args: argparse.Namespace) -> int:
 
     results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
     if args.json:
-        json.dump([r.to_dict() for r in results], sys.stdout, indent=1)
+        print_json([r.to_dict() for r in results])
         print()
         return 0
     print(format_speed(results, groups=args.groups, n=args.n))
@@ -103,7 +103,7 @@ def _bench_gaming(args: argparse.Namespace) -> int:
     rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, seed=args.seed)
     table, beaten = report(rows, args.groups)
     if args.json:
-        print(json.dumps({"rows": [r.__dict__ for r in rows], "breaking_beats_losing": len(beaten)}, indent=1))
+        print_json({"rows": [r.__dict__ for r in rows], "breaking_beats_losing": len(beaten)})
     else:
         print(table)
     return 1 if beaten else 0
@@ -123,7 +123,7 @@ def _bench_judge(args: argparse.Namespace) -> int:
         progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
     )
     if args.json:
-        print(json.dumps(report, indent=1))
+        print_json(report)
     else:
         print(format_report(report))
     return 0
@@ -137,7 +137,7 @@ def _bench_arena(args: argparse.Namespace) -> int:
     runs = run_leaderboard_bench(args.sizes, args.seeds, tasks_per_match=args.tasks_per_match, progress=progress,
                                  **options)  # fmt: skip
     if args.json:
-        print(json.dumps([r.to_dict() for r in runs], indent=1))
+        print_json([r.to_dict() for r in runs])
     else:
         print(format_leaderboard_bench(runs, **options))
     return 0

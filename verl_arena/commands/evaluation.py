@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
 
@@ -187,7 +188,7 @@ def _winrate(args: argparse.Namespace) -> int:
     if args.plot:
         _plot(report, args.plot)
     if args.json:
-        print(json.dumps(report, indent=1))
+        print_json(report)
     else:
         _print_report(report)
     return 0
@@ -226,7 +227,7 @@ def _arena(args: argparse.Namespace) -> int:
     if args.html:
         Path(args.html).write_text(arena_html(result), encoding="utf-8")
     if args.json:
-        print(json.dumps(result, indent=1))
+        print_json(result)
     else:
         _print_arena(result)
     return 0
@@ -275,7 +276,7 @@ def _rejudge(args: argparse.Namespace) -> int:
         if mock is not None:
             mock.stop()
     if args.json:
-        print(json.dumps(report, indent=1))
+        print_json(report)
         return 0
     v, r = report["verdicts"], report["ranks"]
     print(f"{report['groups']} groups; {v['rejudged']} logged verdicts asked again ({v['failed']} failed)")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import signal
 import sys
 import time
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
 
@@ -160,7 +161,7 @@ def _rank(args: argparse.Namespace) -> int:
         return 128 + getattr(signal, stopped_by[0]).value
     summary = tally.summary(service.metrics(), time.perf_counter() - start)
     if args.json:
-        print(json.dumps(summary, indent=1, allow_nan=False))
+        print_json(summary)
     else:
         print(f"ranked {tally.groups} groups with {args.topology}; results in {args.output}")
         _print_summary(summary)

@@ -266,8 +266,21 @@ def _matrix(names: Sequence[str], results: Sequence[TaskResult]) -> dict[str, di
     }
 
 
+def named_tier(tier: str, a: str, b: str) -> str:
+    """A tier from ``a``'s side, said so that it names the system that did better: ``"b better"``, not ``"worse"``."""
+    return {
+        "clearly better": f"{a} clearly better",
+        "better": f"{a} better",
+        "worse": f"{b} better",
+        "clearly worse": f"{b} clearly better",
+    }.get(tier, tier)
+
+
 def _tiers(results: Sequence[TaskResult]) -> dict[str, dict[str, int]]:
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    """Per pairing ``"a vs b"``, how many tasks fell in each tier, each tier naming the system that did better."""
+    counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for r in results:
-        counts[f"{r.a} vs {r.b}"][r.tier] += 1
-    return {pair: {t: c[t] for t in TIERS if c[t]} for pair, c in counts.items()}
+        counts[r.a, r.b][r.tier] += 1
+    return {
+        f"{a} vs {b}": {named_tier(t, a, b): c[t] for t in TIERS if c[t]} for (a, b), c in counts.items()
+    }
