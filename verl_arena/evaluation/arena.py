@@ -281,6 +281,4 @@ def _tiers(results: Sequence[TaskResult]) -> dict[str, dict[str, int]]:
     counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for r in results:
         counts[r.a, r.b][r.tier] += 1
-    return {
-        f"{a} vs {b}": {named_tier(t, a, b): c[t] for t in TIERS if c[t]} for (a, b), c in counts.items()
-    }
+    return {f"{a} vs {b}": {named_tier(t, a, b): c[t] for t in TIERS if c[t]} for (a, b), c in counts.items()}
