@@ -19,20 +19,20 @@ candidates sorted by content digest, so permuting a group permutes its result an
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import logging
 import math
 import numbers
-from collections import Counter, defaultdict
-from collections.abc import Awaitable, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
-from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
+from verl_arena.core.stalls import StallWatch, settle_stalls
+from verl_arena.core.types import Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
 
@@ -40,20 +40,6 @@ logger = logging.getLogger(__name__)
 
 FailurePolicy = Literal["tie", "raise"]
 T = TypeVar("T")
-
-
-async def gather_or_cancel(aws: Sequence[Awaitable[T]]) -> list[T]:
-    """Await all of ``aws`` concurrently; if one raises, cancel the others and re-raise."""
-    if len(aws) == 1:
-        return [await aws[0]]
-    tasks = [asyncio.ensure_future(a) for a in aws]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 def _finite_number(x: Any) -> bool:
@@ -76,6 +62,8 @@ class Arena:
         group: the group's name in error messages.
         content_keys: per-candidate content keys used to order the group canonically (defaults to the digests);
             replays pass the recorded digests.
+        stalled: candidates known to stall the judge in pairs: they forfeit from the start.
+        memo: verdicts of an earlier play of this group by ordered pair, given again without a judge call.
     """
 
     def __init__(
@@ -88,6 +76,8 @@ class Arena:
         on_judge_error: FailurePolicy = "tie",
         group: str = "group",
         content_keys: Sequence[str] | None = None,
+        stalled: Collection[int] = (),
+        memo: Mapping[tuple[int, int], Any] | None = None,
     ) -> None:
         self.query = query
         self.candidates = list(candidates)
@@ -107,9 +97,11 @@ class Arena:
             self.draw_rank[p] = pos
         self.calls = 0
         self.failure_reasons: Counter[str] = Counter()
-        #: candidates that forfeit for stalling the judge in pairs (see the module docstring)
-        self.stalled: set[int] = set()
-        self._untraced: defaultdict[int, set[int]] = defaultdict(set)
+        #: candidates that forfeit for stalling the judge in pairs (:mod:`~verl_arena.core.stalls`)
+        self.stalls = StallWatch(stalled)
+        #: verdicts given, by ordered pair: a group played again (``memo`` given) answers them from its first play
+        self.memo: dict[tuple[int, int], Any] = dict(memo or {})
+        self._recall = memo is not None
         self._log: list[tuple[int, Match]] = []
         self._seq = 0
 
@@ -207,67 +199,25 @@ class Arena:
     def _failed(self, exc: JudgeError, **fields: Any) -> Match:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
-        players = fields["players"]
-        if getattr(exc, "input_related", False) and len(players) == 2:  # not traced to either: remember the pair
-            self._untraced[players[0]].add(players[1])
-            self._untraced[players[1]].add(players[0])
+        self.stalls.failed(fields["players"], exc)
         return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=dict(getattr(exc, "usage", {}) or {}))
 
     def _shown(self, player: int) -> Candidate:
         """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
-        c = self.candidates[player]
-        return dataclasses.replace(c, meta={**c.meta, FORFEIT_KEY: "stall"}) if player in self.stalled else c
+        return self.stalls.mark(self.candidates[player], player)
 
     async def _settle(self, matches: list[Match]) -> list[Match]:
-        """After a round: candidates whose untraced failures involve two or more opponents forfeit (see the module
-        docstring); the round's failed two-player judgments they took part in are asked again with them marked, so
-        the judge settles them as forfeits. A settled match keeps its ``error`` (the failure still counts)."""
-        stallers = {p for p, opponents in self._untraced.items() if len(opponents) >= 2} - self.stalled
-        if not stallers:
-            return matches
-        self.stalled |= stallers
-        logger.warning(
-            "%s: candidate(s) %s stalled the judge with %s different opponents; they forfeit",
-            self.group, [self.candidates[p].id for p in sorted(stallers)],
-            [len(self._untraced[p]) for p in sorted(stallers)],
-        )  # fmt: skip
-        redo = [
-            i for i, m in enumerate(matches) if m.failed and len(m.players) == 2 and self.stalled & set(m.players)
-        ]  # fmt: skip
-        settled = await gather_or_cancel([self._settled(matches[i]) for i in redo])
-        out = list(matches)
-        for i, match in zip(redo, settled, strict=True):
-            out[i] = match
-        return out
-
-    async def _settled(self, failed: Match) -> Match:
-        """``failed`` asked again with its stallers marked; itself if the judge fails again."""
-        a, b = failed.players
-        fields: dict[str, Any] = {
-            f.name: getattr(failed, f.name) for f in dataclasses.fields(Match) if f.name != "failed"
-        }
-        try:
-            if failed.kind == "compare":
-                verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
-                sa, sb = self._check_verdict(verdict, a, b, failed.stage, failed.round)
-                winners = (a,) if sa > sb else (b,) if sb > sa else ()
-                return Match(**{**fields, "winners": winners, "scores": (sa, sb), "verdict": verdict})
-            if failed.kind == "order":
-                ordered = await self.judge.order(self.query, [self._shown(a), self._shown(b)])
-                picked = self._check_order(ordered, failed.players, failed.stage, failed.round)
-            else:
-                chosen = await self.judge.select(self.query, [self._shown(a), self._shown(b)], failed.k)
-                picked = self._check_selection(chosen, failed.players, failed.k, failed.stage, failed.round)
-            return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked)})
-        except JudgeError:
-            return failed
+        return await settle_stalls(self, matches)
 
     async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
         fields["repeat"] = repeat
         self.calls += 1
         try:
-            verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
+            verdict = self.memo.get((a, b)) if self._recall and not {a, b} & self.stalls.stalled else None
+            if verdict is None:
+                verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
+                self.memo[a, b] = verdict
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise

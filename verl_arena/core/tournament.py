@@ -162,9 +162,21 @@ class Tournament:
                 raise ConfigError(
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
-        arena = Arena(query, candidates, judge, seed=self.seed, on_judge_error=self.on_judge_error, group=group)
+        settings: dict[str, Any] = {"seed": self.seed, "on_judge_error": self.on_judge_error, "group": group}
+        arena = Arena(query, candidates, judge, **settings)
         lengths = [c.answer_length for c in candidates]
-        return await self._play(arena, _format_rewards(candidates, group), group_id, lengths)
+        format_rewards = _format_rewards(candidates, group)
+        result = await self._play(arena, format_rewards, group_id, lengths)
+        stalled = arena.stalls.stalled
+        if any(m.failed and stalled & set(m.players) for m in arena.matches):
+            # a staller's earlier failures were ties the topology already acted on: play the group again with the
+            # stallers forfeiting from the start, every verdict given so far answered from memory
+            # (see verl_arena.core.stalls)
+            first = arena
+            arena = Arena(query, candidates, judge, stalled=stalled, memo=first.memo, **settings)
+            replayed = {"stalled": [candidates[p].id for p in sorted(stalled)], "first_play_calls": first.calls}
+            result = await self._play(arena, format_rewards, group_id, lengths, {"restarted": replayed})
+        return result
 
     def void(
         self, candidates: Sequence[Candidate], reason: str, *, group_id: str | None = None, comparisons: int = 0
@@ -215,9 +227,10 @@ class Tournament:
         format_rewards: list[float] | None,
         group_id: str | None,
         lengths: list[int] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> GroupResult:
         n = arena.n
-        details: dict[str, Any] = {"digests": list(arena.content_keys)}
+        details: dict[str, Any] = {"digests": list(arena.content_keys), **(extra or {})}
         if format_rewards is not None:
             details["format_rewards"] = list(format_rewards)
         if n == 1:

@@ -5,11 +5,16 @@
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
 <verl_arena.testing.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
-content and provider refusals. Faults are drawn per request from a seeded generator, or taken in order from a
-``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server adversarial
-in the way a real provider is: a prompt containing a trigger phrase always gets that fault (a content filter that
+content, provider refusals, a firewall's 403, a 429 "request too large" and garbage replies. Faults are drawn per
+request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok", "reset", ...]``) before the
+random draws start; ``triggers`` make the server adversarial in the way a real provider is: a prompt containing a
+trigger phrase (in any candidate, or only in the candidate of one slot) always gets that fault (a content filter that
 refuses, a judge that a candidate's text derails into an empty, off-schema or overlong reply, or one it stalls).
-``GET /v1/models`` and ``GET /health`` answer too; ``GET /stats`` reports what was served.
+
+It can also behave like a real deployment (:mod:`~verl_arena.testing.deployments`): a context window it refuses to
+exceed (HTTP 400), latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge
+that thinks aloud (quoting the candidates) before its verdict or quotes candidate B after it, and replies cut at
+``max_tokens``. ``GET /v1/models`` and ``GET /health`` answer too; ``GET /stats`` reports what was served.
 
 Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
 code) or as its own process (``verl-arena mock-judge``).
@@ -18,6 +23,7 @@ code) or as its own process (``verl-arena mock-judge``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -31,6 +37,7 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
+from verl_arena.testing.deployments import Shaping, blocks, garbage, overflow_message, shape_reply, tokens
 from verl_arena.testing.lexical import lexical_reply
 
 __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints"]
@@ -38,7 +45,10 @@ __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "m
 logger = logging.getLogger(__name__)
 
 #: Fault kinds, in the order their rates are drawn.
-FAULTS = ("429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401")
+FAULTS = (
+    "429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401", "403",
+    "too_large", "garbage",
+)  # fmt: skip
 
 
 @dataclass
@@ -50,11 +60,18 @@ class MockJudgeConfig:
         faults: probability of each fault kind (see ``FAULTS``), drawn independently per request.
         plan: outcomes for the first requests, in order (``"ok"`` or a fault kind).
         triggers: ``{phrase: fault kind}``; a request whose messages contain the phrase gets that fault, always.
+        trigger_slot: ``"any"``, or the candidate label (``"A"``, ``"B"``) whose block must hold the phrase.
         retry_after_s: the ``Retry-After`` of 429 answers.
         hang_s: how long a hang lasts.
         down: answer every request with 503 (a judge that is down).
         seed: seeds latency and fault draws.
         model: the model name reported.
+        context_tokens: refuse (HTTP 400) a request whose prompt and ``max_tokens`` exceed this many tokens.
+        bytes_per_token: how the server counts tokens (UTF-8 bytes per token).
+        latency_per_1k_tokens: seconds added per thousand prompt tokens.
+        capacity: requests it works on at once; the rest queue (``None``: no limit).
+        thinking: reasoning tokens written (inside ``<think>``, quoting the candidates) per prompt token.
+        quote_b: quote candidate B's answer after the verdict.
     """
 
     latency: str | float = 0.0
@@ -66,6 +83,13 @@ class MockJudgeConfig:
     down: bool = False
     seed: int = 0
     model: str = "mock-lexical-judge"
+    trigger_slot: str = "any"
+    context_tokens: int | None = None
+    bytes_per_token: float = 3.0
+    latency_per_1k_tokens: float = 0.0
+    capacity: int | None = None
+    thinking: float = 0.0
+    quote_b: bool = False
 
     def __post_init__(self) -> None:
         unknown = (set(self.faults) | set(self.plan) | set(self.triggers.values())) - set(FAULTS) - {"ok"}
@@ -109,6 +133,9 @@ class MockJudgeServer:
         self.recent: deque[dict[str, Any]] = deque(maxlen=256)
         self.in_flight = 0
         self.max_in_flight = 0
+        self.largest_prompt_tokens = 0
+        self._capacity = asyncio.Semaphore(self.config.capacity) if self.config.capacity else None
+        self._shaping = Shaping(self.config.bytes_per_token, self.config.thinking, self.config.quote_b)
 
     @property
     def base_url(self) -> str:
@@ -161,6 +188,11 @@ class MockJudgeServer:
             return float(self._rng.uniform(a, b))
         return float(a * np.exp(b * self._rng.standard_normal()))
 
+    def _triggered(self, prompt: str) -> str | None:
+        """The fault a trigger phrase in the prompt (in the configured slot's candidate) calls for."""
+        where = prompt if self.config.trigger_slot == "any" else blocks(prompt).get(self.config.trigger_slot, "")
+        return next((kind for phrase, kind in self.config.triggers.items() if phrase in where), None)
+
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         outcome = self._draw()
         delay = self._delay()
@@ -174,35 +206,26 @@ class MockJudgeServer:
             # the re-ask turn carries no prompt of its own: answer the original prompt
             prompts = [m.get("content", "") for m in messages if m.get("role") == "user"]
             prompt = next((p for p in prompts if "verdict_id" in p), user)
-            triggered = [kind for phrase, kind in self.config.triggers.items() if phrase in prompt]
-            if triggered and not self.config.down:
-                outcome = triggered[0]
-            self.served[outcome] += 1
-            if outcome == "hang":
-                await asyncio.sleep(self.config.hang_s)
-            elif delay > 0:
-                await asyncio.sleep(delay)
-            if outcome == "reset":
-                if request.transport is not None:
-                    request.transport.abort()  # the client sees the connection drop mid-request
-                return web.Response(status=500)
-            if outcome in ("429", "500", "503"):
-                headers = {"Retry-After": f"{self.config.retry_after_s:g}"} if outcome == "429" else {}
-                error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
-                return web.json_response(error, status=int(outcome), headers=headers)
-            if outcome == "401":
-                error = {"error": {"message": "Incorrect API key provided.", "code": "invalid_api_key"}}
-                return web.json_response(error, status=401)
-            if outcome == "refused":
-                error = {
-                    "error": {
-                        "message": "Input data may contain inappropriate content.",
-                        "code": "DataInspectionFailed",
-                    }
-                }
+            prompt_tokens = sum(tokens(str(m.get("content", "")), self.config.bytes_per_token) for m in messages)
+            self.largest_prompt_tokens = max(self.largest_prompt_tokens, prompt_tokens)
+            max_tokens = int(body.get("max_tokens") or 1024)
+            context = self.config.context_tokens
+            if context is not None and prompt_tokens + max_tokens > context and not self.config.down:
+                self.served["overflow"] += 1
+                error = {"error": {"message": overflow_message(context, prompt_tokens, max_tokens), "code": 400}}
                 return web.json_response(error, status=400)
-            if outcome == "malformed":
-                return web.Response(text='{"choices": [', content_type="application/json")
+            triggered = self._triggered(prompt)
+            if triggered and not self.config.down:
+                outcome = triggered
+            self.served[outcome] += 1
+            async with self._capacity or contextlib.nullcontext():
+                if outcome == "hang":
+                    await asyncio.sleep(self.config.hang_s)
+                elif delay > 0 or self.config.latency_per_1k_tokens:
+                    await asyncio.sleep(delay + self.config.latency_per_1k_tokens * prompt_tokens / 1000)
+            failure = self._failure(outcome, request)
+            if failure is not None:
+                return failure
             content = lexical_reply(prompt)
             finish = "stop"
             if outcome == "truncated":  # as a server does when the reply reaches max_tokens
@@ -211,12 +234,44 @@ class MockJudgeServer:
                 content = json.dumps({"verdict": "A is better", "score": 7})
             elif outcome == "empty":
                 content = ""
-            return web.json_response(self._completion(body, prompt, content, finish))
+            elif outcome == "garbage":
+                content, finish = garbage(max_tokens, len(prompt), self.config.bytes_per_token), "length"
+            else:
+                content, finish = shape_reply(content, prompt, prompt_tokens, max_tokens, self._shaping)
+            return web.json_response(self._completion(body, prompt_tokens, content, finish))
         finally:
             self.in_flight -= 1
 
-    def _completion(self, body: dict[str, Any], prompt: str, content: str, finish: str) -> dict[str, Any]:
-        prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 3
+    def _failure(self, outcome: str, request: web.Request) -> web.StreamResponse | None:
+        """The answer of a request that fails, or ``None``."""
+        if outcome == "reset":
+            if request.transport is not None:
+                request.transport.abort()  # the client sees the connection drop mid-request
+            return web.Response(status=500)
+        if outcome in ("429", "500", "503"):
+            headers = {"Retry-After": f"{self.config.retry_after_s:g}"} if outcome == "429" else {}
+            error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
+            return web.json_response(error, status=int(outcome), headers=headers)
+        if outcome == "401":
+            error = {"error": {"message": "Incorrect API key provided.", "code": "invalid_api_key"}}
+            return web.json_response(error, status=401)
+        if outcome == "403":  # a web application firewall in front of the API
+            page = "<html><body><h1>403 Forbidden</h1><p>The request was blocked by the firewall.</p></body></html>"
+            return web.Response(text=page, status=403, content_type="text/html")
+        if outcome == "too_large":  # a provider's per-minute token limit, smaller than this one request
+            message = "Request too large for the model: the request alone exceeds the tokens-per-minute limit."
+            return web.json_response({"error": {"message": message, "code": "rate_limit_exceeded"}}, status=429)
+        if outcome == "refused":
+            error = {
+                "error": {"message": "Input data may contain inappropriate content.", "code": "DataInspectionFailed"}
+            }
+            return web.json_response(error, status=400)
+        if outcome == "malformed":
+            return web.Response(text='{"choices": [', content_type="application/json")
+        return None
+
+    def _completion(self, body: dict[str, Any], prompt_tokens: int, content: str, finish: str) -> dict[str, Any]:
+        completion_tokens = tokens(content, self.config.bytes_per_token)
         return {
             "id": f"mock-{time.monotonic_ns()}",
             "object": "chat.completion",
@@ -225,8 +280,8 @@ class MockJudgeServer:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
-                "completion_tokens": len(content) // 3,
-                "total_tokens": prompt_tokens + len(content) // 3,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
                 "prompt_tokens_details": {"cached_tokens": 0},
             },
         }

@@ -86,7 +86,7 @@ class Budgeted(Topology):
         budget, wave_size = _budget(n, self.options), _wave(n, self.options)
         pairs: list[tuple[int, int]] = []  # canonical positions, of judged compares
         scores: list[tuple[float, float]] = []
-        judged: list[bool] = []  # a forfeit is no evidence about the level of the side that did not forfeit
+        judged: list[bool] = []  # whether a compare's level was judged (see _level_judged)
         met = np.zeros((n, n))
         shown_first = [0] * n
         fit = fit_scores(n, [], [])
@@ -109,7 +109,7 @@ class Budgeted(Topology):
                 if match.scores is not None:
                     pairs.append((i, j))
                     scores.append((match.scores[0], match.scores[1]))
-                    judged.append(not match.forfeits)
+                    judged.append(_level_judged(match))
             spent += size
             fit = fit_scores(n, pairs, scores, levels=self.options.levels, level_ok=judged)
         strength = [0.0] * n
@@ -187,6 +187,16 @@ def _most_useful(fit: ScoreFit, met: np.ndarray, size: int) -> list[tuple[int, i
     rest = [p for p in ranked if p not in chosen]
     rest += ranked * (size // len(ranked) + 1)
     return chosen + rest[: size - len(chosen)]
+
+
+def _level_judged(match: Any) -> bool:
+    """Whether both scores of a compare were the judge's: not so for a forfeit, a candidate without an answer or two
+    identical candidates, where one or both sides got a fixed score without being read."""
+    verdict = match.verdict
+    if verdict is None or match.forfeits:
+        return False
+    metas = [verdict.meta, *(verdict.meta.get(order) or {} for order in ("ab", "ba"))]
+    return not any(isinstance(m, dict) and m.get("shortcut") for m in metas)
 
 
 def _finite_or_none(x: float) -> float | None:

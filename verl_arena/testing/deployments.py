@@ -1,0 +1,109 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""How real judge deployments reshape a reply, for the mock judge: pure functions over the prompt and the reply.
+
+A deployment counts tokens its own way (``bytes_per_token``), refuses prompts beyond its context, takes longer on long
+prompts, may think aloud before its verdict (quoting the candidates), may quote a candidate after its verdict, and
+cuts whatever it writes at ``max_tokens``. None of this needs a model: the verdict itself still comes from the lexical
+judge. The shapes are what providers and self-hosted servers do; the words are ours.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Shaping", "blocks", "garbage", "overflow_message", "shape_reply", "tokens"]
+
+_BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
+_ANSWER = re.compile(r"\n\[(?:Final answer|最终答案)\]\n(.*)\Z", re.S)
+_WORDS = [
+    "the",
+    "a",
+    "plan",
+    "of",
+    "judge",
+    "score",
+    "reply",
+    "tokens",
+    "and",
+    "then",
+    "which",
+    "because",
+    "model",
+    "output",
+    "value",
+]
+
+
+@dataclass(frozen=True)
+class Shaping:
+    """What the deployment does to a reply.
+
+    Args:
+        bytes_per_token: how densely its tokenizer packs UTF-8 bytes.
+        thinking: tokens of reasoning written per prompt token before the verdict (0: none).
+        quote_b: after its verdict, it quotes candidate B's answer.
+    """
+
+    bytes_per_token: float = 3.0
+    thinking: float = 0.0
+    quote_b: bool = False
+
+
+def tokens(text: str, bytes_per_token: float) -> int:
+    """Tokens of ``text`` for a tokenizer packing ``bytes_per_token`` bytes per token."""
+    return math.ceil(len(text.encode("utf-8", "surrogatepass")) / bytes_per_token)
+
+
+def blocks(prompt: str) -> dict[str, str]:
+    """The candidate blocks of one of our prompts: label (``A``, ``B``, ``1``...) -> the block's text."""
+    return {label: body for label, _nonce, body in _BLOCK.findall(prompt)}
+
+
+def _answer(block: str) -> str:
+    found = _ANSWER.search(block)
+    return found.group(1).strip() if found else block
+
+
+def _cut(text: str, limit_tokens: int, bytes_per_token: float) -> str:
+    data = text.encode("utf-8")[: int(limit_tokens * bytes_per_token)]
+    return data.decode("utf-8", "ignore")
+
+
+def shape_reply(reply: str, prompt: str, prompt_tokens: int, max_tokens: int, shaping: Shaping) -> tuple[str, str]:
+    """``(content, finish_reason)`` of the deployment's answer whose verdict is ``reply``."""
+    found = blocks(prompt)
+    content = reply
+    if shaping.quote_b and "B" in found:
+        content += f"\n\nFor the record, candidate B's answer was:\n{_answer(found['B'])}"
+    if shaping.thinking > 0:
+        budget = int(shaping.thinking * prompt_tokens * shaping.bytes_per_token)  # bytes of thinking
+        notes, quoted = [], ""
+        for label, block in sorted(found.items()):
+            notes.append(f"Rereading candidate {label}: {_answer(block)}")
+        while len(quoted.encode()) < budget and notes:
+            quoted += " ".join(notes) + " "
+        content = f"<think>\n{quoted[:budget]}\n</think>\n{content}"
+    if tokens(content, shaping.bytes_per_token) > max_tokens:
+        return _cut(content, max_tokens, shaping.bytes_per_token), "length"
+    return content, "stop"
+
+
+def garbage(max_tokens: int, seed: int, bytes_per_token: float) -> str:
+    """What a tiny random model writes: words without a verdict, until ``max_tokens`` cuts it."""
+    rng = np.random.default_rng(seed)
+    words = " ".join(_WORDS[i] for i in rng.integers(0, len(_WORDS), size=max_tokens))
+    return _cut(words, max_tokens, bytes_per_token)
+
+
+def overflow_message(context: int, prompt_tokens: int, max_tokens: int) -> str:
+    """A server's refusal of a request beyond its context."""
+    return (
+        f"This model's maximum context length is {context} tokens, but the request needs {prompt_tokens + max_tokens} "
+        f"({prompt_tokens} for the messages and {max_tokens} for the completion). Please reduce the length of the "
+        "messages or of the completion."
+    )
