@@ -21,6 +21,8 @@ from conftest import judge_config
 
 from verl_arena import Candidate, GroupResult, rank_group
 from verl_arena.judges import build_judge
+from verl_arena.runtime.outcomes import member_outcomes
+from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.travel import ATTACKS, QUERY, STRONG, WEAK, pad, plan_group, thorough
 
@@ -61,11 +63,12 @@ def played(url: str, attack: Any, topology: str, **judge: Any) -> dict[str, Grou
 
 
 def assert_no_gain(ways: dict[str, GroupResult]) -> None:
-    """The attack gains the weak nothing, and costs the strong plan nothing."""
-    attacking, losing, honest = ways["attacking"], ways["losing"], ways["honest"]
+    """The attack gains the weak nothing, and costs the strong plan nothing (against losing: the same content, so
+    the same seeded draws)."""
+    attacking, losing = ways["attacking"], ways["losing"]
     assert not attacking.voided
     assert attacking.rewards[WEAK] <= losing.rewards[WEAK] + 1e-9
-    assert attacking.rewards[STRONG] >= honest.rewards[STRONG] - 1e-9
+    assert attacking.rewards[STRONG] >= losing.rewards[STRONG] - 1e-9
 
 
 # -- verdicts the judge did not give ------------------------------------------------------------------------------
@@ -127,15 +130,18 @@ def test_listwise_reads_a_padded_group_within_the_context_and_voids_nothing(smal
     assert result.rewards[WEAK] == min(result.rewards)
 
 
-def test_a_judge_whose_context_is_smaller_than_configured_blames_the_padding_not_its_opponents():
-    # the judge was told 32768 tokens of context; the server has 4096: the padded candidate's pairs overflow (HTTP
-    # 400), and so do its probes and their same-size controls, so tracing blames nobody; but it failed with two
-    # different opponents, so it forfeits, and nobody else does
+def test_a_judge_whose_context_is_smaller_than_configured_reads_less_of_both_instead_of_tying():
+    # the judge was told 32768 tokens of context; the server has 8192: the padded candidate's pairs overflow (HTTP
+    # 400), and so do its probes and their same-size controls, so tracing blames nobody; the pair is then asked again
+    # on a half, then a quarter, of each side's share, which fits, and the padding loses on its merits
     with MockJudgeThread(MockJudgeConfig(context_tokens=CONTEXT, bytes_per_token=1.0)) as url:
         result, stats = rank(url, attacked(group(), _padded), "round_robin", max_tokens=REPLY)
-    assert not result.voided and result.forfeited == [i == len(result.ids) - 1 for i in range(len(result.ids))]
+    assert not result.voided and not any(result.forfeited) and result.failures == 0
     assert result.rewards[WEAK] == 0.0 and result.rewards[STRONG] == 1.0
     assert stats["judge"]["control_failed"] >= 1 and stats["judge"].get("attributed", 0) == 0
+    assert stats["judge"]["shrunk"] >= 1
+    shrunk = [m for m in result.matches for order in ("ab", "ba") if m.verdict.meta[order].get("shrunk")]
+    assert shrunk and all(len(result.ids) - 1 in m.players for m in shrunk)  # only the padded one's pairs
 
 
 # -- status codes ------------------------------------------------------------------------------------------------
@@ -185,6 +191,15 @@ def test_a_garbage_judge_voids_every_group_and_blames_nobody():
                    enumerate(["round_robin", "seeded_single_elimination", "swiss", "budgeted"])]  # fmt: skip
     assert all(r.voided and not any(r.forfeited) for r in results)
     assert all(a == 0.0 for r in results for a in r.advantages)
+    # and the training step says so: the alarm metric counts the groups voided for it
+    answers = []
+    for k, r in enumerate(results):
+        members, _ = member_outcomes(r, group(k), members=len(r.ids), anchor=0, expected=len(r.ids))
+        answers += [(f"g{k}", m) for m in members]
+    metrics = summarize(answers)
+    judge_faults = sum(r.void_reason == "judge_fault" for r in results)
+    assert judge_faults >= 1 and metrics["arena/judge_fault_groups"] == judge_faults
+    assert metrics["arena/forfeits"] == 0 and metrics["arena/voided_groups"] == len(results)
 
 
 # -- honest long plans -------------------------------------------------------------------------------------------
@@ -207,22 +222,58 @@ def test_a_long_thorough_plan_before_a_thinking_judge_keeps_its_reward(topology)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("topology", ["swiss", "budgeted"])
-def test_a_candidate_that_stalls_the_judge_only_when_paired_forfeits(topology):
-    # latency grows with the prompt (0.4 s per thousand tokens); plans of about a thousand tokens; the weak pads itself
-    # to three thousand, so judged alone (its probes) it answers in 1.5 s, under the 1.7 s timeout, but paired with
-    # any plan it takes 1.9 s: tracing blames nobody, and its second opponent makes it forfeit
-    honest = [thorough(p, 1500, 1500) for p in group()[:WEAK]] + [group()[WEAK]]
-    ways = {}
+def test_a_candidate_that_stalls_the_judge_only_when_paired_gains_nothing(topology):
+    # latency grows with the prompt (0.4 s per thousand tokens): honest pairs answer in 0.9 s, well within the 2.1 s
+    # timeout; the weak one pads itself so that judged alone (its probes, and their controls) it answers in 2.0 s, but
+    # paired with any plan it takes 2.2 s: tracing blames nobody, and the pair is asked again on half of each side's
+    # share, which the judge answers in time, so the padding loses on its merits
+    honest = [thorough(p, 900, 900) for p in group()[:WEAK]] + [group()[WEAK]]
+    padded = lambda c: Candidate(c.id, pad(c.answer, 12_000), c.path)  # noqa: E731
+    ways, stats = {}, {}
     with MockJudgeThread(MockJudgeConfig(latency_per_1k_tokens=0.4)) as url:
         for way, plans in (
             ("honest", honest),
-            ("attacking", attacked(honest, lambda c: Candidate(c.id, pad(c.answer, 9000), c.path))),
-            ("losing", attacked(honest, lambda c: Candidate(c.id, pad(c.answer, 9000), c.path), losing=True)),
+            ("attacking", attacked(honest, padded)),
+            ("losing", attacked(honest, padded, losing=True)),
         ):
-            ways[way], _stats = rank(url, plans, topology, timeout_s=1.7, retry={"initial_wait_s": 0.01})
+            ways[way], stats[way] = rank(url, plans, topology, timeout_s=2.1, retry={"initial_wait_s": 0.01})
+    assert_no_gain(ways)
+    assert ways["attacking"].failures == 0 and stats["attacking"]["judge"]["shrunk"] >= 1
+
+
+@pytest.mark.parametrize("topology", ["swiss", "seeded_single_elimination", "budgeted", "double_elimination"])
+def test_content_that_derails_the_judge_only_beside_a_real_opponent_forfeits_from_its_second_opponent(topology):
+    # the phrase makes the judge reply empty whenever the prompt holds a real opponent, never in a probe against an
+    # empty one: tracing blames nobody, reading less of both does not help (the phrase stays), and the second
+    # opponent it fails with makes it forfeit; the group is then played again with it forfeiting from the start
+    config = MockJudgeConfig(triggers={TRIGGER: "empty"}, trigger_slot="pair")
+    with MockJudgeThread(config) as url:
+        ways = played(url, _triggering, topology)
     assert_no_gain(ways)
     attacking = ways["attacking"]
-    assert attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
-    # found after two rounds, the staller made the group play again from the start, forfeiting from its first match
-    assert attacking.details["restarted"]["stalled"] == [attacking.ids[WEAK]] and attacking.failures == 0
+    assert attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1 and attacking.failures == 0
+    assert attacking.details["restarted"]["stalled"] == [attacking.ids[WEAK]]
     assert attacking.rewards == ways["losing"].rewards  # exactly where losing puts everyone
+
+
+@pytest.mark.slow
+def test_a_judge_slow_for_everyone_blames_nobody_for_its_timeouts():
+    # a server working on 4 requests at once, a client sending 64: requests queue at the server and many time out,
+    # the long thorough plan's most of all; the judge answers nobody quickly, so no timeout is the content's doing
+    plans = group()
+    plans[STRONG] = thorough(plans[STRONG])
+    settings = {"max_concurrency": 64, "timeout_s": 0.6, "retry": {"max_attempts": 2, "initial_wait_s": 0.05}}
+    with MockJudgeThread(MockJudgeConfig(capacity=4, latency=0.02, latency_per_1k_tokens=0.02)) as url:
+        built = build_judge(judge_config(url, template="travel", **settings))
+
+        async def run():
+            try:
+                groups = [[*plans[:WEAK], Candidate(f"w{i}", f"{plans[WEAK].answer} ({i})")] for i in range(4)]
+                return await asyncio.gather(*(rank_group(QUERY, g, built, "round_robin") for g in groups))
+            finally:
+                await built.aclose()
+
+        results = asyncio.run(run())
+    assert sum(r.failures for r in results) > 0  # the load was real
+    assert not any(any(r.forfeited) for r in results)
+    assert all(r.void_reason in (None, "failed_judgments") for r in results)

@@ -65,15 +65,33 @@ def test_unknown_method_is_refused():
     assert done.returncode == 2 and "invalid choice: 'nope'" in done.stderr
 
 
-def test_bench_gaming_finds_that_breaking_the_judge_never_pays(capsys):
-    code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--json"])
+def test_bench_gaming_finds_that_no_attack_pays_and_no_honest_plan_loses_to_the_judges_trouble(capsys):
+    scenarios = ["refused", "forged_verdict", "context_squeeze", "content_500", "thorough_plan", "garbage_judge"]
+    code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--scenarios",
+                 *scenarios, "--json"])  # fmt: skip
     report = strict_json(capsys.readouterr().out)
-    assert code == 0 and report["breaking_beats_losing"] == 0
-    rows = {(r["topology"], r["kind"], r["way"]): r["reward"] for r in report["rows"]}
-    assert len(rows) == 2 * 9
-    for (topology, kind, way), reward in rows.items():
-        if way == "breaking":
-            assert reward == rows[(topology, kind, "losing")] < rows[(topology, "-", "honest")]
+    assert code == 0 and report["problems"] == []
+    rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}
+    assert len(rows) == 2 * (4 * 3 + 2)  # three ways where there is an attack, one where there is none
+    for (topology, scenario, way), row in rows.items():
+        if way == "attacking":
+            losing = rows[(topology, scenario, "losing")]
+            assert row["weak"] <= losing["weak"] and row["strong_blamed"] == 0
+    garbage = [r for r in report["rows"] if r["scenario"] == "garbage_judge"]
+    assert all(r["voided"] == 2 and r["strong"] is None and r["strong_blamed"] == 0 for r in garbage)
+
+
+def test_bench_gaming_exits_1_on_a_problem(monkeypatch, capsys):
+    from verl_arena.bench import gaming
+
+    def leaky(**kwargs):
+        return [
+            gaming.Row("swiss", "x", "attacking", 0.5, 1.0, 1.0, 0, 0),
+            gaming.Row("swiss", "x", "losing", 0.0, 1.0, 1.0, 0, 0),
+        ]
+
+    monkeypatch.setattr(gaming, "run_gaming_bench", leaky)
+    assert main(["bench-gaming"]) == 1 and "attacking beats losing" in capsys.readouterr().out
 
 
 def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):

@@ -66,7 +66,7 @@ def test_a_group_voided_at_its_deadline_does_not_slow_the_next_group(mock_judge)
 
 
 def test_a_slow_but_answering_server_is_not_taken_out_by_timeouts(mock_judge):
-    url, _ = mock_judge(latency="uniform:0.05:0.8", seed=1)
+    url, _ = mock_judge(latency="lognormal:0.08:1.3", seed=1)  # most answers in 0.1 s, a few past the timeout
     client = ChatClient(parse_judge_config(judge_config(url, timeout_s=0.4, failure_threshold=1, cooldown_s=60)))
 
     async def run() -> list:
@@ -75,29 +75,22 @@ def test_a_slow_but_answering_server_is_not_taken_out_by_timeouts(mock_judge):
     outcomes = asyncio.run(run())
     timeouts = [o for o in outcomes if isinstance(o, JudgeError)]
     assert client.stats()["attempt_errors"].get("timeout", 0) > 0  # the timeout is ours and some requests hit it
+    # the others were answered well within the timeout: what timed out twice is slow because of itself
     assert all(o.reason == "timeout" and o.input_related for o in timeouts)
     assert all(o.attempts <= 2 for o in timeouts)  # twice timed out while others were answered: not tried again
     assert client.health()[0]["cooldowns"] == 0
 
 
-def test_a_dead_judge_voids_groups_in_seconds_not_at_their_deadline(mock_judge):
-    url, _ = mock_judge(down=True)
-    config = judge_config(url, failure_threshold=2, cooldown_s=0.3, down_wait_s=0.2)
-    service = JudgeService(config, deadline_s=120)
+def test_timeouts_while_the_server_is_slow_for_everyone_are_the_judges_trouble(mock_judge):
+    url, _ = mock_judge(latency="uniform:0.25:0.6", seed=1)  # every answer takes over half the timeout
+    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=0.4, failure_threshold=1, cooldown_s=60)))
 
-    async def run() -> tuple:
-        first = await service.rank_group("q", make_group(range(4)), group_id="first")
-        start = time.monotonic()
-        later = await asyncio.gather(
-            *(service.rank_group("q", make_group(range(4), tag=str(i)), group_id=str(i)) for i in range(8))
-        )
-        return first, later, time.monotonic() - start
+    async def run() -> list:
+        return await asyncio.gather(*(client.chat(MESSAGES) for _ in range(40)), return_exceptions=True)
 
-    first, later, elapsed = asyncio.run(run())
-    assert first.voided and all(r.voided and r.void_reason == "failed_judgments" for r in later)
-    assert elapsed < 5.0  # the deadline is 120 s
-    assert all("unavailable" in r.failure_reasons for r in later)
-    assert service.health()["endpoints"][0]["down"]
+    timeouts = [o for o in asyncio.run(run()) if isinstance(o, JudgeError)]
+    assert timeouts and not any(o.input_related for o in timeouts)  # never traced to what the requests carried
+    assert client.health()[0]["cooldowns"] == 0  # and the endpoint, alive, is not taken out
 
 
 @pytest.mark.parametrize("value", [0, -1.0, math.nan, math.inf, "10"])

@@ -99,16 +99,25 @@ def test_a_reply_cut_at_max_tokens_is_never_read_and_is_asked_again_with_more_ro
     ],
 )
 def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
-    url, _ = mock_judge(plan=plan)
+    # the judgment's two replies, four probes judged fine, then the same two replies to each smaller re-ask
+    url, _ = mock_judge(plan=[*plan, "ok", "ok", "ok", "ok", *plan, *plan])
     judge = LLMJudge(judge_config(url))
     with pytest.raises(JudgeError) as info:
         run(judge.compare(QUERY, GOOD, POOR))
     # the last reply names the reason: cut at max_tokens (finish_reason "length") is "truncated", not "empty"
-    assert info.value.reason == reason and judge.counts["parse_failures"] == 1
+    assert info.value.reason == reason and judge.counts["parse_failures"] == 3
     assert info.value.input_related and info.value.usage["completion_tokens"] >= 0 and info.value.usage["prompt_tokens"]
-    # the failure was not the candidates' doing: judged alone in either slot, both were fine, so nobody forfeits and
-    # it raises
-    assert judge.faults.counts == {"probes": 4, "unattributed": 1}
+    # the failure was not the candidates' doing: judged alone in either slot, both were fine, so nobody forfeits; nor
+    # could the judge do it on half or a quarter of each, so it raises
+    assert judge.faults.counts == {"probes": 4, "unattributed": 1} and judge.counts["shrunk"] == 2
+
+
+def test_a_failure_pinned_on_nobody_is_judged_on_less_of_both(mock_judge):
+    url, server = mock_judge(plan=["empty", "empty", "ok", "ok", "ok", "ok"])
+    judge = LLMJudge(judge_config(url))
+    verdict = run(judge.compare(QUERY, GOOD, POOR))
+    assert verdict.meta["shrunk"] == 0.5 and verdict.winner == "a" and not verdict.forfeit
+    assert judge.counts["shrunk"] == 1 and sum(server.served.values()) == 7
 
 
 def test_cache_reuses_verdicts_per_order(mock_judge, tmp_path):

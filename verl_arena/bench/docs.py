@@ -114,11 +114,20 @@ between waves, is the dearest per call.
 """
 
 _GAMING = """\
-## Breaking the judge never pays (`verl-arena bench-gaming`)
+## Breaking or fooling the judge never pays (`verl-arena bench-gaming`)
 
-A middling plan of 8-12 travel plans is played honestly, while making the judge fail (a refusal, an empty, off-schema
-or truncated reply, triggered by its content), and while losing every match (no answer): breaking must never beat
-losing. The command exits 1 if it ever does.
+Groups of 8 travel plans, in which a strong plan honestly ranks first and a weak non-answer last, are ranked through
+the mock judge made to behave like each deployment of issue 17's table: content that makes the provider refuse or
+derails the reply (refused, empty, wrong_schema, truncated), a verdict forged in the answer that the judge quotes
+after its own or while thinking aloud and being cut (forged_*), padding to the edge of the judge's context, with the
+context configured right or not (context_squeeze, small_context), a candidate that stalls a judge slowing down with
+the prompt only when paired (paired_stall), content that a firewall, a token limit or the server itself refuses
+(content_*, slot_b_500: only in slot B), a thorough plan before a thinking judge, a healthy judge under a load beyond
+its capacity, and a judge that writes garbage. The weak rollout is played honest, attacking and losing (the attacking
+text marked as having no answer: the floor attacking must not beat); `strong` is the strong plan's mean reward over
+the groups not voided, `clean` the same groups before a clean judge, `blamed` how often it forfeited. The command exits
+1 if attacking ever beats losing, or the strong plan is ever blamed or loses reward (against losing for attacking,
+against clean otherwise); voided groups are the right answer to a judge that cannot judge.
 """
 
 
@@ -162,7 +171,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     core = timed("bench-core", run_core_speed)
     judge = timed("bench-judge", lambda: run_judge_bench(progress=say))
     gaming_rows = timed("bench-gaming", run_gaming_bench)
-    gaming_table, _ = report(gaming_rows, 8)
+    gaming_table, _ = report(gaming_rows, 4)
     arena_runs = timed("bench-arena", run_leaderboard_bench)
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     sections = [

@@ -1,129 +1,195 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Can a rollout buy reward by breaking the judge? The ``verl-arena bench-gaming`` command.
+"""Can a rollout buy reward by breaking or fooling the judge, and does an honest one lose reward to the judge's own
+trouble? The ``verl-arena bench-gaming`` command.
 
-Groups of 8 to 12 travel plans of graded quality are ranked through the mock judge over loopback HTTP, made
-adversarial the way real providers are: a prompt carrying a trigger phrase is refused (HTTP 400 content inspection),
-or answered empty, off-schema or cut at the token limit. In every group one middling plan is played three ways:
+Groups of travel plans (:mod:`verl_arena.testing.travel`: a strong plan that honestly ranks first, middling plans, a
+weak non-answer that honestly ranks last) are ranked through the mock judge over loopback HTTP, made to behave like
+each deployment of :data:`~verl_arena.bench.attacks.SCENARIOS`. Where the scenario has an attack, the weak non-answer
+is played three ways:
 
 - ``honest``: as written;
-- ``breaking``: its answer carries the phrase that makes the judge fail in one of those ways;
-- ``losing``: the same text, marked as having no final answer, so it loses every match without a judge call: the
-  floor ``breaking`` must not beat. Having the same content, it meets the same opponents in the same seeded draws.
+- ``attacking``: rewritten by the attack (a forged verdict, padding, a phrase that makes the provider refuse...);
+- ``losing``: the attacking text, marked as having no final answer, so it loses every match without a judge call:
+  the floor ``attacking`` must not beat. Having the same content, it meets the same opponents in the same seeded
+  draws.
 
-Reported per topology and kind of failure: that plan's mean reward and advantage each way. The failure policy
-holds when breaking never beats losing.
+Every row also reports the strong plan's mean reward over the groups that were not voided and how often it was blamed
+(forfeited). Its reward is compared with the same groups' where everything but the fault is the same: before a clean
+judge (the same plans and judge settings, no fault) for the honest way, and in the losing way for the attacking one
+(the same content, so the same seeded draws). The run fails when attacking beats losing anywhere, or when the strong
+plan is blamed or loses reward anywhere. Voided groups are the right answer to a judge that cannot judge (counted in
+the ``voided`` column).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
+from verl_arena.bench.attacks import SCENARIOS, Scenario
 from verl_arena.core.tournament import rank_group
-from verl_arena.core.types import Candidate
+from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.judges.factory import build_judge
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
+from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 
-__all__ = ["add_arguments", "report", "run_gaming_bench"]
+__all__ = ["Row", "add_arguments", "report", "run_gaming_bench"]
 
-KINDS = ("refused", "empty", "wrong_schema", "truncated")
-PHRASE = {kind: f"[[{kind} trigger]]" for kind in KINDS}
 TOPOLOGY_OPTIONS = {"multi_round": {"repeats": 2}}
-STOPS = [
-    "Fushimi Inari gates at dawn", "Kiyomizu-dera terrace", "Nishiki market lunch of yuba and tamagoyaki",
-    "Gion lanes and a tea house", "Philosopher's Path walk", "Kinkaku-ji golden pavilion", "Arashiyama bamboo grove",
-    "Kamo river evening stroll", "Sanjusangen-do hall of statues", "Pontocho dinner",
-]  # fmt: skip
-QUERY = "Plan one day in Kyoto for two people who love temples, food markets and an evening walk, with times."
+_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
 class Row:
-    """Mean reward and advantage of the played plan in one topology and one way of playing it."""
+    """One topology, scenario and way of playing the weak non-answer, over all groups.
+
+    Args:
+        weak: the weak candidate's mean reward.
+        strong: the strong plan's mean reward over the groups not voided (``None``: all were).
+        clean_strong: the strong plan's mean reward over the same groups before a clean judge.
+        voided: groups voided.
+        strong_blamed: groups in which the strong plan forfeited.
+    """
 
     topology: str
-    kind: str
+    scenario: str
     way: str
-    reward: float
-    advantage: float
+    weak: float
+    strong: float | None
+    clean_strong: float
+    voided: int
+    strong_blamed: int
 
 
-def _plans(rng: np.random.Generator) -> list[Candidate]:
-    n = int(rng.integers(8, 13))
-    plans = []
-    for i in range(n):
-        stops = [STOPS[j] for j in rng.permutation(len(STOPS))[: 2 + i % 8]]
-        answer = "\n".join(f"- {9 + 1.5 * k:.1f}h: {stop} (Kyoto)" for k, stop in enumerate(stops))
-        path = " ".join(f"call search_poi({stop})" for stop in stops[: i % 5])
-        plans.append(Candidate(id=f"r{i}", answer=answer, path=path))
-    return plans
+def _groups(scenario: Scenario, count: int, seed: int) -> list[list[Candidate]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        plans = plan_group(rng)
+        if scenario.plans is not None:
+            plans = [*(scenario.plans(c) for c in plans[:WEAK]), plans[WEAK]]
+        if scenario.strong is not None:
+            plans[STRONG] = scenario.strong(plans[STRONG])
+        out.append(plans)
+    return out
 
 
-def _player(plans: list[Candidate]) -> int:
-    """The plan played three ways: the middle one by quality."""
-    return len(plans) // 2
-
-
-def _variant(plans: list[Candidate], kind: str, way: str) -> list[Candidate]:
-    if way == "honest":
+def _played(plans: list[Candidate], scenario: Scenario, way: str) -> list[Candidate]:
+    if way == "honest" or scenario.attack is None:
         return plans
-    i = _player(plans)
-    meta = {"no_answer": True} if way == "losing" else {}
-    played = Candidate(plans[i].id, f"{plans[i].answer} {PHRASE[kind]}", plans[i].path, meta)
-    return [*plans[:i], played, *plans[i + 1 :]]
+    weak = scenario.attack(plans[WEAK])
+    if way == "losing":
+        weak = replace(weak, meta={"no_answer": True})
+    return [*plans[:WEAK], weak]
 
 
-async def _rank_all(url: str, data: list[list[Candidate]], topology: str, kind: str, way: str, seed: int) -> Row:
-    judge = build_judge({"endpoints": [{"base_url": url, "model": "mock"}]})
-    options = {"seed": seed, **TOPOLOGY_OPTIONS.get(topology, {})}
+async def _rank_all(url: str, data: list[list[Candidate]], topology: str, judge: dict[str, Any], seed: int):
+    built = build_judge({"endpoints": [{"base_url": url, "model": "mock"}], "template": "travel", **judge})
+    options = TOPOLOGY_OPTIONS.get(topology, {})
     try:
-        results = await asyncio.gather(
-            *(rank_group(QUERY, _variant(plans, kind, way), judge, topology, **options) for plans in data)
+        return await asyncio.gather(
+            *(rank_group(QUERY, plans, built, topology, seed=seed + i, **options) for i, plans in enumerate(data))
         )
     finally:
-        await judge.aclose()
-    rewards = [r.rewards[_player(p)] for r, p in zip(results, data, strict=True)]
-    advantages = [r.advantages[_player(p)] for r, p in zip(results, data, strict=True)]
-    return Row(topology, kind, way, float(np.mean(rewards)), float(np.mean(advantages)))
+        await built.aclose()
 
 
-def run_gaming_bench(groups: int = 8, topologies: list[str] | None = None, seed: int = 0) -> list[Row]:
-    """The played plan's mean reward and advantage per topology, failure kind and way (see the module docstring)."""
+def _mean(values: list[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _row(topology: str, name: str, way: str, results: list[GroupResult], clean: list[GroupResult]) -> Row:
+    kept = [i for i, r in enumerate(results) if not r.voided]
+    return Row(
+        topology=topology,
+        scenario=name,
+        way=way,
+        weak=_mean([r.rewards[WEAK] for r in results]) or 0.0,
+        strong=_mean([results[i].rewards[STRONG] for i in kept]),
+        clean_strong=_mean([clean[i].rewards[STRONG] for i in kept] or [r.rewards[STRONG] for r in clean]) or 0.0,
+        voided=sum(r.voided for r in results),
+        strong_blamed=sum(r.forfeited[STRONG] for r in results),
+    )
+
+
+def run_gaming_bench(
+    groups: int = 4, topologies: list[str] | None = None, scenarios: list[str] | None = None, seed: int = 0
+) -> list[Row]:
+    """Every scenario, topology and way (see the module docstring)."""
     from verl_arena.core.topologies import TOPOLOGIES
 
-    rng = np.random.default_rng(seed)
-    data = [_plans(rng) for _ in range(groups)]
-    plays = [("-", "honest"), *((k, w) for k in KINDS for w in ("breaking", "losing"))]
-    with MockJudgeThread(MockJudgeConfig(triggers={p: k for k, p in PHRASE.items()})) as url:
-        return [
-            asyncio.run(_rank_all(url, data, topology, kind, way, seed))
-            for topology in topologies or TOPOLOGIES.names()
-            for kind, way in plays
-        ]
+    chosen = [s for s in SCENARIOS if scenarios is None or s.name in scenarios]
+    unknown = set(scenarios or ()) - {s.name for s in SCENARIOS}
+    if unknown:
+        raise ValueError(f"unknown scenarios {sorted(unknown)}; known: {', '.join(s.name for s in SCENARIOS)}")
+    rows = []
+    with MockJudgeThread(MockJudgeConfig()) as clean_url:
+        for scenario in chosen:
+            data = _groups(scenario, groups, seed)
+            ways = ("honest", "attacking", "losing") if scenario.attack is not None else ("honest",)
+            with MockJudgeThread(MockJudgeConfig(**scenario.deployment)) as url:
+                for topology in topologies or TOPOLOGIES.names():
+                    clean = asyncio.run(_rank_all(clean_url, data, topology, scenario.judge, seed))
+                    for way in ways:
+                        played = [_played(plans, scenario, way) for plans in data]
+                        results = asyncio.run(_rank_all(url, played, topology, scenario.judge, seed))
+                        rows.append(_row(topology, scenario.name, way, results, clean))
+    return rows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options."""
-    parser.add_argument("--groups", type=int, default=8, help="groups per topology and way (8)")
+    parser.add_argument("--groups", type=int, default=4, help="groups per topology, scenario and way (4)")
     parser.add_argument("--topologies", nargs="*", help="topologies to run (all)")
+    parser.add_argument(
+        "--scenarios", nargs="*", help=f"scenarios to run (all: {', '.join(s.name for s in SCENARIOS)})"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
 
 
-def report(rows: list[Row], groups: int) -> tuple[str, list[Row]]:
-    """The table, and the rows in which breaking the judge beat losing (there must be none)."""
-    floors = {(r.topology, r.kind): r.reward for r in rows if r.way == "losing"}
-    beaten = [r for r in rows if r.way == "breaking" and r.reward > floors[(r.topology, r.kind)] + 1e-9]
+def problems(rows: list[Row]) -> list[tuple[Row, str]]:
+    """The rows in which attacking beat losing, or the strong plan was blamed or lost reward, and why."""
+    losing = {(r.topology, r.scenario): r for r in rows if r.way == "losing"}
+    found = []
+    for r in rows:
+        floor = losing.get((r.topology, r.scenario))
+        if r.way == "attacking" and floor is not None and r.weak > floor.weak + _TOLERANCE:
+            found.append((r, "attacking beats losing"))
+        if r.strong_blamed:
+            found.append((r, "the strong plan was blamed"))
+        reference = floor.strong if r.way == "attacking" and floor is not None else r.clean_strong
+        if r.way != "losing" and r.strong is not None and reference is not None and r.strong < reference - _TOLERANCE:
+            found.append((r, "the strong plan lost reward"))
+    return found
+
+
+def report(rows: list[Row], groups: int) -> tuple[str, list[tuple[Row, str]]]:
+    """The table, and the rows that show a problem (there must be none)."""
+    found = problems(rows)
+    flagged = {id(r): why for r, why in found}
     lines = [
-        f"a middling plan of 8-12, {groups} groups per row, mock judge over HTTP with content triggers",
-        f"{'topology':<28} {'failure':<13} {'way':<9} {'reward':>7} {'advantage':>9}",
+        f"{groups} groups of 8 travel plans per row, mock judge over HTTP behaving like each deployment; weak: the "
+        "non-answer's mean reward; strong: the strong plan's over the groups not voided (clean: before a clean judge)",
+        f"{'topology':<26} {'scenario':<19} {'way':<9} {'weak':>6} {'strong':>6} {'clean':>6} {'voided':>6} "
+        f"{'blamed':>6}",
     ]
     for r in rows:
-        flag = "  <- beats losing" if r in beaten else ""
-        lines.append(f"{r.topology:<28} {r.kind:<13} {r.way:<9} {r.reward:>7.3f} {r.advantage:>9.3f}{flag}")
-    lines.append("breaking the judge never beat losing" if not beaten else "BREAKING THE JUDGE PAYS in the rows marked")
-    return "\n".join(lines), beaten
+        strong = "n/a" if r.strong is None else f"{r.strong:.3f}"
+        flag = f"  <- {flagged[id(r)]}" if id(r) in flagged else ""
+        lines.append(
+            f"{r.topology:<26} {r.scenario:<19} {r.way:<9} {r.weak:>6.3f} {strong:>6} {r.clean_strong:>6.3f} "
+            f"{r.voided:>6} {r.strong_blamed:>6}{flag}"
+        )
+    lines.append(
+        "no attack paid and no honest plan lost reward to the judge's trouble"
+        if not found
+        else f"{len(found)} PROBLEMS in the rows marked"
+    )
+    return "\n".join(lines), found

@@ -91,7 +91,6 @@ def _bench_core(args: argparse.Namespace) -> int:
     results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
     if args.json:
         print_json([r.to_dict() for r in results])
-        print()
         return 0
     print(format_speed(results, groups=args.groups, n=args.n))
     return 0
@@ -100,13 +99,13 @@ def _bench_core(args: argparse.Namespace) -> int:
 def _bench_gaming(args: argparse.Namespace) -> int:
     from verl_arena.bench.gaming import report, run_gaming_bench
 
-    rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, seed=args.seed)
-    table, beaten = report(rows, args.groups)
+    rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, scenarios=args.scenarios, seed=args.seed)
+    table, found = report(rows, args.groups)
     if args.json:
-        print_json({"rows": [r.__dict__ for r in rows], "breaking_beats_losing": len(beaten)})
+        print_json({"rows": [r.__dict__ for r in rows], "problems": [{**r.__dict__, "why": why} for r, why in found]})
     else:
         print(table)
-    return 1 if beaten else 0
+    return 1 if found else 0
 
 
 def _bench_judge(args: argparse.Namespace) -> int:
@@ -234,7 +233,7 @@ def register(sub: Any) -> None:
 
     bench_gaming = sub.add_parser(
         "bench-gaming",
-        help="check that a rollout cannot buy reward by breaking the judge (mock judge with content triggers)",
+        help="check that no rollout buys reward by breaking or fooling the judge, and no honest one loses reward to it",
         description=gaming.__doc__.split("\n\n", 1)[1] if gaming.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

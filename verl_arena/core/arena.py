@@ -200,7 +200,9 @@ class Arena:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
         self.stalls.failed(fields["players"], exc)
-        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=dict(getattr(exc, "usage", {}) or {}))
+        usage = dict(getattr(exc, "usage", {}) or {})
+        related = bool(getattr(exc, "input_related", False))
+        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=usage, input_related=related)
 
     def _shown(self, player: int) -> Candidate:
         """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
@@ -244,6 +246,9 @@ class Arena:
         fields: dict[str, Any] = dict(kind="select", stage=stage, round=round, level=level, players=group, k=k)
         fields["repeat"] = repeat
         self.calls += 1
+        if stalled := self._all_stalled(group, fields):
+            return stalled
+        fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
         try:
             chosen = await self.judge.select(self.query, [self._shown(p) for p in group], k)
         except JudgeError as exc:
@@ -257,6 +262,9 @@ class Arena:
         fields: dict[str, Any] = dict(kind="order", stage=stage, round=round, level=level, players=group)
         fields["repeat"] = repeat
         self.calls += 1
+        if stalled := self._all_stalled(group, fields):
+            return stalled
+        fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
         try:
             ordered = await self.judge.order(self.query, [self._shown(p) for p in group])
         except JudgeError as exc:
@@ -265,6 +273,14 @@ class Arena:
             return self._failed(exc, **fields)
         picked = self._check_order(ordered, group, stage, round)
         return Match(**fields, winners=tuple(group[x] for x in picked))
+
+    def _all_stalled(self, group: tuple[int, ...], fields: dict[str, Any]) -> Match | None:
+        """A group judgment whose every player stalled the judge: nobody can be picked, so it fails (the fallback
+        decides) without a call, and every player forfeits it."""
+        if not set(group) <= self.stalls.stalled:
+            return None
+        self.failure_reasons["stall"] += 1
+        return Match(**fields, failed=True, error="stall: every player stalled the judge", forfeited=group)
 
     def _where(self, stage: str, round: int) -> str:
         return f"{self.group} ({stage}, round {round})"

@@ -90,6 +90,9 @@ async def settle_stalls(arena: Arena, matches: list[Match]) -> list[Match]:
 async def _settled(arena: Arena, failed: Match) -> Match:
     """``failed`` asked again with its stallers marked; itself if the judge fails again."""
     a, b = failed.players
+    stalled = tuple(p for p in failed.players if p in arena.stalls.stalled)
+    if failed.kind != "compare" and len(stalled) == 2:  # nobody to pick: it stays failed, both forfeit it
+        return dataclasses.replace(failed, forfeited=stalled)
     shown = [arena.stalls.mark(arena.candidates[p], p) for p in failed.players]
     fields: dict[str, Any] = {f.name: getattr(failed, f.name) for f in dataclasses.fields(Match) if f.name != "failed"}
     try:
@@ -104,6 +107,6 @@ async def _settled(arena: Arena, failed: Match) -> Match:
         else:
             chosen = await arena.judge.select(arena.query, shown, failed.k)
             picked = arena._check_selection(chosen, failed.players, failed.k, failed.stage, failed.round)
-        return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked)})
+        return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked), "forfeited": stalled})
     except JudgeError:
         return failed

@@ -22,7 +22,7 @@ import dataclasses
 import logging
 import math
 import numbers
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
+from verl_arena.core.length import length_offsets
 from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.topologies import get_topology
@@ -298,27 +299,6 @@ class Tournament:
             details=details,
             group_id=group_id,
         )
-
-
-def length_offsets(
-    lengths: Sequence[int], excluded: Sequence[bool], bias: float, winners: Collection[int] | None = None
-) -> list[float]:
-    """Each candidate's known length advantage: ``bias`` times its log length less the mean over the candidates not
-    ``excluded``. Brevity is credited only down to the shortest answer that won something (``winners``: the
-    candidates with at least one win; all kept candidates when ``None``): a shorter answer is taken to be that long,
-    so a terse non-answer that loses everything gains nothing from being terse. An ``excluded`` one (no answer, or
-    forfeited) gets the largest advantage of the others: the fit then charges it the most, so breaking the judge or
-    answering nothing never ranks above an honest loss."""
-    kept = [i for i, out in enumerate(excluded) if not out]
-    if not kept:
-        return [0.0] * len(lengths)
-    won = [i for i in kept if winners is None or i in winners] or kept
-    floor = min(lengths[i] for i in won) if bias > 0 else max(lengths[i] for i in won)
-    clamp = max if bias > 0 else min
-    logs = [math.log1p(clamp(length, floor)) for length in lengths]
-    mean = math.fsum(logs[i] for i in kept) / len(kept)
-    worst = max(bias * (logs[i] - mean) for i in kept)
-    return [worst if out else bias * (x - mean) for x, out in zip(logs, excluded, strict=True)]
 
 
 def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:

@@ -128,7 +128,11 @@ class Match:
         k: number of winners asked for (select only).
         repeat: repeat index (``multi_round`` only).
         failed: the judgment raised ``JudgeError`` and the fallback decided the outcome.
-        error: ``"reason: message"`` of the failure.
+        error: ``"reason: message"`` of the failure (kept on a failed judgment later settled as a forfeit).
+        input_related: the failure may have come from what the judge was shown (see ``JudgeError``); ``False`` is the
+            judge's own trouble (rate limits, load, an endpoint down).
+        forfeited: players that forfeited this judgment because the tournament found them stalling the judge (a
+            compare's forfeits are also read from its verdict).
         verdict: the judge's full verdict, when there is one.
         usage: tokens spent on a failed judgment (a verdict carries its own).
     """
@@ -144,15 +148,18 @@ class Match:
     repeat: int = 0
     failed: bool = False
     error: str | None = None
+    input_related: bool = False
+    forfeited: tuple[int, ...] = ()
     verdict: PairVerdict | None = None
     usage: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     @property
     def forfeits(self) -> tuple[int, ...]:
-        """Players who lost this compare because their own content broke the judge."""
+        """Players who lost this judgment because their own content broke (or stalled) the judge."""
         if self.verdict is None or not self.verdict.forfeit:
-            return ()
-        return tuple(p for side, p in zip("ab", self.players, strict=False) if side in self.verdict.forfeit)
+            return self.forfeited
+        sides = tuple(p for side, p in zip("ab", self.players, strict=False) if side in self.verdict.forfeit)
+        return tuple(sorted(set(sides) | set(self.forfeited)))
 
     @property
     def is_tie(self) -> bool:
@@ -181,6 +188,7 @@ class Match:
         d["winners"] = list(self.winners)
         d["scores"] = None if self.scores is None else list(self.scores)
         d["usage"] = dict(self.usage)
+        d["forfeited"] = list(self.forfeited)
         if d["verdict"] is not None:
             d["verdict"]["forfeit"] = list(self.verdict.forfeit)
         return d
@@ -203,6 +211,8 @@ class Match:
             error=d.get("error"),
             verdict=None if verdict is None else PairVerdict(**verdict),
             usage=dict(d.get("usage") or {}),
+            input_related=bool(d.get("input_related", False)),
+            forfeited=tuple(int(p) for p in d.get("forfeited", ())),
         )
 
 

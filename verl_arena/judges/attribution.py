@@ -15,8 +15,9 @@ empty partner, once in each slot: its *probes*. A failed probe is matched by a *
 size in the same slot, judged the same way. The suspect is blamed only when a probe fails and its control succeeds:
 
 - a probe that failed in an input-related way blames its suspect if its control is judged fine;
-- a probe that timed out blames its suspect only if its control, run right then, is answered: the judge is alive
-  at that size, and only that content stalls it.
+- a probe that timed out blames its suspect only if, run again side by side with its control (the same load, the
+  same moment), it times out again while the control is answered: the judge keeps up at that size, and only that
+  content stalls it.
 
 A judge that fails the control too blames nobody: the failure stays a ``JudgeError``, the tournament's counted
 fallback applies, and a group in which most candidates end up blamed is voided as the judge's fault
@@ -126,14 +127,21 @@ class FaultTracer:
         """The failure reason if ``suspect``'s content, and not its size or slot, breaks the judge; else ``None``."""
         outcomes = await asyncio.gather(*(self.check(p) for p in suspect.probes))
         for probe, control, (outcome, reason) in zip(suspect.probes, suspect.controls, outcomes, strict=True):
+            if outcome == "slow":  # again, side by side with the control: the same load for both
+                (outcome, reason), (control_outcome, _) = await asyncio.gather(
+                    self.check(probe, fresh=True), self.check(control, fresh=True)
+                )
+                if outcome == "slow" and control_outcome == "ok":
+                    await self._remember(probe.key, ("fault", reason))
+            elif outcome == "fault":
+                control_outcome, _ = await self.check(control)
+            else:
+                continue
             if outcome not in ("fault", "slow"):
                 continue
-            control_outcome, _ = await self.check(control, fresh=outcome == "slow")
             if control_outcome != "ok":  # the same size in the same slot fails without this content's help
                 self.counts["control_failed"] += 1
                 continue
-            if outcome == "slow":
-                await self._remember(probe.key, ("fault", reason))
             return reason
         return None
 

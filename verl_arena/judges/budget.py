@@ -110,10 +110,17 @@ class PromptBudget:
         self._shares: OrderedDict[tuple[str, ...], int] = OrderedDict()
 
     def shown(
-        self, template: Template, query: str, context: JudgeContext, candidates: Sequence[Candidate], k: int = 0
+        self,
+        template: Template,
+        query: str,
+        context: JudgeContext,
+        candidates: Sequence[Candidate],
+        k: int = 0,
+        *,
+        scale: float = 1.0,
     ) -> list[Candidate]:
         """What the judge reads of each candidate in one call of ``template``: process and answer cut in the middle
-        to ``max_field_chars``, then to the candidate's share of the prompt budget."""
+        to ``max_field_chars``, then to the candidate's share of the prompt budget (``scale`` of it)."""
         key = (template.digest, str(len(candidates)), str(k), query, context.key)
         share = self._shares.get(key)
         if share is None:
@@ -121,7 +128,7 @@ class PromptBudget:
             share = self._shares[key] = self.share(_render(template, query, blanks, context, k), len(candidates))
             while len(self._shares) > self.capacity:
                 self._shares.popitem(last=False)
-        return [self.fit(self._capped(c), share) for c in candidates]
+        return [self.fit(self._capped(c), max(1, int(share * scale))) for c in candidates]
 
     def _capped(self, c: Candidate) -> Candidate:
         limit = self.max_field_chars

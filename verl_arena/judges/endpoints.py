@@ -19,8 +19,10 @@ import asyncio
 import contextlib
 import logging
 import math
+import statistics
+from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.judges.config import EndpointConfig
@@ -67,9 +69,16 @@ class EndpointState:
     down: bool = False
     down_since: float = 0.0
     last_success: float = -math.inf
+    #: latencies of the last successful requests
+    recent_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=32))
     requests: int = 0
     failures: int = 0
     cooldowns: int = 0
+
+    def answers_quickly(self, timeout_s: float) -> bool:
+        """Whether the endpoint's recent answers come well within ``timeout_s`` (their median within half of it): a
+        request that times out then is slow because of itself, not because the endpoint is slow or loaded."""
+        return bool(self.recent_latencies) and statistics.median(self.recent_latencies) <= timeout_s / 2
 
     def available(self, now: float) -> bool:
         """Whether a request may go here now."""
@@ -130,9 +139,10 @@ class Router:
             cooling = [e.cooldown_until - now for e in self.endpoints if e.cooldown_until > now]
             await pulse.wait(min([remaining, *cooling]))
 
-    def release(self, endpoint: EndpointState, *, ok: bool | None, probe: bool) -> None:
+    def release(self, endpoint: EndpointState, *, ok: bool | None, probe: bool, latency: float | None = None) -> None:
         """An attempt ended. ``ok``: True on success, False on a failure that counts against the endpoint's health,
-        None for one that does not; ``probe``: the attempt was the endpoint's recovery probe."""
+        None for one that does not; ``probe``: the attempt was the endpoint's recovery probe; ``latency``: how long a
+        successful one took."""
         endpoint.in_flight -= 1
         if probe:
             endpoint.probing = False
@@ -141,6 +151,8 @@ class Router:
             endpoint.half_open = False
             endpoint.down = False
             endpoint.last_success = self._clock()
+            if latency is not None:
+                endpoint.recent_latencies.append(latency)
         elif ok is False:
             endpoint.failures += 1
             endpoint.consecutive_failures += 1

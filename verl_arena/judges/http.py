@@ -21,10 +21,12 @@
   error body is masked before it is cut short, and a beginning of the key left at the cut is masked too
   (:func:`~verl_arena.judges.responses.redact`); since no exception carries a key, causes are chained.
 - Failures that may come from what the judge was shown (a refusal, a request refused as malformed or too large, a
-  timeout, a 5xx or unreadable body that repeats for one request) are flagged ``input_related`` on the ``JudgeError``.
-  A request that times out or gets a 5xx twice while the endpoint answers other requests is *isolated*: it is not
-  tried again, and its failures never count against the endpoint, so content that makes the server fail cannot take
-  the endpoint out for everyone.
+  timeout or an internal server error that repeats for one request) are flagged ``input_related`` on the
+  ``JudgeError``. A request that times out or gets a 500 twice while the endpoint answers other requests, and answers
+  them well within the timeout, is *isolated*: it is not tried again, and its failures never count against the
+  endpoint, so content that makes the server fail cannot take the endpoint out for everyone. A timeout while the
+  endpoint is slow or loaded for everyone (its recent answers take more than half the timeout) is the judge's trouble,
+  never the content's.
 
 ``httpx`` clients and asyncio primitives belong to one event loop; the client keeps one set per loop, so it can be
 used from several loops (one after another, as ``asyncio.run`` does).
@@ -51,7 +53,7 @@ from verl_arena.judges.config import JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
 from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket
 from verl_arena.judges.ratelimit import TokenBucket
-from verl_arena.judges.responses import FinalFailure, RetryableFailure, read_answer
+from verl_arena.judges.responses import ChatResult, FinalFailure, RetryableFailure, call_meta, read_answer, total_usage
 
 __all__ = ["ChatClient", "ChatResult", "call_meta", "connection_pools", "total_usage"]
 
@@ -60,39 +62,6 @@ logger = logging.getLogger(__name__)
 #: connections per httpx pool: httpcore scans every connection of a pool for every request it places, so CPU per
 #: request grows with the pool size; many small pools keep it flat (measured in `verl-arena bench-judge`)
 CONNECTIONS_PER_POOL = 8
-
-
-@dataclass(frozen=True)
-class ChatResult:
-    """One completed chat request."""
-
-    text: str
-    usage: dict[str, int]
-    latency_s: float
-    endpoint: str
-    model: str
-    attempts: int
-    finish_reason: str | None = None
-
-
-def total_usage(results: Sequence[ChatResult]) -> dict[str, int]:
-    """The token usage of several requests, summed per field."""
-    total: Counter[str] = Counter()
-    for r in results:
-        total.update(r.usage)
-    return dict(total)
-
-
-def call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
-    """Where the last of ``results`` was answered, how many attempts all took, and whether the judge was re-asked."""
-    last = results[-1]
-    return {
-        "endpoint": last.endpoint,
-        "model": last.model,
-        "attempts": sum(r.attempts for r in results),
-        "reasked": len(results) > 1,
-        **extra,
-    }
 
 
 def _stop_after_isolated_failures(state: RetryCallState) -> bool:
@@ -226,7 +195,7 @@ class ChatClient:
                     return await self._attempt(body, estimate, attempts, started, ticket)
         except RetryableFailure as exc:
             self._stats.failures[exc.reason] += 1
-            input_related = exc.reason == "timeout" or exc.isolated
+            input_related = exc.isolated
             raise JudgeError(f"judge request failed after {attempts} attempts: {exc}", reason=exc.reason,
                              attempts=attempts, input_related=input_related) from exc  # fmt: skip
         except FinalFailure as exc:
@@ -305,8 +274,10 @@ class ChatClient:
                 state.pool_load[id(pool)] = 0
         return min(pools, key=lambda c: state.pool_load[id(c)])
 
-    def _release(self, state: _LoopState, endpoint: EndpointState, *, ok: bool | None, probe: bool) -> None:
-        self.router.release(endpoint, ok=ok, probe=probe)
+    def _release(
+        self, state: _LoopState, endpoint: EndpointState, *, ok: bool | None, probe: bool, latency: float | None = None
+    ) -> None:
+        self.router.release(endpoint, ok=ok, probe=probe, latency=latency)
         state.pulse.fire()
 
     async def _attempt(
@@ -334,6 +305,7 @@ class ChatClient:
             state.pool_load[id(pool)] += 1
             t0 = time.perf_counter()
             health: bool | None = False
+            latency: float | None = None
             try:
                 response = await pool.post(
                     f"{cfg.base_url}/chat/completions", json={**body, "model": cfg.model}, headers=headers
@@ -357,19 +329,25 @@ class ChatClient:
                 health = None
                 raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
             except httpx.TimeoutException as exc:
-                # a slow reply while the endpoint completed other requests since this request began is this request's
-                # trouble, not the endpoint's: the timeout is our setting, and the endpoint is alive
-                isolated = not isinstance(exc, httpx.ConnectTimeout) and endpoint.last_success > started
-                health = None if isolated else False
+                # a slow reply while the endpoint completed other requests since this request began says nothing about
+                # its health (the timeout is ours, and it is alive); it is this request's own trouble only if those
+                # answers came quickly
+                alive = not isinstance(exc, httpx.ConnectTimeout) and endpoint.last_success > started
+                health = None if alive else False
                 error = self._error("timeout", f"{cfg.base_url}: no answer within {self.config.timeout_s:g} s")
-                error.isolated = isolated
+                error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
                 raise error from exc
             except httpx.TransportError as exc:
                 raise self._error("connection", f"{cfg.base_url}: {type(exc).__name__}") from exc
             except RetryableFailure as exc:
                 self._stats.attempt_errors[exc.reason] += 1
-                # a server error for this request while the endpoint answers others is this request's trouble
-                exc.isolated = exc.unhealthy and endpoint.last_success > started
+                # an internal error for this request while the endpoint answers others quickly is this request's trouble
+                # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
+                exc.isolated = (
+                    exc.reason == "http_500"
+                    and endpoint.last_success > started
+                    and endpoint.answers_quickly(self.config.timeout_s)
+                )
                 health = False if exc.unhealthy and not exc.isolated else None
                 raise
             except FinalFailure:
@@ -380,7 +358,7 @@ class ChatClient:
                 raise
             finally:
                 state.pool_load[id(pool)] -= 1
-                self._release(state, endpoint, ok=health, probe=probe)
+                self._release(state, endpoint, ok=health, probe=probe, latency=latency)
                 if state.tpm is not None and health is not True:
                     state.tpm.refund(estimate)
 

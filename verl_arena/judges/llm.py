@@ -34,6 +34,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
@@ -44,7 +45,7 @@ from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.context import ContextSource, JudgeContext
-from verl_arena.judges.http import ChatClient, call_meta, total_usage
+from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.probes import ProbeMaker
 from verl_arena.judges.templates import Template, load_template, make_nonce
@@ -53,6 +54,18 @@ __all__ = ["JudgeContext", "LLMJudge"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+#: the shares a failure pinned on nobody is asked again at (see ``LLMJudge._asked``)
+SHRINK = (0.5, 0.25)
+
+
+@dataclass(frozen=True)
+class Culprits:
+    """The candidates (indices) a failed judgment was traced to, and the failure."""
+
+    indices: list[int]
+    error: JudgeError
 
 
 def _no_answer(c: Candidate) -> bool:
@@ -129,18 +142,16 @@ class LLMJudge:
         stored = await self._cached(key)
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
-        shown = self.budget.shown(self.pairwise, query, context, [a, b])
         nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
-        messages = self.pairwise.render_pairwise(query, *shown, nonce, context.rubrics, context.answer_key)
-        try:
-            scores, results = await self.asker.ask(
-                self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce)
-            )
-        except JudgeError as exc:
-            if not exc.input_related:
-                raise
-            culprits = await self._trace(exc, query, [a, b], shown, context)
-            return self._forfeit({"ab"[i] for i in culprits}, exc.reason, usage=exc.usage)
+        asked = await self._asked(
+            self.pairwise, query, context, [a, b],
+            lambda shown: self.pairwise.render_pairwise(query, *shown, nonce, context.rubrics, context.answer_key),
+            lambda text: parse_pairwise(text, self.pairwise, nonce),
+        )  # fmt: skip
+        if isinstance(asked, Culprits):
+            return self._forfeit({"ab"[i] for i in asked.indices}, asked.error.reason, usage=asked.error.usage)
+        scores, results, scale = asked
+        extra = {"shrunk": scale} if scale < 1 else {}
         verdict = PairVerdict(
             score_a=scores.score_a,
             score_b=scores.score_b,
@@ -148,7 +159,7 @@ class LLMJudge:
             raw=results[-1].text,
             usage=total_usage(results),
             latency_s=sum(r.latency_s for r in results),
-            meta=call_meta(results, analysis=scores.analysis),
+            meta=call_meta(results, analysis=scores.analysis, **extra),
         )
         await self._store(key, verdict)
         return verdict
@@ -269,16 +280,50 @@ class LLMJudge:
         if stored is not None:
             return list(stored[field])
         nonce = make_nonce(*nonce_parts)
+        asked = await self._asked(
+            template, query, context, candidates, lambda shown: render(shown, nonce), lambda t: parse(t, nonce), k
+        )
+        if isinstance(asked, Culprits):
+            return None
+        result = asked[0]
+        await self._store(key, {field: result})
+        return result
+
+    async def _asked(
+        self,
+        template: Template,
+        query: str,
+        context: JudgeContext,
+        candidates: Sequence[Candidate],
+        render: Callable[[list[Candidate]], list[dict[str, str]]],
+        parse: Callable[[str], T],
+        k: int = 0,
+    ) -> tuple[T, list[ChatResult], float] | Culprits:
+        """One judgment: the parsed reply, its requests and the share of the budget the candidates were shown at; or
+        the culprits its failure was traced to. A failure that may be the content's but is pinned on nobody is asked
+        again with every candidate cut to half, then a quarter, of its share: what the judge cannot do at full size
+        (for the candidates' size or its own limits) it does on less of both, and nobody gains a tie by being big.
+        Raises the first ``JudgeError`` when that fails too."""
         shown = self.budget.shown(template, query, context, candidates, k)
         try:
-            result, _ = await self.asker.ask(template, render(shown, nonce), lambda text: parse(text, nonce))
+            parsed, results = await self.asker.ask(template, render(shown), parse)
+            return parsed, results, 1.0
         except JudgeError as exc:
             if not exc.input_related:
                 raise
-            await self._trace(exc, query, candidates, shown, context)
-            return None
-        await self._store(key, {field: result})
-        return result
+            try:
+                return Culprits(await self._trace(exc, query, candidates, shown, context), exc)
+            except JudgeError:
+                untraced = exc
+        for scale in SHRINK:
+            self.counts["shrunk"] += 1
+            smaller = self.budget.shown(template, query, context, candidates, k, scale=scale)
+            try:
+                parsed, results = await self.asker.ask(template, render(smaller), parse)
+                return parsed, results, scale
+            except JudgeError:
+                continue
+        raise untraced
 
     def _forfeit(self, sides: set[str], reason: str, usage: Mapping[str, int] | None = None) -> PairVerdict:
         """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the

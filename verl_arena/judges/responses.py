@@ -17,17 +17,22 @@ import email.utils
 import json
 import re
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "ERROR_BODY_CHARS",
+    "ChatResult",
     "FinalFailure",
     "Reply",
     "RetryableFailure",
+    "call_meta",
     "read_answer",
     "redact",
     "retry_after",
+    "total_usage",
 ]
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -164,3 +169,36 @@ def read_answer(status: int, headers: Mapping[str, str], body: str, *, where: st
     if finish == "content_filter":
         raise FinalFailure("refused", f"{where}: the provider's content filter stopped the answer", True)
     return Reply(text=str(text), usage=counts, finish_reason=finish)
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One completed chat request."""
+
+    text: str
+    usage: dict[str, int]
+    latency_s: float
+    endpoint: str
+    model: str
+    attempts: int
+    finish_reason: str | None = None
+
+
+def total_usage(results: Sequence[ChatResult]) -> dict[str, int]:
+    """The token usage of several requests, summed per field."""
+    total: Counter[str] = Counter()
+    for r in results:
+        total.update(r.usage)
+    return dict(total)
+
+
+def call_meta(results: Sequence[ChatResult], **extra: Any) -> dict[str, Any]:
+    """Where the last of ``results`` was answered, how many attempts all took, and whether the judge was re-asked."""
+    last = results[-1]
+    return {
+        "endpoint": last.endpoint,
+        "model": last.model,
+        "attempts": sum(r.attempts for r in results),
+        "reasked": len(results) > 1,
+        **extra,
+    }

@@ -32,9 +32,9 @@ def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> floa
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """What every member of a group is told about the group (``drop``: why the trainer's group filter should drop
-    it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``: it would have been dropped, but too many recent
-    groups were; see :mod:`~verl_arena.runtime.group_filter`)."""
+    """What every member of a group is told about the group (``void_reason``: why it was voided, ``""`` if it was not;
+    ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
+    it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`)."""
 
     size: int = 0
     expected: int = 0
@@ -42,6 +42,7 @@ class GroupSummary:
     failed_judgments: int = 0
     degraded: bool = False
     voided: bool = False
+    void_reason: str = ""
     incomplete: bool = False
     order_disagreement: float = 0.0
     prompt_tokens: int = 0
@@ -78,6 +79,7 @@ class GroupSummary:
             failed_judgments=result.failures,
             degraded=result.degraded,
             voided=result.voided,
+            void_reason=result.void_reason or "",
             incomplete=incomplete,
             order_disagreement=disagree / len(pairs) if pairs else 0.0,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),

@@ -31,6 +31,10 @@ STEP_METRICS = {
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
+    "arena/judge_fault_groups": "ALARM: groups voided because most of their rollouts would have been blamed for "
+    "breaking the judge, which says the judge is broken or misconfigured (its context, reply budget or timeout)",
+    "arena/saturated_groups": "groups voided while still waiting for the judge at their deadline: the judge is slower "
+    "than the load (more capacity, a longer deadline, or fewer groups in flight)",
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
     "arena/dropped_groups": "groups marked for the trainer's group filter to drop (drop_groups)",
     "arena/drop_guarded_groups": "groups kept, not dropped, because too many recent groups were (drop_max_share)",
@@ -102,6 +106,8 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     for name, attribute in _GROUP_SUMS.items():
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/dropped_groups"] = float(sum(bool(g.drop) for g in ranked))
+    for name, reason in (("arena/judge_fault_groups", "judge_fault"), ("arena/saturated_groups", "saturated")):
+        out[name] = float(sum(g.void_reason == reason for g in ranked))
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
     corrs = [g.length_corr for g in ranked if g.length_corr is not None]

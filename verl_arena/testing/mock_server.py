@@ -44,6 +44,8 @@ __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "m
 
 logger = logging.getLogger(__name__)
 
+#: what an empty candidate's block says in our templates (en, zh)
+_EMPTY_ANSWER = "(no final answer)"
 #: Fault kinds, in the order their rates are drawn.
 FAULTS = (
     "429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401", "403",
@@ -60,7 +62,9 @@ class MockJudgeConfig:
         faults: probability of each fault kind (see ``FAULTS``), drawn independently per request.
         plan: outcomes for the first requests, in order (``"ok"`` or a fault kind).
         triggers: ``{phrase: fault kind}``; a request whose messages contain the phrase gets that fault, always.
-        trigger_slot: ``"any"``, or the candidate label (``"A"``, ``"B"``) whose block must hold the phrase.
+        trigger_slot: ``"any"``, the candidate label (``"A"``, ``"B"``) whose block must hold the phrase, or
+            ``"pair"``: anywhere, but only when no candidate of the prompt is empty (content that derails the judge
+            only beside a real opponent, never in a probe against an empty one).
         retry_after_s: the ``Retry-After`` of 429 answers.
         hang_s: how long a hang lasts.
         down: answer every request with 503 (a judge that is down).
@@ -190,7 +194,10 @@ class MockJudgeServer:
 
     def _triggered(self, prompt: str) -> str | None:
         """The fault a trigger phrase in the prompt (in the configured slot's candidate) calls for."""
-        where = prompt if self.config.trigger_slot == "any" else blocks(prompt).get(self.config.trigger_slot, "")
+        slot = self.config.trigger_slot
+        if slot == "pair" and any(_EMPTY_ANSWER in block for block in blocks(prompt).values()):
+            return None
+        where = prompt if slot in ("any", "pair") else blocks(prompt).get(slot, "")
         return next((kind for phrase, kind in self.config.triggers.items() if phrase in where), None)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
