@@ -48,7 +48,10 @@ def test_transient_failures_are_retried(mock_judge, fault):
     assert result.attempts == 3
     stats = client.stats()
     assert stats["retries"] == 2 and sum(stats["attempt_errors"].values()) == 2 and stats["failures"] == {}
-    assert server.served[fault] == 2 and server.served["ok"] == 1
+    # failing again with nothing else answered, a 500 or a timeout makes the client ping the endpoint (a tiny neutral
+    # request, answered here): is it alive, so that this request fails because of itself?
+    pings = 1 if fault == "500" else 0
+    assert server.served[fault] == 2 and server.served["ok"] == 1 + pings
 
 
 def test_a_hang_times_out_and_is_retried(mock_judge):

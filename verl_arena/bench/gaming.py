@@ -17,9 +17,11 @@ is played three ways:
 Every row also reports the strong plan's mean reward over the groups that were not voided and how often it was blamed
 (forfeited). Its reward is compared with the same groups' where everything but the fault is the same: before a clean
 judge (the same plans and judge settings, no fault) for the honest way, and in the losing way for the attacking one
-(the same content, so the same seeded draws). The run fails when attacking beats losing anywhere, or when the strong
-plan is blamed or loses reward anywhere. Voided groups are the right answer to a judge that cannot judge (counted in
-the ``voided`` column).
+(the same content, so the same seeded draws and, in pairwise topologies, the same judge calls). In topologies of
+group calls (``multi_round``, ``listwise``) a losing candidate is left out of the calls it is dealt into, so the calls
+themselves differ and the attacking way's strong reward has no like-for-like reference; there only blame is checked
+for it. The run fails when attacking beats losing anywhere, or when the strong plan is blamed or loses reward where it
+has a reference. Voided groups are the right answer to a judge that cannot judge (counted in the ``voided`` column).
 """
 
 from __future__ import annotations
@@ -156,6 +158,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def problems(rows: list[Row]) -> list[tuple[Row, str]]:
     """The rows in which attacking beat losing, or the strong plan was blamed or lost reward, and why."""
+    from verl_arena.core.topologies import get_topology
+
     losing = {(r.topology, r.scenario): r for r in rows if r.way == "losing"}
     found = []
     for r in rows:
@@ -164,6 +168,8 @@ def problems(rows: list[Row]) -> list[tuple[Row, str]]:
             found.append((r, "attacking beats losing"))
         if r.strong_blamed:
             found.append((r, "the strong plan was blamed"))
+        if r.way == "attacking" and get_topology(r.topology).judge_methods != ("compare",):
+            continue  # losing changes the group calls themselves: no like-for-like reference (module docstring)
         reference = floor.strong if r.way == "attacking" and floor is not None else r.clean_strong
         if r.way != "losing" and r.strong is not None and reference is not None and r.strong < reference - _TOLERANCE:
             found.append((r, "the strong plan lost reward"))

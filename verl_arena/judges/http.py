@@ -39,7 +39,6 @@ import logging
 import math
 import time
 import weakref
-from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +48,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.wait import wait_random_exponential
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.judges.client_stats import ClientStats, percentile
 from verl_arena.judges.config import JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
 from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket
@@ -64,12 +64,18 @@ logger = logging.getLogger(__name__)
 CONNECTIONS_PER_POOL = 8
 
 
-def _stop_after_isolated_failures(state: RetryCallState) -> bool:
-    """Stop after the second attempt that failed (timed out, or got a 5xx) while the endpoint kept answering others:
-    what keeps failing alone probably fails because of what it carries, and more attempts would only stall the
-    group."""
-    exc = state.outcome.exception() if state.outcome else None
-    return isinstance(exc, RetryableFailure) and exc.isolated and state.attempt_number >= 2
+class _StopAfterIsolatedFailures:
+    """Stop after the second attempt that failed in isolation (timed out, or got a 500, while the endpoint kept
+    answering others quickly): what keeps failing alone probably fails because of what it carries, and more attempts
+    would only stall the group."""
+
+    def __init__(self) -> None:
+        self.isolated = 0
+
+    def __call__(self, state: RetryCallState) -> bool:
+        exc = state.outcome.exception() if state.outcome else None
+        self.isolated += isinstance(exc, RetryableFailure) and exc.isolated
+        return self.isolated >= 2
 
 
 @dataclass
@@ -82,28 +88,7 @@ class _LoopState:
     pool_load: dict[int, int]
     rpm: TokenBucket | None
     tpm: TokenBucket | None
-
-
-@dataclass
-class _Stats:
-    requests: int = 0
-    attempts: int = 0
-    retries: int = 0
-    failures: Counter[str] = field(default_factory=Counter)
-    attempt_errors: Counter[str] = field(default_factory=Counter)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=20_000))
-
-    def count(self, usage: dict[str, int], latency: float) -> None:
-        self.requests += 1
-        self.prompt_tokens += usage["prompt_tokens"]
-        self.completion_tokens += usage["completion_tokens"]
-        self.cached_tokens += usage["cached_tokens"]
-        self.reasoning_tokens += usage["reasoning_tokens"]
-        self.latencies.append(latency)
+    pings: dict[int, asyncio.Future[None]] = field(default_factory=dict)
 
 
 def connection_pools(max_concurrency: int, timeout: httpx.Timeout | float) -> list[httpx.AsyncClient]:
@@ -112,13 +97,6 @@ def connection_pools(max_concurrency: int, timeout: httpx.Timeout | float) -> li
     per_pool = math.ceil(max_concurrency / count)
     limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
     return [httpx.AsyncClient(limits=limits, timeout=timeout) for _ in range(count)]
-
-
-def _percentile(values: Sequence[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -146,7 +124,7 @@ class ChatClient:
             clock=clock,
         )
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = weakref.WeakKeyDictionary()
-        self._stats = _Stats()
+        self._stats = ClientStats()
         # full jitter: a random wait up to min(max_wait, initial * 2^attempt)
         self._wait_jitter = wait_random_exponential(multiplier=self.retry.initial_wait_s, max=self.retry.max_wait_s)
 
@@ -181,7 +159,7 @@ class ChatClient:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.max_attempts)
             | stop_after_delay(self.retry.max_elapsed_s)
-            | _stop_after_isolated_failures,
+            | _StopAfterIsolatedFailures(),
             wait=self._wait,
             retry=retry_if_exception_type(RetryableFailure),
             reraise=True,
@@ -218,8 +196,8 @@ class ChatClient:
             "completion_tokens": s.completion_tokens,
             "cached_tokens": s.cached_tokens,
             "reasoning_tokens": s.reasoning_tokens,
-            "latency_p50_s": _percentile(latencies, 0.5),
-            "latency_p95_s": _percentile(latencies, 0.95),
+            "latency_p50_s": percentile(latencies, 0.5),
+            "latency_p95_s": percentile(latencies, 0.95),
             "queued": sum(ls.gate.queued for ls in list(self._loops.values())),
             "rate_limit_wait_s": sum(
                 (b.waited_s if b else 0.0) for ls in list(self._loops.values()) for b in (ls.rpm, ls.tpm)
@@ -332,7 +310,9 @@ class ChatClient:
                 # a slow reply while the endpoint completed other requests since this request began says nothing about
                 # its health (the timeout is ours, and it is alive); it is this request's own trouble only if those
                 # answers came quickly
-                alive = not isinstance(exc, httpx.ConnectTimeout) and endpoint.last_success > started
+                alive = not isinstance(exc, httpx.ConnectTimeout) and await self._alive(
+                    state, endpoint, started, ping=attempt > 1
+                )
                 health = None if alive else False
                 error = self._error("timeout", f"{cfg.base_url}: no answer within {self.config.timeout_s:g} s")
                 error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
@@ -345,7 +325,7 @@ class ChatClient:
                 # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
                 exc.isolated = (
                     exc.reason == "http_500"
-                    and endpoint.last_success > started
+                    and await self._alive(state, endpoint, started, ping=attempt > 1)
                     and endpoint.answers_quickly(self.config.timeout_s)
                 )
                 health = False if exc.unhealthy and not exc.isolated else None
@@ -361,6 +341,34 @@ class ChatClient:
                 self._release(state, endpoint, ok=health, probe=probe, latency=latency)
                 if state.tpm is not None and health is not True:
                     state.tpm.refund(estimate)
+
+    async def _alive(self, state: _LoopState, endpoint: EndpointState, started: float, *, ping: bool) -> bool:
+        """Whether ``endpoint`` answered anything since ``started``. If it did not and ``ping`` (a request failing
+        again), a tiny neutral request (one at a time per endpoint) asks it now: content that fails every request it
+        is in must not pass for an endpoint that is down."""
+        if endpoint.last_success > started or not ping:
+            return endpoint.last_success > started
+        ping = state.pings.get(endpoint.index)
+        if ping is None or (ping.done() and endpoint.last_success <= started):
+            ping = state.pings[endpoint.index] = asyncio.ensure_future(self._ping(state, endpoint))
+        await asyncio.shield(ping)
+        return endpoint.last_success > started
+
+    async def _ping(self, state: _LoopState, endpoint: EndpointState) -> None:
+        """One neutral request; an answer counts as the endpoint's success (its latency too)."""
+        cfg = endpoint.config
+        body = {"model": cfg.model, "messages": [{"role": "user", "content": "Reply with: ok"}], "max_tokens": 4}
+        t0 = time.perf_counter()
+        try:
+            key = cfg.api_key()
+            response = await self._pool(state, endpoint).post(
+                f"{cfg.base_url}/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"} if key else {}
+            )
+            read_answer(response.status_code, response.headers, response.text, where=cfg.base_url, secret=key)
+        except Exception:  # any failure means: no answer
+            return
+        endpoint.last_success = self._clock()
+        endpoint.recent_latencies.append(time.perf_counter() - t0)
 
     def _error(self, reason: str, message: str) -> RetryableFailure:
         """A retryable failure of one attempt, counted."""

@@ -22,10 +22,12 @@ fails with ``JudgeError`` and reason ``"truncated"``, ``"empty"`` or ``"parse"``
 client as ``JudgeError`` already.
 
 Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests refused as too
-large, a 5xx or timeout that repeats for one request while the judge answers the others) are traced by
+large, a 500 or timeout that repeats for one request while the judge answers the others quickly) are traced by
 :mod:`~verl_arena.judges.attribution`: the candidate whose content fails on its own, where neutral filler of its size
 does not, forfeits the match (``PairVerdict.forfeit``, lowest score against the middle of the scale) or is passed over
-in a group judgment. Only failures nobody can be blamed for raise.
+in a group judgment. A failure pinned on nobody is asked again with every candidate cut to half, then a quarter, of
+its share (the verdict's ``meta["shrunk"]`` says so): what the judge cannot do at full size it does on less of both.
+Only failures that survive that raise.
 """
 
 from __future__ import annotations

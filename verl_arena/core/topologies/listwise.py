@@ -10,7 +10,8 @@ Bradley-Terry fit over what the orders imply (everyone beats everyone ranked bel
 group. With N <= ``group_size`` one call sees everyone and one deal is enough.
 
 A part whose call fails (a judge that cannot read that many candidates at once, a request refused as too large) is
-not given up: it is split in two halves, each ordered by a call of its own in the next wave, down to parts of two.
+not given up: it is split in two halves that share one candidate (so the halves' orders still connect), each ordered
+by a call of its own in the next wave, down to parts of two.
 
 Cost: ``rounds`` x ceil(N / group_size) judge calls (a part of one candidate needs none), depth 1, plus two calls
 per failed part. Each call shows up to ``group_size`` candidates, so one call reads as much as ``group_size / 2``
@@ -54,9 +55,9 @@ def part_sizes(n: int, group_size: int) -> list[int]:
 
 
 def _halves(players: tuple[int, ...]) -> list[list[int]]:
-    """The two halves a failed part is split into (a half of one candidate needs no call)."""
-    middle = len(players) // 2
-    return [half for half in (list(players[:middle]), list(players[middle:])) if len(half) > 1]
+    """The two overlapping halves a failed part of three or more is split into: the middle player is in both."""
+    middle = (len(players) + 1) // 2
+    return [list(players[:middle]), list(players[middle - 1 :])]
 
 
 def _rounds(n: int, options: ListwiseOptions) -> int:
