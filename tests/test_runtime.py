@@ -18,10 +18,10 @@ ray = pytest.importorskip("ray")
 QUERY = "Plan two days in Chengdu with pandas"
 
 
-def groups(count: int, n: int = 6) -> list:
+def groups(count: int, n: int = 6, tag: str = "") -> list:
     return [
         [
-            type(c)(c.id, f"group {g}: Chengdu pandas plan" + " with more detail" * i, f"call search({i})")
+            type(c)(c.id, f"{tag}group {g}: Chengdu pandas plan" + " with more detail" * i, f"call search({i})")
             for i, c in enumerate(make_group([0.0] * n))
         ]
         for g in range(count)
@@ -207,3 +207,24 @@ def test_the_pool_handle_travels_to_ray_workers(mock_judge, pool_factory):
     url, _ = mock_judge()
     pool = pool_factory(judge_config(url))
     assert ray.get(_rank_in_a_task.remote(pool, groups(1, 4)[0])) == [3.0, 2.0, 1.0, 0.0]
+
+
+@pytest.mark.slow
+def test_the_pool_serves_the_earliest_groups_first_when_the_judge_is_saturated(mock_judge, pool_factory):
+    # 4 requests in flight at most, 0.2 s each, a 3 s deadline: the judge can finish about 2 groups of 6 (10 judgments,
+    # 20 requests each) of the 12 sent at once; those must be the earliest ones, not a random few or none
+    url, _ = mock_judge(latency=0.2)
+    pool = pool_factory(judge_config(url, max_concurrency=4, timeout_s=0.5), deadline_s=3.0)
+    run(pool.health())  # the actor is up: calls reach it in the order they are made (the order it serves)
+
+    async def many():
+        async def one(i: int):
+            await asyncio.sleep(0.02 * i)  # they reach the pool in this order
+            return await pool.rank_group(QUERY, groups(1, 6, tag=f"s{i}")[0], group_id=f"s{i}")
+
+        return await asyncio.gather(*(one(i) for i in range(12)))
+
+    results = run(many())
+    finished = [i for i, r in enumerate(results) if not r.voided]
+    assert finished and finished == list(range(len(finished)))
+    assert {r.void_reason for r in results[len(finished) :]} <= {"saturated", "deadline"}

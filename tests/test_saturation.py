@@ -77,3 +77,21 @@ async def _ticket_here() -> Ticket:
     from verl_arena.judges.priority import current_ticket
 
     return current_ticket()
+
+
+@pytest.mark.slow
+def test_rank_finishes_every_group_of_a_file_a_saturated_judge_could_not_take_at_once(tmp_path, capsys):
+    # 40 groups, a judge taking 4 requests of 0.1 s at once: sent together, no group could finish within its 1.2 s
+    # deadline; rank keeps a few in flight and counts each deadline from the group's first request, so all finish
+    from conftest import strict_json
+    from test_rank_robustness import distinct_groups
+
+    from verl_arena.cli import main
+
+    groups = tmp_path / "groups.jsonl"
+    distinct_groups(groups, 10)
+    out = tmp_path / "out.jsonl"
+    code = main(["rank", str(groups), "-o", str(out), "--quiet", "--json", "--concurrency", "4", "--timeout", "0.2",
+                 "--deadline", "1.2", "--mock-latency", "0.1", "--no-cache"])  # fmt: skip
+    summary = strict_json(capsys.readouterr().out)
+    assert code == 0 and summary["groups"] == 40 and summary["voided_groups"] == 0

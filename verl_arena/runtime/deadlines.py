@@ -67,7 +67,7 @@ def check_tracing_room(
         return
     timeout = max(member.timeout_s for member in judge.member_configs())
     needed = TRACING_TIMEOUTS * timeout
-    if deadline_s < needed:
+    if deadline_s < needed * (1 - 1e-9):
         raise ConfigError(
             f"{deadline_name}={deadline_s:g} s cannot cover tracing a stalled judgment, which takes up to "
             f"{TRACING_TIMEOUTS} x {timeout_name} = {needed:g} s (the judgment, its probes and a control, each tried "
