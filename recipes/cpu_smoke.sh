@@ -5,6 +5,7 @@
 #   bash recipes/cpu_smoke.sh                                  # the built-in mock judge on loopback
 #   JUDGE_CONFIG=judge.yaml bash recipes/cpu_smoke.sh          # your judge (its key variables set in this shell)
 #   TOPOLOGY=multi_round bash recipes/cpu_smoke.sh +reward.reward_kwargs.tournament.repeats=2
+#   HOSTED_JUDGE=lexical bash recipes/cpu_smoke.sh             # the judge hosted by verl itself (see below)
 #
 # It builds a tiny random Qwen2 offline (verl-arena tiny-model), turns TASKS into verl's parquet files (verl-arena
 # prepare), and runs python -m verl.trainer.main_ppo with VERL_PLATFORM=cpu and the transformers rollout. Extra
@@ -12,6 +13,12 @@
 # log (train.log), every judged group (judgments.jsonl: verl-arena replay reads it) and the rollouts
 # (rollouts/*.jsonl). About 1-2 minutes on 2 cores.
 # DRY_RUN=1 prints the trainer command instead of running anything.
+#
+# HOSTED_JUDGE=model|lexical: no judge outside the job. verl hosts the judge as its reward model
+# (reward.reward_model.enable=True, a standalone pool of one logical GPU, the transformers rollout serving an
+# OpenAI-compatible chat endpoint behind verl's router) and the arena judge is {hosted: verl}. "model" serves a second
+# tiny random model (its verdicts are noise: groups are voided and counted); "lexical" marks that model so its replica
+# answers with the lexical mock judge (verdicts parse, rewards mean something).
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -25,6 +32,11 @@ N="${N:-3}"                  # rollouts per prompt (>= 3: a random model's greed
 PROMPTS="${PROMPTS:-2}"      # prompts per step
 STEPS="${STEPS:-2}"
 JUDGE_CONFIG="${JUDGE_CONFIG:-}"
+HOSTED_JUDGE="${HOSTED_JUDGE:-}"
+case "${HOSTED_JUDGE}" in
+    ""|model|lexical) ;;
+    *) echo "HOSTED_JUDGE must be empty, model or lexical, not '${HOSTED_JUDGE}'" >&2; exit 2 ;;
+esac
 
 arena_run mkdir -p "${WORKDIR}"
 arena_run verl-arena tiny-model "${WORKDIR}/model"
@@ -34,7 +46,26 @@ mock_pid=""
 # shellcheck disable=SC2329  # called by the EXIT trap
 cleanup() { if [[ -n "${mock_pid}" ]]; then kill "${mock_pid}" 2>/dev/null || true; fi; }
 trap cleanup EXIT
-if [[ -n "${JUDGE_CONFIG}" ]]; then
+JUDGE_PROCESSES=0
+if [[ -n "${HOSTED_JUDGE}" ]]; then
+    lexical=()
+    if [[ "${HOSTED_JUDGE}" == "lexical" ]]; then lexical=(--lexical-judge); fi
+    arena_run verl-arena tiny-model "${WORKDIR}/judge_model" --seed 1 --context 16384 "${lexical[@]}"
+    JUDGE_PROCESSES=1
+    JUDGE=(
+        "+reward.reward_kwargs.judge.endpoints=[{hosted: verl}]"
+        "reward.reward_model.enable=True"
+        "reward.reward_model.enable_resource_pool=True"
+        "reward.reward_model.model_path=${WORKDIR}/judge_model"
+        "reward.reward_model.rollout.temperature=0"
+        "reward.custom_reward_function.path=pkg://verl_arena.integrations.verl.reward_function"
+        "reward.custom_reward_function.name=compute_score"
+    )
+    if [[ -n "${JUDGE_CONFIG}" ]]; then
+        echo "HOSTED_JUDGE and JUDGE_CONFIG exclude each other: the hosted judge is the endpoint" >&2
+        exit 2
+    fi
+elif [[ -n "${JUDGE_CONFIG}" ]]; then
     mapfile -t JUDGE < <(python3 -c '
 import sys, yaml
 from verl_arena.integrations.verl.config import judge_overrides
@@ -48,8 +79,8 @@ else
     for _ in $(seq 100); do [[ -s "${WORKDIR}/mock_judge.url" ]] && break; sleep 0.1; done
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '$(head -n 1 "${WORKDIR}/mock_judge.url")', model: mock}]")
 fi
-mapfile -t CPU < <(python3 -c 'from verl_arena.integrations.verl.cpu.backend import cpu_overrides
-print("\n".join(cpu_overrides()))' 2>/dev/null)
+mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.backend import cpu_overrides
+print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]))))' "${JUDGE_PROCESSES}" 2>/dev/null)
 
 OVERRIDES=(
     "${CPU[@]}"

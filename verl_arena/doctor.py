@@ -112,6 +112,9 @@ def check_judge(path: str) -> list[Check]:
         return [Check("judge configuration", False, str(exc))]
     checks = [Check("judge configuration", True, f"{len(config.endpoints)} endpoint(s), template {config.template}")]
     for endpoint in config.endpoints:
+        if endpoint.hosted is not None:
+            checks.append(Check(f"hosted judge {endpoint.hosted}", True, "resolved by the training job at start-up"))
+            continue
         try:
             key = endpoint.api_key()
         except ConfigError as exc:

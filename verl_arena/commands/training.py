@@ -31,7 +31,14 @@ def _prepare(args: argparse.Namespace) -> int:
 def _tiny_model(args: argparse.Namespace) -> int:
     from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
 
-    print(build_tiny_model(args.output, hidden_size=args.hidden_size, layers=args.layers, seed=args.seed))
+    path = build_tiny_model(
+        args.output, hidden_size=args.hidden_size, layers=args.layers, seed=args.seed, context=args.context
+    )
+    if args.lexical_judge:
+        from verl_arena.integrations.verl.cpu.chat_server import LEXICAL_MARKER
+
+        (path / LEXICAL_MARKER).write_text("a CPU reward-model replica answers with verl-arena's lexical mock judge\n")
+    print(path)
     return 0
 
 
@@ -74,6 +81,12 @@ def register(sub: Any) -> None:
     tiny.add_argument("--hidden-size", type=int, default=64)
     tiny.add_argument("--layers", type=int, default=2)
     tiny.add_argument("--seed", type=int, default=0)
+    tiny.add_argument("--context", type=int, default=2048, help="the model's context window (max_position_embeddings)")
+    tiny.add_argument(
+        "--lexical-judge",
+        action="store_true",
+        help="mark the model so that, served as verl's reward model on the CPU, it answers with the lexical mock judge",
+    )
     tiny.set_defaults(func=_tiny_model)
 
     doctor = sub.add_parser(

@@ -31,6 +31,7 @@ import numpy as np
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
+from verl_arena.core.spending import tally
 from verl_arena.core.stalls import StallWatch, settle_stalls
 from verl_arena.core.types import Candidate, Match
 
@@ -196,11 +197,11 @@ class Arena:
     def _record(self, start: int, matches: Sequence[Match]) -> None:
         self._log.extend((start + i, m) for i, m in enumerate(matches))
 
-    def _failed(self, exc: JudgeError, **fields: Any) -> Match:
+    def _failed(self, exc: JudgeError, spent: Mapping[str, int], **fields: Any) -> Match:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
         self.stalls.failed(fields["players"], exc)
-        usage = dict(getattr(exc, "usage", {}) or {})
+        usage = _spent(spent, getattr(exc, "usage", None) or {})
         related = bool(getattr(exc, "input_related", False))
         return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=usage, input_related=related)
 
@@ -215,15 +216,18 @@ class Arena:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
         fields["repeat"] = repeat
         self.calls += 1
+        spent: Counter[str] = Counter()
         try:
             verdict = self.memo.get((a, b)) if self._recall and not {a, b} & self.stalls.stalled else None
             if verdict is None:
-                verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
+                with tally() as spent:
+                    verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
                 self.memo[a, b] = verdict
+                fields["usage"] = _spent(spent, getattr(verdict, "usage", None) or {})
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
-            return self._failed(exc, **fields)
+            return self._failed(exc, spent, **fields)
         sa, sb = self._check_verdict(verdict, a, b, stage, round)
         winners = (a,) if sa > sb else (b,) if sb > sa else ()
         forfeit = tuple(getattr(verdict, "forfeit", ()) or ())
@@ -249,12 +253,15 @@ class Arena:
         if stalled := self._all_stalled(group, fields):
             return stalled
         fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
+        spent: Counter[str] = Counter()
         try:
-            chosen = await self.judge.select(self.query, [self._shown(p) for p in group], k)
+            with tally() as spent:
+                chosen = await self.judge.select(self.query, [self._shown(p) for p in group], k)
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
-            return self._failed(exc, **fields)
+            return self._failed(exc, spent, **fields)
+        fields["usage"] = dict(spent)
         picked = self._check_selection(chosen, group, k, stage, round)
         return Match(**fields, winners=tuple(group[x] for x in picked))
 
@@ -265,12 +272,15 @@ class Arena:
         if stalled := self._all_stalled(group, fields):
             return stalled
         fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
+        spent: Counter[str] = Counter()
         try:
-            ordered = await self.judge.order(self.query, [self._shown(p) for p in group])
+            with tally() as spent:
+                ordered = await self.judge.order(self.query, [self._shown(p) for p in group])
         except JudgeError as exc:
             if self.on_judge_error == "raise":
                 raise
-            return self._failed(exc, **fields)
+            return self._failed(exc, spent, **fields)
+        fields["usage"] = dict(spent)
         picked = self._check_order(ordered, group, stage, round)
         return Match(**fields, winners=tuple(group[x] for x in picked))
 
@@ -354,3 +364,11 @@ class ReplayArena(Arena):
 
     async def _order_one(self, group: tuple[int, ...], *, stage: str, round: int, level: int, repeat: int) -> Match:
         return self._lookup(("order", stage, repeat, round, group, 0))
+
+
+def _spent(counted: Mapping[str, int], reported: Mapping[str, Any]) -> dict[str, int]:
+    """A judgment's usage: every request counted where it was sent, or, when none was counted here (a judge in
+    another process, a simulated one), what the judge reported."""
+    if counted:
+        return dict(counted)
+    return {k: v for k, v in reported.items() if isinstance(v, int | float)}

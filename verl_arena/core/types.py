@@ -134,7 +134,7 @@ class Match:
         forfeited: players that forfeited this judgment because the tournament found them stalling the judge (a
             compare's forfeits are also read from its verdict).
         verdict: the judge's full verdict, when there is one.
-        usage: tokens spent on a failed judgment (a verdict carries its own).
+        usage: what the judge spent on this judgment, every request counted (asks, asks again, tracing a failure).
     """
 
     kind: MatchKind

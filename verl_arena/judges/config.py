@@ -9,7 +9,7 @@ never part of a configuration: an endpoint names the environment variable that h
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -17,7 +17,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from verl_arena.core.errors import ConfigError
 from verl_arena.validation import problems, validate
 
-__all__ = ["EndpointConfig", "EnsembleConfig", "JudgeConfig", "RetryConfig", "parse_judge_config"]
+__all__ = [
+    "HOSTING_FRAMEWORKS",
+    "EndpointConfig",
+    "EnsembleConfig",
+    "JudgeConfig",
+    "RetryConfig",
+    "parse_judge_config",
+    "resolve_hosted",
+]
+
+#: the frameworks that can host the judge, and where their hosted judges resolve
+HOSTING_FRAMEWORKS = {
+    "verl": "verl's trainer (reward.reward_model.enable=True, with the arena reward manager)",
+    "slime": "slime's training job (verl_arena.slime hooks, with the model in --sglang-config)",
+}
 
 
 class _Strict(BaseModel):
@@ -25,29 +39,68 @@ class _Strict(BaseModel):
 
 
 class EndpointConfig(_Strict):
-    """One OpenAI-compatible server.
+    """One OpenAI-compatible server: an address, or a judge the training job hosts.
 
     Args:
         base_url: e.g. ``https://dashscope-intl.aliyuncs.com/compatible-mode/v1`` or ``http://10.0.0.5:8000/v1``;
             requests go to ``{base_url}/chat/completions``.
-        model: the model name sent in the request.
+        model: the model name sent in the request (for a hosted judge: filled in where it is resolved, unless given).
+        hosted: instead of ``base_url``, a judge the training job serves itself, resolved when the job starts:
+            ``"verl"`` (the reward model verl serves with ``reward.reward_model.enable=True``: its router and model
+            path) or ``"slime:NAME"`` (the frozen model ``NAME`` of slime's ``--sglang-config``). No API key.
         api_key_env: name of the environment variable holding the API key; ``None`` sends no key (self-hosted).
         weight: share of the traffic relative to other endpoints (least-loaded routing divides load by weight).
         max_concurrency: requests in flight to this endpoint at most.
     """
 
-    base_url: str
-    model: str
+    base_url: str | None = None
+    model: str | None = None
+    hosted: str | None = None
     api_key_env: str | None = None
     weight: float = Field(default=1.0, gt=0)
     max_concurrency: int = Field(default=64, ge=1)
 
     @field_validator("base_url")
     @classmethod
-    def _url(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
+    def _url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
-        return value.rstrip("/")
+        return None if value is None else value.rstrip("/")
+
+    @field_validator("hosted")
+    @classmethod
+    def _hosted(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        framework, _, name = value.partition(":")
+        if framework not in HOSTING_FRAMEWORKS or (framework == "slime") != bool(name.strip()):
+            raise ValueError(f"must be 'verl' or 'slime:NAME' (a model of slime's --sglang-config), got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_address(self) -> EndpointConfig:
+        if (self.base_url is None) == (self.hosted is None):
+            raise ValueError("give either base_url (a server's address) or hosted (a judge the training job serves)")
+        if self.hosted is not None and self.api_key_env is not None:
+            raise ValueError("a hosted judge takes no API key: remove api_key_env")
+        if self.base_url is not None and not self.model:
+            raise ValueError("model is required with base_url (the model name sent in every request)")
+        return self
+
+    @property
+    def url(self) -> str:
+        """``base_url``; ``ConfigError`` for a hosted judge that was never resolved to an address."""
+        if self.base_url is None:
+            raise ConfigError(
+                f"endpoint hosted: {self.hosted} is a judge the training job serves: it resolves inside "
+                f"{HOSTING_FRAMEWORKS[str(self.hosted).partition(':')[0]]}, not here (give base_url and model instead)"
+            )
+        return self.base_url
+
+    def resolved(self, base_url: str, model: str) -> EndpointConfig:
+        """This hosted endpoint at the address its training job serves it (its own ``model``, if given, wins)."""
+        data = self.model_dump(exclude_none=True, exclude={"hosted"})
+        return EndpointConfig.model_validate({**data, "base_url": base_url, "model": self.model or model})
 
     def api_key(self) -> str | None:
         """The key from the environment, read at call time; ``ConfigError`` if the variable is named but unset."""
@@ -205,6 +258,32 @@ class JudgeConfig(_Strict):
             except ValidationError as exc:
                 raise ValueError(problems(exc, f"ensemble.members[{i}]")) from None
         return members
+
+
+def resolve_hosted(judge: JudgeConfig, resolve: Callable[[EndpointConfig], EndpointConfig]) -> JudgeConfig:
+    """``judge`` with every hosted endpoint (its ensemble members' too) replaced by ``resolve(endpoint)``, an
+    endpoint with a ``base_url``; ``judge`` itself when it has none."""
+
+    def endpoints(items: list[Any]) -> list[Any]:
+        out = []
+        for item in items:
+            endpoint = item if isinstance(item, EndpointConfig) else EndpointConfig.model_validate(item)
+            out.append(resolve(endpoint).model_dump(exclude_none=True) if endpoint.hosted else item)
+        return out
+
+    data = judge.model_dump(exclude_none=True)
+    data["endpoints"] = endpoints(list(judge.endpoints))
+    if judge.ensemble is not None:
+        members = []
+        for member in judge.ensemble.members:
+            member = dict(member)
+            if "endpoints" in member:
+                member["endpoints"] = endpoints(list(member["endpoints"]))
+            members.append(member)
+        data["ensemble"]["members"] = members
+    if data == judge.model_dump(exclude_none=True):
+        return judge
+    return parse_judge_config(data)
 
 
 def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:

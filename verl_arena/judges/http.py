@@ -48,6 +48,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.wait import wait_random_exponential
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.core.spending import spend
 from verl_arena.judges.client_stats import ClientStats, percentile
 from verl_arena.judges.config import JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
@@ -113,6 +114,8 @@ class ChatClient:
     """
 
     def __init__(self, config: JudgeConfig, *, clock: Any = time.monotonic) -> None:
+        for endpoint in config.endpoints:
+            endpoint.url  # noqa: B018 - a hosted judge that was never resolved fails here, naming itself
         self.config = config
         self.retry: RetryConfig = config.retry
         self._clock = clock
@@ -293,6 +296,7 @@ class ChatClient:
                     response.status_code, response.headers, response.text, where=cfg.base_url, secret=key
                 )
                 self._stats.count(reply.usage, latency)
+                spend(reply.usage)
                 health = True
                 if state.tpm is not None:  # settle the estimate against what the server counted
                     used = reply.usage["prompt_tokens"] + reply.usage["completion_tokens"]

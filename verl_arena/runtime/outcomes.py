@@ -34,7 +34,8 @@ def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> floa
 class GroupSummary:
     """What every member of a group is told about the group (``void_reason``: why it was voided, ``""`` if it was not;
     ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
-    it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`)."""
+    it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`;
+    ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache)."""
 
     size: int = 0
     expected: int = 0
@@ -47,6 +48,7 @@ class GroupSummary:
     order_disagreement: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
     ensemble_judgments: int = 0
     ensemble_agreement: float = 1.0
     length_corr: float | None = None
@@ -66,9 +68,7 @@ class GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage: Counter[str] = Counter()
-        for m in pairs:
-            usage.update({k: v for k, v in m.verdict.usage.items() if isinstance(v, int | float)})
-        for m in result.matches:  # failed judgments spent tokens too
+        for m in result.matches:  # every judgment's requests, failed ones and the tracing of failures included
             usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
         agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
@@ -84,6 +84,7 @@ class GroupSummary:
             order_disagreement=disagree / len(pairs) if pairs else 0.0,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
+            cached_tokens=int(usage.get("cached_tokens", 0)),
             ensemble_judgments=len(agreements),
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
             length_corr=None if lengths is None or result.voided else length_reward_corr(result.rewards, lengths),

@@ -88,6 +88,7 @@ class JudgeService:
         self.config = parse_judge_config(judge) if judge is not None else None
         if self.config is not None:
             for endpoint in self.config.endpoints:  # fail at start-up, not at the first judgment
+                endpoint.url  # noqa: B018 - a hosted judge must have been resolved to an address
                 endpoint.api_key()
         self.deadline_s = check_deadline("deadline_s", deadline_s)
         if self.config is not None:

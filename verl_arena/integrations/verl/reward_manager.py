@@ -32,6 +32,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
+from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
 from verl_arena.integrations.verl.step_logging import coordinator_name
 from verl_arena.integrations.verl.trajectory import (
     candidate_from_row,
@@ -54,18 +55,16 @@ _Answer = tuple[
 ]  # Ray's default max_concurrency of an async actor such as verl's RewardLoopWorker
 
 
-def check_trainer_config(config: DictConfig) -> tuple[ArenaRewardConfig, int]:
-    """Validate everything the arena needs from the trainer config; returns the options and the group size."""
+def check_trainer_config(
+    config: DictConfig, router_address: str | None = None, *, resolve: bool = True
+) -> tuple[ArenaRewardConfig, int]:
+    """Validate everything the arena needs from the trainer config; returns the options (a judge verl hosts resolved
+    to ``router_address``, unless not ``resolve``) and the group size."""
     arena = arena_config(config)
     algorithm = config.get("algorithm")
     if algorithm is not None and algorithm.get("adv_estimator") == "tournament":
         estimator_config(algorithm)
-    reward_model = config.reward.get("reward_model") or {}
-    if reward_model.get("enable") and not reward_model.get("enable_resource_pool"):
-        raise ConfigError(
-            "the arena reward manager needs streaming rewards: set reward.reward_model.enable=False, or give the "
-            "reward model its own pool with reward.reward_model.enable_resource_pool=True"
-        )
+    check_hosting(config, arena.judge)
     rollout_n = int(config.actor_rollout_ref.rollout.n)
     group_size = arena.group_size or rollout_n
     if group_size < 2:
@@ -73,8 +72,11 @@ def check_trainer_config(config: DictConfig) -> tuple[ArenaRewardConfig, int]:
             f"tournaments need groups of at least 2: actor_rollout_ref.rollout.n is {rollout_n} "
             "(or set +reward.reward_kwargs.group_size)"
         )
+    if resolve:
+        arena = arena.model_copy(update={"judge": hosted_judge(arena.judge, config, router_address)})
     for endpoint in arena.judge.endpoints:
-        endpoint.api_key()  # a missing key variable fails here, at start-up, naming the variable
+        if endpoint.hosted is None:
+            endpoint.api_key()  # a missing key variable fails here, at start-up, naming the variable
     waiting = int(config.data.get("train_batch_size") or 0) * group_size
     capacity = int(config.reward.get("num_workers") or 1) * RAY_CALLS_PER_WORKER
     if waiting > capacity:
@@ -113,7 +115,8 @@ class ArenaRewardManager(RewardManagerBase):
         reward_router_address: str | None = None,
         reward_model_tokenizer: Any = None,
     ) -> None:
-        super().__init__(config, tokenizer, compute_score)  # runs init_class, which validated the config
+        self._start(config, reward_router_address)  # before init_class, which would start without the router
+        super().__init__(config, tokenizer, compute_score)
         assert self._arena is not None
         self.arena, self.group_size = self._arena, self._group_size
         self._rows = itertools.count()
@@ -122,9 +125,13 @@ class ArenaRewardManager(RewardManagerBase):
     @classmethod
     def init_class(cls, config: DictConfig, tokenizer: Any) -> None:
         """Attach to (or create) this job's coordinator and judge pool, once per process."""
+        cls._start(config, None)
+
+    @classmethod
+    def _start(cls, config: DictConfig, router_address: str | None) -> None:
         if cls._class_initialized:
             return
-        arena, group_size = check_trainer_config(config)
+        arena, group_size = check_trainer_config(config, router_address)
         context = ray.get_runtime_context()
         namespace, job = context.namespace, context.get_job_id()
         cls._pool = JudgePool.start(
@@ -150,7 +157,8 @@ class ArenaRewardManager(RewardManagerBase):
         cls._class_initialized = True
         logger.info(
             "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
-            arena.topology, group_size, [e.base_url for e in arena.judge.endpoints], coordinator_name(arena.name, job),
+            arena.topology, group_size, [f"{e.model} at {e.base_url}" for e in arena.judge.endpoints],
+            coordinator_name(arena.name, job),
         )  # fmt: skip
 
     # -- one trajectory ---------------------------------------------------------------------------------------------

@@ -82,17 +82,18 @@ def activate() -> None:
     logger.info("verl-arena CPU backend active: platform 'cpu', rollout %r", ROLLOUT_NAME)
 
 
-def cpu_overrides(*, processes: int = 1) -> list[str]:
+def cpu_overrides(*, processes: int = 1, judge_processes: int = 0) -> list[str]:
     """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
 
     Args:
         processes: training processes (logical GPUs given to Ray, one per process).
+        judge_processes: logical GPUs of a reward-model pool verl hosts the judge on (its replicas on the CPU).
     """
     return [
         "trainer.device=cpu",
         "trainer.nnodes=1",
         f"trainer.n_gpus_per_node={processes}",
-        f"+ray_kwargs.ray_init.num_gpus={processes}",
+        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
         "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
         "actor_rollout_ref.actor.strategy=fsdp2",
         "actor_rollout_ref.ref.strategy=fsdp2",
@@ -104,6 +105,19 @@ def cpu_overrides(*, processes: int = 1) -> list[str]:
         "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
         "data.dataloader_num_workers=0",
         "actor_rollout_ref.rollout.agent.num_workers=1",
+        *_hosted_judge_overrides(judge_processes),
+    ]
+
+
+def _hosted_judge_overrides(judge_processes: int) -> list[str]:
+    """The reward-model rollout on the CPU: transformers replicas, one logical GPU each, never asleep."""
+    if judge_processes <= 0:
+        return []
+    return [
+        f"reward.reward_model.rollout.name={ROLLOUT_NAME}",
+        "reward.reward_model.rollout.tensor_model_parallel_size=1",
+        "reward.reward_model.nnodes=1",
+        f"reward.reward_model.n_gpus_per_node={judge_processes}",
     ]
 
 

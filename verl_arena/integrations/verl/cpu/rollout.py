@@ -191,12 +191,25 @@ class TransformersServer:
 
 
 class TransformersReplica(RolloutReplica):
-    """One :class:`TransformersServer` per replica, on no GPU."""
+    """One :class:`TransformersServer` per replica, on no GPU; a reward-model replica is a
+    :class:`~verl_arena.integrations.verl.cpu.chat_server.ChatServer` that verl's router reaches over HTTP."""
 
     def rollout_worker_use_gpu(self) -> bool:
         return False
 
     async def launch_servers(self) -> None:
+        if self.is_reward_model:
+            from verl_arena.integrations.verl.cpu.chat_server import ChatServer
+
+            chat = (
+                ray.remote(ChatServer)
+                .options(name=f"{_server_name(self.replica_rank)}_reward", num_cpus=0, max_concurrency=1000)
+                .remote(self.config, self.model_config, self.replica_rank)
+            )
+            self._server_address = await chat.start.remote()
+            self.servers = [chat]
+            self._server_handle = chat
+            return
         name = _server_name(self.replica_rank)
         server = (
             ray.remote(TransformersServer)

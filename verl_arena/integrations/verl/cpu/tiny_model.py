@@ -71,8 +71,11 @@ def build_tokenizer(path: str | Path, vocab_size: int = 800) -> Path:
     return path
 
 
-def build_tiny_model(path: str | Path, *, hidden_size: int = 64, layers: int = 2, seed: int = 0) -> Path:
-    """Build the tokenizer and a random Qwen2 at ``path`` (the same weights for the same ``seed``)."""
+def build_tiny_model(
+    path: str | Path, *, hidden_size: int = 64, layers: int = 2, seed: int = 0, context: int = 2048
+) -> Path:
+    """Build the tokenizer and a random Qwen2 at ``path`` (the same weights for the same ``seed``) with a context
+    window of ``context`` tokens."""
     import torch
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
@@ -85,7 +88,7 @@ def build_tiny_model(path: str | Path, *, hidden_size: int = 64, layers: int = 2
         num_hidden_layers=layers,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=2048,
+        max_position_embeddings=context,
         tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
