@@ -60,7 +60,10 @@ def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_sa
     # the groups being judged when the deadline came were "deadline"; every other one was still waiting
     reasons = [r.void_reason for r in results[len(finished) :]]
     assert set(reasons) <= {"deadline", "saturated"} and reasons.count("deadline") <= 3, reasons
-    assert server.max_in_flight <= SLOTS
+    # the client never had more than its slots in flight; the server may hold more only while it still works on
+    # requests the client gave up on at their timeout (a slow machine: each one freed a slot for another)
+    errors = service.metrics().get("http", {}).get("attempt_errors", {})
+    assert server.max_in_flight <= SLOTS + errors.get("timeout", 0)
 
 
 def test_a_group_ticket_reaches_every_task_the_group_starts():
