@@ -58,6 +58,7 @@ if [[ -n "${HOSTED_JUDGE}" ]]; then
         "reward.reward_model.enable_resource_pool=True"
         "reward.reward_model.model_path=${WORKDIR}/judge_model"
         "reward.reward_model.rollout.temperature=0"
+        "reward.reward_model.rollout.free_cache_engine=False"
         "reward.custom_reward_function.path=pkg://verl_arena.integrations.verl.reward_function"
         "reward.custom_reward_function.name=compute_score"
     )

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted((ROOT / "recipes").glob("*.sh"))
-TRAINING = ["travel_agent.sh", "deep_research.sh", "writing.sh"]
+TRAINING = ["travel_agent.sh", "deep_research.sh", "writing.sh"]  # verl_hosted_judge.sh: its own test
 
 
 @pytest.mark.parametrize("script", RECIPES, ids=lambda p: p.name)
@@ -204,3 +204,21 @@ def test_the_slime_recipe_writes_valid_options_and_uses_slimes_flags(tmp_path):
     known = (SLIME / "slime" / "utils" / "arguments.py").read_text()
     flags = {a for a in slime_args if a.startswith("--")} - MEGATRON_FLAGS
     assert {f for f in flags if f'"{f}"' not in known} == set()
+
+
+def test_the_hosted_judge_recipe_composes_and_resolves_to_verls_router():
+    pytest.importorskip("verl")
+    from verl_support import verl_config
+
+    from verl_arena.integrations.verl.reward_manager import check_trainer_config
+
+    output = dry_run("verl_hosted_judge.sh", JUDGE_MODEL="/models/Qwen3-32B")
+    config = verl_config(overrides(output))
+    reward_model = config.reward.reward_model
+    assert reward_model.enable and reward_model.enable_resource_pool and not reward_model.rollout.free_cache_engine
+    assert reward_model.rollout.enable_prefix_caching and reward_model.rollout.temperature == 0
+    arena, _ = check_trainer_config(config, "10.0.0.5:8000")  # verl hands the router's address to the manager
+    (endpoint,) = arena.judge.endpoints
+    assert endpoint.base_url == "http://10.0.0.5:8000/v1" and endpoint.model == "/models/Qwen3-32B"
+    assert endpoint.api_key_env is None and arena.judge.rpm is None and arena.judge.tpm is None
+    assert arena.judge.context_tokens == 32768 and arena.judge.tokenizer == "/models/Qwen3-32B"

@@ -22,7 +22,11 @@ from verl_arena.judges.http import ChatClient
 pytest.importorskip("verl")
 
 HOSTED = "+reward.reward_kwargs.judge.endpoints=[{hosted: verl}]"
-STANDALONE = ("reward.reward_model.enable=True", "reward.reward_model.enable_resource_pool=True")
+STANDALONE = (
+    "reward.reward_model.enable=True",
+    "reward.reward_model.enable_resource_pool=True",
+    "reward.reward_model.rollout.free_cache_engine=False",
+)
 FUNCTION = (
     f"reward.custom_reward_function.path={REWARD_FUNCTION_PATH}",
     "reward.custom_reward_function.name=compute_score",
@@ -59,8 +63,12 @@ def config(tokenizer, *overrides: str):
             ["colocated", "without uid", "reward.reward_model.enable_resource_pool=True"],
         ),
         (("+reward.reward_kwargs.judge.endpoints=[{hosted: 'slime:judge'}]",), ["slime serves", "hosted: verl"]),
+        (
+            (HOSTED, *STANDALONE[:2], *FUNCTION),
+            ["never answer", "reward.reward_model.rollout.free_cache_engine=False"],
+        ),
     ],
-    ids=["no-reward-model", "no-reward-function", "colocated", "slime-judge-in-verl"],
+    ids=["no-reward-model", "no-reward-function", "colocated", "slime-judge-in-verl", "asleep"],
 )
 def test_every_set_up_the_arena_cannot_use_is_refused_naming_the_fix(tokenizer, overrides, says):
     with pytest.raises(ConfigError) as exc:

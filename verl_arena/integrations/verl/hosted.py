@@ -12,6 +12,8 @@ and naming the overrides that fix it, every configuration in which the arena cou
 - the reward model colocated with the actor (``enable_resource_pool=False``): verl's v1 trainer then scores the
   batch after generation from rows that carry only prompts and responses (no ``uid``, no ``extra_info``), so no
   rollout could find its group or tell a validation sample. The judge needs its own pool (standalone mode).
+- ``reward.reward_model.rollout.free_cache_engine=True`` (verl's default): verl puts the reward model to sleep when it
+  starts and wakes it only to score a colocated batch, so a standalone judge would never wake up.
 - ``hosted: verl`` without a reward model, or a reward model the judge configuration does not use.
 
 :func:`hosted_judge` resolves the hosted endpoints to the router's address and the served model, and gives the judge
@@ -80,6 +82,12 @@ def check_hosting(config: DictConfig, judge: JudgeConfig) -> None:
             "the reward model is colocated with the actor (reward.reward_model.enable_resource_pool=False): verl's "
             "trainer then scores the batch from rows without uid or extra_info, so tournaments cannot find their "
             "groups; give the judge its own GPUs with " + STANDALONE_OVERRIDES
+        )
+    if (reward_model.get("rollout") or {}).get("free_cache_engine", True):
+        raise ConfigError(
+            "reward.reward_model.rollout.free_cache_engine=True: verl puts the reward model to sleep when it starts "
+            "and wakes it only to score a colocated batch, so a judge on its own pool would never answer; set "
+            "reward.reward_model.rollout.free_cache_engine=False"
         )
     if not hosted:
         logger.warning(

@@ -66,6 +66,7 @@ class ChatServer:
             self.model.eval()
         own = getattr(AutoConfig.from_pretrained(self.path), "max_position_embeddings", None) or 4096
         self.window = int(getattr(config, "max_model_len", None) or own)
+        self.config = config
         eos = self.tokenizer.eos_token_id
         self.stop_ids = {eos} if eos is not None else set()
         self.generator = torch.Generator().manual_seed(4321 + replica_rank)
@@ -74,6 +75,7 @@ class ChatServer:
         self._lock = asyncio.Lock()
         self._server: Any = None
         self.address = ""
+        self.asleep = False  # as verl's servers: put to sleep, a replica answers nothing until woken
 
     async def start(self) -> str:
         """Serve on a free port of this node; returns ``host:port``."""
@@ -117,6 +119,9 @@ class ChatServer:
         }
 
     async def _chat(self, body: dict[str, Any]) -> Any:
+        if self.asleep:
+            self._count("asleep")
+            return _error(503, "the reward model is asleep (verl put it to sleep and has not woken it)")
         messages = body.get("messages") or []
         max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
         if body.get("model") not in (None, self.name):
@@ -194,12 +199,12 @@ class ChatServer:
             tmp.write_text(json.dumps(self.stats()))
             os.replace(tmp, path)
 
-    # verl's control calls on a reward-model replica: nothing to free on a CPU
+    # verl's control calls on a reward-model replica: nothing to free on a CPU, but asleep it answers nothing
     async def wake_up(self, *args: Any, **kwargs: Any) -> None:
-        return None
+        self.asleep = False
 
     async def sleep(self, *args: Any, **kwargs: Any) -> None:
-        return None
+        self.asleep = bool(getattr(self.config, "free_cache_engine", True))
 
     async def clear_kv_cache(self) -> None:
         return None
