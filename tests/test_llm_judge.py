@@ -184,7 +184,7 @@ def test_order_puts_everyone_in_order_and_answers_from_the_cache(mock_judge, tmp
     judge = LLMJudge(judge_config(url, cache_path=str(tmp_path / "v.sqlite")))
     group = [POOR, GOOD, Candidate("mid", "Chengdu pandas and hotpot")]
     assert run(judge.order(QUERY, group)) == [1, 2, 0] and requests(server) == 1
-    assert "Put the following 3 candidates in order" in server.recent[-1]["messages"][1]["content"]
+    assert "There are 3 candidates." in server.recent[-1]["messages"][1]["content"]
     assert run(judge.order(QUERY, group)) == [1, 2, 0] and requests(server) == 1  # cached
 
 

@@ -42,8 +42,8 @@ _PER_PROMPT = 16
 _SLACK = 32
 #: a candidate's share below this many tokens cannot carry a useful trajectory: the call is refused instead
 MIN_SHARE = 64
-#: a nonce's shape, for rendering the fixed part of a prompt
-_NONCE_SHAPE = "0" * 12
+#: a verdict id's shape, for rendering the fixed part of a prompt
+_VERDICT_ID_SHAPE = "0" * 12
 
 
 def byte_bound(text: str) -> int:
@@ -182,10 +182,10 @@ class PromptBudget:
 def _render(
     template: Template, query: str, shown: list[Candidate], context: JudgeContext, k: int
 ) -> list[dict[str, str]]:
-    """The messages of one call of ``template`` with these candidates (and a placeholder nonce)."""
+    """The messages of one call of ``template`` with these candidates (and a placeholder verdict id)."""
     rubrics, answer_key = context.rubrics, context.answer_key
     if template.kind == "pairwise":
-        return template.render_pairwise(query, shown[0], shown[1], _NONCE_SHAPE, rubrics, answer_key)
+        return template.render_pairwise(query, shown[0], shown[1], _VERDICT_ID_SHAPE, rubrics, answer_key)
     if template.kind == "select":
-        return template.render_select(query, shown, k, _NONCE_SHAPE, rubrics, answer_key)
-    return template.render_order(query, shown, _NONCE_SHAPE, rubrics, answer_key)
+        return template.render_select(query, shown, k, _VERDICT_ID_SHAPE, rubrics, answer_key)
+    return template.render_order(query, shown, _VERDICT_ID_SHAPE, rubrics, answer_key)

@@ -37,7 +37,7 @@ class JudgeContext:
 
     @property
     def key(self) -> str:
-        """The context's part of cache keys, nonces and probe keys (without an answer key, what it always was)."""
+        """The context's part of cache keys, verdict ids and probe keys (without an answer key, what it always was)."""
         text = json.dumps(self.rubrics, sort_keys=True, ensure_ascii=False)
         return text if self.answer_key is None else f"{text}\x1fanswer_key\x1f{self.answer_key}"
 

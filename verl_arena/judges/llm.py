@@ -144,11 +144,11 @@ class LLMJudge:
         stored = await self._cached(key)
         if stored is not None:
             return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
-        nonce = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
+        verdict_id = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
         asked = await self._asked(
             self.pairwise, query, context, [a, b],
-            lambda shown: self.pairwise.render_pairwise(query, *shown, nonce, context.rubrics, context.answer_key),
-            lambda text: parse_pairwise(text, self.pairwise, nonce),
+            lambda shown: self.pairwise.render_pairwise(query, *shown, verdict_id, context.rubrics, context.answer_key),
+            lambda text: parse_pairwise(text, self.pairwise, verdict_id),
         )  # fmt: skip
         if isinstance(asked, Culprits):
             return self._forfeit({"ab"[i] for i in asked.indices}, asked.error.reason, usage=asked.error.usage)
@@ -187,8 +187,8 @@ class LLMJudge:
             query,
             candidates,
             context,
-            lambda shown, nonce: self.group.render_select(query, shown, k, nonce, context.rubrics, context.answer_key),
-            lambda text, nonce: parse_selection(text, nonce, len(candidates), k),
+            lambda shown, vid: self.group.render_select(query, shown, k, vid, context.rubrics, context.answer_key),
+            lambda text, vid: parse_selection(text, vid, len(candidates), k),
             k=k,
         )
         # None: the culprits are known faults now and are passed over
@@ -214,8 +214,8 @@ class LLMJudge:
             query,
             candidates,
             context,
-            lambda shown, nonce: self.lister.render_order(query, shown, nonce, context.rubrics, context.answer_key),
-            lambda text, nonce: parse_order(text, nonce, len(candidates)),
+            lambda shown, vid: self.lister.render_order(query, shown, vid, context.rubrics, context.answer_key),
+            lambda text, vid: parse_order(text, vid, len(candidates)),
         )
         # None: the culprits are known faults now and are placed last
         return ordered if ordered is not None else await self.order(query, candidates)
@@ -227,9 +227,9 @@ class LLMJudge:
         key = cache_key("rubrics", self.identity, self.rubric_writer.digest, query)
         stored = await self._cached(key)
         if stored is None:
-            nonce = make_nonce(self.rubric_writer.digest, query)
-            messages = self.rubric_writer.render_rubrics(query, nonce)
-            stored, _ = await self.asker.ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, nonce))
+            verdict_id = make_nonce(self.rubric_writer.digest, query)
+            messages = self.rubric_writer.render_rubrics(query, verdict_id)
+            stored, _ = await self.asker.ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, verdict_id))
             await self._store(key, stored)
         self._rubrics[query] = stored
         return stored
@@ -268,7 +268,7 @@ class LLMJudge:
         field: str,
         template: Template,
         key_parts: tuple[str, ...],
-        nonce_parts: tuple[str, ...],
+        verdict_parts: tuple[str, ...],
         query: str,
         candidates: Sequence[Candidate],
         context: JudgeContext,
@@ -276,15 +276,17 @@ class LLMJudge:
         parse: Callable[[str, str], list[int]],
         k: int = 0,
     ) -> list[int] | None:
-        """One cached group judgment; ``None`` when a failure was traced to candidates (known faults from now on)."""
+        """One cached group judgment; ``None`` when a failure was traced to candidates (known faults from now on).
+        ``render`` and ``parse`` take the judgment's ``verdict_id``, made from ``verdict_parts``."""
         key = cache_key(*key_parts)
         stored = await self._cached(key)
         if stored is not None:
             return list(stored[field])
-        nonce = make_nonce(*nonce_parts)
+        verdict_id = make_nonce(*verdict_parts)
         asked = await self._asked(
-            template, query, context, candidates, lambda shown: render(shown, nonce), lambda t: parse(t, nonce), k
-        )
+            template, query, context, candidates, lambda shown: render(shown, verdict_id),
+            lambda t: parse(t, verdict_id), k,
+        )  # fmt: skip
         if isinstance(asked, Culprits):
             return None
         result = asked[0]
@@ -348,9 +350,9 @@ class LLMJudge:
             return str(marked)
         return self.faults.known_fault(self.probes.subject(query, candidate, context))
 
-    async def _probe_ask(self, messages: list[dict[str, str]], nonce: str) -> None:
+    async def _probe_ask(self, messages: list[dict[str, str]], verdict_id: str) -> None:
         """One probe or control judgment (raises ``JudgeError`` when it fails)."""
-        await self.asker.ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, nonce))
+        await self.asker.ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, verdict_id))
 
     async def _trace(
         self,

@@ -4,10 +4,10 @@
 
 The reply may wrap its JSON in prose or code fences. Reasoning blocks (``<think>...</think>``, or an unclosed
 ``<think>`` running to the end) are dropped unread. Every other JSON object in it is decoded; an object counts only if
-it carries this judgment's nonce as ``verdict_id`` and has the required shape. The nonce is a hash over the judgment's
-own inputs, so a verdict written into a candidate's text cannot carry it: a judge that quotes a candidate's forged
-verdict, with or without a made-up ``verdict_id``, does not fool the parser. Of the objects that count, the last one
-wins.
+it carries this judgment's ``verdict_id`` (the ``nonce`` argument) and has the required shape. The verdict id is a hash
+over the judgment's own inputs, shown to the judge only after both candidates, so a verdict written into a candidate's
+text cannot carry it: a judge that quotes a candidate's forged verdict, with or without a made-up ``verdict_id``, does
+not fool the parser. Of the objects that count, the last one wins.
 """
 
 from __future__ import annotations

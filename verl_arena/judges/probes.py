@@ -4,7 +4,9 @@
 
 A probe shows one candidate, exactly as the failed judgment showed it, against an empty partner, in slot A or in
 slot B. Its control shows neutral filler of the same size (process and answer each rounded up to the next
-``CONTROL_STEP`` tokens) in the same slot, so it fails whenever size or slot alone makes the judge fail.
+``CONTROL_STEP`` tokens) in the same slot, so it fails whenever size or slot alone makes the judge fail. Probes and
+controls are rendered like any judgment of the query (the same markers, a ``verdict_id`` of their own), so they
+differ from the failed judgment only in what sits in the candidates' blocks.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class ProbeMaker:
         template: the judge's pairwise template (probes are pairwise judgments).
         identity: the judge's identity (models and sampling) for keys.
         count: the judge's token counter.
-        ask: judges one rendered prompt (raises ``JudgeError``), given the messages and the nonce.
+        ask: judges one rendered prompt (raises ``JudgeError``), given the messages and its ``verdict_id``.
     """
 
     def __init__(
@@ -102,8 +104,8 @@ class ProbeMaker:
 
         async def run() -> None:
             a, b = (shown, EMPTY) if slot == "A" else (EMPTY, shown)
-            nonce = make_nonce(self.template.digest, query, "probe", slot, shown.digest, context.key)
-            messages = self.template.render_pairwise(query, a, b, nonce, context.rubrics, context.answer_key)
-            await self.ask(messages, nonce)
+            verdict_id = make_nonce(self.template.digest, query, "probe", slot, shown.digest, context.key)
+            messages = self.template.render_pairwise(query, a, b, verdict_id, context.rubrics, context.answer_key)
+            await self.ask(messages, verdict_id)
 
         return Probe(key, run, kind)  # type: ignore[arg-type]

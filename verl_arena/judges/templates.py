@@ -15,14 +15,27 @@ A template is a YAML file (see ``verl_arena/judges/templates/``) with a ``system
   Placeholders: ``$query $candidates $count $rubrics $reply_format``.
 - ``rubrics``: writes 5-7 query-specific rubric items. Placeholders: ``$query $reply_format``.
 
-Candidate text is wrapped in markers that carry a per-judgment nonce (a hash of the template, the query and the
-candidates), so a candidate cannot close its own block, and the judge must echo the nonce as ``verdict_id``.
+Every prompt is laid out for prefix caching (vLLM, SGLang): what all the requests of a group share comes first and is
+byte-identical in all of them and in both orders of a pair (the system text, the instructions, the criteria, the
+query, its rubric items and answer key), then the candidates, then what is particular to one request (the number of
+winners asked for, the reply format with its ``verdict_id``). A server then prefills the shared part once per group,
+and every request that shows the same candidate first reuses that candidate's block too. A custom template should
+keep this order: text placed before the candidates that differs from request to request ends what can be shared
+there (:meth:`Template.prefix_breakers` names such placeholders, and loading a template file warns about them).
+
+Candidate text is wrapped in markers that carry a tag of the query (:meth:`Template.marker_tag`: a hash of the
+template, the query, its rubric items and answer key), the same in every request of a group, which a candidate cannot
+know: it never sees judge prompts, so it cannot close its own block. Each judgment has its own ``verdict_id`` (a hash
+of the template, the query, both candidates and the context, computed by the caller with :func:`make_nonce`), shown
+only in the reply format after both candidates; the judge must echo it, and the parser reads only objects that carry
+it, so a verdict forged in a candidate's text never counts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import string
 from collections.abc import Mapping, Sequence
 from functools import cache, cached_property
@@ -38,6 +51,10 @@ from verl_arena.validation import validate
 
 __all__ = ["BUILTIN_TEMPLATES", "Template", "load_template", "make_nonce"]
 
+logger = logging.getLogger(__name__)
+#: templates already warned about (once per template, not at every load)
+_WARNED: set[str] = set()
+
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 BUILTIN_TEMPLATES = ("travel", "deep_research", "writing", "generic", "select", "order", "rubrics")
 Kind = Literal["pairwise", "select", "order", "rubrics"]
@@ -47,6 +64,9 @@ _PLACEHOLDERS: dict[str, set[str]] = {
     "order": {"query", "candidates", "count", "rubrics", "reply_format"},
     "rubrics": {"query", "reply_format"},
 }
+#: the placeholders that hold the candidates, and those that differ from one request of a group to the next
+_CANDIDATES = ("candidate_a", "candidate_b", "candidates")
+_PER_REQUEST = ("reply_format", "k", "count")
 _REQUIRED: dict[str, set[str]] = {
     "pairwise": {"candidate_a", "candidate_b", "reply_format"},
     "select": {"candidates", "k", "reply_format"},
@@ -122,33 +142,50 @@ class Template(BaseModel):
         """Weighted combination of one candidate's dimension scores."""
         return sum(w * sum(scores[g].values()) / len(scores[g]) for g, w in self.weights.items())
 
-    def block(self, label: str, candidate: Candidate, nonce: str) -> str:
-        """A candidate wrapped in nonce-carrying markers."""
+    def prefix_breakers(self) -> list[str]:
+        """The placeholders that differ between the requests of a group (the reply format with its ``verdict_id``,
+        ``$k``, ``$count``) but come before the first candidate in the user text, cutting short what a prefix cache
+        can share; empty for every built-in template."""
+        pattern = string.Template.pattern
+        found = [(m.start(), m.group("named") or m.group("braced")) for m in pattern.finditer(self.user)]
+        first = min((at for at, name in found if name in _CANDIDATES), default=-1)
+        return [name for at, name in found if name in _PER_REQUEST and at < first]
+
+    def marker_tag(self, query: str, rubrics: Sequence[Any] | None = None, answer_key: str | None = None) -> str:
+        """The tag of the candidate markers for one query and context: the same in every request of a group (so the
+        prompts share everything up to the candidates), unknowable to a candidate (it never sees judge prompts)."""
+        context = json.dumps(rubrics, sort_keys=True, ensure_ascii=False, default=str)
+        return make_nonce(self.digest, "markers", query, context, answer_key or "")
+
+    def block(self, label: str, candidate: Candidate, tag: str) -> str:
+        """A candidate wrapped in markers that carry the query's tag."""
         lab = self.labels
         return (
-            f"<<<CANDIDATE {label} {nonce}>>>\n"
+            f"<<<CANDIDATE {label} {tag}>>>\n"
             f"[{lab.process}]\n{candidate.path.strip() or lab.empty}\n"
             f"[{lab.answer}]\n{candidate.answer.strip() or lab.no_answer}\n"
-            f"<<<END CANDIDATE {label} {nonce}>>>"
+            f"<<<END CANDIDATE {label} {tag}>>>"
         )
 
-    def reply_skeleton(self, nonce: str, *, k: int = 0) -> dict[str, Any]:
-        """The JSON shape the judge must reply with."""
+    def reply_skeleton(self, verdict_id: str, *, k: int = 0) -> dict[str, Any]:
+        """The JSON shape the judge must reply with, carrying the judgment's ``verdict_id``."""
         lo, hi = (int(v) if float(v).is_integer() else v for v in self.scale)
         if self.kind == "pairwise":
             side = {g: {d: f"<number {lo}-{hi}>" for d in dims} for g, dims in self.dimensions.items()}
-            return {"verdict_id": nonce, "analysis": "<short comparison>", "A": side, "B": side, "winner": "<A|B|tie>"}
+            return {
+                "verdict_id": verdict_id, "analysis": "<short comparison>", "A": side, "B": side, "winner": "<A|B|tie>"
+            }  # fmt: skip
         if self.kind == "select":
-            return {"verdict_id": nonce, "analysis": "<short comparison>", "winners": ["<candidate number>"] * k}
+            return {"verdict_id": verdict_id, "analysis": "<short comparison>", "winners": ["<candidate number>"] * k}
         if self.kind == "order":
             numbers = [
                 "<number of the best candidate>",
                 *["<number of the next best>"] * (k - 2),
                 "<number of the worst>",
             ]
-            return {"verdict_id": nonce, "analysis": "<short comparison>", "order": numbers}
+            return {"verdict_id": verdict_id, "analysis": "<short comparison>", "order": numbers}
         item = {"dimension": "<short name>", "criterion": "<what a strong answer does>", "importance": "<1-5>"}
-        return {"verdict_id": nonce, "rubrics": [item]}
+        return {"verdict_id": verdict_id, "rubrics": [item]}
 
     def _fill(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
         try:
@@ -181,22 +218,24 @@ class Template(BaseModel):
         query: str,
         a: Candidate,
         b: Candidate,
-        nonce: str,
+        verdict_id: str,
         rubrics: Sequence[Any] | None = None,
         answer_key: str | None = None,
     ) -> list[dict[str, str]]:
-        """Chat messages asking the judge to compare ``a`` (shown first) with ``b``."""
+        """Chat messages asking the judge to compare ``a`` (shown first) with ``b``; the reply must carry
+        ``verdict_id``."""
         criteria = "\n".join(
             f"- {group}.{dim}: {text}" for group, dims in self.dimensions.items() for dim, text in dims.items()
         )
+        tag = self.marker_tag(query, rubrics, answer_key)
         return self._fill(
             {
                 "query": query,
-                "candidate_a": self.block("A", a, nonce),
-                "candidate_b": self.block("B", b, nonce),
+                "candidate_a": self.block("A", a, tag),
+                "candidate_b": self.block("B", b, tag),
                 "criteria": criteria,
                 "rubrics": self._context_text(rubrics, answer_key),
-                "reply_format": json.dumps(self.reply_skeleton(nonce), ensure_ascii=False),
+                "reply_format": json.dumps(self.reply_skeleton(verdict_id), ensure_ascii=False),
             }
         )
 
@@ -205,12 +244,13 @@ class Template(BaseModel):
         query: str,
         candidates: Sequence[Candidate],
         k: int,
-        nonce: str,
+        verdict_id: str,
         rubrics: Sequence[Any] | None = None,
         answer_key: str | None = None,
     ) -> list[dict[str, str]]:
         """Chat messages asking the judge for the ``k`` best of ``candidates`` (numbered from 1)."""
-        blocks = "\n\n".join(self.block(str(i + 1), c, nonce) for i, c in enumerate(candidates))
+        tag = self.marker_tag(query, rubrics, answer_key)
+        blocks = "\n\n".join(self.block(str(i + 1), c, tag) for i, c in enumerate(candidates))
         return self._fill(
             {
                 "query": query,
@@ -218,7 +258,7 @@ class Template(BaseModel):
                 "k": k,
                 "count": len(candidates),
                 "rubrics": self._context_text(rubrics, answer_key),
-                "reply_format": json.dumps(self.reply_skeleton(nonce, k=k), ensure_ascii=False),
+                "reply_format": json.dumps(self.reply_skeleton(verdict_id, k=k), ensure_ascii=False),
             }
         )
 
@@ -226,29 +266,32 @@ class Template(BaseModel):
         self,
         query: str,
         candidates: Sequence[Candidate],
-        nonce: str,
+        verdict_id: str,
         rubrics: Sequence[Any] | None = None,
         answer_key: str | None = None,
     ) -> list[dict[str, str]]:
         """Chat messages asking the judge to order ``candidates`` (numbered from 1), best first."""
-        blocks = "\n\n".join(self.block(str(i + 1), c, nonce) for i, c in enumerate(candidates))
+        tag = self.marker_tag(query, rubrics, answer_key)
+        blocks = "\n\n".join(self.block(str(i + 1), c, tag) for i, c in enumerate(candidates))
         return self._fill(
             {
                 "query": query,
                 "candidates": blocks,
                 "count": len(candidates),
                 "rubrics": self._context_text(rubrics, answer_key),
-                "reply_format": json.dumps(self.reply_skeleton(nonce, k=len(candidates)), ensure_ascii=False),
+                "reply_format": json.dumps(self.reply_skeleton(verdict_id, k=len(candidates)), ensure_ascii=False),
             }
         )
 
-    def render_rubrics(self, query: str, nonce: str) -> list[dict[str, str]]:
+    def render_rubrics(self, query: str, verdict_id: str) -> list[dict[str, str]]:
         """Chat messages asking the judge for query-specific rubric items."""
-        return self._fill({"query": query, "reply_format": json.dumps(self.reply_skeleton(nonce), ensure_ascii=False)})
+        reply_format = json.dumps(self.reply_skeleton(verdict_id), ensure_ascii=False)
+        return self._fill({"query": query, "reply_format": reply_format})
 
 
 def make_nonce(*parts: str) -> str:
-    """A 12-hex-digit tag derived from ``parts`` (template digest, query, candidate digests)."""
+    """A 12-hex-digit tag derived from ``parts``: a judgment's ``verdict_id`` (from the template digest, the query, the
+    candidates' digests and the context), or a query's marker tag (:meth:`Template.marker_tag`)."""
     h = hashlib.sha256()
     for part in parts:
         h.update(part.encode("utf-8", "surrogatepass"))
@@ -287,4 +330,13 @@ def load_template(name_or_path: str, language: str = "en", *, kind: Kind | None 
         )
     if kind is not None and template.kind != kind:
         raise ConfigError(f"template {name_or_path!r} is a {template.kind} template where a {kind} one is needed")
+    breakers = template.prefix_breakers()
+    if breakers and template.digest not in _WARNED:
+        _WARNED.add(template.digest)
+        logger.warning(
+            "template %s puts %s before the candidates: these differ from request to request, so a prefix cache "
+            "(vLLM, SGLang) cannot share the candidates' blocks between a group's requests; move them after the "
+            "candidates",
+            name_or_path, ", ".join("$" + b for b in breakers),
+        )  # fmt: skip
     return template

@@ -3,7 +3,7 @@
 """A deterministic lexical judge that answers verl-arena's own templates (the brain of the mock judge server).
 
 It reads the reply format the prompt asks for (the last JSON object in the user message), the query (the first
-section of the prompt) and the candidate blocks (by their nonce-carrying markers), scores every candidate from its
+section of the prompt) and the candidate blocks (by their tagged markers), scores every candidate from its
 text alone and replies in the requested shape. Scores come from simple features: how much of the query the answer
 covers (and, where the prompt carries an answer key, how much of the key), how detailed and structured the answer is,
 how much the process searched and how much of the answer is grounded in what the process found. The same prompt
@@ -110,7 +110,7 @@ def parse_prompt(user: str) -> tuple[dict[str, Any] | None, str, list[tuple[str,
     bracketed = [s for s in sections if s.startswith("[") and "]\n" in s]
     query = bracketed[0].split("]\n", 1)[1] if bracketed else head
     candidates = []
-    for _label, _nonce, body in _BLOCK.findall(user):
+    for _label, _tag, body in _BLOCK.findall(user):
         parts = _ANSWER_LABEL.split("\n" + body, maxsplit=1) if _ANSWER_LABEL.search("\n" + body) else [body, ""]
         path = parts[0].split("]\n", 1)[1] if "]\n" in parts[0] else parts[0]
         candidates.append((path.strip(), parts[1].strip()))
@@ -129,7 +129,7 @@ def lexical_reply(user: str) -> str:
     skeleton, query, candidates = parse_prompt(user)
     if skeleton is None:
         return "I can only answer verl-arena judge prompts."
-    nonce = skeleton.get("verdict_id", "")
+    nonce = skeleton.get("verdict_id", "")  # the judgment's verdict id, to echo
     key = answer_key(user)
     feats = [features(query, path, answer, key) for path, answer in candidates]
     if "A" in skeleton and "B" in skeleton and len(feats) == 2:
