@@ -32,6 +32,7 @@ from verl_arena.core.rewards import group_advantages
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
+from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
 from verl_arena.runtime.group_filter import GroupFilter
 from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, member_outcomes
@@ -52,11 +53,13 @@ _logs: dict[str, JudgmentLog] = {}
 _filters: dict[tuple[str, float], GroupFilter] = {}
 
 
-def judge_service(cfg: SlimeArenaConfig) -> JudgeService:
-    """This process's judge service for ``cfg``'s judge (one per distinct judge configuration)."""
-    key = cfg.judge.model_dump_json()
+def judge_service(cfg: SlimeArenaConfig, args: Any) -> JudgeService:
+    """This process's judge service for ``cfg``'s judge (one per distinct judge configuration), with the judges slime
+    hosts (``hosted: slime:NAME``) resolved from slime's arguments ``args``."""
+    judge = hosted_judge(cfg.judge, args)
+    key = judge.model_dump_json()
     if key not in _services:
-        _services[key] = JudgeService(cfg.judge, deadline_s=cfg.judge_deadline_s)
+        _services[key] = JudgeService(judge, deadline_s=cfg.judge_deadline_s)
     return _services[key]
 
 
@@ -74,7 +77,7 @@ def _group_key(trajectories: list[Any], query: str, mixed: bool) -> str:
 
 
 async def _rank(
-    cfg: SlimeArenaConfig, query: str, trajectories: list[Any], mixed: bool
+    cfg: SlimeArenaConfig, args: Any, query: str, trajectories: list[Any], mixed: bool
 ) -> tuple[str, list[MemberOutcome]]:
     """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too)."""
     key = _group_key(trajectories, query, mixed)
@@ -91,7 +94,7 @@ async def _rank(
             candidates.append(Candidate("__reference__", label))
             anchor = len(candidates) - 1
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
-    result = await judge_service(cfg).rank_group(query, candidates, tournament, group_id=key)
+    result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key)
     if cfg.judgment_log:
         log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
@@ -120,7 +123,7 @@ async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:
         logger.warning("a slime group holds %d different prompts; each is ranked on its own", len(by_query))
     mixed = len(by_query) > 1
     ranked = await asyncio.gather(
-        *(_rank(cfg, q, [trajectories[i] for i in idx], mixed) for q, idx in by_query.items())
+        *(_rank(cfg, args, q, [trajectories[i] for i in idx], mixed) for q, idx in by_query.items())
     )
     outcomes: list[tuple[str, MemberOutcome]] = [("", MemberOutcome(0.0))] * len(rollouts)
     for idx, (key, group_outcomes) in zip(by_query.values(), ranked, strict=True):
@@ -179,11 +182,11 @@ def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], lis
 
 
 async def _against_reference(
-    cfg: SlimeArenaConfig, query: str, candidate: Candidate, reference: Candidate
+    cfg: SlimeArenaConfig, args: Any, query: str, candidate: Candidate, reference: Candidate
 ) -> tuple[float, list[PairVerdict], bool]:
     """1, 0.5 or 0 for a win, tie or loss against the reference, judged in both orders (by the order-swapping judge,
     or here when the judge is configured without ``order_swap``)."""
-    service = judge_service(cfg)
+    service = judge_service(cfg, args)
     if cfg.judge.order_swap:
         verdict = await service.compare(query, candidate, reference)
         return {"a": 1.0, "tie": 0.5, "b": 0.0}[verdict.winner], [verdict], "a" in verdict.forfeit
@@ -212,7 +215,7 @@ async def eval_rm(args: Any, sample: Any, **kwargs: Any) -> float:
     else:
         try:
             score, verdicts, forfeit = await asyncio.wait_for(
-                _against_reference(cfg, query_of(sample), candidate, Candidate("reference", reference)),
+                _against_reference(cfg, args, query_of(sample), candidate, Candidate("reference", reference)),
                 cfg.judge_deadline_s,
             )
         except (JudgeError, asyncio.TimeoutError) as exc:
