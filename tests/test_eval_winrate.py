@@ -71,6 +71,8 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     expected = sum(1 for line in lines[10:] if json.loads(line)["shortcut"] is None)
     before = len(server_a.recent) + len(server_b.recent)
     code, resumed = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
+    # the servers' prefix caches remember the first run, so the judgments asked again cost fewer uncached tokens
+    assert resumed["usage"].pop("cached_tokens") >= report["usage"].pop("cached_tokens")
     assert code == 0 and resumed == report
     assert len(server_a.recent) + len(server_b.recent) - before == expected
     assert [json.loads(line) for line in log.read_text().splitlines()[:10]] == kept

@@ -183,6 +183,7 @@ class RunTally:
             "prompt_tokens": http.get("prompt_tokens", 0),
             "completion_tokens": http.get("completion_tokens", 0),
             "cached_tokens": http.get("cached_tokens", 0),
+            "cached_token_share": _share(http.get("cached_tokens", 0), http.get("prompt_tokens", 0)),
             "cache_hits": judge.get("cache_hits", 0),
             "failed_judgments": dict(self.failures),
             "forfeits": self.forfeits,
@@ -196,6 +197,11 @@ class RunTally:
             "latency_p95_s": http.get("latency_p95_s"),
             "wall_s": round(wall_s, 3),
         }
+
+
+def _share(part: int, whole: int) -> float | None:
+    """``part / whole`` to three places, or ``None`` (strict JSON's null) without a whole."""
+    return round(part / whole, 3) if whole else None
 
 
 def summarize(results: Sequence[GroupResult], metrics: Mapping[str, Any], wall_s: float) -> dict[str, Any]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from verl_arena.bench.fidelity import JUDGE_KINDS, CellResult
+from verl_arena.bench.tokens import TokenRow
 
 __all__ = ["format_tables", "plot_frontier"]
 
@@ -51,10 +53,17 @@ def format_tables(results: Sequence[CellResult]) -> str:
     return "\n".join(lines)
 
 
-def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str = "kendall_tau") -> None:
-    """Fidelity against judge calls per group: one panel per (group size, judge kind), one series per noise level."""
+def plot_frontier(
+    results: Sequence[CellResult],
+    path: str | Path,
+    metric: str = "kendall_tau",
+    tokens: Sequence[TokenRow] | None = None,
+) -> None:
+    """Fidelity against judge calls per group: one panel per (group size, judge kind), one series per noise level.
+    With ``tokens`` (the token bench's rows), every group size gets a second row of panels: fidelity at the middle
+    noise level against judge prompt tokens per group (filled) and the tokens a prefix cache leaves to prefill
+    (hollow), joined per method."""
     import matplotlib
-    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -62,27 +71,23 @@ def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str =
     sizes = _ordered(r.n for r in results)
     judges = _ordered(r.judge for r in results)
     noises = _ordered(r.noise for r in results)
+    by_method = {(t.method, t.n): t for t in tokens or ()}
+    token_sizes = [n for n in sizes if any(key[1] == n for key in by_method)]
+    rows = [row for n in sizes for row in [("calls", n), *([("tokens", n)] if n in token_sizes else [])]]
     fig, axes = plt.subplots(
-        len(sizes), len(judges), figsize=(5.2 * len(judges), 4.2 * len(sizes)), squeeze=False, sharey=True
+        len(rows), len(judges), figsize=(5.2 * len(judges), 4.2 * len(rows)), squeeze=False, sharey=True
     )
-    for row, n in enumerate(sizes):
+    middle = noises[len(noises) // 2]
+    for row, (axis, n) in enumerate(rows):
         for col, judge in enumerate(judges):
             ax = axes[row][col]
-            for noise in noises:
-                pts = sorted(
-                    (r.calls, getattr(r, metric), r.method)
-                    for r in results
-                    if (r.n, r.judge, r.noise) == (n, judge, noise)
-                )
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", label=f"noise {noise:g}", alpha=0.8)
-                if noise == noises[len(noises) // 2]:
-                    for calls, value, method in pts:
-                        ax.annotate(method, (calls, value), fontsize=6, xytext=(3, 2), textcoords="offset points")
-            ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-            ax.set_title(f"N={n}, judge={judge}", fontsize=9)
-            ax.set_xlabel("judge calls per group")
+            if axis == "calls":
+                _calls_panel(ax, [r for r in results if (r.n, r.judge) == (n, judge)], noises, metric)
+                ax.set_title(f"N={n}, judge={judge}", fontsize=9)
+            else:
+                cell = [r for r in results if (r.n, r.judge, r.noise) == (n, judge, middle)]
+                _tokens_panel(ax, cell, by_method, metric)
+                ax.set_title(f"N={n}, judge={judge}, noise {middle:g}: judge prompt tokens", fontsize=9)
             ax.grid(alpha=0.3)
             if col == 0:
                 ax.set_ylabel(metric.replace("_", " "))
@@ -90,3 +95,39 @@ def plot_frontier(results: Sequence[CellResult], path: str | Path, metric: str =
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def _log2_axis(ax: Any) -> None:
+    import matplotlib.ticker
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def _calls_panel(ax: Any, cell: Sequence[CellResult], noises: Sequence[float], metric: str) -> None:
+    for noise in noises:
+        pts = sorted((r.calls, getattr(r, metric), r.method) for r in cell if r.noise == noise)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", label=f"noise {noise:g}", alpha=0.8)
+        if noise == noises[len(noises) // 2]:
+            for calls, value, method in pts:
+                ax.annotate(method, (calls, value), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    _log2_axis(ax)
+    ax.set_xlabel("judge calls per group")
+
+
+def _tokens_panel(ax: Any, cell: Sequence[CellResult], by_method: dict[tuple[str, int], TokenRow], metric: str) -> None:
+    for r in cell:
+        t = by_method.get((r.method, r.n))
+        if t is None:
+            continue
+        y = getattr(r, metric)
+        ax.plot([t.uncached_tokens, t.prompt_tokens], [y, y], "-", color="0.7", linewidth=1)
+        ax.plot([t.prompt_tokens], [y], "o", color="C0", alpha=0.8)
+        ax.plot([t.uncached_tokens], [y], "o", markerfacecolor="none", color="C1", alpha=0.9)
+        ax.annotate(r.method, (t.prompt_tokens, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.plot([], [], "o", color="C0", label="prompt tokens")
+    ax.plot([], [], "o", markerfacecolor="none", color="C1", label="left to prefill (prefix cache)")
+    ax.set_xscale("log")
+    ax.set_xlabel("judge prompt tokens per group")
+    ax.legend(fontsize=6, loc="lower right")

@@ -20,8 +20,11 @@ __all__ = ["register"]
 def _bench(args: argparse.Namespace) -> int:
     if args.train:
         return _bench_train(args)
+    if args.tokens:
+        return _bench_tokens(args)
     from verl_arena.bench import format_tables, plot_frontier, run_bench
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS
+    from verl_arena.bench.tokens import format_tokens
 
     start = time.perf_counter()
     progress = None if args.quiet or args.json else (lambda cell: print(f"running {cell}", file=sys.stderr))
@@ -34,6 +37,7 @@ def _bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=progress,
     )
+    tokens = [] if args.no_tokens else _token_rows(args, args.methods or DEFAULT_METHODS, progress)
     elapsed = time.perf_counter() - start
     legend = (
         "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
@@ -41,8 +45,53 @@ def _bench(args: argparse.Namespace) -> int:
         "(shared first places count fractionally);\ncalls, shown, depth: judge calls, candidates shown to the "
         "judge over those calls (what it reads), and sequential waves, per group."
     )
-    text = f"{format_tables(results)}\n{legend}\n{len(results)} cells in {elapsed:.1f} s"
-    return _report(args, elapsed, "results", results, text, plot_frontier)
+    text = f"{format_tables(results)}\n{legend}\n"
+    if tokens:
+        text += f"\n{format_tokens(tokens)}\n{_TOKENS_LEGEND}\n"
+    text += f"{len(results)} cells in {elapsed:.1f} s"
+    if args.json:
+        print_json({"elapsed_s": round(elapsed, 2), "results": [r.to_dict() for r in results],
+                    "tokens": [r.to_dict() for r in tokens]})  # fmt: skip
+    else:
+        print(text)
+    if args.plot:
+        plot_frontier(results, args.plot, tokens=tokens or None)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+_TOKENS_LEGEND = (
+    "requests: judge requests per group (both orders of a pair); prompt tok: judge prompt tokens per group; "
+    "cacheable: the share a prefix cache\ncan serve (each request reuses the longest prefix, in whole blocks of 16 "
+    "tokens, it shares with an earlier request of its group);\nuncached: what the judge must prefill; x SSE: "
+    "relative to seeded single elimination."
+)
+
+
+def _token_rows(args: argparse.Namespace, methods: Sequence[str], progress: Callable[[str], None] | None) -> list[Any]:
+    from verl_arena.bench.tokens import run_token_bench
+
+    return run_token_bench(
+        methods=methods,
+        sizes=args.sizes or [8, 16],
+        groups=args.token_groups,
+        seed=args.seed,
+        tokenizer=args.tokenizer,
+        answer_chars=args.answer_chars,
+        path_chars=args.path_chars,
+        progress=progress,
+    )
+
+
+def _bench_tokens(args: argparse.Namespace) -> int:
+    from verl_arena.bench.tokens import TOKEN_METHODS, format_tokens, plot_tokens
+
+    start = time.perf_counter()
+    progress = None if args.quiet or args.json else (lambda what: print(f"running {what}", file=sys.stderr))
+    rows = _token_rows(args, args.methods or TOKEN_METHODS, progress)
+    elapsed = time.perf_counter() - start
+    text = f"{format_tokens(rows)}\n{_TOKENS_LEGEND}\n{len(rows)} rows in {elapsed:.1f} s"
+    return _report(args, elapsed, "tokens", rows, text, plot_tokens)
 
 
 def _report(
@@ -186,6 +235,24 @@ def register(sub: Any) -> None:
     bench.add_argument("--json", action="store_true", help="print JSON instead of tables")
     bench.add_argument("--plot", metavar="FILE.png", help="draw the results (needs matplotlib)")
     bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    tokens = bench.add_argument_group(
+        "judge cost in tokens",
+        "every topology through the real judge stack against the mock judge over loopback HTTP, on groups of travel "
+        "plans; every request tokenized with a real tokenizer: prompt tokens per group and the share a prefix cache "
+        "can serve (run with the fidelity tables unless --no-tokens; its tokens join the plot)",
+    )
+    tokens.add_argument("--tokens", action="store_true", help="run only the token bench")
+    tokens.add_argument("--no-tokens", action="store_true", help="skip the token bench")
+    tokens.add_argument("--token-groups", type=int, default=4, help="travel groups per method and size (4)")
+    tokens.add_argument(
+        "--tokenizer",
+        choices=["auto", "qwen", "tiny"],
+        default="auto",
+        help="qwen: Qwen's BPE (pip install 'verl-arena[tokens]'); tiny: a small BPE trained offline; auto: qwen "
+        "where installed, else tiny (auto)",
+    )
+    tokens.add_argument("--answer-chars", type=int, default=1000, help="characters of each plan's answer (1000)")
+    tokens.add_argument("--path-chars", type=int, default=2000, help="characters of each plan's process (2000)")
     train = bench.add_argument_group(
         "training efficacy (--train)",
         "a simulated policy-gradient loop: a softmax policy over answers of hidden quality per prompt, trained with "

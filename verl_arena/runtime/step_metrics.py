@@ -43,6 +43,10 @@ STEP_METRICS = {
     "arena/length_corr": "mean Spearman correlation of reward with answer length in a group (rising: length hacking)",
     "arena/prompt_tokens": "judge prompt tokens",
     "arena/completion_tokens": "judge completion tokens",
+    "arena/cached_tokens": "judge prompt tokens the judge server served from its prefix cache (vLLM, SGLang and some "
+    "APIs report them)",
+    "arena/cached_token_share": "cached over prompt tokens: what prefix caching saved of the judge's prefill (0 when "
+    "the server reports nothing)",
     "arena/forfeits": "rollouts that broke the judge and lost for it",
     "arena/no_answer": "rollouts without a final answer",
     "arena/duplicates": "rollouts delivered again",
@@ -62,6 +66,7 @@ _GROUP_SUMS = {
     "arena/drop_guarded_groups": "drop_guarded",
     "arena/prompt_tokens": "prompt_tokens",
     "arena/completion_tokens": "completion_tokens",
+    "arena/cached_tokens": "cached_tokens",
 }
 _MEMBER_SUMS = {
     "arena/forfeits": "forfeit",
@@ -108,6 +113,8 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     out["arena/dropped_groups"] = float(sum(bool(g.drop) for g in ranked))
     for name, reason in (("arena/judge_fault_groups", "judge_fault"), ("arena/saturated_groups", "saturated")):
         out[name] = float(sum(g.void_reason == reason for g in ranked))
+    prompt = out["arena/prompt_tokens"]
+    out["arena/cached_token_share"] = out["arena/cached_tokens"] / prompt if prompt else 0.0
     out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
     corrs = [g.length_corr for g in ranked if g.length_corr is not None]

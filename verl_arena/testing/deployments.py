@@ -4,19 +4,22 @@
 
 A deployment counts tokens its own way (``bytes_per_token``), refuses prompts beyond its context, takes longer on long
 prompts, may think aloud before its verdict (quoting the candidates), may quote a candidate after its verdict, and
-cuts whatever it writes at ``max_tokens``. None of this needs a model: the verdict itself still comes from the lexical
-judge. The shapes are what providers and self-hosted servers do; the words are ours.
+cuts whatever it writes at ``max_tokens``; with prefix caching it reuses the leading blocks of tokens a prompt shares
+with earlier ones (:func:`token_stream` is what it caches). None of this needs a model: the verdict itself still
+comes from the lexical judge. The shapes are what providers and self-hosted servers do; the words are ours.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Shaping", "blocks", "garbage", "overflow_message", "shape_reply", "tokens"]
+__all__ = ["Shaping", "blocks", "garbage", "overflow_message", "shape_reply", "token_stream", "tokens"]
 
 _BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
 _ANSWER = re.compile(r"\n\[(?:Final answer|最终答案)\]\n(.*)\Z", re.S)
@@ -59,9 +62,22 @@ def tokens(text: str, bytes_per_token: float) -> int:
     return math.ceil(len(text.encode("utf-8", "surrogatepass")) / bytes_per_token)
 
 
+def token_stream(messages: Sequence[Mapping[str, Any]], bytes_per_token: float) -> list[str | bytes]:
+    """A chat prompt as the deployment's tokens, for its prefix cache: each message's role, then its content in
+    pieces of ``bytes_per_token`` bytes (rounded up), so two prompts share tokens exactly as far as they share
+    bytes, to the piece."""
+    step = max(1, math.ceil(bytes_per_token))
+    out: list[str | bytes] = []
+    for m in messages:
+        data = str(m.get("content", "")).encode("utf-8", "surrogatepass")
+        out.append(str(m.get("role", "")))
+        out += [data[i : i + step] for i in range(0, len(data), step)]
+    return out
+
+
 def blocks(prompt: str) -> dict[str, str]:
     """The candidate blocks of one of our prompts: label (``A``, ``B``, ``1``...) -> the block's text."""
-    return {label: body for label, _nonce, body in _BLOCK.findall(prompt)}
+    return {label: body for label, _tag, body in _BLOCK.findall(prompt)}
 
 
 def _answer(block: str) -> str:

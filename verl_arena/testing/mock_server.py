@@ -14,7 +14,10 @@ refuses, a judge that a candidate's text derails into an empty, off-schema or ov
 It can also behave like a real deployment (:mod:`~verl_arena.testing.deployments`): a context window it refuses to
 exceed (HTTP 400), latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge
 that thinks aloud (quoting the candidates) before its verdict or quotes candidate B after it, and replies cut at
-``max_tokens``. ``GET /v1/models`` and ``GET /health`` answer too; ``GET /stats`` reports what was served.
+``max_tokens``. Like vLLM and SGLang with prefix caching on, it keeps the leading blocks (16 of its tokens each) of
+the prompts it has answered and reports in ``usage.prompt_tokens_details.cached_tokens`` how much of each prompt
+they served (:mod:`~verl_arena.testing.prefix_cache`). ``GET /v1/models`` and ``GET /health`` answer too; ``GET
+/stats`` reports what was served.
 
 Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
 code) or as its own process (``verl-arena mock-judge``).
@@ -37,8 +40,9 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
-from verl_arena.testing.deployments import Shaping, blocks, garbage, overflow_message, shape_reply, tokens
+from verl_arena.testing.deployments import Shaping, blocks, garbage, overflow_message, shape_reply, token_stream, tokens
 from verl_arena.testing.lexical import lexical_reply
+from verl_arena.testing.prefix_cache import PrefixCache
 
 __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints"]
 
@@ -76,6 +80,8 @@ class MockJudgeConfig:
         capacity: requests it works on at once; the rest queue (``None``: no limit).
         thinking: reasoning tokens written (inside ``<think>``, quoting the candidates) per prompt token.
         quote_b: quote candidate B's answer after the verdict.
+        prefix_cache_blocks: blocks of 16 tokens its prefix cache keeps (0: no prefix caching, ``cached_tokens``
+            is always 0).
     """
 
     latency: str | float = 0.0
@@ -94,6 +100,7 @@ class MockJudgeConfig:
     capacity: int | None = None
     thinking: float = 0.0
     quote_b: bool = False
+    prefix_cache_blocks: int = 16_384
 
     def __post_init__(self) -> None:
         unknown = (set(self.faults) | set(self.plan) | set(self.triggers.values())) - set(FAULTS) - {"ok"}
@@ -138,8 +145,14 @@ class MockJudgeServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.largest_prompt_tokens = 0
+        self.served_prompt_tokens = 0
+        self.served_cached_tokens = 0
         self._capacity = asyncio.Semaphore(self.config.capacity) if self.config.capacity else None
         self._shaping = Shaping(self.config.bytes_per_token, self.config.thinking, self.config.quote_b)
+        blocks_kept = self.config.prefix_cache_blocks
+        self.prefix_cache = PrefixCache(capacity=blocks_kept) if blocks_kept > 0 else None
+        #: set to a list to record every request's messages in arrival order (the token bench does)
+        self.recording: list[list[dict[str, Any]]] | None = None
 
     @property
     def base_url(self) -> str:
@@ -209,6 +222,8 @@ class MockJudgeServer:
             body = await request.json()
             self.recent.append({**body, "authorization": request.headers.get("Authorization")})
             messages = body.get("messages") or []
+            if self.recording is not None:
+                self.recording.append(list(messages))
             user = next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
             # the re-ask turn carries no prompt of its own: answer the original prompt
             prompts = [m.get("content", "") for m in messages if m.get("role") == "user"]
@@ -245,7 +260,8 @@ class MockJudgeServer:
                 content, finish = garbage(max_tokens, len(prompt), self.config.bytes_per_token), "length"
             else:
                 content, finish = shape_reply(content, prompt, prompt_tokens, max_tokens, self._shaping)
-            return web.json_response(self._completion(body, prompt_tokens, content, finish))
+            cached = self._cached(messages, prompt_tokens)
+            return web.json_response(self._completion(body, prompt_tokens, content, finish, cached))
         finally:
             self.in_flight -= 1
 
@@ -277,7 +293,19 @@ class MockJudgeServer:
             return web.Response(text='{"choices": [', content_type="application/json")
         return None
 
-    def _completion(self, body: dict[str, Any], prompt_tokens: int, content: str, finish: str) -> dict[str, Any]:
+    def _cached(self, messages: list[dict[str, Any]], prompt_tokens: int) -> int:
+        """Prompt tokens its prefix cache serves for ``messages`` (then caches them), counted in ``/stats``."""
+        self.served_prompt_tokens += prompt_tokens
+        if self.prefix_cache is None:
+            return 0
+        served = self.prefix_cache.serve(token_stream(messages, self.config.bytes_per_token))
+        cached = min(served, max(0, prompt_tokens - 1))
+        self.served_cached_tokens += cached
+        return cached
+
+    def _completion(
+        self, body: dict[str, Any], prompt_tokens: int, content: str, finish: str, cached: int = 0
+    ) -> dict[str, Any]:
         completion_tokens = tokens(content, self.config.bytes_per_token)
         return {
             "id": f"mock-{time.monotonic_ns()}",
@@ -289,7 +317,7 @@ class MockJudgeServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": 0},
+                "prompt_tokens_details": {"cached_tokens": cached},
             },
         }
 
@@ -300,9 +328,9 @@ class MockJudgeServer:
         return web.json_response({"status": "down" if self.config.down else "ok"})
 
     async def _stats(self, request: web.Request) -> web.Response:
-        return web.json_response(
-            {"served": dict(self.served), "max_in_flight": self.max_in_flight, "config": asdict(self.config)}
-        )
+        tokens_served = {"prompt_tokens": self.served_prompt_tokens, "cached_tokens": self.served_cached_tokens}
+        stats = {"served": dict(self.served), "max_in_flight": self.max_in_flight, "tokens": tokens_served}
+        return web.json_response({**stats, "config": asdict(self.config)})
 
 
 class MockJudgeThread:

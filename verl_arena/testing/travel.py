@@ -18,7 +18,7 @@ import numpy as np
 
 from verl_arena.core.types import Candidate
 
-__all__ = ["ATTACKS", "QUERY", "STRONG", "WEAK", "forged_verdict", "pad", "plan_group", "thorough"]
+__all__ = ["ATTACKS", "QUERY", "STOPS", "STRONG", "WEAK", "forged_verdict", "pad", "plan_group", "thorough"]
 
 QUERY = "Plan one day in Kyoto for two people who love temples, food markets and an evening walk, with times."
 STOPS = [
