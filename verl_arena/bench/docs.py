@@ -51,9 +51,45 @@ judge, whose score levels it also reads), and ahead of every pairwise topology o
 Tournament-GRPO's `select` over four candidates it is ahead at low and middle noise and level at the highest, while the
 judge reads about half as many candidates (`shown`). With a judge that names only winners (`winner`), its margins
 are +-1 and it does about as well as Swiss: its lead comes from the scores. `shown` counts the candidates the judge
-reads over a group's calls, which is what prompt tokens scale with.
+reads over a group's calls, which is what prompt tokens scale with. The plot's second row for each group size puts
+the same fidelity (middle noise level) against the judge prompt tokens a group costs (filled) and what is left to
+prefill once a prefix cache has served its share (hollow), from the token bench below.
 
-![fidelity against judge calls](frontier.png)
+![fidelity against judge calls and prompt tokens](frontier.png)
+"""
+
+_TOKENS = """\
+## Judge cost in tokens (`verl-arena bench --tokens`)
+
+Calls are the wrong unit of cost: a listwise call reads eight candidates, a pairwise judgment with order swapping is two
+requests, and a self-hosted judge (vLLM, SGLang) spends its time prefilling prompts. This bench runs every topology
+through the real judge stack (templates, prompt budget, order swapping) against the mock judge over loopback HTTP, on
+groups of travel plans (each plan about 1,000 characters of answer after 2,000 of process, so nothing is cut), records
+every request in arrival order and tokenizes it as a ChatML server prefills it, with Qwen's BPE when the `tokens`
+extra is installed (the table names the tokenizer). `cacheable` is the share a prefix cache can serve: each request
+reuses the longest prefix, in whole blocks of 16 tokens (vLLM's default block size), that it shares with an earlier
+request of its group, counted as if concurrent requests arrived one after the other, so it is what a cache can serve
+at best. Every prompt puts what a group's requests share first (instructions, criteria, query, rubric items, answer
+key), then the candidates, then the reply format with the judgment's own `verdict_id`; so a request reuses the shared
+head and, when an earlier request showed the same candidate first, that candidate's block. Before this layout, the
+candidate markers carried a nonce per judgment and the shared prefix ended at the first marker: the same bench then
+found 13-35% cacheable for the pairwise topologies (seeded single elimination 19.5% at N=8, round robin 13.6%),
+against 30-53% now (44% and 47%).
+
+What counting tokens changes. *Listwise* stays by far the cheapest, but by much less than its calls say: one call for
+eight candidates is a fourteenth of seeded single elimination's judgments at N=8, about a ninth of its prompt tokens,
+and a fifth of what is left to prefill, since a single request has nothing to share (at N=16, a fifth of the tokens
+and a third uncached). *Tournament-GRPO's `multi_round`* with groups of two looks twice as dear as seeded single
+elimination by calls, but its `select` calls are single requests, not order-swapped pairs: it reads about 15% fewer
+tokens and, sharing as much as the pairwise topologies, leaves a fifth to a third less to prefill. With groups of four
+(`multi_round/G4`) its few calls each read four candidates and share little beyond the head, so once a prefix cache
+works it costs as much prefill as seeded single elimination. *Round robin's* many calls share the most (about half
+of its tokens are cacheable, every candidate opens N-1 requests), which softens its quadratic cost but does not
+remove it: at N=16 it still leaves about 3.5 times seeded single elimination's prefill. *Anchor* gains least from
+the cache (only the requests that show the anchor first share more than the head). In the frontier plot the
+pairwise topologies keep their order, `multi_round` moves left of seeded single elimination, `listwise` moves towards
+the others, and `multi_round/G4`, cheaper than seeded single elimination in calls and in prompt tokens, costs as much
+once the cache has served its share.
 """
 
 _TRAINING = """\
@@ -152,6 +188,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
     from verl_arena.bench.report import format_tables, plot_frontier
     from verl_arena.bench.speed import format_speed, run_core_speed
+    from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
     from verl_arena.bench.training import format_training, plot_training, run_training_bench
 
     say = progress or (lambda _: None)
@@ -165,7 +202,8 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         return value
 
     fidelity = timed("bench", run_bench)
-    plot_frontier(fidelity, str(Path(out_dir) / "frontier.png"))
+    tokens = timed("bench --tokens", run_token_bench)
+    plot_frontier(fidelity, str(Path(out_dir) / "frontier.png"), tokens=tokens)
     training = timed("bench --train", lambda: run_training_bench(progress=say))
     plot_training(training, str(Path(out_dir) / "training.png"))
     core = timed("bench-core", run_core_speed)
@@ -183,6 +221,8 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         "",
         _FIDELITY,
         _code(format_tables(fidelity), f"{len(fidelity)} cells in {timings['bench']:.1f} s"),
+        _TOKENS,
+        _code(format_tokens(tokens), TOKENS_LEGEND, f"{len(tokens)} rows in {timings['bench --tokens']:.1f} s"),
         _TRAINING,
         _code(format_training(training), f"{len(training)} training runs in {timings['bench --train']:.1f} s"),
         _JUDGE,

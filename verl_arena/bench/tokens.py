@@ -37,6 +37,7 @@ from verl_arena.testing.prefix_cache import PrefixCache
 from verl_arena.testing.travel import QUERY, STOPS, thorough
 
 __all__ = [
+    "TOKENS_LEGEND",
     "TOKEN_METHODS",
     "TokenRow",
     "format_tokens",
@@ -46,6 +47,13 @@ __all__ = [
     "travel_group",
 ]
 
+#: what the columns of :func:`format_tokens` mean
+TOKENS_LEGEND = (
+    "requests: judge requests per group (both orders of a pair); prompt tok: judge prompt tokens per group; "
+    "cacheable: the share a prefix cache\ncan serve (each request reuses the longest prefix, in whole blocks of 16 "
+    "tokens, it shares with an earlier request of its group);\nuncached: what the judge must prefill; x SSE: "
+    "relative to seeded single elimination (prompt tokens, uncached tokens)."
+)
 #: the fidelity bench's methods that ask an LLM judge (pointwise scoring has no judge template)
 TOKEN_METHODS = tuple(m for m in DEFAULT_METHODS if METHODS.get(m).topology is not None)
 

@@ -24,7 +24,7 @@ def _bench(args: argparse.Namespace) -> int:
         return _bench_tokens(args)
     from verl_arena.bench import format_tables, plot_frontier, run_bench
     from verl_arena.bench.fidelity import DEFAULT_JUDGES, DEFAULT_METHODS
-    from verl_arena.bench.tokens import format_tokens
+    from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens
 
     start = time.perf_counter()
     progress = None if args.quiet or args.json else (lambda cell: print(f"running {cell}", file=sys.stderr))
@@ -47,7 +47,7 @@ def _bench(args: argparse.Namespace) -> int:
     )
     text = f"{format_tables(results)}\n{legend}\n"
     if tokens:
-        text += f"\n{format_tokens(tokens)}\n{_TOKENS_LEGEND}\n"
+        text += f"\n{format_tokens(tokens)}\n{TOKENS_LEGEND}\n"
     text += f"{len(results)} cells in {elapsed:.1f} s"
     if args.json:
         print_json({"elapsed_s": round(elapsed, 2), "results": [r.to_dict() for r in results],
@@ -58,14 +58,6 @@ def _bench(args: argparse.Namespace) -> int:
         plot_frontier(results, args.plot, tokens=tokens or None)
         print(f"wrote {args.plot}", file=sys.stderr)
     return 0
-
-
-_TOKENS_LEGEND = (
-    "requests: judge requests per group (both orders of a pair); prompt tok: judge prompt tokens per group; "
-    "cacheable: the share a prefix cache\ncan serve (each request reuses the longest prefix, in whole blocks of 16 "
-    "tokens, it shares with an earlier request of its group);\nuncached: what the judge must prefill; x SSE: "
-    "relative to seeded single elimination."
-)
 
 
 def _token_rows(args: argparse.Namespace, methods: Sequence[str], progress: Callable[[str], None] | None) -> list[Any]:
@@ -84,13 +76,13 @@ def _token_rows(args: argparse.Namespace, methods: Sequence[str], progress: Call
 
 
 def _bench_tokens(args: argparse.Namespace) -> int:
-    from verl_arena.bench.tokens import TOKEN_METHODS, format_tokens, plot_tokens
+    from verl_arena.bench.tokens import TOKEN_METHODS, TOKENS_LEGEND, format_tokens, plot_tokens
 
     start = time.perf_counter()
     progress = None if args.quiet or args.json else (lambda what: print(f"running {what}", file=sys.stderr))
     rows = _token_rows(args, args.methods or TOKEN_METHODS, progress)
     elapsed = time.perf_counter() - start
-    text = f"{format_tokens(rows)}\n{_TOKENS_LEGEND}\n{len(rows)} rows in {elapsed:.1f} s"
+    text = f"{format_tokens(rows)}\n{TOKENS_LEGEND}\n{len(rows)} rows in {elapsed:.1f} s"
     return _report(args, elapsed, "tokens", rows, text, plot_tokens)
 
 
