@@ -222,3 +222,80 @@ def test_the_hosted_judge_recipe_composes_and_resolves_to_verls_router():
     assert endpoint.base_url == "http://10.0.0.5:8000/v1" and endpoint.model == "/models/Qwen3-32B"
     assert endpoint.api_key_env is None and arena.judge.rpm is None and arena.judge.tpm is None
     assert arena.judge.context_tokens == 32768 and arena.judge.tokenizer == "/models/Qwen3-32B"
+
+
+def dry_run_file(output: str, path: Path) -> object:
+    """The YAML a recipe's dry run prints for the file at ``path``."""
+    import yaml
+
+    lines = output.splitlines()
+    start = lines.index(f"[dry-run] write {path}:")
+    block = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return yaml.safe_load("\n".join(block))
+
+
+def test_the_slime_in_cluster_recipe_serves_a_frozen_judge_and_points_the_arena_at_it(tmp_path):
+    import importlib
+    import json
+    import shlex
+    from argparse import Namespace
+
+    import yaml
+    from slime_support import SLIME
+
+    from verl_arena.integrations.slime.config import arena_config
+    from verl_arena.integrations.slime.hosted import hosted_judge
+
+    output = dry_run("slime_in_cluster.sh", SAVE_DIR=str(tmp_path), JUDGE_MODEL="/models/judge", JUDGE_GPUS="4",
+                     JUDGE_TP="2")  # fmt: skip
+    models = dry_run_file(output, tmp_path / "sglang.yaml")
+    options = dry_run_file(output, tmp_path / "verl_arena.yaml")
+    cfg = arena_config(Namespace(**options))  # every arena_* key is one the adapter knows
+    assert [e.hosted for e in cfg.judge.endpoints] == ["slime:judge"] and cfg.judge.rpm is None
+    submit = next(line for line in output.splitlines() if line.startswith("[dry-run] ray job submit"))
+    command = shlex.split(submit.removeprefix("[dry-run]"))
+    env_vars = json.loads(command[command.index("--runtime-env-json") + 1])["env_vars"]
+    assert "DASHSCOPE_API_KEY" not in env_vars  # a judge the job serves needs no key
+    slime_args = command[command.index("--") + 3 :]
+
+    def value(flag: str) -> str:
+        return slime_args[slime_args.index(flag) + 1]
+
+    assert value("--sglang-config") == str(tmp_path / "sglang.yaml") and "--colocate" in slime_args
+    assert value("--custom-config-path") == str(tmp_path / "verl_arena.yaml")
+    for path in (a for a in slime_args if a.startswith("verl_arena.slime.")):
+        module, name = path.rsplit(".", 1)
+        assert callable(getattr(importlib.import_module(module), name)), path
+    if SLIME is None:
+        pytest.skip("slime's source not found: the files and flags were not checked against slime's code")
+    from slime_support import import_slime
+
+    import_slime()
+    from slime.backends.sglang_utils.sglang_config import SglangConfig
+
+    (tmp_path / "sglang.yaml").write_text(yaml.safe_dump(models))
+    args = Namespace(hf_checkpoint=value("--hf-checkpoint"), sglang_config=value("--sglang-config"),
+                     rollout_num_gpus_per_engine=int(value("--rollout-num-gpus-per-engine")),
+                     arena_judge=options["arena_judge"])  # fmt: skip
+    config = SglangConfig.from_yaml(args.sglang_config)  # slime's own reading of the file
+    for model in config.models:
+        model.resolve(args)
+    # slime checks that the file's GPUs are --rollout-num-gpus: the actor's 8, then the judge's 4 beyond them
+    assert config.total_num_gpus == int(value("--rollout-num-gpus")) == 8 + 4
+    assert [(m.name, m.update_weights) for m in config.models] == [("actor", True), ("judge", False)]
+    assert [g.num_gpus_per_engine for g in config.models[1].server_groups] == [2]
+    # the arena's judge resolves to the judge's router as slime's rollout manager records it, never the policy's
+    args.sglang_model_routers = {m.name: ("10.0.0.1", 3000 + i) for i, m in enumerate(config.models)}
+    args.sglang_router_ip, args.sglang_router_port = args.sglang_model_routers["actor"]
+    judge = hosted_judge(cfg.judge, args)
+    assert [(e.base_url, e.model) for e in judge.endpoints] == [("http://10.0.0.1:3001/v1", "/models/judge")]
+    assert judge.context_tokens == 32768
+    known = "".join(
+        (SLIME / "slime" / p).read_text() for p in ("utils/arguments.py", "backends/sglang_utils/arguments.py")
+    )
+    flags = {a for a in slime_args if a.startswith("--")} - MEGATRON_FLAGS
+    assert {f for f in flags if f'"{f}"' not in known} == set()
