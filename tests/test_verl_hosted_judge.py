@@ -71,6 +71,9 @@ def test_a_garbage_judge_hosted_by_verl_is_counted_as_failing_and_blames_nobody(
         assert steps[step]["arena/failed_judgments"] + steps[step]["arena/voided_groups"] > 0  # and it is counted
     for entry in entries:
         result = entry["result"]
-        assert not any(result["forfeited"])
+        assert not any(m["forfeited"] or (m.get("verdict") or {}).get("forfeit") for m in result["matches"])
         assert asyncio.run(replay(result)).rewards == result["rewards"]  # the match log explains every reward
-    assert sum(steps[s]["arena/prompt_tokens"] for s in (1, 2)) == stats["served"]["prompt_tokens"]
+    # the arena counted what the replica read, tracing included, except the requests it gave up on: when one order of
+    # a pair fails for good, the other order's request in flight is cancelled, and the replica finishes it unread
+    counted = sum(steps[s]["arena/prompt_tokens"] for s in (1, 2))
+    assert 0.9 * stats["served"]["prompt_tokens"] <= counted <= stats["served"]["prompt_tokens"]

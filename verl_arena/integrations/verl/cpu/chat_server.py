@@ -153,9 +153,9 @@ class ChatServer:
         else:
             completion, finish = await self._generate(prompt_ids, max_tokens, body)
             text = self.tokenizer.decode(completion, skip_special_tokens=True)
-        self._count("ok")
         self.served["prompt_tokens"] += len(prompt_ids)
         self.served["completion_tokens"] += len(completion)
+        self._count("ok")
         return {
             "id": f"chatcmpl-{self.served['ok']}",
             "object": "chat.completion",
