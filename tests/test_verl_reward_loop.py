@@ -339,7 +339,7 @@ def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
         check_trainer_config(trainer_config(cluster, url, "+reward.reward_kwargs.judge_deadline_s=60"))
     with pytest.raises(ConfigError, match=r"actor_rollout_ref.rollout.n is 1"):
         check_trainer_config(trainer_config(cluster, url, "actor_rollout_ref.rollout.n=1"))
-    with pytest.raises(ConfigError, match=r"reward.reward_model.enable=False"):
+    with pytest.raises(ConfigError, match=r"never calls the arena reward manager.*reward.custom_reward_function.path"):
         check_trainer_config(trainer_config(cluster, url, "reward.reward_model.enable=True"))
     with pytest.raises(ConfigError, match=r"algorithm.tournament.normalize"):
         check_trainer_config(trainer_config(cluster, url, "+algorithm.tournament.normalize=zscore"))
