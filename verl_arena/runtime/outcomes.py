@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.env_outcomes import env_outcome
 from verl_arena.runtime.group_filter import GroupFilter
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
@@ -52,6 +53,7 @@ class GroupSummary:
     ensemble_judgments: int = 0
     ensemble_agreement: float = 1.0
     length_corr: float | None = None
+    env_agreement: float | None = None
     drop: str = ""
     drop_guarded: bool = False
 
@@ -88,6 +90,7 @@ class GroupSummary:
             ensemble_judgments=len(agreements),
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
             length_corr=None if lengths is None or result.voided else length_reward_corr(result.rewards, lengths),
+            env_agreement=(result.details.get("env") or {}).get("agreement"),
         )
 
 
@@ -108,6 +111,9 @@ class MemberOutcome:
         position: its place among the group's members as ranked (what a group filter tells members apart by).
         wait_s: how long it waited.
         horizon: the interaction-turn limit it ran under, if the caller said.
+        env_success: 1 if its environment episode reached the goal, 0 if not, -1 if it played no environment.
+        env_turns: its episode's turns (0 without one).
+        env_error: the environment failed during its episode: it was left out of the ranking (the group's mean).
     """
 
     reward: float
@@ -123,6 +129,9 @@ class MemberOutcome:
     position: int = 0
     wait_s: float = 0.0
     horizon: int = 0
+    env_success: float = -1.0
+    env_turns: float = 0.0
+    env_error: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -182,8 +191,17 @@ def member_outcomes(
             no_answer=bool(candidates[i].meta.get("no_answer")),
             forfeit=forfeited[i],
             position=i,
+            **_env_fields(candidates[i]),
         )
         for i in range(members)
     ]
     mean = math.fsum(o.reward for o in outcomes) / len(outcomes)
     return outcomes, MemberOutcome(mean, summary, late=True)
+
+
+def _env_fields(candidate: Candidate) -> dict[str, Any]:
+    """A member's environment outcome, as :class:`MemberOutcome` reports it."""
+    played = env_outcome(candidate)
+    if played is None:
+        return {}
+    return {"env_success": float(played.success), "env_turns": float(played.turns), "env_error": bool(played.error)}

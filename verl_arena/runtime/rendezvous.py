@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.env_outcomes import EnvReward, combine, env_outcome
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
 from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
@@ -97,6 +98,9 @@ class GroupCoordinator:
         judgment_log: a JSONL file receiving every ranked group's full result (``verl-arena replay`` reads it).
         judgment_log_content: the judgment log also holds the candidates as the judge read them.
         drop_groups, drop_max_share: which groups to mark for the trainer's group filter (:class:`GroupFilter`).
+        env_reward, env_weight: how the environment outcomes of members that played one combine with the tournament
+            (:mod:`~verl_arena.runtime.env_outcomes`); a member whose environment failed is left out of the ranking
+            and gets the group's mean reward.
     """
 
     def __init__(
@@ -116,6 +120,8 @@ class GroupCoordinator:
         judgment_log_content: bool = False,
         drop_groups: DropMode = "none",
         drop_max_share: float = 0.5,
+        env_reward: EnvReward = "success_first",
+        env_weight: float = 0.5,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -132,6 +138,8 @@ class GroupCoordinator:
         self.step_metrics = StepMetrics()
         self.judgment_log = JudgmentLog(judgment_log, content=judgment_log_content) if judgment_log else None
         self.group_filter = GroupFilter(drop_groups, drop_max_share)
+        self.env_reward: EnvReward = env_reward
+        self.env_weight = env_weight
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -297,7 +305,20 @@ class GroupCoordinator:
         return Answers({m: outcome for m in group.members}, dataclasses.replace(outcome, late=True))
 
     async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
-        members = sorted(group.members, key=_member_order)
+        everyone = sorted(group.members, key=_member_order)
+        outcomes_of = {m: env_outcome(group.members[m]) for m in everyone}
+        env_failed = [m for m in everyone if (o := outcomes_of[m]) is not None and o.error]
+        members = [m for m in everyone if m not in env_failed]
+        if env_failed:
+            logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
+        answers = await self._rank_members(group_id, group, members, incomplete)
+        if not env_failed:
+            return answers
+        # the environment's failure is nobody's fault: the group's mean reward, flagged
+        failed = dataclasses.replace(answers.late, late=False, env_error=True)
+        return Answers({**answers.members, **dict.fromkeys(env_failed, failed)}, answers.late)
+
+    async def _rank_members(self, group_id: str, group: _Pending, members: list[str], incomplete: bool) -> Answers:
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s", group_id, len(members), group.expected,
@@ -305,6 +326,7 @@ class GroupCoordinator:
             )  # fmt: skip
         if len(members) < 2 or (incomplete and self.incomplete == "zero"):
             return self._zero(group, incomplete=incomplete)
+        played = [env_outcome(group.members[m]) for m in members]
         candidates = [group.members[m] for m in members]
         if group.reference is not None:
             candidates.append(group.reference)
@@ -313,6 +335,8 @@ class GroupCoordinator:
             anchor = members.index(group.anchors[0]) if group.anchors else 0
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
+        if all(o is not None for o in played):
+            result = combine(result, [o for o in played if o is not None], self.env_reward, self.env_weight)
         if self.judgment_log is not None:
             try:
                 await self.judgment_log.write(group.query, result, candidates, step=group.step)

@@ -55,6 +55,11 @@ STEP_METRICS = {
     "arena/wait_s_mean": "mean seconds a rollout waited for its group's result",
     "arena/wait_s_max": "longest such wait",
     "arena/horizon": "interaction-turn limit of the step's rollouts (ScalingInter-RL curriculum)",
+    "env/success_rate": "with arena_env_agent: share of episodes that reached the goal (environment failures aside)",
+    "env/turns": "with arena_env_agent: mean turns per episode",
+    "env/errors": "with arena_env_agent: episodes the environment's failure ended (left out of their group's ranking)",
+    "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
+    "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
 }
 
 _GROUP_SUMS = {
@@ -129,6 +134,15 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     out["arena/wait_s_mean"] = math.fsum(waits) / len(waits)
     out["arena/wait_s_max"] = max(waits)
     out["arena/horizon"] = float(max(o.horizon for _, o in answers))
+    played = [o for _, o in answers if o.env_success >= 0]
+    if played:  # rollouts that played an environment (arena_env_agent)
+        finished = [o for o in played if not o.env_error]
+        out["env/success_rate"] = math.fsum(o.env_success for o in finished) / len(finished) if finished else 0.0
+        out["env/turns"] = math.fsum(o.env_turns for o in played) / len(played)
+        out["env/errors"] = float(sum(o.env_error for o in played))
+        agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
+        if agreements:
+            out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     return out
 
 

@@ -33,7 +33,7 @@ from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
 
 from verl_arena.integrations.verl.config import HorizonSchedule
 
-__all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy"]
+__all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy", "horizon_at"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,24 @@ def _plain(node: Any) -> Any:
 def greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
     """The same sampling parameters, greedy."""
     return {**sampling_params, "temperature": 0.0, "top_p": 1.0, "top_k": -1}
+
+
+def horizon_at(options: Any, kwargs: dict[str, Any]) -> int:
+    """The horizon curriculum's turn limit for the row in ``kwargs`` (0: no curriculum); validation rows get the last.
+
+    Args:
+        options: ``reward.reward_kwargs`` of the trainer config.
+        kwargs: the agent loop's row (``extra_info``, ``global_steps``).
+    """
+    schedule = options.get("horizon")
+    if not schedule:
+        return 0
+    schedule = HorizonSchedule.model_validate(_plain(schedule))
+    extra = kwargs.get("extra_info") or {}
+    split = extra.get(options.get("split_key", "split")) if hasattr(extra, "get") else None
+    splits = options.get("validation_splits") or ["test", "val", "validation", "eval"]
+    step = None if split is not None and str(split) in splits else kwargs.get("global_steps")
+    return schedule.at(None if step is None else int(step))
 
 
 class _AnchorMixin:
@@ -91,16 +109,7 @@ class ArenaToolAgentLoop(_AnchorMixin, ToolAgentLoop):
 
     def _horizon(self, kwargs: dict[str, Any]) -> int:
         """The assistant-turn limit of this trajectory (0: no curriculum)."""
-        options = self._arena_options()
-        schedule = options.get("horizon")
-        if not schedule:
-            return 0
-        schedule = HorizonSchedule.model_validate(_plain(schedule))
-        extra = kwargs.get("extra_info") or {}
-        split = extra.get(options.get("split_key", "split")) if hasattr(extra, "get") else None
-        splits = options.get("validation_splits") or ["test", "val", "validation", "eval"]
-        step = None if split is not None and str(split) in splits else kwargs.get("global_steps")
-        return schedule.at(None if step is None else int(step))
+        return horizon_at(self._arena_options(), kwargs)
 
     def _build_assistant_message(self, content: str, agent_data: Any) -> dict[str, Any]:
         message = super()._build_assistant_message(content, agent_data)

@@ -38,6 +38,9 @@ INFO_KEYS = (
     "arena_forfeit",
     "arena_horizon",
     "arena_filter",
+    "arena_env_success",
+    "arena_env_turns",
+    "arena_env_error",
 )
 
 
@@ -68,7 +71,14 @@ INFO_DESCRIPTIONS = {
     "arena_horizon": "the interaction-turn limit the rollout ran under (0: no curriculum)",
     "arena_filter": "what verl's group filter reads (algorithm.filter_groups.metric=arena_filter): 0 for every member "
     "of a group drop_groups marks, 1 + the member's position otherwise, so only marked groups have no spread",
+    "arena_env_success": "with arena_env_agent: 1 if the episode reached the environment's goal, 0 if not, -1 if the "
+    "rollout played no environment",
+    "arena_env_turns": "with arena_env_agent: the episode's turns",
+    "arena_env_error": "1 if the environment failed during the episode (left out of the ranking: the group's mean)",
 }
+
+
+_DEFAULTS = {"arena_env_success": -1.0}  # no environment played
 
 
 def zero_info(**values: float) -> dict[str, float]:
@@ -76,7 +86,7 @@ def zero_info(**values: float) -> dict[str, float]:
     unknown = set(values) - set(INFO_KEYS)
     if unknown:
         raise KeyError(f"unknown info keys {sorted(unknown)}")
-    return {k: float(values.get(k, 0.0)) for k in INFO_KEYS}
+    return {k: float(values.get(k, _DEFAULTS.get(k, 0.0))) for k in INFO_KEYS}
 
 
 def columns(outcome: MemberOutcome) -> dict[str, float]:
@@ -103,6 +113,9 @@ def columns(outcome: MemberOutcome) -> dict[str, float]:
         arena_completion_tokens=g.completion_tokens,
         arena_wait_s=outcome.wait_s,
         arena_forfeit=outcome.forfeit,
+        arena_env_success=outcome.env_success,
+        arena_env_turns=outcome.env_turns,
+        arena_env_error=outcome.env_error,
         arena_horizon=outcome.horizon,
         arena_filter=0.0 if g.drop else 1.0 + outcome.position,
     )

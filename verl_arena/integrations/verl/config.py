@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.environments.client import EnvConfig
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -82,6 +83,12 @@ class ArenaRewardConfig(ArenaOptions):
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
+        env: the environment server ``arena_env_agent`` plays episodes on (see
+            :class:`~verl_arena.environments.client.EnvConfig`).
+        env_reward: how an episode's outcome combines with the tournament: ``"tournament"`` (reported only),
+            ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
+            ``"weighted"`` (see :mod:`~verl_arena.runtime.env_outcomes`).
+        env_weight: the environment reward's weight with ``env_reward=weighted``.
     """
 
     anchor: Literal["greedy", "first", "data"] = "greedy"
@@ -97,6 +104,9 @@ class ArenaRewardConfig(ArenaOptions):
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
+    env: EnvConfig | None = None
+    env_reward: Literal["tournament", "success_first", "weighted"] = "success_first"
+    env_weight: float = Field(default=0.5, ge=0, le=1)
 
 
 class TournamentAdvantageConfig(BaseModel):

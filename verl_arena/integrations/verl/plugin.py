@@ -27,7 +27,7 @@ from verl.experimental.reward_loop.reward_manager import register as register_re
 from verl.trainer.ppo.core_algos import register_adv_est
 
 from verl_arena._version import __version__
-from verl_arena.integrations.verl import agent_loops  # noqa: F401 - registers the agent loops
+from verl_arena.integrations.verl import agent_loops, env_agent  # noqa: F401 - registers the agent loops
 from verl_arena.integrations.verl.estimator import compute_tournament_advantage
 from verl_arena.integrations.verl.reward_manager import ArenaRewardManager
 from verl_arena.integrations.verl.step_logging import install as install_step_metrics
@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 ADVANTAGE_ESTIMATOR = "tournament"
 REWARD_MANAGER = "arena"
-AGENT_LOOPS = ("arena_tool_agent", "arena_single_turn_agent")
+AGENT_LOOPS = ("arena_tool_agent", "arena_single_turn_agent", "arena_env_agent")
 
 register_adv_est(ADVANTAGE_ESTIMATOR)(compute_tournament_advantage)
 register_reward_manager(REWARD_MANAGER)(ArenaRewardManager)

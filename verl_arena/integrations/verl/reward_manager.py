@@ -18,6 +18,7 @@ runs never share them) and live as long as that worker.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import itertools
 import logging
@@ -42,6 +43,7 @@ from verl_arena.integrations.verl.trajectory import (
 )
 from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
 from verl_arena.runtime.deadlines import member_patience
+from verl_arena.runtime.env_outcomes import ENV_META
 from verl_arena.runtime.pool import JudgePool
 
 __all__ = ["ArenaRewardManager", "check_trainer_config"]
@@ -152,6 +154,8 @@ class ArenaRewardManager(RewardManagerBase):
             judgment_log_content=arena.judgment_log_content,
             drop_groups=arena.drop_groups,
             drop_max_share=arena.drop_max_share,
+            env_reward=arena.env_reward,
+            env_weight=arena.env_weight,
         )
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
@@ -196,6 +200,8 @@ class ArenaRewardManager(RewardManagerBase):
     async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> _Answer:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
         extra = extra if hasattr(extra, "get") else {}
+        if "env_success" in extra:  # an arena_env_agent episode: its outcome rides with the candidate
+            candidate = dataclasses.replace(candidate, meta={**candidate.meta, ENV_META: env_meta(extra)})
         anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor"))
         step = scalar(non_tensor.get("global_steps"))
         if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
@@ -250,3 +256,13 @@ class ArenaRewardManager(RewardManagerBase):
             arena_order_disagreement=float(bool(verdict.meta.get("orders_disagree"))),
             arena_forfeit=float(bool(verdict.forfeit) and "a" in verdict.forfeit),
         )
+
+
+def env_meta(extra: Any) -> dict[str, Any]:
+    """An episode's outcome from the extra fields ``arena_env_agent`` recorded."""
+    return {
+        "reward": float(extra.get("env_reward") or 0.0),
+        "success": bool(extra.get("env_success")),
+        "turns": int(extra.get("env_turns") or 0),
+        "error": str(extra.get("env_error") or ""),
+    }

@@ -1,0 +1,235 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The client side of an AgentGym-protocol environment server: episodes over HTTP, through an adapter.
+
+An environment server keeps episodes by id: ``create`` opens one, ``reset`` picks its task (``data_idx``), ``step``
+plays one action and answers the observation, the reward and whether the episode is done, ``close`` frees it. Servers
+differ in small ways, which an :class:`EnvAdapter` absorbs: route prefixes (``/maze/create``), bare values instead of
+objects (an integer id, an observation string, an ``[observation, reward, done]`` list), and how an action is read
+from the model's text (text games take the last ``Action:`` line). Adapters are registered by name
+(:data:`ADAPTERS`); ``generic`` is configured entirely by :class:`EnvConfig`.
+
+Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``) raises
+:class:`EnvError` with a reason: the episode ends as the environment's failure, never as the policy's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "ADAPTERS",
+    "EnvAdapter",
+    "EnvClient",
+    "EnvConfig",
+    "EnvError",
+    "Step",
+    "env_config",
+    "last_action",
+    "register_adapter",
+]
+
+logger = logging.getLogger(__name__)
+
+_ACTION = re.compile(r"^\s*Action\s*:\s*(.*?)\s*$", re.I | re.M)
+
+
+def last_action(text: str) -> str:
+    """The action in a model's reply: its last ``Action:`` line, else the whole reply stripped."""
+    found = _ACTION.findall(text)
+    return found[-1].strip() if found else text.strip()
+
+
+class EnvConfig(BaseModel):
+    """Where the environment server is and how to talk to it (``+reward.reward_kwargs.env.*`` in verl).
+
+    Args:
+        url: the server's base URL, e.g. ``http://127.0.0.1:36001``.
+        adapter: a registered adapter (``generic``, ``textcraft``).
+        prefix: a route prefix (``/maze``); ``None``: the adapter's own.
+        max_turns: actions per episode when no horizon curriculum is set.
+        step_timeout_s: longest wait for one answer of the server (create, reset, step, close).
+        max_observation_chars: longest observation shown to the model (cut in the middle beyond).
+        instructions: a system message telling the model how to act; ``None``: the adapter's own.
+        task_key: the ``extra_info`` key holding the task index of a row (``data_idx``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    url: str
+    adapter: str = "generic"
+    prefix: str | None = None
+    max_turns: int = Field(default=10, ge=1)
+    step_timeout_s: float = Field(default=30.0, gt=0)
+    max_observation_chars: int = Field(default=4000, ge=100)
+    instructions: str | None = None
+    task_key: str = "data_idx"
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @field_validator("adapter")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value not in ADAPTERS:
+            raise ValueError(f"unknown adapter {value!r}; registered: {', '.join(sorted(ADAPTERS))}")
+        return value
+
+
+class EnvError(Exception):
+    """The environment failed (``reason``: ``env_http``, ``env_response``, ``env_timeout``, ``env_connection``)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one action did."""
+
+    observation: str
+    reward: float
+    done: bool
+
+
+@dataclass(frozen=True)
+class EnvAdapter:
+    """How to talk to one kind of server.
+
+    Args:
+        prefix: the route prefix.
+        instructions: the system message telling the model how to act.
+        parse_action: the action in a model's reply.
+    """
+
+    prefix: str = ""
+    instructions: str = (
+        "You act in an interactive environment. Each turn, think briefly, then end your reply with one line "
+        "'Action: <your action>'. The environment answers with what happened."
+    )
+    parse_action: Callable[[str], str] = last_action
+
+
+#: adapters by name
+ADAPTERS: dict[str, EnvAdapter] = {}
+
+
+def register_adapter(name: str, adapter: EnvAdapter) -> None:
+    """Make ``adapter`` available as ``env.adapter: name``."""
+    ADAPTERS[name] = adapter
+
+
+register_adapter("generic", EnvAdapter())
+register_adapter(
+    "textcraft",
+    EnvAdapter(
+        instructions=(
+            "You are crafting items in a text game. The task names the goal item and the recipes that may help. "
+            "Commands: 'get N item' takes base items, 'craft N item using N a, N b' crafts from your inventory, "
+            "'inventory' lists what you hold. Each turn, think briefly, then end your reply with one line "
+            "'Action: <command>'."
+        )
+    ),
+)
+
+
+def _field(answer: Any, key: str, index: int, default: Any = None) -> Any:
+    """``answer[key]`` of an object, ``answer[index]`` of a list, or ``default``."""
+    if isinstance(answer, Mapping):
+        return answer.get(key, default)
+    if isinstance(answer, list | tuple):
+        return answer[index] if len(answer) > index else default
+    return default
+
+
+class EnvClient:
+    """One server, many episodes (an ``httpx.AsyncClient`` per client; close it with :meth:`aclose`).
+
+    Args:
+        config: the server and its adapter.
+    """
+
+    def __init__(self, config: EnvConfig) -> None:
+        self.config = config
+        self.adapter = ADAPTERS[config.adapter]
+        prefix = self.adapter.prefix if config.prefix is None else config.prefix
+        self.base = config.url + ("/" + prefix.strip("/") if prefix.strip("/") else "")
+        self._http = httpx.AsyncClient(timeout=config.step_timeout_s)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: Literal["GET", "POST"], route: str, **kwargs: Any) -> Any:
+        url = f"{self.base}/{route}"
+        try:
+            response = await asyncio.wait_for(
+                self._http.request(method, url, **kwargs), self.config.step_timeout_s + 1.0
+            )
+        except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
+            raise EnvError("env_timeout", f"{url}: no answer within {self.config.step_timeout_s:g} s") from exc
+        except httpx.TransportError as exc:
+            raise EnvError("env_connection", f"{url}: {type(exc).__name__}") from exc
+        if response.status_code >= 400:
+            raise EnvError("env_http", f"{url}: HTTP {response.status_code}: {response.text[:200]}")
+        try:
+            return response.json()
+        except ValueError:
+            return response.text  # a bare string observation
+
+    async def create(self) -> tuple[Any, str]:
+        """Open an episode: its id and the first observation (``""`` if the server gives none at creation)."""
+        answer = await self._call("POST", "create", json={})
+        episode = answer if not isinstance(answer, Mapping) else answer.get("id", answer.get("env_idx"))
+        if episode is None or isinstance(episode, Mapping | list):
+            raise EnvError("env_response", f"{self.base}/create: no episode id in {str(answer)[:200]}")
+        return episode, str(_field(answer, "observation", 0, "") if isinstance(answer, Mapping) else "")
+
+    async def reset(self, episode: Any, task: int) -> str:
+        """Start task ``task`` in ``episode``; its first observation."""
+        answer = await self._call("POST", "reset", json={"id": episode, "data_idx": int(task)})
+        if isinstance(answer, str):
+            return answer
+        observation = _field(answer, "observation", 0)
+        if observation is None:
+            raise EnvError("env_response", f"{self.base}/reset: no observation in {str(answer)[:200]}")
+        return str(observation)
+
+    async def step(self, episode: Any, action: str) -> Step:
+        """Play ``action``."""
+        answer = await self._call("POST", "step", json={"id": episode, "action": action})
+        observation = _field(answer, "observation", 0)
+        if observation is None:
+            raise EnvError("env_response", f"{self.base}/step: no observation in {str(answer)[:200]}")
+        try:
+            reward = float(_field(answer, "reward", 1, 0.0) or 0.0)
+        except (TypeError, ValueError) as exc:
+            raise EnvError("env_response", f"{self.base}/step: reward is not a number in {str(answer)[:200]}") from exc
+        return Step(str(observation), reward, bool(_field(answer, "done", 2, False)))
+
+    async def close(self, episode: Any) -> None:
+        """Free ``episode``; never raises (a server that cannot close is logged)."""
+        try:
+            await self._call("POST", "close", json={"id": episode})
+        except EnvError as exc:
+            logger.warning("environment episode %s not closed: %s", episode, exc)
+
+
+def env_config(data: Mapping[str, Any] | EnvConfig) -> EnvConfig:
+    """Validate ``data`` (errors name the field)."""
+    from verl_arena.validation import validate
+
+    if isinstance(data, EnvConfig):
+        return data
+    return validate(EnvConfig, dict(data), "env", "environment configuration")

@@ -1,0 +1,185 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``arena_env_agent``: one episode in an AgentGym-protocol environment per rollout.
+
+The loop opens an episode on the server ``+reward.reward_kwargs.env`` names (:class:`~verl_arena.environments.client.
+EnvConfig`), starts the row's task (``extra_info[env.task_key]``), then alternates: the model writes a reply, the
+adapter reads its action, the server answers an observation, which goes back to the model as the next user turn. The
+model's tokens are trained on (``response_mask`` 1), the observations' are not (0). It stops when the episode is done,
+at the turn limit (the horizon curriculum's at this step, else ``env.max_turns``) or when the response budget is spent,
+and it always closes the episode, on errors and cancellation too.
+
+The environment's outcome goes into the rollout's extra fields (``env_reward``, ``env_success``, ``env_turns``,
+``env_error``), never into verl's ``reward_score`` (which would skip the reward manager). The judge reads the episode:
+the recorded conversation with each observation as the environment's answer (``arena_messages``). A server that errors
+or hangs ends the episode with ``env_error`` set: the reward manager leaves that rollout out of its group's ranking
+(it gets the group's mean reward), so the environment's trouble is never the policy's loss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+from uuid import uuid4
+
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.environments.client import EnvClient, EnvConfig, EnvError, env_config
+from verl_arena.integrations.verl.agent_loops import _AnchorMixin, _plain, horizon_at
+from verl_arena.judges.rendering import truncate_middle
+
+__all__ = ["ArenaEnvAgentLoop"]
+
+logger = logging.getLogger(__name__)
+
+
+@register("arena_env_agent")
+class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
+    """An episode per rollout in the configured environment (see the module docstring)."""
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        return await self._run_arena(self._episode, sampling_params, kwargs)
+
+    def _env(self) -> EnvConfig:
+        options = self._arena_options()
+        if not options.get("env"):
+            raise ConfigError("arena_env_agent needs +reward.reward_kwargs.env (at least env.url, the env server)")
+        return env_config(_plain(options["env"]))
+
+    async def _episode(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        env = self._env()
+        extra = kwargs.get("extra_info") or {}
+        task = extra.get(env.task_key) if hasattr(extra, "get") else None
+        if task is None:
+            raise ConfigError(
+                f"arena_env_agent: row {extra.get('index', '?') if hasattr(extra, 'get') else '?'} has no "
+                f"extra_info.{env.task_key} (the environment's task index; verl-arena prepare writes it from a task's "
+                "env_task)"
+            )
+        turns_allowed = horizon_at(self._arena_options(), kwargs) or env.max_turns
+        client = EnvClient(env)
+        prompt = list(kwargs["raw_prompt"])
+        instructions = env.instructions or client.adapter.instructions
+        messages = [{"role": "system", "content": instructions}, *[m for m in prompt if m.get("role") != "system"]]
+        if prompt and prompt[0].get("role") == "system":
+            messages[0] = {"role": "system", "content": f"{prompt[0].get('content', '')}\n\n{instructions}"}
+        judged: list[dict[str, Any]] = []  # what the judge reads: actions, and observations as the env's answers
+        state = _Episode()
+        state.prompt_messages = [m for m in prompt if m.get("role") != "system"]
+        state.task = int(task)
+        episode = None
+        try:
+            episode, first = await client.create()
+            observation = await client.reset(episode, int(task)) or first
+            messages.append({"role": "user", "content": self._cut(observation, env)})
+            judged.append({"role": "tool", "name": "environment", "content": observation})
+            await self._play(client, episode, env, messages, judged, state, sampling_params, turns_allowed)
+        except EnvError as exc:
+            logger.warning("environment episode of task %s failed: %s", task, exc)
+            state.error = exc.reason
+        finally:
+            if episode is not None:
+                await asyncio.shield(client.close(episode))
+            await client.aclose()
+        return await self._output(messages, judged, state, turns_allowed)
+
+    async def _play(
+        self,
+        client: EnvClient,
+        episode: Any,
+        env: EnvConfig,
+        messages: list[dict[str, Any]],
+        judged: list[dict[str, Any]],
+        state: _Episode,
+        sampling_params: dict[str, Any],
+        turns_allowed: int,
+    ) -> None:
+        """Model turns and env steps until the episode is done or a limit is reached."""
+        response_length = self.rollout_config.response_length
+        state.prompt_ids = await self.ct_build_initial_tokens(messages)
+        request_id = uuid4().hex
+        while state.turns < turns_allowed:
+            output = await self.server_manager.generate(
+                request_id=request_id, prompt_ids=state.prompt_ids, sampling_params=sampling_params
+            )
+            merged, mask, log_probs = await self.ct_merge_assistant_token(
+                state.prompt_ids, output.token_ids, state.mask,
+                state.log_probs if (state.log_probs or output.log_probs) else None,
+                assistant_logprobs=output.log_probs or None,
+            )  # fmt: skip
+            state.prompt_ids, state.mask = merged.token_ids, mask
+            state.log_probs = log_probs or []
+            state.turns += 1
+            text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
+            messages.append({"role": "assistant", "content": text})
+            judged.append({"role": "assistant", "content": text})
+            if len(state.mask) >= response_length:
+                break
+            step = await client.step(episode, client.adapter.parse_action(text))
+            state.reward += step.reward
+            judged.append({"role": "tool", "name": "environment", "content": step.observation})
+            if step.done:
+                state.done = True
+                break
+            previous = list(messages)
+            messages.append({"role": "user", "content": self._cut(step.observation, env)})
+            merged, mask, log_probs = await self.ct_merge_context_msg(
+                previous, messages, state.prompt_ids, state.mask, state.log_probs or None
+            )
+            if len(mask) >= response_length:
+                break
+            state.prompt_ids, state.mask = merged.token_ids, mask
+            state.log_probs = log_probs or []
+
+    @staticmethod
+    def _cut(observation: str, env: EnvConfig) -> str:
+        return truncate_middle(observation, env.max_observation_chars)
+
+    async def _output(
+        self, messages: list[dict[str, Any]], judged: list[dict[str, Any]], state: _Episode, turns_allowed: int
+    ) -> AgentLoopOutput:
+        response_length = self.rollout_config.response_length
+        if not state.prompt_ids:  # the environment failed before the first turn
+            state.prompt_ids = [*await self.ct_build_initial_tokens(messages), self.tokenizer.eos_token_id]
+            state.mask = [0]  # nothing to train on
+        cut = len(state.prompt_ids) - len(state.mask)
+        response_ids = state.prompt_ids[cut:][:response_length]
+        output = AgentLoopOutput(
+            prompt_ids=state.prompt_ids[:cut],
+            response_ids=response_ids,
+            response_mask=state.mask[:response_length],
+            response_logprobs=state.log_probs[:response_length] if state.log_probs else None,
+            num_turns=2 * state.turns + 1,
+            metrics={},
+            extra_fields={},
+        )
+        output.extra_fields.update(
+            arena_messages=json.dumps([*state.prompt_messages, *judged], ensure_ascii=False),
+            env_task=float(state.task),
+            env_reward=float(state.reward),
+            env_success=float(state.done and state.reward > 0 and not state.error),
+            env_turns=float(state.turns),
+            env_error=state.error,
+            arena_horizon=turns_allowed,
+            turn_scores=[],
+            tool_rewards=[],
+        )
+        return output
+
+
+class _Episode:
+    """The running state of one episode."""
+
+    def __init__(self) -> None:
+        self.prompt_ids: list[int] = []
+        self.mask: list[int] = []
+        self.log_probs: list[float] = []
+        self.turns = 0
+        self.reward = 0.0
+        self.done = False
+        self.error = ""
+        self.task = -1
+        self.prompt_messages: list[dict[str, Any]] = []
