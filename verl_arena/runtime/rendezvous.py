@@ -315,8 +315,12 @@ class GroupCoordinator:
         if not env_failed:
             return answers
         # the environment's failure is nobody's fault: the group's mean reward, flagged
-        failed = dataclasses.replace(answers.late, late=False, env_error=True)
-        return Answers({**answers.members, **dict.fromkeys(env_failed, failed)}, answers.late)
+        failed = {
+            m: dataclasses.replace(answers.late, late=False, env_error=True, env_success=0.0, env_turns=o.turns)
+            for m in env_failed
+            if (o := outcomes_of[m]) is not None
+        }
+        return Answers({**answers.members, **failed}, answers.late)
 
     async def _rank_members(self, group_id: str, group: _Pending, members: list[str], incomplete: bool) -> Answers:
         if incomplete:

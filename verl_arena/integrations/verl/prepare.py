@@ -7,14 +7,15 @@ Input, one task per line (JSON)::
     {"id": "kyoto-1", "query": "Plan a day in Kyoto ...", "system": "optional system prompt",
      "reference": "optional reference answer (text, or chat messages)", "rubrics": ["optional", "..."],
      "answer_key": "optional facts the judge checks answers against (text or JSON)",
-     "domain": "travel", "agent": "arena_tool_agent", "tools_kwargs": {...}, "split": "train"}
+     "domain": "travel", "agent": "arena_tool_agent", "tools_kwargs": {...}, "split": "train", "env_task": 3}
 
 Output: ``train.parquet`` and ``val.parquet`` in verl's RL format: ``prompt`` (chat messages), ``data_source``
 (the domain), ``agent_name`` (when given), ``reward_model`` (``style: arena``; a text reference is also the
 ``ground_truth``), and ``extra_info`` with the ``split`` the arena reward manager tells validation rows by, the
 ``reference`` it judges validation rollouts against, the ``rubrics`` the judge reads with ``rubrics: data``, the
 ``answer_key`` the judge checks every rollout against (as text), the
-task ``id`` and ``index``, and ``tools_kwargs`` for verl's tool agent loop. Rows without a ``split`` are dealt to
+task ``id`` and ``index``, ``tools_kwargs`` for verl's tool agent loop, and ``data_idx`` (a task's ``env_task``, the
+environment's task index ``arena_env_agent`` resets its episode to). Rows without a ``split`` are dealt to
 train and validation by ``val_fraction``, with a seeded draw.
 """
 
@@ -35,7 +36,10 @@ __all__ = ["PreparedData", "prepare", "task_rows"]
 
 TRAIN_SPLITS = ("train",)
 VALIDATION_SPLITS = ("test", "val", "validation", "eval")  # the arena reward manager's default validation_splits
-_KEYS = {"id", "query", "system", "reference", "rubrics", "answer_key", "domain", "agent", "tools_kwargs", "split"}
+_KEYS = {
+    "id", "query", "system", "reference", "rubrics", "answer_key", "domain", "agent", "tools_kwargs", "split",
+    "env_task",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,11 @@ def _task(raw: dict[str, Any], where: str, number: int, defaults: Mapping[str, A
     }
     if tools_kwargs:  # parquet cannot hold an empty struct
         row["extra_info"]["tools_kwargs"] = dict(tools_kwargs)
+    if "env_task" in raw:  # the environment's task index, for arena_env_agent (extra_info.data_idx)
+        env_task = raw["env_task"]
+        if isinstance(env_task, bool) or not isinstance(env_task, int) or env_task < 0:
+            raise ConfigError(f"{where}: 'env_task' must be a non-negative integer (the environment's task index)")
+        row["extra_info"]["data_idx"] = env_task
     if agent:
         row["agent_name"] = agent
     return row
