@@ -105,6 +105,10 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             output = await self.server_manager.generate(
                 request_id=request_id, prompt_ids=state.prompt_ids, sampling_params=sampling_params
             )
+            if not state.extra:  # verl reads the policy version the tokens came from (its min/max_global_steps)
+                state.extra.update(output.extra_fields)
+            elif output.extra_fields.get("max_global_steps"):
+                state.extra["max_global_steps"] = output.extra_fields["max_global_steps"]
             merged, mask, log_probs = await self.ct_merge_assistant_token(
                 state.prompt_ids, output.token_ids, state.mask,
                 state.log_probs if (state.log_probs or output.log_probs) else None,
@@ -154,7 +158,7 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             response_logprobs=state.log_probs[:response_length] if state.log_probs else None,
             num_turns=2 * state.turns + 1,
             metrics={},
-            extra_fields={},
+            extra_fields=dict(state.extra),
         )
         output.extra_fields.update(
             arena_messages=json.dumps([*state.prompt_messages, *judged], ensure_ascii=False),
@@ -183,3 +187,4 @@ class _Episode:
         self.error = ""
         self.task = -1
         self.prompt_messages: list[dict[str, Any]] = []
+        self.extra: dict[str, Any] = {}
