@@ -1,0 +1,75 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena env-server``: a bundled environment (TextCraft) served over HTTP with the AgentGym protocol."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _env_server(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from verl_arena.environments.server import base_url, bind, create_app
+
+    try:
+        app = create_app(
+            args.env,
+            prefix=args.prefix,
+            bare=args.bare,
+            fail_rate=args.fail_rate,
+            stall_s=args.stall_s,
+            seed=args.seed,
+            max_open=args.max_open,
+            max_steps=args.max_steps,
+        )
+        sock = bind(args.host, args.port)
+    except (ValueError, OSError) as exc:
+        print(f"verl-arena env-server: {exc}", file=sys.stderr)
+        return 2
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=2))
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            print(base_url(app, sock), flush=True)
+        await task
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        return 130
+    return 0 if server.started else 1
+
+
+def register(sub: Any) -> None:
+    """Add ``env-server`` to the command's sub-parsers."""
+    from verl_arena.environments.server import ENVIRONMENTS, MAX_OPEN
+    from verl_arena.environments.textcraft import MAX_STEPS
+
+    env = sub.add_parser(
+        "env-server",
+        help="serve a bundled environment (TextCraft) over HTTP with the AgentGym protocol",
+        description="An AgentGym-protocol environment server: POST /create, /reset, /step, /close, GET "
+        "/observation, /stats, /health. Prints its base URL (prefix included) once listening, then serves until "
+        "interrupted.",
+    )
+    env.add_argument("env", choices=sorted(ENVIRONMENTS), help="the environment to serve")
+    env.add_argument("--host", default="127.0.0.1")
+    env.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    env.add_argument("--prefix", default="", help="a prefix for every route, e.g. /textcraft")
+    env.add_argument("--bare", action="store_true", help="bare replies: /create an integer, /reset a string")
+    env.add_argument("--fail-rate", type=float, default=0.0, help="probability that /step answers 500 (0)")
+    env.add_argument("--stall-s", type=float, default=0.0, help="seconds every /step waits before answering (0)")
+    env.add_argument("--seed", type=int, default=0, help="seeds the fault draws (0)")
+    env.add_argument("--max-open", type=int, default=MAX_OPEN, help=f"episodes open at once ({MAX_OPEN})")
+    env.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"commands per episode ({MAX_STEPS})")
+    env.add_argument("--log-level", default="warning", help="uvicorn's log level (warning)")
+    env.set_defaults(func=_env_server)

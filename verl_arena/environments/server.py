@@ -1,0 +1,256 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""An HTTP environment server speaking the AgentGym protocol, for the bundled environments (``verl-arena
+env-server``).
+
+Routes, under an optional prefix (``/textcraft/create``, ...): ``POST /create`` opens an episode (on task 0),
+``POST /reset {id, data_idx}`` starts task ``data_idx`` in it, ``POST /step {id, action}`` runs one command,
+``GET /observation?id=`` repeats the current observation, ``POST /close {id}`` ends it; ``GET /stats`` counts
+episodes and requests, ``GET /health`` answers ``ok``. Replies are objects, or with ``bare=True`` the bare values
+some AgentGym servers send (``/create`` an integer id, ``/reset`` and ``/observation`` a string). Errors are JSON
+``{"error": ...}``: 404 for an unknown id, 422 for a malformed body, 429 when too many episodes are open, and 500
+for a fault injected on purpose (``fail_rate``).
+
+The server runs on one event loop, and no handler awaits while it reads or changes the episodes: the loop itself
+serializes every change to them, so they need no lock (one process; uvicorn workers would not share episodes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import socket
+import threading
+import time
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from verl_arena.environments.textcraft import MAX_STEPS, TextCraft
+
+__all__ = ["ENVIRONMENTS", "MAX_OPEN", "EnvServerThread", "create_app"]
+
+logger = logging.getLogger(__name__)
+
+#: the environments the server can host, by name
+ENVIRONMENTS = {"textcraft": TextCraft}
+#: episodes open at once, by default; ``/create`` answers 429 beyond
+MAX_OPEN = 10_000
+
+
+class ResetBody(BaseModel):
+    """``POST /reset``."""
+
+    id: int
+    data_idx: int = Field(ge=0)
+
+
+class StepBody(BaseModel):
+    """``POST /step``."""
+
+    id: int
+    action: str
+
+
+class CloseBody(BaseModel):
+    """``POST /close``."""
+
+    id: int
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class _Episodes:
+    """The open episodes and the server's counts."""
+
+    def __init__(self, env: str, max_open: int, max_steps: int) -> None:
+        self.env = env
+        self.max_open = max_open
+        self.max_steps = max_steps
+        self.open: dict[int, TextCraft] = {}
+        self.next_id = 0
+        self.counts = dict.fromkeys(("created", "closed", "resets", "steps", "errors", "faults"), 0)
+
+    def create(self) -> tuple[int, TextCraft]:
+        if len(self.open) >= self.max_open:
+            raise _Refused(429, f"{len(self.open)} episodes are open, the most this server keeps; close some first")
+        episode_id, self.next_id = self.next_id, self.next_id + 1
+        self.open[episode_id] = ENVIRONMENTS[self.env](0, max_steps=self.max_steps)
+        self.counts["created"] += 1
+        return episode_id, self.open[episode_id]
+
+    def get(self, episode_id: int) -> TextCraft:
+        game = self.open.get(episode_id)
+        if game is None:
+            raise _Refused(404, f"no open episode with id {episode_id} (never created, or closed already)")
+        return game
+
+    def close(self, episode_id: int) -> None:
+        self.get(episode_id)
+        del self.open[episode_id]
+        self.counts["closed"] += 1
+
+    def stats(self) -> dict[str, Any]:
+        return {"env": self.env, "open": len(self.open), **self.counts}
+
+
+def create_app(
+    env: str = "textcraft",
+    *,
+    prefix: str = "",
+    bare: bool = False,
+    fail_rate: float = 0.0,
+    stall_s: float = 0.0,
+    seed: int = 0,
+    max_open: int = MAX_OPEN,
+    max_steps: int = MAX_STEPS,
+) -> FastAPI:
+    """The FastAPI app serving ``env`` with the AgentGym routes under ``prefix``.
+
+    Args:
+        env: the environment, a key of :data:`ENVIRONMENTS`.
+        prefix: prepended to every route (``"/textcraft"``: ``POST /textcraft/create``, ...).
+        bare: answer ``/create`` with the bare id and ``/reset``, ``/observation`` with the bare observation.
+        fail_rate: probability that a ``/step`` answers HTTP 500 without running the action (faults for tests),
+            drawn from a generator seeded with ``seed`` that the app owns.
+        stall_s: seconds every ``/step`` waits before it runs (a slow environment, for tests).
+        seed: seeds the fault draws.
+        max_open: episodes open at once; ``/create`` answers 429 beyond.
+        max_steps: commands per episode before it ends unsolved.
+    """
+    if env not in ENVIRONMENTS:
+        raise ValueError(f"unknown environment {env!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
+    if not 0.0 <= fail_rate <= 1.0:
+        raise ValueError(f"fail_rate must be within [0, 1], got {fail_rate}")
+    if stall_s < 0 or max_open < 1 or max_steps < 1:
+        raise ValueError("stall_s must be >= 0, max_open and max_steps >= 1")
+    prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
+    episodes = _Episodes(env, max_open, max_steps)
+    rng = random.Random(seed)
+    app = FastAPI(title=f"verl-arena {env} environment")
+    app.state.prefix = prefix
+    app.state.episodes = episodes
+
+    @app.exception_handler(_Refused)
+    async def refused(request: Request, exc: _Refused) -> JSONResponse:
+        episodes.counts["errors"] += 1
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        episodes.counts["errors"] += 1
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        body = {"error": f"malformed request to {request.url.path}: {problems}", "detail": exc.errors()}
+        return JSONResponse(jsonable_encoder(body), status_code=422)
+
+    @app.post(f"{prefix}/create")
+    async def create() -> Any:
+        episode_id, game = episodes.create()
+        return episode_id if bare else {"id": episode_id, "observation": game.observation, "done": False, "reward": 0}
+
+    @app.post(f"{prefix}/reset")
+    async def reset(body: ResetBody) -> Any:
+        observation = episodes.get(body.id).reset(body.data_idx)
+        episodes.counts["resets"] += 1
+        return observation if bare else {"id": body.id, "observation": observation, "done": False, "reward": 0}
+
+    @app.post(f"{prefix}/step")
+    async def step(body: StepBody) -> Any:
+        if stall_s > 0:
+            await asyncio.sleep(stall_s)
+        game = episodes.get(body.id)  # after the stall: the episode may have been closed meanwhile
+        if fail_rate > 0 and rng.random() < fail_rate:
+            episodes.counts["faults"] += 1
+            raise _Refused(500, f"injected fault (fail_rate={fail_rate}); the action was not run")
+        result = game.step(body.action)
+        episodes.counts["steps"] += 1
+        return {"observation": result.observation, "reward": result.reward, "done": result.done}
+
+    @app.get(f"{prefix}/observation")
+    async def observation(id: int) -> Any:
+        game = episodes.get(id)
+        if bare:
+            return game.observation
+        return {"id": id, "observation": game.observation, "done": game.done, "reward": game.reward}
+
+    @app.post(f"{prefix}/close")
+    async def close(body: CloseBody) -> Any:
+        episodes.close(body.id)
+        return {"closed": True}
+
+    @app.get(f"{prefix}/stats")
+    async def stats() -> Any:
+        return episodes.stats()
+
+    @app.get(f"{prefix}/health")
+    async def health() -> Any:
+        return {"status": "ok", "env": env}
+
+    return app
+
+
+def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening-ready socket on ``host:port`` (0 picks a free port), for ``uvicorn.Server.serve(sockets=...)``."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets that name it, and without it every reply (headers
+    # and body sent apart) waits ~40 ms for the client's delayed ACK
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def base_url(app: FastAPI, sock: socket.socket) -> str:
+    """``http://host:port{prefix}``: the URL the app's routes hang off."""
+    host, port = sock.getsockname()[:2]
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{port}{app.state.prefix}"
+
+
+class EnvServerThread:
+    """An environment app served by uvicorn in a daemon thread, for tests and demos.
+
+    >>> with EnvServerThread(create_app(bare=True)) as url:  # doctest: +SKIP
+    ...     httpx.post(f"{url}/create").json()
+    """
+
+    def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
+        self._sock = bind(host, port)
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        self.url = base_url(app, self._sock)
+
+    def start(self, timeout: float = 30.0) -> str:
+        """Start serving; returns the base URL (prefix included) once the server listens."""
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the environment server on {self.url} did not start")
+            time.sleep(0.01)
+        logger.info("environment server listening on %s", self.url)
+        return self.url
+
+    def stop(self) -> None:
+        """Stop serving and join the thread."""
+        self._server.should_exit = True
+        self._thread.join(timeout=30)
+        self._sock.close()
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
