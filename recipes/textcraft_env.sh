@@ -32,12 +32,14 @@ if [[ -z "${ENV_URL}" ]]; then
         arena_run verl-arena env-server textcraft --host 0.0.0.0 --port "${ENV_PORT}"
         ENV_URL="http://127.0.0.1:${ENV_PORT}"
     else
-        port="${ENV_PORT}"
-        if [[ "${CPU}" == "1" ]]; then port=0; fi
-        verl-arena env-server textcraft --host 127.0.0.1 --port "${port}" > "${WORKDIR}/env_server.url" &
+        # on the CPU: loopback and any free port; for a cluster: every interface, reached at this node's address
+        host=0.0.0.0 port="${ENV_PORT}"
+        if [[ "${CPU}" == "1" ]]; then host=127.0.0.1 port=0; fi
+        verl-arena env-server textcraft --host "${host}" --port "${port}" > "${WORKDIR}/env_server.url" &
         env_pid=$!
         for _ in $(seq 100); do [[ -s "${WORKDIR}/env_server.url" ]] && break; sleep 0.1; done
         ENV_URL="$(head -n 1 "${WORKDIR}/env_server.url")"
+        if [[ "${CPU}" != "1" ]]; then ENV_URL="http://$(hostname -I | awk '{print $1}'):${ENV_PORT}"; fi
     fi
 fi
 

@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted((ROOT / "recipes").glob("*.sh"))
-TRAINING = ["travel_agent.sh", "deep_research.sh", "writing.sh"]  # verl_hosted_judge.sh: its own test
+TRAINING = ["travel_agent.sh", "deep_research.sh", "writing.sh"]  # the others: their own tests
 
 
 @pytest.mark.parametrize("script", RECIPES, ids=lambda p: p.name)
@@ -299,3 +299,19 @@ def test_the_slime_in_cluster_recipe_serves_a_frozen_judge_and_points_the_arena_
     )
     flags = {a for a in slime_args if a.startswith("--")} - MEGATRON_FLAGS
     assert {f for f in flags if f'"{f}"' not in known} == set()
+
+
+def test_the_environment_recipe_composes_with_verls_config(monkeypatch):
+    pytest.importorskip("verl")
+    monkeypatch.setenv("DASHSCOPE_API_KEY", "sk-dummy-for-the-test")
+    from verl_support import verl_config
+
+    from verl_arena.integrations.verl.reward_manager import check_trainer_config
+
+    output = dry_run("textcraft_env.sh", DASHSCOPE_API_KEY="sk-dummy-for-the-test")
+    assert "verl-arena env-server textcraft" in output
+    config = verl_config(overrides(output))
+    assert config.actor_rollout_ref.rollout.agent.default_agent_loop == "arena_env_agent"
+    arena, _ = check_trainer_config(config)
+    assert arena.env is not None and arena.env.adapter == "textcraft" and arena.env.url.endswith(":36001")
+    assert arena.env_reward == "success_first" and arena.horizon is not None
