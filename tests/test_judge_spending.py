@@ -52,7 +52,7 @@ def test_a_groups_tokens_are_every_token_its_judgments_took(mock_judge, topology
 
 def test_tracing_a_failure_is_counted_in_the_judgment_it_traced(mock_judge):
     # the weak plan's content makes the judge refuse: the failed judgment asks, then probes each side with a control
-    url, server = mock_judge(triggers={"FORBIDDEN-TOPIC": "refused"})
+    url, _ = mock_judge(triggers={"FORBIDDEN-TOPIC": "refused"})
     plans = plan_group(np.random.default_rng(0), size=4)
     weak = plans[WEAK] if len(plans) > WEAK else plans[-1]
     plans = [*plans[:-1], type(weak)(id=weak.id, answer=weak.answer + " FORBIDDEN-TOPIC", path=weak.path)]

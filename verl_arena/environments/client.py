@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from verl_arena.environments.textcraft import parse_action
 
 __all__ = [
     "ADAPTERS",
@@ -39,13 +40,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_ACTION = re.compile(r"^\s*Action\s*:\s*(.*?)\s*$", re.I | re.M)
-
-
-def last_action(text: str) -> str:
-    """The action in a model's reply: its last ``Action:`` line, else the whole reply stripped."""
-    found = _ACTION.findall(text)
-    return found[-1].strip() if found else text.strip()
+#: the action in a model's reply: its last ``Action:`` line, else the whole reply stripped (as text-game clients read)
+last_action = parse_action
 
 
 class EnvConfig(BaseModel):

@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """verl-arena's verl plugin: registers the ``tournament`` advantage estimator, the ``arena`` reward manager and the
-``arena_tool_agent`` / ``arena_single_turn_agent`` agent loops.
+``arena_tool_agent`` / ``arena_single_turn_agent`` / ``arena_env_agent`` agent loops.
 
 verl 0.9 imports this module in every process that imports verl (driver, task runner, reward-loop and agent-loop
 workers) through the ``verl.plugins`` entry point that ``pip install verl-arena`` declares. verl swallows plugin
