@@ -6,31 +6,12 @@ HTTP client counted, over real HTTP."""
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
-from conftest import judge_config
+from test_blame import rank
 
-from verl_arena import rank_group
-from verl_arena.judges import build_judge
 from verl_arena.runtime.outcomes import GroupSummary
-from verl_arena.testing.travel import QUERY, WEAK, plan_group
-
-OPTIONS = {"multi_round": {"repeats": 2}}
-
-
-def ranked(url: str, topology: str, plans, **judge):
-    built = build_judge(judge_config(url, template="travel", **judge))
-
-    async def run():
-        try:
-            result = await rank_group(QUERY, plans, built, topology, seed=1, **OPTIONS.get(topology, {}))
-            return result, built.stats()
-        finally:
-            await built.aclose()
-
-    return asyncio.run(run())
+from verl_arena.testing.travel import WEAK, plan_group
 
 
 def client_counts(stats: dict) -> tuple[int, int]:
@@ -41,7 +22,7 @@ def client_counts(stats: dict) -> tuple[int, int]:
 @pytest.mark.parametrize("topology", ["round_robin", "seeded_single_elimination", "listwise", "multi_round"])
 def test_a_groups_tokens_are_every_token_its_judgments_took(mock_judge, topology):
     url, _ = mock_judge()
-    result, stats = ranked(url, topology, plan_group(np.random.default_rng(0), size=6))
+    result, stats = rank(url, plan_group(np.random.default_rng(0), size=6), topology)
     prompt_tokens, requests = client_counts(stats)
     assert all(m.usage.get("requests", 0) > 0 for m in result.matches if m.kind != "bye" and not m.failed)
     assert sum(m.usage.get("prompt_tokens", 0) for m in result.matches) == prompt_tokens > 0
@@ -56,7 +37,7 @@ def test_tracing_a_failure_is_counted_in_the_judgment_it_traced(mock_judge):
     plans = plan_group(np.random.default_rng(0), size=4)
     weak = plans[WEAK] if len(plans) > WEAK else plans[-1]
     plans = [*plans[:-1], type(weak)(id=weak.id, answer=weak.answer + " FORBIDDEN-TOPIC", path=weak.path)]
-    result, stats = ranked(url, "round_robin", plans)
+    result, stats = rank(url, plans, "round_robin")
     prompt_tokens, requests = client_counts(stats)
     traced = [m for m in result.matches if m.verdict is not None and m.verdict.forfeit]
     # the refused asks were answered with an error (no usage): what the traced judgment counts is its probes and
