@@ -45,7 +45,8 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json",
                         "--plot", str(plot))  # fmt: skip
     assert code == 0 and report["baseline"] == "baseline" and report["judges"] == ["a", "b"]
-    assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875}
+    assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875,
+                                 "env": None}  # fmt: skip
     # 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
     assert len(server_a.recent) == len(server_b.recent) == 14 and report["judge_calls"] == 28
     (comparison,) = report["comparisons"]

@@ -41,13 +41,42 @@ def _ci(interval: dict[str, float]) -> str:
     return f"{interval['value']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
+def _env_cell(env: dict[str, Any] | None) -> str:
+    """A system's env success rate and the tasks it rests on, for a table (``-`` without the column)."""
+    if env is None or not env["tasks"]:
+        return "-"
+    return f"{env['success_rate']:.2f} of {env['tasks']}"
+
+
+def _print_env_agreement(agreement: dict[str, Any] | None, level: int) -> None:
+    """The judge's agreement with the environment, where the outputs carry env outcomes."""
+    if agreement is None:
+        return
+    if not agreement["pairings"]:
+        print(f"\njudge vs environment: no judged pairing where exactly one system succeeded "
+              f"({agreement['comparable']} pairings with both outcomes)")  # fmt: skip
+        return
+    print(f"\njudge vs environment ({agreement['pairings']} judged pairings where exactly one system succeeded): "
+          f"prefers the one that succeeded in {_ci(agreement['rate'])} ({level}% CI)")  # fmt: skip
+    if len(agreement["by_judge"]) > 1:
+        for judge, r in agreement["by_judge"].items():
+            print(f"  {judge:<16} {_ci(r['rate'])} of {r['pairings']}")
+    rate = agreement["rate"]["value"]
+    if not math.isnan(rate) and rate < 0.5:
+        print("  WARNING: the judge prefers the failed outcome more often than not: it rewards something other than "
+              "getting the task done")  # fmt: skip
+
+
 def _print_report(report: dict[str, Any]) -> None:
     level = round(report["confidence"] * 100)
     print(f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
           f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed")  # fmt: skip
-    print(f"\n{'system':<24} {'valid':>6} {'missing':>8} {'empty':>6}")
+    env = any(s["env"] is not None for s in report["systems"])
+    print(f"\n{'system':<24} {'valid':>6} {'missing':>8} {'empty':>6}" + (f"  {'env success':>14}" if env else ""))
     for s in report["systems"]:
-        print(f"{s['name']:<24} {s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}")
+        cell = f"  {_env_cell(s['env']):>14}" if env else ""
+        print(f"{s['name']:<24} {s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}{cell}")
+    _print_env_agreement(report["env_agreement"], level)
     for c in report["comparisons"]:
         print(f"\n{c['system']} vs {c['baseline']}")
         print(f"  {'judge':<16} {'tasks':>5} {'win':>6} {'tie':>6} {'loss':>6}  win rate [{level}% CI]        "
@@ -199,10 +228,14 @@ def _print_arena(result: dict[str, Any]) -> None:
     print(f"{len(result['systems'])} systems, {result['tasks']} tasks; judges: {', '.join(result['judges'])}; "
           f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
           f"{result['round_robin_judgments']}); stopped: {result['stopped']}")  # fmt: skip
-    print(f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval   tasks judged")
+    env = any(row["env"] is not None for row in result["leaderboard"])
+    print(f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval   tasks judged"
+          + (f"  {'env success':>14}" if env else ""))  # fmt: skip
     for i, row in enumerate(result["leaderboard"], 1):
+        cell = f"  {_env_cell(row['env']):>14}" if env else ""
         print(f"{i:>3} {row['system']:<24} {row['elo']:>6.0f}  {row['elo_low']:>5.0f} to {row['elo_high']:<5.0f}"
-              f"  {row['tasks_judged']:>6}")  # fmt: skip
+              f"  {row['tasks_judged']:>12}{cell}")  # fmt: skip
+    _print_env_agreement(result["env_agreement"], level)
 
 
 def _arena(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ import numpy as np
 
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
+from verl_arena.evaluation.env import env_agreement, env_summary
 from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys
 from verl_arena.evaluation.report import position_bias, task_outcome
 
@@ -190,7 +191,9 @@ async def run_arena(
     *,
     on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the arena; returns the standings, the pairwise matrix, the tiers, the cost and why it stopped."""
+    """Run the arena; returns the standings (each row's ``env``: the system's environment outcomes, see
+    :func:`~verl_arena.evaluation.env.env_summary`), the pairwise matrix, the tiers, the cost, why it stopped and the
+    judge's agreement with the environment (``env_agreement``)."""
     names = list(systems)
     rng = np.random.default_rng(settings.seed)
     scales = {n: tuple(getattr(getattr(j, "pairwise", None), "scale", (0.0, 10.0))) for n, j in judges.items()}
@@ -236,6 +239,7 @@ async def run_arena(
             break
     results, undecided = task_results(judgments, scales, settings.clear_margin)
     board = leaderboard(names, results, settings) if results else board
+    board = [{**row, "env": env_summary(systems[row["system"]])} for row in board]
     return {
         "systems": names,
         "tasks": len(tasks),
@@ -251,6 +255,7 @@ async def run_arena(
         "undecided_tasks": undecided,
         "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),
         "position": {judge: position_bias([j for j in judgments if j.judge == judge]) for judge in sorted(judges)},
+        "env_agreement": env_agreement(judgments, systems, confidence=settings.confidence, seed=settings.seed),
     }
 
 

@@ -42,17 +42,41 @@ def _cell_colour(rate: float) -> str:
     return f"hsl({hue}, 55%, {100 - 35 * strength:.0f}%)"
 
 
+def _env_cell(env: Mapping[str, Any] | None) -> str:
+    """A leaderboard cell: the system's env success rate and the tasks it rests on."""
+    if env is None or not env.get("tasks"):
+        return "<td>-</td>"
+    return f"<td>{env['success_rate']:.2f} of {env['tasks']}</td>"
+
+
+def _env_note(agreement: Mapping[str, Any] | None, level: int) -> str:
+    """The summary's sentence on the judge's agreement with the environment (none without env outcomes)."""
+    if agreement is None:
+        return ""
+    if not agreement["pairings"]:
+        return (f'<p class="note" id="env-agreement">Judge vs environment: no judged pairing where exactly one system '
+                f"succeeded ({agreement['comparable']} pairings with both outcomes).</p>\n")  # fmt: skip
+    rate = agreement["rate"]
+    return (
+        f'<p class="note" id="env-agreement">Judge vs environment: the judge preferred the system that succeeded in '
+        f"{rate['value']:.3f} ({level}% interval {rate['low']:.3f} to {rate['high']:.3f}) of "
+        f"{agreement['pairings']} judged pairings where exactly one of the two succeeded (a tie counts half).</p>\n"
+    )
+
+
 def arena_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboard") -> str:
-    """The page: leaderboard with interval bars, pairwise win-rate matrix, verdict tiers and judge position bias."""
+    """The page: leaderboard with interval bars, pairwise win-rate matrix, verdict tiers and judge position bias;
+    with env outcomes, each system's env success rate and the judge's agreement with the environment."""
     board = result["leaderboard"]
     lo = min((r["elo_low"] for r in board), default=0.0)
     hi = max((r["elo_high"] for r in board), default=1.0)
     level = round(result.get("confidence", 0.95) * 100)
+    env = any(r.get("env") is not None for r in board)
     rows = "".join(
         f'<tr><td>{i}</td><td class="name">{escape(r["system"])}</td><td>{r["elo"]:.0f}</td>'
         f"<td>{r['elo_low']:.0f} to {r['elo_high']:.0f}</td>"
         f"<td>{_bar(r['elo_low'], r['elo'], r['elo_high'], lo, hi)}</td>"
-        f"<td>{r['tasks_judged']}</td></tr>"
+        f"<td>{r['tasks_judged']}</td>{_env_cell(r.get('env')) if env else ''}</tr>"
         for i, r in enumerate(board, 1)
     )
     names = [r["system"] for r in board]
@@ -92,11 +116,11 @@ def arena_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboar
 <body>
 <h1>{escape(title)}</h1>
 <p class="note">{summary}</p>
-<h2>Leaderboard</h2>
+{_env_note(result.get("env_agreement"), level)}<h2>Leaderboard</h2>
 <p class="note">Bradley-Terry strengths on the Elo scale (1000 = average), {level}% bootstrap intervals over the
 task-level results.</p>
 <table id="leaderboard"><thead><tr><th>#</th><th>system</th><th>Elo</th><th>{level}% interval</th><th></th>
-<th>tasks judged</th></tr></thead><tbody>{rows}</tbody></table>
+<th>tasks judged</th>{"<th>env success</th>" if env else ""}</tr></thead><tbody>{rows}</tbody></table>
 <h2>Pairwise win rates</h2>
 <p class="note">Row's win rate against column over the tasks they were judged on (ties count half).</p>
 <table id="matrix"><thead><tr><th></th>{head}</tr></thead><tbody>{cells}</tbody></table>

@@ -1,7 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """From single-order judgments to the win-rate report: per judge and averaged over judges, per dimension, with the
-judges' agreement, their position bias and the length effect.
+judges' agreement, their position bias and the length effect; where the outputs carry the environment's outcome,
+each system's success rate and the judge's agreement with the environment (:mod:`.env`).
 
 A task's outcome for one judge adds up the scores of both orders (ArenaRL's bidirectional protocol): 1 if the system
 scores higher than the baseline, 0.5 if equal, 0 if lower; a system that forfeited in either order loses (both: a
@@ -98,6 +99,8 @@ def winrate_report(
     seed: int = 0,
 ) -> dict[str, Any]:
     """The whole report, JSON-ready (intervals as ``{"value", "low", "high"}``)."""
+    from verl_arena.evaluation.env import env_agreement, env_summary  # env builds on task_outcome, defined here
+
     judges = sorted({j.judge for j in judgments})
     report: dict[str, Any] = {
         "tasks": len(tasks),
@@ -111,12 +114,14 @@ def winrate_report(
                 "missing": len(s.missing),
                 "empty": len(s.empty),
                 "valid_rate": s.valid_rate,
+                "env": env_summary(s),
             }
             for s in systems.values()
         ],
         "judge_calls": sum(1 for j in judgments if not j.shortcut and j.error is None),
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
         "usage": _usage(judgments),
+        "env_agreement": env_agreement(judgments, systems, confidence=confidence, seed=seed),
         "comparisons": [],
     }
     for name in systems:
