@@ -18,6 +18,7 @@ from typing import Any
 import ray
 from ray.experimental import internal_kv
 
+from verl_arena.runtime.hack_alarm import HackAlarm
 from verl_arena.runtime.outcomes import MemberOutcome
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
@@ -104,9 +105,11 @@ class RayKVStore:
 @ray.remote(concurrency_groups={"control": 2})
 class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
-    members' queue."""
+    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options)."""
 
-    def __init__(self, ranker: Any, tournament: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, ranker: Any, tournament: Any, *, hack_alarm: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
         context = ray.get_runtime_context()
         name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
         store = RayKVStore(f"coordinator/{context.namespace}/{name}")
@@ -116,6 +119,7 @@ class CoordinatorActor:
                 "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
             )
         self.coordinator = GroupCoordinator(ranker, tournament, store=store, recovered=recovered, **kwargs)
+        self.hack_alarm = HackAlarm(**(hack_alarm or {}))
 
     async def submit(self, *args: Any, **kwargs: Any) -> MemberOutcome:
         return await self.coordinator.submit(*args, **kwargs)
@@ -126,4 +130,4 @@ class CoordinatorActor:
 
     @ray.method(concurrency_group="control")
     async def step_metrics(self, upto: int | None = None) -> dict[str, float]:
-        return self.coordinator.step_metrics.pop(upto)
+        return self.hack_alarm.observe(self.coordinator.step_metrics.pop(upto))

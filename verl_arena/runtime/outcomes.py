@@ -16,6 +16,7 @@ from typing import Any
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import env_outcome
 from verl_arena.runtime.group_filter import GroupFilter
+from verl_arena.runtime.hack_alarm import HackCounts, screen_group
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
 
@@ -36,7 +37,8 @@ class GroupSummary:
     """What every member of a group is told about the group (``void_reason``: why it was voided, ``""`` if it was not;
     ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
     it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`;
-    ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache)."""
+    ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
+    ``hack_*``: the hack detectors' screening of the members, see :meth:`hack_counts`)."""
 
     size: int = 0
     expected: int = 0
@@ -56,6 +58,23 @@ class GroupSummary:
     env_agreement: float | None = None
     drop: str = ""
     drop_guarded: bool = False
+    hack_screened: int = 0
+    hack_wins: int = 0
+    hack_flagged: dict[str, int] = field(default_factory=dict, hash=False)
+    hack_flagged_wins: dict[str, int] = field(default_factory=dict, hash=False)
+    hack_any_flagged: int = 0
+    hack_any_wins: int = 0
+
+    def hack_counts(self) -> HackCounts:
+        """The :func:`~verl_arena.runtime.hack_alarm.screen_group` counts this summary carries."""
+        return HackCounts(
+            members=self.hack_screened,
+            wins=self.hack_wins,
+            flagged=dict(self.hack_flagged),
+            flagged_wins=dict(self.hack_flagged_wins),
+            any_flagged=self.hack_any_flagged,
+            any_wins=self.hack_any_wins,
+        )
 
     @classmethod
     def of(
@@ -66,14 +85,19 @@ class GroupSummary:
         expected: int,
         incomplete: bool,
         lengths: Sequence[int] | None = None,
+        candidates: Sequence[Candidate] | None = None,
     ) -> GroupSummary:
-        """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer)."""
+        """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
+        ``candidates``, the hack detectors screen them."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage: Counter[str] = Counter()
         for m in result.matches:  # every judgment's requests, failed ones and the tracing of failures included
             usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
         agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
+        hack = HackCounts()
+        if candidates is not None:
+            hack = screen_group(candidates[:size], result.rewards[:size], voided=result.voided)
         return cls(
             size=size,
             expected=expected,
@@ -91,6 +115,12 @@ class GroupSummary:
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
             length_corr=None if lengths is None or result.voided else length_reward_corr(result.rewards, lengths),
             env_agreement=(result.details.get("env") or {}).get("agreement"),
+            hack_screened=hack.members,
+            hack_wins=hack.wins,
+            hack_flagged=hack.flagged,
+            hack_flagged_wins=hack.flagged_wins,
+            hack_any_flagged=hack.any_flagged,
+            hack_any_wins=hack.any_wins,
         )
 
 
@@ -175,7 +205,9 @@ def member_outcomes(
     reference may follow), and the outcome of a member who comes too late (the group's mean reward);
     ``group_filter`` marks the group to drop."""
     lengths = [c.answer_length for c in candidates[:members]]
-    summary = GroupSummary.of(result, size=members, expected=expected, incomplete=incomplete, lengths=lengths)
+    summary = GroupSummary.of(
+        result, size=members, expected=expected, incomplete=incomplete, lengths=lengths, candidates=candidates[:members]
+    )
     if group_filter is not None and members > 1:
         tied = not result.voided and len(set(result.rewards[:members])) == 1
         drop, guarded = group_filter.decide(voided=result.voided, tied=tied)

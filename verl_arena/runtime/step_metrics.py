@@ -4,7 +4,8 @@
 
 The group coordinator answers every rollout with a member outcome. :class:`StepMetrics` collects those answers by the
 training step that produced the rollout and turns them into a few numbers per step (counts
-where a mean means nothing, means where a count means nothing), under the ``arena/`` prefix. :class:`JudgmentLog`
+where a mean means nothing, means where a count means nothing), under the ``arena/`` prefix (``hack/`` for the hack
+detectors' screening of the winners, :mod:`~verl_arena.runtime.hack_alarm`). :class:`JudgmentLog`
 appends every ranked group's full result to a JSONL file that ``verl-arena replay`` reads.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.hack_alarm import hack_metric_descriptions, hack_metrics
 
 __all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics"]
 
@@ -60,6 +62,7 @@ STEP_METRICS = {
     "env/errors": "with arena_env_agent: episodes the environment's failure ended (left out of their group's ranking)",
     "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
     "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
+    **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (runtime.hack_alarm)
 }
 
 _GROUP_SUMS = {
@@ -143,6 +146,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
+    out.update(hack_metrics([g.hack_counts() for g in ranked]))
     return out
 
 
