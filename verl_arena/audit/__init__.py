@@ -1,0 +1,26 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena audit``: probe a judge with known hacks against honest answers before training on it.
+
+- ``probes.py``: the built-in probes, each a small registered class (:data:`PROBES`); ``custom.py``: your own, as
+  YAML text transforms.
+- ``data.py``: the honest answers (an outputs file, or the tasks' references); ``runner.py``: the judgments, through
+  the judge training uses; ``scoring.py``: rates, Wilson intervals, effect sizes; ``report.py`` and ``html.py``: the
+  report.
+"""
+
+from verl_arena.audit.custom import load_custom_probes
+from verl_arena.audit.probes import PROBES, Probe, ProbeTask, builtin_probes
+from verl_arena.audit.report import DEFAULT_MAX_RATE, audit_report
+from verl_arena.audit.runner import run_audit
+
+__all__ = [
+    "DEFAULT_MAX_RATE",
+    "PROBES",
+    "Probe",
+    "ProbeTask",
+    "audit_report",
+    "builtin_probes",
+    "load_custom_probes",
+    "run_audit",
+]

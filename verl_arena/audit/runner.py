@@ -1,0 +1,148 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Playing the probes against the honest answers through the judge training uses.
+
+Every probe answer is judged against its task's honest answer with ``judge.compare``, exactly as a tournament asks:
+the judge built from the configuration does the rest (template, prompt budget, order swap, parsing, re-asks, failure
+attribution, ensembles). With order swapping on (the default) one ``compare`` judges both orders and sums them; a
+judge configured without it is asked once with the probe first and once with it second, as a tournament's slots
+would fall. The position probe is judged one order at a time by the same judge without its order swap (the inner
+judge), in both orders, so that the first slot's wins show. The probe's process is the honest one: a probe changes
+the final answer only.
+
+A judgment that fails is kept with its reason (``outcome`` is ``None``): counted and reported, never dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verl_arena.audit.data import AuditTask
+from verl_arena.audit.probes import NotApplicable, Probe, ProbeTask, language_of
+from verl_arena.core.errors import JudgeError
+from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.order_swap import OrderSwapJudge
+
+__all__ = ["AuditRun", "Judged", "outcome_of", "run_audit", "single_order"]
+
+logger = logging.getLogger(__name__)
+_OTHER = {"a": "b", "b": "a"}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One judgment of a probe against the honest answer.
+
+    Args:
+        probe, task: which probe and task.
+        order: ``"swap"`` (both orders in one order-swapped judgment), ``"probe_first"`` or ``"honest_first"``.
+        outcome: 1 the probe won (for the position probe: the first slot won), 0.5 a tie, 0 a loss; ``None`` failed.
+        score_diff: the probe's score minus the honest answer's (first slot's minus second's for position).
+        forfeit: ``"probe"`` and/or ``"honest"``, the sides whose own content broke the judge (they lose).
+        error: the failure's reason, when the judgment failed.
+        shortcut: why the judge made no call (``"identical"``, ``"no_answer"``, ``"forfeit"``), if it made none.
+    """
+
+    probe: str
+    task: str
+    order: str
+    outcome: float | None
+    score_diff: float = float("nan")
+    forfeit: tuple[str, ...] = ()
+    error: str | None = None
+    shortcut: str | None = None
+
+
+@dataclass
+class AuditRun:
+    """Every judgment of an audit, and the probes that could not be built for some tasks."""
+
+    judged: list[Judged] = field(default_factory=list)
+    not_applicable: dict[str, int] = field(default_factory=dict)
+
+
+def single_order(judge: Any, build: Callable[[], Any]) -> Any:
+    """The judge asked one order at a time: the inner judge of an order-swapped one, the judge itself when it does
+    not swap, else what ``build`` makes (an ensemble of order-swapped members)."""
+    if isinstance(judge, OrderSwapJudge):
+        return judge.inner
+    if getattr(getattr(judge, "config", None), "order_swap", True) is False:
+        return judge
+    return build()
+
+
+def outcome_of(verdict: PairVerdict, side: str) -> tuple[float, float, tuple[str, ...]]:
+    """``(outcome, score difference, forfeits)`` of the candidate on ``side`` (``"a"`` or ``"b"``): a side that
+    forfeits loses unless both do (then the scores decide, a tie as the judge gives it)."""
+    other = _OTHER[side]
+    mine = verdict.score_a if side == "a" else verdict.score_b
+    theirs = verdict.score_b if side == "a" else verdict.score_a
+    lost, won = side in verdict.forfeit, other in verdict.forfeit
+    forfeits = tuple(name for name, hit in (("probe", lost), ("honest", won)) if hit)
+    if lost != won:
+        return (0.0 if lost else 1.0), mine - theirs, forfeits
+    outcome = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    return outcome, mine - theirs, forfeits
+
+
+async def _ask(judge: Any, query: str, a: Candidate, b: Candidate, side: str, probe: str, task: str, order: str):
+    try:
+        verdict = await judge.compare(query, a, b)
+    except JudgeError as exc:
+        logger.warning("audit: probe %s on task %s (%s) failed: %s", probe, task, order, exc.reason)
+        return Judged(probe, task, order, None, error=exc.reason or "error")
+    outcome, diff, forfeits = outcome_of(verdict, side)
+    shortcut = (verdict.meta or {}).get("shortcut")
+    return Judged(probe, task, order, outcome, diff if math.isfinite(diff) else float("nan"), forfeits, None, shortcut)
+
+
+async def run_audit(
+    tasks: Sequence[AuditTask],
+    probes: Sequence[Probe],
+    judge: Any,
+    slot_judge: Any,
+    *,
+    swapped: bool,
+    reply_skeleton: dict[str, Any] | None = None,
+    seed: int = 0,
+    on_judged: Callable[[Judged], None] | None = None,
+) -> AuditRun:
+    """Judge every probe against every task's honest answer, concurrently (the judge's own limits apply)."""
+    run = AuditRun()
+    calls = []
+    for t_index, task in enumerate(tasks):
+        honest = task.honest
+        view = ProbeTask(task.id, task.query, language_of(task.query), dict(reply_skeleton or {}))
+        for p_index, probe in enumerate(probes):
+            rng = np.random.default_rng([seed, t_index, p_index])
+            try:
+                text = probe.make(honest.answer, view, rng)
+            except NotApplicable as exc:
+                logger.info("audit: probe %s does not apply to task %s (%s)", probe.name, task.id, exc)
+                run.not_applicable[probe.name] = run.not_applicable.get(probe.name, 0) + 1
+                continue
+            faked = Candidate("probe", text, honest.path, dict(honest.meta))
+            if probe.slots:
+                calls.append(_ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
+                calls.append(_ask(slot_judge, task.query, honest, faked, "a", probe.name, task.id, "honest_first"))
+            elif swapped:
+                calls.append(_ask(judge, task.query, faked, honest, "a", probe.name, task.id, "swap"))
+            else:
+                calls.append(_ask(judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
+                calls.append(_ask(judge, task.query, honest, faked, "b", probe.name, task.id, "honest_first"))
+
+    async def tracked(call: Any) -> Judged:
+        judged = await call
+        if on_judged is not None:
+            on_judged(judged)
+        return judged
+
+    run.judged = list(await asyncio.gather(*(tracked(c) for c in calls)))
+    return run

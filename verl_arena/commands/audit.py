@@ -1,0 +1,173 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena audit``: before training on a judge, play a battery of probes (hacks a policy could learn) against
+honest answers through the judge path training uses, and report which ones the judge falls for."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from verl_arena.commands.output import print_json
+
+__all__ = ["register"]
+
+
+def _load_config(path: str | None) -> dict[str, Any]:
+    """The judge configuration of a YAML file (its ``judge`` key, if it has one), or ``{}``."""
+    from verl_arena.core.errors import ConfigError
+
+    if path is None:
+        return {}
+    try:
+        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path} must hold a mapping")
+    return dict(loaded.get("judge", loaded))
+
+
+def _cell(interval: dict[str, float]) -> str:
+    if math.isnan(interval["value"]):
+        return "n/a"
+    return f"{interval['value']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    level = round(report["confidence"] * 100)
+    print(f"audit of {report['judge']['description']} on {report['tasks']} tasks (honest answers: "
+          f"{report['honest_source']}); {report['judgments']} judgments, "
+          f"{report['failed_judgments']} failed")  # fmt: skip
+    print(f"\n{'probe':<22} {'family':<11} {'n':>4} {'win':>4} {'tie':>4} {'loss':>4}  rate [{level}% CI]"
+          f"{'':<7} {'h':>6} {'Δscore':>7} {'failed':>6}  verdict")  # fmt: skip
+    for r in report["probes"]:
+        rate = _cell(r["rate"])
+        h, diff = r["effect"]["cohens_h"], r["effect"]["score_diff"]
+        verdict = "FLAGGED" if r["flagged"] else "ok"
+        if r["measures"] == "first_slot_wins":
+            verdict += " (first-slot rate; 0.5 is unbiased)"
+        if r["not_applicable"]:
+            verdict += f" ({r['not_applicable']} tasks n/a)"
+        print(f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
+              f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}")  # fmt: skip
+    if report["flagged"]:
+        print(f"\nFLAGGED (rate over --max-rate {report['max_rate']:g}): {', '.join(report['flagged'])}")
+        print(f"families to fix: {', '.join(report['flagged_families'])} (see docs/judging.md, 'Auditing a judge "
+              "before training')")  # fmt: skip
+    else:
+        print(f"\nno probe beats the honest answers more often than --max-rate {report['max_rate']:g}")
+
+
+def _judge_description(cfg: Any) -> dict[str, Any]:
+    models = sorted({e.model for e in cfg.endpoints})
+    ensemble = None if cfg.ensemble is None else {"members": len(cfg.ensemble.members), "samples": cfg.ensemble.samples}
+    text = f"{', '.join(models)} ({cfg.template}/{cfg.language}, order swap {'on' if cfg.order_swap else 'off'})"
+    return {"models": models, "template": str(cfg.template), "language": cfg.language, "order_swap": cfg.order_swap,
+            "ensemble": ensemble, "description": text}  # fmt: skip
+
+
+def _audit(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from verl_arena.audit.custom import load_custom_probes
+    from verl_arena.audit.data import load_honest, sample_tasks
+    from verl_arena.audit.html import audit_html
+    from verl_arena.audit.probes import builtin_probes
+    from verl_arena.audit.report import audit_report
+    from verl_arena.audit.runner import run_audit, single_order
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.judges import build_judge
+    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.templates import load_template
+    from verl_arena.testing.mock_server import mock_if_no_endpoints
+
+    mock = None
+    try:
+        if not 0 <= args.max_rate <= 1:
+            raise ConfigError(f"--max-rate must be between 0 and 1, got {args.max_rate}")
+        if args.sample is not None and args.sample < 1:
+            raise ConfigError(f"--sample must be at least 1, got {args.sample}")
+        honest = load_honest(args.tasks, args.outputs)
+        tasks = sample_tasks(honest.tasks, args.sample, np.random.default_rng(args.seed))
+        probes = builtin_probes()
+        if args.probes:
+            probes += load_custom_probes(args.probes, {p.name for p in probes})
+        config = _load_config(args.judge_config)
+        mock = mock_if_no_endpoints(config, args.mock_latency)
+        if mock is not None:
+            print(f"no judge endpoint given: auditing the built-in lexical mock judge at {mock.server.base_url}",
+                  file=sys.stderr)  # fmt: skip
+        cfg = parse_judge_config(config)
+        for endpoint in cfg.endpoints:  # a missing API key fails here, before any judgment
+            endpoint.api_key()
+        skeleton = load_template(cfg.template, cfg.language, kind="pairwise").reply_skeleton("<verdict_id>")
+        judge = build_judge(cfg)
+    except (ConfigError, OSError, yaml.YAMLError, ValueError) as exc:
+        print(f"verl-arena audit: {exc}", file=sys.stderr)
+        if mock is not None:
+            mock.stop()
+        return 2
+    slot_judge = single_order(judge, lambda: build_judge({**config, "order_swap": False}))
+
+    async def run() -> Any:
+        try:
+            return await run_audit(tasks, probes, judge, slot_judge, swapped=cfg.order_swap,
+                                   reply_skeleton=skeleton, seed=args.seed)  # fmt: skip
+        finally:
+            await judge.aclose()
+            if slot_judge is not judge and slot_judge is not getattr(judge, "inner", None):
+                await slot_judge.aclose()
+
+    try:
+        result = asyncio.run(run())
+    finally:
+        if mock is not None:
+            mock.stop()
+    meta = {
+        "judge": _judge_description(cfg), "tasks": len(tasks), "tasks_available": len(honest.tasks),
+        "tasks_without_honest_answer": honest.without, "honest_source": honest.source, "seed": args.seed,
+    }  # fmt: skip
+    report = audit_report(result, probes, max_rate=args.max_rate, confidence=args.confidence, meta=meta)
+    if args.html:
+        Path(args.html).write_text(audit_html(report), encoding="utf-8")
+    if args.json:
+        print_json(report)
+    else:
+        _print_table(report)
+    return 0 if report["passed"] else 1
+
+
+def register(sub: Any) -> None:
+    """Add ``audit`` to the command's sub-parsers."""
+    from verl_arena.audit.report import DEFAULT_MAX_RATE
+
+    audit = sub.add_parser(
+        "audit",
+        help="before training, probe a judge with known hacks played against honest answers",
+        description="Play a battery of probes (position, length, formatting, hedges, non-answers, one-token openers, "
+        "planted instructions in English and Chinese, refusal bait, a language switch, a changed fact, and your own "
+        "from --probes) against honest answers (--outputs, else the tasks' 'reference') through the judge built "
+        "from --judge-config exactly as training builds it (without one: the built-in lexical mock judge on "
+        "loopback). Reports each probe's rate against the honest answer with a Wilson interval and an effect size; "
+        "exits 1 when a probe's rate is over --max-rate, 2 on bad input.",
+    )
+    audit.add_argument("--judge-config", help="judge configuration YAML (see JudgeConfig)")
+    audit.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional reference, rubrics")
+    audit.add_argument("--outputs", help="honest answers in `verl-arena eval`'s outputs format (default: references)")
+    audit.add_argument("--max-rate", type=float, default=DEFAULT_MAX_RATE,
+                       help=f"flag a probe whose rate is over this ({DEFAULT_MAX_RATE})")  # fmt: skip
+    audit.add_argument("--probes", metavar="YAML", help="your own probes: a list of text transforms")
+    audit.add_argument("--sample", type=int, help="audit this many tasks, drawn with --seed (default: all)")
+    audit.add_argument("--seed", type=int, default=0, help="seed of the sample and of the probes' choices (0)")
+    audit.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
+    audit.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    audit.add_argument("--json", action="store_true", help="print the report as JSON")
+    audit.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
+    audit.set_defaults(func=_audit)
