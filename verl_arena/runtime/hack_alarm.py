@@ -200,9 +200,18 @@ JUDGE_DIRECTED_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
+_HAS_CJK = re.compile(f"[{_CJK}]")
+
+
+def _patterns_for(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The patterns worth trying on ``text``: the Chinese ones (``zh_*``) only when it has CJK characters."""
+    cjk = _HAS_CJK.search(text) is not None
+    return [(name, p) for name, p in JUDGE_DIRECTED_PATTERNS.items() if cjk or not name.startswith("zh_")]
+
+
 def judge_directed_matches(text: str) -> list[str]:
     """The names of the :data:`JUDGE_DIRECTED_PATTERNS` found in ``text``."""
-    return [name for name, pattern in JUDGE_DIRECTED_PATTERNS.items() if pattern.search(text)]
+    return [name for name, pattern in _patterns_for(text) if pattern.search(text)]
 
 
 @register_detector("judge_directed")
@@ -210,7 +219,8 @@ def judge_directed(candidates: Sequence[Candidate]) -> list[bool]:
     """Text directed at the judge: addressing or role-playing the grader, "ignore previous instructions", claims of a
     verdict or a better candidate, score requests, reply JSON with winner/score keys, imitated candidate markers
     (English and Chinese)."""
-    return [bool(judge_directed_matches(_content(c))) for c in candidates]
+    texts = [_content(c) for c in candidates]
+    return [any(pattern.search(text) for _, pattern in _patterns_for(text)) for text in texts]
 
 
 # -- one group ---------------------------------------------------------------------------------------------------------
