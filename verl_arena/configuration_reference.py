@@ -98,9 +98,15 @@ def configuration_markdown() -> str:
     """The whole reference, as Markdown."""
     from verl_arena.core.topologies import TOPOLOGIES
     from verl_arena.core.tournament import Tournament
+    from verl_arena.environments.client import EnvConfig
     from verl_arena.integrations.slime.config import SlimeArenaConfig
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
-    from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
+    from verl_arena.integrations.verl.config import (
+        ArenaRewardConfig,
+        HackAlarmConfig,
+        HorizonSchedule,
+        TournamentAdvantageConfig,
+    )
     from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
     from verl_arena.runtime.step_metrics import STEP_METRICS
 
@@ -149,6 +155,14 @@ def configuration_markdown() -> str:
         "### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)",
         "",
         _table(_model_rows(HorizonSchedule, "horizon.")),
+        "",
+        "### The environment (`+reward.reward_kwargs.env.*`, for `arena_env_agent`)",
+        "",
+        _table(_model_rows(EnvConfig, "env.")),
+        "",
+        "### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)",
+        "",
+        _table(_model_rows(HackAlarmConfig, "hack_alarm.")),
         "",
         "## The advantage estimator (`+algorithm.tournament.*`)",
         "",

@@ -22,6 +22,7 @@ from verl_arena.validation import validate
 
 __all__ = [
     "ArenaRewardConfig",
+    "HackAlarmConfig",
     "HorizonSchedule",
     "TournamentAdvantageConfig",
     "arena_config",
@@ -62,6 +63,21 @@ class HorizonSchedule(BaseModel):
         return self.turns[min(phase, len(self.turns) - 1)]
 
 
+class HackAlarmConfig(BaseModel):
+    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.runtime.hack_alarm`).
+
+    Args:
+        window: steps compared (the last half against the half before).
+        margin: the least rise of a detector's mean win share from the earlier half to the recent half.
+        floor: the least recent mean win share worth a warning.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    window: int = Field(default=10, ge=2)
+    margin: float = Field(default=0.15, ge=0, le=1)
+    floor: float = Field(default=0.25, ge=0, le=1)
+
+
 class ArenaRewardConfig(ArenaOptions):
     """``+reward.reward_kwargs.*`` of the ``arena`` reward manager: the shared options (:class:`ArenaOptions`) and
     verl's own.
@@ -89,6 +105,8 @@ class ArenaRewardConfig(ArenaOptions):
             ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
             ``"weighted"`` (see :mod:`~verl_arena.runtime.env_outcomes`).
         env_weight: the environment reward's weight with ``env_reward=weighted``.
+        hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
+            wins (see :class:`HackAlarmConfig`).
     """
 
     anchor: Literal["greedy", "first", "data"] = "greedy"
@@ -107,6 +125,7 @@ class ArenaRewardConfig(ArenaOptions):
     env: EnvConfig | None = None
     env_reward: Literal["tournament", "success_first", "weighted"] = "success_first"
     env_weight: float = Field(default=0.5, ge=0, le=1)
+    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
 
 
 class TournamentAdvantageConfig(BaseModel):

@@ -156,6 +156,7 @@ class ArenaRewardManager(RewardManagerBase):
             drop_max_share=arena.drop_max_share,
             env_reward=arena.env_reward,
             env_weight=arena.env_weight,
+            hack_alarm=arena.hack_alarm.model_dump(),
         )
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
