@@ -117,6 +117,8 @@ def _calls_panel(ax: Any, cell: Sequence[CellResult], noises: Sequence[float], m
 
 
 def _tokens_panel(ax: Any, cell: Sequence[CellResult], by_method: dict[tuple[str, int], TokenRow], metric: str) -> None:
+    import matplotlib.ticker
+
     for r in cell:
         t = by_method.get((r.method, r.n))
         if t is None:
@@ -129,5 +131,6 @@ def _tokens_panel(ax: Any, cell: Sequence[CellResult], by_method: dict[tuple[str
     ax.plot([], [], "o", color="C0", label="prompt tokens")
     ax.plot([], [], "o", markerfacecolor="none", color="C1", label="left to prefill (prefix cache)")
     ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # decades only: minor labels collide
     ax.set_xlabel("judge prompt tokens per group")
     ax.legend(fontsize=6, loc="lower right")
