@@ -26,6 +26,7 @@ if os.environ.get("VERL_PLATFORM", "").strip().lower() == "cpu":  # opt-in: trai
 from verl.experimental.reward_loop.reward_manager import register as register_reward_manager
 from verl.trainer.ppo.core_algos import register_adv_est
 
+from verl_arena import doctor
 from verl_arena._version import __version__
 from verl_arena.integrations.verl import agent_loops, env_agent  # noqa: F401 - registers the agent loops
 from verl_arena.integrations.verl.estimator import compute_tournament_advantage
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 ADVANTAGE_ESTIMATOR = "tournament"
 REWARD_MANAGER = "arena"
-AGENT_LOOPS = ("arena_tool_agent", "arena_single_turn_agent", "arena_env_agent")
+AGENT_LOOPS = doctor.AGENT_LOOPS
 
 register_adv_est(ADVANTAGE_ESTIMATOR)(compute_tournament_advantage)
 register_reward_manager(REWARD_MANAGER)(ArenaRewardManager)
