@@ -135,8 +135,8 @@ def test_a_member_down_is_outvoted_not_fatal_and_the_agreement_reaches_the_step_
     assert summary.ensemble_judgments == 6 and summary.ensemble_agreement == 1.0
 
     class Outcome:
-        group, wait_s, horizon = summary, 0.0, 0
-        forfeit = no_answer = duplicate = late = overflow = False
+        group, wait_s, horizon, env_success, env_turns = summary, 0.0, 0, -1.0, 0.0
+        forfeit = no_answer = duplicate = late = overflow = env_error = False
 
     metrics = summarize([("g", Outcome())])
     assert metrics["arena/judge_agreement"] == 1.0
