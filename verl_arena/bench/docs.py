@@ -19,6 +19,10 @@ from pathlib import Path
 
 __all__ = ["benchmarks_markdown"]
 
+#: the rendezvous bench's configuration on the page, and the same as command-line flags
+RENDEZVOUS_DOCS_RUN = {"groups": (64, 512), "n": 16, "workers": (8, 32), "latencies": (0.0, 0.5), "shards": (1, 2)}
+RENDEZVOUS_DOCS_FLAGS = "--groups 64 512 --n 16 --workers 8 32 --latency 0 0.5 --shards 1 2"
+
 _FIDELITY = """\
 ## Ranking fidelity (`verl-arena bench`)
 
@@ -140,6 +144,20 @@ bodies, truncated and empty verdicts: every group should complete, every fault r
 against a judge that is down (every group voided with zero advantages well before its deadline, nothing raised).
 """
 
+_RENDEZVOUS = """\
+## The group rendezvous at scale (`verl-arena bench-rendezvous`)
+
+B groups of 16 rollouts (about 3,000 characters each) are sent all at once, in a random order across groups, by W
+reward-worker stand-ins (Ray actors calling the coordinator actor's `submit` as the `arena` reward manager does) to
+one group coordinator or to two shards of it (`coordinator_shards`), with a simulated judge inside the coordinator
+(no concurrency cap, a fixed latency per call: 0, where everything measured is the rendezvous, and 0.5 s). Each
+tournament is timed where it runs, so the per-member overhead is the submit round trip less the wait for later
+members of the group and less the group's judge time. Every process (Ray, the workers, the coordinators, the driver)
+shares this machine's cores, so the overheads are upper bounds for a cluster where the coordinator has a core of its
+own; `same` checks that sharding, workers and latency change no answer. [Sizing](training-verl.md#sizing) turns these
+figures into reward workers, coordinator shards and judge concurrency for 8 to 512 GPUs.
+"""
+
 _CORE = """\
 ## Cost of the core (`verl-arena bench-core`)
 
@@ -186,6 +204,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     from verl_arena.bench.gaming import report, run_gaming_bench
     from verl_arena.bench.judge_throughput import format_report, run_judge_bench
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
+    from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
     from verl_arena.bench.report import format_tables, plot_frontier
     from verl_arena.bench.speed import format_speed, run_core_speed
     from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
@@ -208,6 +227,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     plot_training(training, str(Path(out_dir) / "training.png"))
     core = timed("bench-core", run_core_speed)
     judge = timed("bench-judge", lambda: run_judge_bench(progress=say))
+    rendezvous = timed("bench-rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
     gaming_rows = timed("bench-gaming", run_gaming_bench)
     gaming_table, _ = report(gaming_rows, 4)
     arena_runs = timed("bench-arena", run_leaderboard_bench)
@@ -227,6 +247,8 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         _code(format_training(training), f"{len(training)} training runs in {timings['bench --train']:.1f} s"),
         _JUDGE,
         _code(format_report(judge)),
+        _RENDEZVOUS,
+        _code(format_rendezvous(rendezvous), f"`verl-arena bench-rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
         _CORE,
         _code(format_speed(core, groups=1000, n=16)),
         _GAMING,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import ray
@@ -22,12 +23,15 @@ from verl_arena.runtime.hack_alarm import HackAlarm
 from verl_arena.runtime.outcomes import MemberOutcome
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
+from verl_arena.runtime.step_metrics import summarize
 
 __all__ = ["CoordinatorActor", "JudgeActor", "RayKVStore", "named_actor_options"]
 
 logger = logging.getLogger(__name__)
 
 _KV_NAMESPACE = "verl_arena"
+#: how long shard 0 waits for another coordinator shard's step answers
+PEER_TIMEOUT_S = 5.0
 
 
 def named_actor_options(
@@ -105,7 +109,11 @@ class RayKVStore:
 @ray.remote(concurrency_groups={"control": 2})
 class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
-    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options)."""
+    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options).
+
+    Sharded by group id (:mod:`~verl_arena.runtime.sharding`), shard 0 reports the step metrics of every shard:
+    ``step_metrics(upto, peers=[the other shards' names])`` takes their answers (``step_answers``) and summarizes them
+    with its own, so the metrics and the hack alarm see the whole step."""
 
     def __init__(
         self, ranker: Any, tournament: Any, *, hack_alarm: dict[str, Any] | None = None, **kwargs: Any
@@ -120,6 +128,8 @@ class CoordinatorActor:
             )
         self.coordinator = GroupCoordinator(ranker, tournament, store=store, recovered=recovered, **kwargs)
         self.hack_alarm = HackAlarm(**(hack_alarm or {}))
+        self.namespace = context.namespace
+        self._peers: dict[str, Any] = {}
 
     async def submit(self, *args: Any, **kwargs: Any) -> MemberOutcome:
         return await self.coordinator.submit(*args, **kwargs)
@@ -129,5 +139,18 @@ class CoordinatorActor:
         return self.coordinator.stats()
 
     @ray.method(concurrency_group="control")
-    async def step_metrics(self, upto: int | None = None) -> dict[str, float]:
-        return self.hack_alarm.observe(self.coordinator.step_metrics.pop(upto))
+    async def step_metrics(self, upto: int | None = None, peers: Sequence[str] = ()) -> dict[str, float]:
+        answers = self.coordinator.step_metrics.take(upto)
+        for name in peers:  # the other shards: a shard that cannot be reached costs a warning, not the step
+            try:
+                if name not in self._peers:
+                    self._peers[name] = await asyncio.to_thread(ray.get_actor, name, namespace=self.namespace)
+                answers += await asyncio.wait_for(self._peers[name].step_answers.remote(upto), PEER_TIMEOUT_S)
+            except Exception as exc:
+                self._peers.pop(name, None)
+                logger.warning("step metrics: coordinator shard %s did not answer (%s); left out", name, exc)
+        return self.hack_alarm.observe(summarize(answers) if answers else {})
+
+    @ray.method(concurrency_group="control")
+    async def step_answers(self, upto: int | None = None) -> list[tuple[str, MemberOutcome]]:
+        return self.coordinator.step_metrics.take(upto)

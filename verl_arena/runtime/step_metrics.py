@@ -22,7 +22,7 @@ from typing import Any
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.hack_alarm import hack_metric_descriptions, hack_metrics
 
-__all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics"]
+__all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics", "summarize"]
 
 #: the per-step metrics, and what each one is
 STEP_METRICS = {
@@ -104,9 +104,14 @@ class StepMetrics:
 
     def pop(self, upto: int | None = None) -> dict[str, float]:
         """The metrics of every step up to ``upto`` (all steps when ``None``), forgetting them."""
-        steps = [s for s in self._answers if upto is None or s is None or s <= upto]
-        answers = [a for s in steps for a in self._answers.pop(s)]
+        answers = self.take(upto)
         return summarize(answers) if answers else {}
+
+    def take(self, upto: int | None = None) -> list[tuple[str, Any]]:
+        """The ``(group_id, member outcome)`` answers of every step up to ``upto`` (all when ``None``), forgetting
+        them: what :meth:`pop` summarizes, for summarizing the answers of several coordinators together."""
+        steps = [s for s in self._answers if upto is None or s is None or s <= upto]
+        return [a for s in steps for a in self._answers.pop(s)]
 
 
 def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:

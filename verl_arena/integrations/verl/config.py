@@ -96,6 +96,9 @@ class ArenaRewardConfig(ArenaOptions):
         reference_key: the ``extra_info`` key holding a reference answer (text or chat messages); falls back to a
             string ``reward_model.ground_truth``.
         judge_shards: actors in the judge pool.
+        coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
+            (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
+            step's rollouts (see the sizing guide in docs/training-verl.md).
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
@@ -119,6 +122,7 @@ class ArenaRewardConfig(ArenaOptions):
     split_key: str = "split"
     reference_key: str = "reference"
     judge_shards: int = Field(default=1, ge=1)
+    coordinator_shards: int = Field(default=1, ge=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None

@@ -3,7 +3,8 @@
 """The ``arena`` reward manager for verl's streaming reward loop (``reward.reward_manager.name=arena``).
 
 verl 0.9 scores one trajectory at a time, on whichever reward worker it lands. This manager renders the trajectory
-into a candidate and hands it to the group coordinator (a named async Ray actor shared by every worker); the
+into a candidate and hands it to the group coordinator (a named async Ray actor shared by every worker; with
+``coordinator_shards`` above 1, the shard its ``uid`` hashes to, :mod:`~verl_arena.runtime.sharding`); the
 coordinator waits for the rest of the group (same ``uid``), runs the tournament through the cluster's judge pool,
 and returns this member's reward. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
 coordinator closes late groups, and this manager stops waiting after ``arrival_timeout_s + judge_deadline_s + 60``.
@@ -34,7 +35,7 @@ from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
 from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
-from verl_arena.integrations.verl.step_logging import coordinator_name
+from verl_arena.integrations.verl.step_logging import coordinator_names
 from verl_arena.integrations.verl.trajectory import (
     candidate_from_row,
     query_from_prompt,
@@ -45,6 +46,7 @@ from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.env_outcomes import ENV_META
 from verl_arena.runtime.pool import JudgePool
+from verl_arena.runtime.sharding import shard_of
 
 __all__ = ["ArenaRewardManager", "check_trainer_config"]
 
@@ -104,7 +106,7 @@ def _warn_unmarked_anchor(session: int) -> None:
 class ArenaRewardManager(RewardManagerBase):
     """Tournament rewards: one group rendezvous per ``uid`` (see the module docstring)."""
 
-    _coordinator: ClassVar[Any] = None
+    _coordinators: ClassVar[list[Any]] = []  # the group coordinator's shards (one by default)
     _pool: ClassVar[JudgePool | None] = None
     _arena: ClassVar[ArenaRewardConfig | None] = None
     _group_size: ClassVar[int] = 0
@@ -143,27 +145,29 @@ class ArenaRewardManager(RewardManagerBase):
             shards=arena.judge_shards,
             deadline_s=arena.judge_deadline_s,
         )
-        cls._coordinator = CoordinatorActor.options(
-            **named_actor_options(coordinator_name(arena.name, job), namespace)
-        ).remote(
-            cls._pool,
-            arena.built_tournament(),
-            arrival_timeout_s=arena.arrival_timeout_s,
-            incomplete=arena.incomplete,
-            judgment_log=arena.judgment_log,
-            judgment_log_content=arena.judgment_log_content,
-            drop_groups=arena.drop_groups,
-            drop_max_share=arena.drop_max_share,
-            env_reward=arena.env_reward,
-            env_weight=arena.env_weight,
-            hack_alarm=arena.hack_alarm.model_dump(),
-        )
+        tournament = arena.built_tournament()
+        cls._coordinators = [
+            CoordinatorActor.options(**named_actor_options(name, namespace)).remote(
+                cls._pool,
+                tournament,
+                arrival_timeout_s=arena.arrival_timeout_s,
+                incomplete=arena.incomplete,
+                judgment_log=arena.judgment_log,
+                judgment_log_content=arena.judgment_log_content,
+                drop_groups=arena.drop_groups,
+                drop_max_share=arena.drop_max_share,
+                env_reward=arena.env_reward,
+                env_weight=arena.env_weight,
+                hack_alarm=arena.hack_alarm.model_dump(),
+            )
+            for name in coordinator_names(arena.name, job, arena.coordinator_shards)
+        ]
         cls._arena, cls._group_size = arena, group_size
         cls._class_initialized = True
         logger.info(
             "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
             arena.topology, group_size, [f"{e.model} at {e.base_url}" for e in arena.judge.endpoints],
-            coordinator_name(arena.name, job),
+            coordinator_names(arena.name, job, arena.coordinator_shards),
         )  # fmt: skip
 
     # -- one trajectory ---------------------------------------------------------------------------------------------
@@ -210,8 +214,9 @@ class ArenaRewardManager(RewardManagerBase):
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
+            coordinator = self._coordinators[shard_of(uid, len(self._coordinators))]
             outcome = await asyncio.wait_for(
-                self._coordinator.submit.remote(
+                coordinator.submit.remote(
                     uid,
                     member,
                     candidate,

@@ -7,7 +7,8 @@ logs none of it, and the trainer offers no supported way to add metrics from out
 logged inside ``fit``). The smallest hook that reaches every logger backend (console, wandb, tensorboard, ...) and
 every trainer mode is verl's ``Tracking.log``: :func:`install` wraps it so that a training step's metrics (the dict
 that carries ``training/global_step``) get the group coordinator's aggregates of the rollouts produced up to that
-step (see :mod:`verl_arena.runtime.step_metrics`). It is active only when the trainer's config uses the ``arena``
+step (see :mod:`verl_arena.runtime.step_metrics`; with ``coordinator_shards`` above 1, shard 0 gathers the other
+shards' answers and summarizes the whole step). It is active only when the trainer's config uses the ``arena``
 reward manager with ``step_metrics`` on (the default), and a coordinator that cannot be reached costs one warning,
 never the step.
 """
@@ -19,7 +20,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["coordinator_name", "install"]
+__all__ = ["coordinator_name", "coordinator_names", "install"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +32,17 @@ def coordinator_name(prefix: str, job_id: str) -> str:
     return f"{prefix}_coordinator_{job_id}"
 
 
-def _source(config: Mapping[str, Any] | None) -> str | None:
-    """The coordinator to ask, if the config uses the arena reward manager with step metrics on."""
+def coordinator_names(prefix: str, job_id: str, shards: int = 1) -> list[str]:
+    """The Ray actor names of the job's group coordinator shards: :func:`coordinator_name` alone for one shard, else
+    that name with ``_0 .. _{shards-1}`` (shard ``i`` owns the groups :func:`~verl_arena.runtime.sharding.shard_of`
+    maps to ``i``)."""
+    from verl_arena.runtime.sharding import shard_names
+
+    return shard_names(coordinator_name(prefix, job_id), shards)
+
+
+def _source(config: Mapping[str, Any] | None) -> list[str] | None:
+    """The coordinator shards to ask, if the config uses the arena reward manager with step metrics on."""
     try:
         reward = (config or {}).get("reward") or {}
         if (reward.get("reward_manager") or {}).get("name") != "arena":
@@ -44,20 +54,22 @@ def _source(config: Mapping[str, Any] | None) -> str | None:
 
         if not ray.is_initialized():
             return None
-        return coordinator_name(options.get("name", "verl_arena"), ray.get_runtime_context().get_job_id())
+        job = ray.get_runtime_context().get_job_id()
+        return coordinator_names(options.get("name", "verl_arena"), job, int(options.get("coordinator_shards", 1)))
     except Exception:  # a config we do not understand: no arena metrics, and no harm
         logger.debug("arena step metrics off: unreadable trainer config", exc_info=True)
         return None
 
 
-def _fetch(name: str, step: int) -> dict[str, float]:
+def _fetch(names: list[str], step: int) -> dict[str, float]:
+    """The step's metrics over every coordinator shard: shard 0 gathers the others' answers and summarizes them all."""
     import ray
 
     try:
-        coordinator = ray.get_actor(name)
-        return dict(ray.get(coordinator.step_metrics.remote(int(step)), timeout=_FETCH_TIMEOUT_S))
+        coordinator = ray.get_actor(names[0])
+        return dict(ray.get(coordinator.step_metrics.remote(int(step), peers=names[1:]), timeout=_FETCH_TIMEOUT_S))
     except Exception as exc:
-        _warn_once(name, exc)
+        _warn_once(names[0], exc)
         return {}
 
 
@@ -82,9 +94,9 @@ def install() -> None:
 
     @functools.wraps(original_log)
     def log(self: Any, data: Any, step: Any, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(self, "_arena_coordinator", None)
-        if name and isinstance(data, Mapping) and "training/global_step" in data:
-            data = {**data, **_fetch(name, step)}
+        names = getattr(self, "_arena_coordinator", None)
+        if names and isinstance(data, Mapping) and "training/global_step" in data:
+            data = {**data, **_fetch(names, step)}
         return original_log(self, data, step, *args, **kwargs)
 
     Tracking.__init__, Tracking.log = __init__, log
