@@ -6,6 +6,7 @@
   shards), with metrics and health answered outside the judges' queue.
 - :class:`CoordinatorActor`: the :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` as an async actor, keeping
   finished answers in :class:`RayKVStore` so that a restarted coordinator still knows them.
+- :class:`KVJanitor`: a detached actor that removes those answers once the Ray job that made them has ended.
 - :func:`named_actor_options`: get-or-create by name, restarted forever, calls retried after a restart.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,11 +28,26 @@ from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.runtime.step_metrics import summarize
 
-__all__ = ["CoordinatorActor", "JudgeActor", "RayKVStore", "named_actor_options"]
+__all__ = [
+    "JANITOR_NAME",
+    "CoordinatorActor",
+    "JudgeActor",
+    "KVJanitor",
+    "RayKVStore",
+    "named_actor_options",
+    "start_janitor",
+    "sweep_ended_jobs",
+]
 
 logger = logging.getLogger(__name__)
 
 _KV_NAMESPACE = "verl_arena"
+#: ``owners/<a store's key prefix>`` holds the id of the Ray job whose coordinator wrote the records under the prefix
+_OWNERS = "owners/"
+#: the detached actor (in the Ray namespace ``verl_arena``) that removes the records of ended jobs
+JANITOR_NAME = "verl_arena_kv_janitor"
+#: how often the janitor looks for ended jobs
+JANITOR_POLL_S = 2.0
 #: how long shard 0 waits for another coordinator shard's step answers
 PEER_TIMEOUT_S = 5.0
 
@@ -82,12 +100,20 @@ class RayKVStore:
     Uses ``ray.experimental.internal_kv`` (private to Ray, but what Ray's own libraries keep their state in); its calls
     are blocking, so they run in a thread.
 
+    The first record stored names the Ray job that owns them all (``job_id``) and makes sure a :class:`KVJanitor`
+    runs: when that job ends, however it ends, the janitor deletes them. Without ``job_id`` they stay until the
+    cluster stops.
+
     Args:
         prefix: key prefix, unique to the coordinator (its actor name).
+        job_id: the Ray job (hex id) of the coordinator.
     """
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, job_id: str | None = None) -> None:
         self.prefix = f"{prefix}/"
+        self.job_id = job_id
+        self._owned = job_id is None
+        self._janitor: asyncio.Future[bool] | None = None
 
     def _key(self, group_id: str) -> bytes:
         return (self.prefix + group_id).encode()
@@ -96,6 +122,11 @@ class RayKVStore:
         return await asyncio.to_thread(internal_kv._internal_kv_get, self._key(group_id), namespace=_KV_NAMESPACE)
 
     async def put(self, group_id: str, value: bytes) -> None:
+        if not self._owned:  # the first record: say whose records these are, before there are any
+            owner = (_OWNERS + self.prefix).encode()
+            await asyncio.to_thread(internal_kv._internal_kv_put, owner, str(self.job_id), namespace=_KV_NAMESPACE)
+            self._owned = True
+            self._janitor = asyncio.ensure_future(asyncio.to_thread(start_janitor))  # in the background
         await asyncio.to_thread(internal_kv._internal_kv_put, self._key(group_id), value, namespace=_KV_NAMESPACE)
 
     async def delete(self, group_id: str) -> None:
@@ -120,7 +151,7 @@ class CoordinatorActor:
     ) -> None:
         context = ray.get_runtime_context()
         name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
-        store = RayKVStore(f"coordinator/{context.namespace}/{name}")
+        store = RayKVStore(f"coordinator/{context.namespace}/{name}", job_id=context.get_job_id())
         recovered = context.was_current_actor_reconstructed
         if recovered:
             logger.warning(
@@ -154,3 +185,104 @@ class CoordinatorActor:
     @ray.method(concurrency_group="control")
     async def step_answers(self, upto: int | None = None) -> list[tuple[str, MemberOutcome]]:
         return self.coordinator.step_metrics.take(upto)
+
+
+def _running_jobs() -> set[str]:
+    """The hex ids of the Ray jobs that have not ended (from the GCS job table)."""
+    jobs = internal_kv.internal_kv_get_gcs_client().get_all_job_info(
+        skip_submission_job_info_field=True, skip_is_running_tasks_field=True
+    )
+    return {info.job_id.hex() for info in jobs.values() if not info.is_dead}
+
+
+def sweep_ended_jobs() -> tuple[dict[str, int], int]:
+    """Delete the finished-group records of every coordinator whose Ray job has ended.
+
+    Returns the number of records deleted per coordinator (by key prefix), and how many coordinators keep theirs
+    because their job is still running.
+    """
+    owners = internal_kv._internal_kv_list(_OWNERS, namespace=_KV_NAMESPACE)
+    if not owners:
+        return {}, 0
+    running = _running_jobs()
+    deleted: dict[str, int] = {}
+    kept = 0
+    for owner in owners:
+        job = internal_kv._internal_kv_get(owner, namespace=_KV_NAMESPACE)
+        if job is None:  # deleted since it was listed
+            continue
+        if job.decode() in running:
+            kept += 1
+            continue
+        prefix = owner[len(_OWNERS) :]
+        deleted[prefix.decode()] = internal_kv._internal_kv_del(prefix, del_by_prefix=True, namespace=_KV_NAMESPACE)
+        internal_kv._internal_kv_del(owner, namespace=_KV_NAMESPACE)
+        logger.info("job %s has ended: deleted %d records under %s", job.decode(), deleted[prefix.decode()], prefix)
+    return deleted, kept
+
+
+@ray.remote
+class KVJanitor:
+    """Deletes the finished-group records of coordinators whose Ray job has ended, every ``poll_s`` seconds, in a
+    thread of its own; exits when no coordinator has records left.
+
+    A job's actors are killed when it ends, without running any of their code, so the records cannot delete
+    themselves: this actor is detached (it outlives the job that started it) and restarts if it dies.
+    """
+
+    def __init__(self, poll_s: float = JANITOR_POLL_S) -> None:
+        self.poll_s = poll_s
+        self.deleted: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._wanted = True  # sweep at least twice before exiting
+        self._exiting = False
+        threading.Thread(target=self._run, name="verl-arena-kv-janitor", daemon=True).start()
+
+    def watch(self) -> bool:
+        """Keep sweeping (records were just stored); ``False`` if this janitor is already exiting."""
+        with self._lock:
+            if self._exiting:
+                return False
+            self._wanted = True
+            return True
+
+    def report(self) -> dict[str, int]:
+        """The records deleted so far, by key prefix."""
+        return dict(self.deleted)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.poll_s)
+            with self._lock:
+                wanted, self._wanted = self._wanted, False
+            try:
+                deleted, kept = sweep_ended_jobs()
+            except Exception:
+                logger.exception("could not delete the records of ended jobs; trying again")
+                continue
+            self.deleted.update(deleted)
+            with self._lock:
+                if kept or wanted or self._wanted:
+                    continue
+                self._exiting = True
+            logger.info("no coordinator has records left: the janitor exits")
+            ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
+            return
+
+
+def start_janitor(attempts: int = 5, timeout_s: float = 60.0) -> bool:
+    """Create the :class:`KVJanitor` or find it, and keep it sweeping; ``False`` (logged) if that failed (the records
+    are then deleted when the next arena job's janitor runs, or with the cluster). Blocking."""
+    for attempt in range(attempts):
+        try:
+            options = named_actor_options(JANITOR_NAME, _KV_NAMESPACE, max_concurrency=4, lifetime="detached")
+            if ray.get(KVJanitor.options(**options).remote().watch.remote(), timeout=timeout_s):
+                return True
+        except Exception as exc:  # an exiting janitor (RayActorError), a slow cluster (GetTimeoutError)
+            logger.debug("key-value janitor not reached (%s); trying again", exc)
+        time.sleep(0.5 * (attempt + 1))
+    logger.warning(
+        "could not start the key-value janitor: the finished-group records of this job stay until another arena "
+        "job's janitor runs or the cluster stops"
+    )
+    return False

@@ -181,14 +181,51 @@ class Answers:
     late: MemberOutcome
 
     def encode(self) -> bytes:
-        data = {"members": {m: o.to_dict() for m, o in self.members.items()}, "late": self.late.to_dict()}
-        return json.dumps(data).encode()
+        """Compact JSON (what the coordinator's store keeps): the group's summary once, not once per member, and of
+        every record only the fields that differ from their defaults."""
+        summaries: list[GroupSummary] = []
+
+        def compact(outcome: MemberOutcome) -> dict[str, Any]:
+            if outcome.group not in summaries:
+                summaries.append(outcome.group)
+            return {**_changed(outcome, skip="group"), "g": summaries.index(outcome.group)}
+
+        members = {m: compact(o) for m, o in self.members.items()}
+        late = compact(self.late)
+        data = {"groups": [_changed(s) for s in summaries], "members": members, "late": late}
+        return json.dumps(data, separators=(",", ":")).encode()
 
     @classmethod
     def decode(cls, value: bytes) -> Answers:
+        """Inverse of :meth:`encode` (which also reads the one-summary-per-member form of earlier versions)."""
         data = json.loads(value)
-        members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
-        return cls(members, MemberOutcome.from_dict(data["late"]))
+        if "groups" not in data:
+            members = {m: MemberOutcome.from_dict(o) for m, o in data["members"].items()}
+            return cls(members, MemberOutcome.from_dict(data["late"]))
+        summaries = [GroupSummary(**s) for s in data["groups"]]
+
+        def outcome(fields: dict[str, Any]) -> MemberOutcome:
+            return MemberOutcome(group=summaries[fields["g"]], **{k: v for k, v in fields.items() if k != "g"})
+
+        return cls({m: outcome(o) for m, o in data["members"].items()}, outcome(data["late"]))
+
+
+def _changed(record: Any, skip: str = "") -> dict[str, Any]:
+    """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
+    changed = {}
+    for f in dataclasses.fields(record):
+        if f.name == skip:
+            continue
+        value = getattr(record, f.name)
+        if f.default is not dataclasses.MISSING:
+            default = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            default = f.default_factory()
+        else:
+            default = dataclasses.MISSING
+        if value != default or default is dataclasses.MISSING:
+            changed[f.name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+    return changed
 
 
 def member_outcomes(
