@@ -167,7 +167,9 @@ def test_content_the_server_refuses_is_blamed_whatever_the_status_and_slot(fault
 def test_a_content_triggered_500_in_every_group_never_takes_the_endpoint_out():
     config = MockJudgeConfig(triggers={TRIGGER: "500"})
     with MockJudgeThread(config) as url:
-        judge = build_judge(judge_config(url, template="travel", failure_threshold=3, cooldown_s=60))
+        # a timeout well above this loaded judge's latency (672 requests on one loopback thread): a 500 is the
+        # content's only while the endpoint answers others within half the timeout
+        judge = build_judge(judge_config(url, template="travel", failure_threshold=3, cooldown_s=60, timeout_s=20.0))
 
         async def run():
             groups = [attacked(group(seed), _triggering) for seed in range(6)]
