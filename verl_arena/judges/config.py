@@ -25,6 +25,7 @@ __all__ = [
     "RetryConfig",
     "parse_judge_config",
     "resolve_hosted",
+    "window_sizing",
 ]
 
 #: the frameworks that can host the judge, and where their hosted judges resolve
@@ -258,6 +259,29 @@ class JudgeConfig(_Strict):
             except ValidationError as exc:
                 raise ValueError(problems(exc, f"ensemble.members[{i}]")) from None
         return members
+
+
+def window_sizing(judge: JudgeConfig, window: int, *, option: str, what: str, source: str) -> dict[str, int]:
+    """The change that sizes ``judge`` to a hosted server's context ``window``: ``context_tokens`` follows the server
+    unless the configuration sets it. ``ConfigError`` when the configured one exceeds the window, or the window leaves
+    less than twice ``max_tokens``.
+
+    Args:
+        option: the judge configuration's full key (``judge``, ``+reward.reward_kwargs.judge``), for messages.
+        what: the window, named (``"the hosted judge's context window"``).
+        source: where the window is set, for the messages' advice.
+    """
+    if "context_tokens" in judge.model_fields_set and judge.context_tokens > window:
+        raise ConfigError(
+            f"{option}.context_tokens={judge.context_tokens} exceeds {what} ({window}, {source}): lower it or leave "
+            "it unset (it then follows the server)"
+        )
+    if window < 2 * judge.max_tokens:
+        raise ConfigError(
+            f"{what} ({window}) leaves too little room beside {option}.max_tokens={judge.max_tokens}: raise {source}, "
+            "or lower max_tokens"
+        )
+    return {} if "context_tokens" in judge.model_fields_set else {"context_tokens": window}
 
 
 def resolve_hosted(judge: JudgeConfig, resolve: Callable[[EndpointConfig], EndpointConfig]) -> JudgeConfig:

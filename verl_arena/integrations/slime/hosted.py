@@ -31,7 +31,13 @@ from verl_arena.integrations.slime.sglang_models import (
     read_sglang_config,
     router_url,
 )
-from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config, resolve_hosted
+from verl_arena.judges.config import (
+    EndpointConfig,
+    JudgeConfig,
+    parse_judge_config,
+    resolve_hosted,
+    window_sizing,
+)
 
 __all__ = ["ADD_A_JUDGE", "HostedModel", "hosted_judge", "hosted_options", "uses_hosted"]
 
@@ -149,19 +155,10 @@ def _sized(judge: JudgeConfig, resolved: JudgeConfig, targets: list[HostedModel]
     changes: dict[str, Any] = {}
     if windows:
         name, window = min(windows.items(), key=lambda item: item[1])
-        where = f"--sglang-context-length, or context_length in the overrides of {name!r}'s server groups"
-        if "context_tokens" not in judge.model_fields_set:
-            changes["context_tokens"] = window
-        elif judge.context_tokens > window:
-            raise ConfigError(
-                f"{root}.context_tokens={judge.context_tokens} exceeds the context window of the judge slime serves "
-                f"as {name!r} ({window}, {where}): lower it or leave it unset (it then follows the server)"
-            )
-        if window < 2 * judge.max_tokens:
-            raise ConfigError(
-                f"the context window of the judge slime serves as {name!r} ({window}) leaves too little room beside "
-                f"{root}.max_tokens={judge.max_tokens}: raise {where}, or lower max_tokens"
-            )
+        changes |= window_sizing(
+            judge, window, option=root, what=f"the context window of the judge slime serves as {name!r}",
+            source=f"--sglang-context-length, or context_length in the overrides of {name!r}'s server groups",
+        )  # fmt: skip
     tokenizers = {t.tokenizer for t in targets}
     # the tokenizer counts tokens for every endpoint of the judge: only where all of them are this one model
     if (

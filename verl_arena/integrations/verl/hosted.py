@@ -29,7 +29,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config, resolve_hosted
+from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config, resolve_hosted, window_sizing
 
 __all__ = ["REWARD_FUNCTION_OVERRIDES", "REWARD_FUNCTION_PATH", "check_hosting", "hosted_judge", "uses_hosted"]
 
@@ -133,23 +133,12 @@ def hosted_judge(judge: JudgeConfig, config: DictConfig, router_address: str | N
     changes: dict[str, Any] = {}
     window = _window(reward_model)
     if window is not None:
-        if "context_tokens" not in judge.model_fields_set:
-            changes["context_tokens"] = window
-        elif judge.context_tokens > window:
-            raise ConfigError(
-                f"+reward.reward_kwargs.judge.context_tokens={judge.context_tokens} exceeds the hosted judge's context "
-                f"window ({window}, reward.reward_model.rollout.max_model_len or the model's): lower it or leave it "
-                "unset (it then follows the server)"
-            )
+        changes |= window_sizing(
+            judge, window, option="+reward.reward_kwargs.judge", what="the hosted judge's context window",
+            source="reward.reward_model.rollout.max_model_len, else the model's own",
+        )  # fmt: skip
     if judge.tokenizer is None and "://" not in model:
         changes["tokenizer"] = model  # the budget counts the judge's own tokens (a local path or a hub name)
     if not changes:
         return resolved
-    data = {**resolved.model_dump(exclude_none=True), **changes}
-    if data.get("context_tokens", judge.context_tokens) < 2 * judge.max_tokens:
-        raise ConfigError(
-            f"the hosted judge's context window ({window}) leaves too little room beside "
-            f"+reward.reward_kwargs.judge.max_tokens={judge.max_tokens}: raise "
-            "reward.reward_model.rollout.max_model_len"
-        )
-    return parse_judge_config(data)
+    return parse_judge_config({**resolved.model_dump(exclude_none=True), **changes})
