@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.runtime.env_outcomes import EnvReward, combine, env_outcome
+from verl_arena.runtime.env_outcomes import EnvOutcome, EnvReward, combine, env_outcome
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
 from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
@@ -311,7 +311,8 @@ class GroupCoordinator:
         members = [m for m in everyone if m not in env_failed]
         if env_failed:
             logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
-        answers = await self._rank_members(group_id, group, members, incomplete)
+        played = [outcomes_of[m] for m in members]
+        answers = await self._rank_members(group_id, group, members, played, incomplete)
         if not env_failed:
             return answers
         # the environment's failure is nobody's fault: the group's mean reward, flagged
@@ -322,7 +323,10 @@ class GroupCoordinator:
         }
         return Answers({**answers.members, **failed}, answers.late)
 
-    async def _rank_members(self, group_id: str, group: _Pending, members: list[str], incomplete: bool) -> Answers:
+    async def _rank_members(
+        self, group_id: str, group: _Pending, members: list[str], played: list[EnvOutcome | None], incomplete: bool
+    ) -> Answers:
+        """Rank ``members`` (their environment outcomes ``played``, ``None`` for a member that played none)."""
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s", group_id, len(members), group.expected,
@@ -330,7 +334,6 @@ class GroupCoordinator:
             )  # fmt: skip
         if len(members) < 2 or (incomplete and self.incomplete == "zero"):
             return self._zero(group, incomplete=incomplete)
-        played = [env_outcome(group.members[m]) for m in members]
         candidates = [group.members[m] for m in members]
         if group.reference is not None:
             candidates.append(group.reference)
