@@ -85,3 +85,17 @@ def test_rollouts_without_an_environment_are_untouched():
     assert [a.reward for a in answers] == pytest.approx([1.0, 1 / 3, 2 / 3, 0.0])
     assert all(columns(a)["arena_env_success"] == -1.0 for a in answers)
     assert not any(k.startswith("env/") for k in summarize([("g", a) for a in answers]))
+
+
+def test_an_anchor_whose_environment_failed_leaves_the_anchor_to_a_ranked_member():
+    candidates = played([0.9, 0.2, 0.8, 0.1], [False, True, False, False], errors=["env_http", "", "", ""])
+    coord = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament.from_options("anchor"))
+
+    async def scenario():
+        return await asyncio.gather(
+            *(coord.submit("g", str(i), c, 4, "q", anchor=i == 0) for i, c in enumerate(candidates))
+        )
+
+    answers = asyncio.run(scenario())
+    assert not answers[1].group.voided and coord.stats().get("errors", 0) == 0  # ranked, not zeroed by an error
+    assert answers[0].env_error and answers[1].anchor and answers[1].group.size == 3

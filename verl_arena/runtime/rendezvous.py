@@ -339,7 +339,8 @@ class GroupCoordinator:
             candidates.append(group.reference)
             anchor = len(candidates) - 1
         else:
-            anchor = members.index(group.anchors[0]) if group.anchors else 0
+            # the marked anchor, if it is ranked (its environment may have failed): else the first member
+            anchor = next((members.index(a) for a in group.anchors if a in members), 0)
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
         if all(o is not None for o in played):
