@@ -6,13 +6,21 @@
 #   JUDGE_CONFIG=judge.yaml bash recipes/cpu_smoke.sh          # your judge (its key variables set in this shell)
 #   TOPOLOGY=multi_round bash recipes/cpu_smoke.sh +reward.reward_kwargs.tournament.repeats=2
 #   HOSTED_JUDGE=lexical bash recipes/cpu_smoke.sh             # the judge hosted by verl itself (see below)
+#   REWARD=rule bash recipes/cpu_smoke.sh                      # the same run with a rule-based reward, no arena
 #
 # It builds a tiny random Qwen2 offline (verl-arena tiny-model), turns TASKS into verl's parquet files (verl-arena
 # prepare), and runs python -m verl.trainer.main_ppo with VERL_PLATFORM=cpu and the transformers rollout. Extra
 # arguments are passed to the trainer as overrides. Everything lands in WORKDIR: the model, the data, the trainer's
 # log (train.log), every judged group (judgments.jsonl: verl-arena replay reads it) and the rollouts
 # (rollouts/*.jsonl). About 1-2 minutes on 2 cores.
-# DRY_RUN=1 prints the trainer command instead of running anything.
+# DRY_RUN=1 prints the trainer command instead of running anything. MOCK_LATENCY sets the built-in mock judge's
+# seconds per request (0.01).
+#
+# POLL_S=0.05 makes verl's trainer look for finished rollouts every POLL_S seconds instead of its fixed 2 s (a custom
+# sampler, verl_arena.bench.fine_poll): step times then show differences below 2 s.
+#
+# REWARD=rule runs the same recipe without the arena: verl's naive reward manager, a rule-based reward that waits
+# MOCK_LATENCY per rollout (verl_arena.bench.rule_reward) and GRPO advantages. verl-arena bench-step compares the two.
 #
 # HOSTED_JUDGE=model|lexical: no judge outside the job. verl hosts the judge as its reward model
 # (reward.reward_model.enable=True, a standalone pool of one logical GPU, the transformers rollout serving an
@@ -33,10 +41,20 @@ PROMPTS="${PROMPTS:-2}"      # prompts per step
 STEPS="${STEPS:-2}"
 JUDGE_CONFIG="${JUDGE_CONFIG:-}"
 HOSTED_JUDGE="${HOSTED_JUDGE:-}"
+MOCK_LATENCY="${MOCK_LATENCY:-0.01}"
+REWARD="${REWARD:-arena}"
 case "${HOSTED_JUDGE}" in
     ""|model|lexical) ;;
     *) echo "HOSTED_JUDGE must be empty, model or lexical, not '${HOSTED_JUDGE}'" >&2; exit 2 ;;
 esac
+case "${REWARD}" in
+    arena|rule) ;;
+    *) echo "REWARD must be arena or rule, not '${REWARD}'" >&2; exit 2 ;;
+esac
+if [[ "${REWARD}" == "rule" && ( -n "${HOSTED_JUDGE}" || -n "${JUDGE_CONFIG}" ) ]]; then
+    echo "REWARD=rule has no judge: HOSTED_JUDGE and JUDGE_CONFIG do not apply" >&2
+    exit 2
+fi
 
 arena_run mkdir -p "${WORKDIR}"
 arena_run verl-arena tiny-model "${WORKDIR}/model"
@@ -47,7 +65,9 @@ mock_pid=""
 cleanup() { if [[ -n "${mock_pid}" ]]; then kill "${mock_pid}" 2>/dev/null || true; fi; }
 trap cleanup EXIT
 JUDGE_PROCESSES=0
-if [[ -n "${HOSTED_JUDGE}" ]]; then
+if [[ "${REWARD}" == "rule" ]]; then
+    JUDGE=()
+elif [[ -n "${HOSTED_JUDGE}" ]]; then
     lexical=()
     if [[ "${HOSTED_JUDGE}" == "lexical" ]]; then lexical=(--lexical-judge); fi
     arena_run verl-arena tiny-model "${WORKDIR}/judge_model" --seed 1 --context 16384 "${lexical[@]}"
@@ -75,7 +95,7 @@ print("\n".join(judge_overrides(loaded.get("judge", loaded))))' "${JUDGE_CONFIG}
 elif [[ "${DRY_RUN}" == "1" ]]; then
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:PORT/v1', model: mock}]")
 else
-    verl-arena mock-judge --latency 0.01 > "${WORKDIR}/mock_judge.url" &
+    verl-arena mock-judge --latency "${MOCK_LATENCY}" > "${WORKDIR}/mock_judge.url" &
     mock_pid=$!
     for _ in $(seq 100); do [[ -s "${WORKDIR}/mock_judge.url" ]] && break; sleep 0.1; done
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '$(head -n 1 "${WORKDIR}/mock_judge.url")', model: mock}]")
@@ -83,15 +103,40 @@ fi
 mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.backend import cpu_overrides
 print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]))))' "${JUDGE_PROCESSES}" 2>/dev/null)
 
+if [[ "${REWARD}" == "rule" ]]; then
+    REWARD_OPTIONS=(
+        "algorithm.adv_estimator=grpo"
+        "reward.reward_manager.name=naive"
+        "reward.custom_reward_function.path=pkg://verl_arena.bench.rule_reward"
+        "reward.custom_reward_function.name=compute_score"
+        "+reward.custom_reward_function.reward_kwargs.latency_s=${MOCK_LATENCY}"
+    )
+else
+    REWARD_OPTIONS=(
+        "algorithm.adv_estimator=tournament"
+        "reward.reward_manager.name=arena"
+        "${JUDGE[@]}"
+        "+reward.reward_kwargs.topology=${TOPOLOGY}"
+        "+reward.reward_kwargs.judge_deadline_s=${JUDGE_DEADLINE:-900}"
+        "+reward.reward_kwargs.judgment_log=${WORKDIR}/judgments.jsonl"
+    )
+fi
+
+POLL=()
+if [[ -n "${POLL_S:-}" ]]; then
+    POLL=(
+        "trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.bench.fine_poll"
+        "trainer.v1.sampler.custom_sampler.name=FinePollReplayBuffer"
+        "+trainer.v1.sampler.sampler_kwargs.poll_interval=${POLL_S}"
+        "+trainer.v1.sampler.sampler_kwargs.train_batch_size=${PROMPTS}"
+    )
+fi
+
 OVERRIDES=(
     "${CPU[@]}"
-    "algorithm.adv_estimator=tournament"
-    "reward.reward_manager.name=arena"
+    "${POLL[@]}"
+    "${REWARD_OPTIONS[@]}"
     "reward.num_workers=1"
-    "${JUDGE[@]}"
-    "+reward.reward_kwargs.topology=${TOPOLOGY}"
-    "+reward.reward_kwargs.judge_deadline_s=${JUDGE_DEADLINE:-900}"
-    "+reward.reward_kwargs.judgment_log=${WORKDIR}/judgments.jsonl"
     "actor_rollout_ref.rollout.agent.default_agent_loop=${AGENT}"
     "actor_rollout_ref.model.path=${WORKDIR}/model"
     "actor_rollout_ref.rollout.n=${N}"

@@ -221,3 +221,46 @@ def test_a_failing_store_never_holds_a_group_back():
 
     coord, results = asyncio.run(scenario())
     assert [columns(r)["arena_rank"] for r in results] == [1.0, 0.0] and coord.stats()["store_errors"] == 1
+
+
+class SlowRanker:
+    """The simulated judge, taking ``seconds`` of wall time per group."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.inner = JudgeService(judge_impl=SimulatedJudge())
+
+    async def rank_group(self, *args, **kwargs):
+        await asyncio.sleep(self.seconds)
+        return await self.inner.rank_group(*args, **kwargs)
+
+
+def test_each_answer_says_when_its_member_arrived_and_when_its_group_was_with_the_judge():
+    async def scenario():
+        coord = GroupCoordinator(SlowRanker(0.3), Tournament())
+        a, b = make_group([0.1, 0.9], tag="a"), make_group([0.2, 0.8], tag="b")
+
+        async def later():
+            await asyncio.sleep(0.2)
+            return await coord.submit("b", "1", b[1], 2, "q", step=1)
+
+        answers = await asyncio.gather(
+            coord.submit("a", "0", a[0], 2, "q", step=1),
+            coord.submit("a", "1", a[1], 2, "q", step=1),
+            coord.submit("b", "0", b[0], 2, "q", step=1),
+            later(),
+        )
+        return answers, coord.step_metrics.pop()
+
+    (a0, a1, b0, b1), metrics = asyncio.run(scenario())
+    for group, members in (("a", (a0, a1)), ("b", (b0, b1))):
+        summary = members[0].group
+        assert summary.judged_at >= max(m.arrived_at for m in members) > 0, group  # judged once all had arrived
+        assert summary.judge_s >= 0.3 and members[1].group == summary
+    assert b1.arrived_at - b0.arrived_at >= 0.2
+    # a was with the judge for 0.3 s from the start, b from its last arrival (0.2 s) on: a's first 0.2 s were hidden
+    start, last = a0.group.judged_at, b1.arrived_at
+    assert metrics["arena/judge_busy_s"] == pytest.approx(b1.group.judged_at + b1.group.judge_s - start)
+    assert metrics["arena/judge_exposed_s"] == pytest.approx(metrics["arena/judge_busy_s"] - (last - start))
+    assert 0.2 < metrics["arena/judge_hidden_share"] < 0.5  # 0.4 on an idle machine
+    assert metrics["arena/rank_s_mean"] == pytest.approx((a0.group.judge_s + b0.group.judge_s) / 2)

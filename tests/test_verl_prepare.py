@@ -17,7 +17,7 @@ from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, j
 from verl_arena.integrations.verl.prepare import prepare
 from verl_arena.integrations.verl.trajectory import candidate_from_row
 from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
-from verl_arena.runtime.step_metrics import StepMetrics
+from verl_arena.runtime.step_metrics import STEP_METRICS, StepMetrics
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_tasks.jsonl"
 
@@ -108,6 +108,21 @@ def test_step_metrics_count_groups_once_and_rollouts_each():
     assert step1["arena/groups"] == 1 and step1["arena/rollouts"] == 3 and step1["arena/judge_calls"] == 4
     assert step1["arena/forfeits"] == 1 and step1["arena/wait_s_max"] == 2 and step1["arena/order_disagreement"] == 0.5
     assert metrics.pop(1) == {} and metrics.pop()["arena/judge_calls"] == 6
+
+
+def test_judge_time_is_the_union_of_the_groups_spans_and_exposed_after_the_last_arrival():
+    metrics = StepMetrics()
+    spans = {"g1": (100.0, 4.0), "g2": (102.0, 4.0), "g3": (110.0, 1.0)}  # [100, 106] and [110, 111]: 7 s busy
+    arrivals = {"g1": [99.0, 100.0], "g2": [101.0, 102.0], "g3": [109.0, 110.0]}
+    for group_id, (start, seconds) in spans.items():
+        summary = GroupSummary(size=2, judged_at=start, judge_s=seconds)
+        for at in arrivals[group_id]:
+            metrics.add(1, group_id, MemberOutcome(0.5, summary, arrived_at=at))
+    metrics.add(1, "g3", MemberOutcome(0.5, spans and GroupSummary(size=2), late=True, arrived_at=200.0))  # ignored
+    step = metrics.pop(1)
+    assert step["arena/judge_busy_s"] == 7.0 and step["arena/rank_s_mean"] == 3.0
+    assert step["arena/judge_exposed_s"] == 1.0 and step["arena/judge_hidden_share"] == pytest.approx(6 / 7)
+    assert "arena/judge_busy_s" not in StepMetrics().pop() and set(step) <= set(STEP_METRICS)
 
 
 def test_a_judge_config_becomes_overrides_verl_accepts(tmp_path):

@@ -1,8 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench``, ``bench-core``, ``bench-judge``, ``bench-rendezvous``, ``bench-gaming`` and ``bench-arena``:
-what the topologies buy, what the core costs, how the judge runtime and the group rendezvous hold up, whether breaking
-the judge pays, and what the evaluation arena saves."""
+"""``verl-arena bench``, ``bench-core``, ``bench-judge``, ``bench-rendezvous``, ``bench-step``, ``bench-gaming`` and
+``bench-arena``: what the topologies buy, what the core costs, how the judge runtime and the group rendezvous hold up,
+what the arena adds to a training step, whether breaking the judge pays, and what the evaluation arena saves."""
 
 from __future__ import annotations
 
@@ -193,6 +193,28 @@ def _bench_rendezvous(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_step(args: argparse.Namespace) -> int:
+    from verl_arena.bench.step import format_step_bench, run_step_bench
+
+    benches = run_step_bench(
+        latencies=args.latency,
+        steps=args.steps,
+        prompts=args.prompts,
+        n=args.n,
+        topology=args.topology,
+        response_length=args.response_length,
+        poll_s=args.poll,
+        workdir=args.workdir,
+        recipe=args.recipe,
+        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+    )
+    if args.json:
+        print_json([b.to_dict() for b in benches])
+    else:
+        print(format_step_bench(benches))
+    return 0
+
+
 def _bench_arena(args: argparse.Namespace) -> int:
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
 
@@ -351,6 +373,34 @@ def register(sub: Any) -> None:
     bench_rendezvous.add_argument("--seed", type=int, default=0)
     bench_rendezvous.add_argument("--json", action="store_true")
     bench_rendezvous.set_defaults(func=_bench_rendezvous)
+
+    from verl_arena.bench import step
+
+    bench_step = sub.add_parser(
+        "bench-step",
+        help="what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow",
+        description=step.__doc__.split("\n\n", 1)[1] if step.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench_step.add_argument(
+        "--latency",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.5],
+        metavar="L",
+        help="seconds per judge request, and per rollout for the rule; two runs each (0 0.5)",
+    )
+    bench_step.add_argument("--steps", type=int, default=6, help="training steps per run, the first left out (6)")
+    bench_step.add_argument("--prompts", type=int, default=4, help="prompts per step (4)")
+    bench_step.add_argument("--n", type=int, default=4, help="rollouts per prompt (4)")
+    bench_step.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    bench_step.add_argument("--response-length", type=int, default=48, help="tokens per rollout (48)")
+    bench_step.add_argument("--poll", type=float, default=0.05,
+                            help="seconds between verl's looks for finished rollouts (0.05; verl: 2)")  # fmt: skip
+    bench_step.add_argument("--workdir", help="where the runs' files go (default: a temporary folder)")
+    bench_step.add_argument("--recipe", help="the CPU recipe (default: recipes/cpu_smoke.sh of this checkout)")
+    bench_step.add_argument("--json", action="store_true")
+    bench_step.set_defaults(func=_bench_step)
 
     from verl_arena.bench import leaderboard
 

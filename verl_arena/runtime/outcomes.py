@@ -38,7 +38,9 @@ class GroupSummary:
     ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
     it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`;
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
-    ``hack_*``: the hack detectors' screening of the members, see :meth:`hack_counts`)."""
+    ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
+    tournament took, 0 for a group the judge never saw; ``hack_*``: the hack detectors' screening of the members, see
+    :meth:`hack_counts`)."""
 
     size: int = 0
     expected: int = 0
@@ -64,6 +66,8 @@ class GroupSummary:
     hack_flagged_wins: dict[str, int] = field(default_factory=dict, hash=False)
     hack_any_flagged: int = 0
     hack_any_wins: int = 0
+    judged_at: float = 0.0
+    judge_s: float = 0.0
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.runtime.hack_alarm.screen_group` counts this summary carries."""
@@ -140,6 +144,7 @@ class MemberOutcome:
         overflow: too many groups were waiting; turned away with zero reward.
         position: its place among the group's members as ranked (what a group filter tells members apart by).
         wait_s: how long it waited.
+        arrived_at: when it reached the coordinator (wall-clock seconds since the epoch; 0 if unknown).
         horizon: the interaction-turn limit it ran under, if the caller said.
         env_success: 1 if its environment episode reached the goal, 0 if not, -1 if it played no environment.
         env_turns: its episode's turns (0 without one).
@@ -158,6 +163,7 @@ class MemberOutcome:
     overflow: bool = False
     position: int = 0
     wait_s: float = 0.0
+    arrived_at: float = 0.0
     horizon: int = 0
     env_success: float = -1.0
     env_turns: float = 0.0
@@ -237,14 +243,16 @@ def member_outcomes(
     expected: int,
     incomplete: bool = False,
     group_filter: GroupFilter | None = None,
+    judged: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
     reference may follow), and the outcome of a member who comes too late (the group's mean reward);
-    ``group_filter`` marks the group to drop."""
+    ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long."""
     lengths = [c.answer_length for c in candidates[:members]]
     summary = GroupSummary.of(
         result, size=members, expected=expected, incomplete=incomplete, lengths=lengths, candidates=candidates[:members]
     )
+    summary = dataclasses.replace(summary, judged_at=judged[0], judge_s=judged[1])
     if group_filter is not None and members > 1:
         tied = not result.voided and len(set(result.rewards[:members])) == 1
         drop, guarded = group_filter.decide(voided=result.voided, tied=tied)

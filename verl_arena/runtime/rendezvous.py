@@ -92,6 +92,8 @@ class GroupCoordinator:
         finished_capacity: how many finished groups are remembered for duplicates and late arrivals.
         max_pending: groups that may wait at once.
         clock: monotonic seconds (injectable).
+        wall_clock: seconds since the epoch (injectable): when members arrive and groups go to the judge, which the
+            step metrics compare across coordinator shards.
         store: keeps finished answers beyond this object's life (see :class:`FinishedStore`); ``None``: memory only.
         stored_capacity: how many finished groups the store keeps (the oldest are deleted).
         recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
@@ -113,6 +115,7 @@ class GroupCoordinator:
         finished_capacity: int = 200_000,
         max_pending: int = 100_000,
         clock: Any = time.monotonic,
+        wall_clock: Any = time.time,
         store: FinishedStore | None = None,
         stored_capacity: int = 10_000,
         recovered: bool = False,
@@ -132,6 +135,7 @@ class GroupCoordinator:
         self.finished_capacity = finished_capacity
         self.max_pending = max_pending
         self._clock = clock
+        self._wall_clock = wall_clock
         self.store = store
         self.stored_capacity = stored_capacity
         self.recovered = recovered and store is not None
@@ -193,6 +197,7 @@ class GroupCoordinator:
         step: int | None,
     ) -> MemberOutcome:
         arrived = self._clock()
+        arrived_at = self._wall_clock()
         self.counts["submitted"] += 1
         if self.recovered and group_id not in self._finished and group_id not in self._pending:
             await self._recall(group_id)
@@ -228,7 +233,7 @@ class GroupCoordinator:
         assert group.done is not None
         answers = await asyncio.shield(group.done)
         outcome = answers.members.get(member, answers.late)
-        return dataclasses.replace(outcome, wait_s=self._clock() - arrived, duplicate=duplicate)
+        return dataclasses.replace(outcome, wait_s=self._clock() - arrived, arrived_at=arrived_at, duplicate=duplicate)
 
     # -- closing a group --------------------------------------------------------------------------------------------
 
@@ -342,7 +347,9 @@ class GroupCoordinator:
             # the marked anchor, if it is ranked (its environment may have failed): else the first member
             anchor = next((members.index(a) for a in group.anchors if a in members), 0)
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+        judged_at, started = self._wall_clock(), self._clock()
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
+        judged = (judged_at, self._clock() - started)
         if all(o is not None for o in played):
             result = combine(result, [o for o in played if o is not None], self.env_reward, self.env_weight)
         if self.judgment_log is not None:
@@ -359,6 +366,7 @@ class GroupCoordinator:
             expected=group.expected,
             incomplete=incomplete,
             group_filter=self.group_filter,
+            judged=judged,
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

@@ -56,6 +56,11 @@ STEP_METRICS = {
     "arena/overflow": "rollouts turned away because too many groups waited",
     "arena/wait_s_mean": "mean seconds a rollout waited for its group's result",
     "arena/wait_s_max": "longest such wait",
+    "arena/rank_s_mean": "mean seconds a group's tournament took (its time with the judge)",
+    "arena/judge_busy_s": "wall seconds during which at least one of the step's groups was with the judge",
+    "arena/judge_exposed_s": "of those, the seconds after the step's last rollout arrived: the judge time the step "
+    "waits for (in streaming mode the rest ran while other rollouts were still generating)",
+    "arena/judge_hidden_share": "share of judge_busy_s before the step's last rollout arrived (hidden behind rollout)",
     "arena/horizon": "interaction-turn limit of the step's rollouts (ScalingInter-RL curriculum)",
     "env/success_rate": "with arena_env_agent: share of episodes that reached the goal (environment failures aside)",
     "env/turns": "with arena_env_agent: mean turns per episode",
@@ -142,6 +147,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     out["arena/wait_s_mean"] = math.fsum(waits) / len(waits)
     out["arena/wait_s_max"] = max(waits)
     out["arena/horizon"] = float(max(o.horizon for _, o in answers))
+    out.update(_judge_timing(ranked, [o for _, o in answers]))
     played = [o for _, o in answers if o.env_success >= 0]
     if played:  # rollouts that played an environment (arena_env_agent)
         finished = [o for o in played if not o.env_error]
@@ -153,6 +159,32 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     out.update(hack_metrics([g.hack_counts() for g in ranked]))
     return out
+
+
+def _judge_timing(ranked: list[Any], outcomes: list[Any]) -> dict[str, float]:
+    """When the step's groups were with the judge, against when its rollouts arrived (see :data:`STEP_METRICS`)."""
+    spans = [(g.judged_at, g.judged_at + g.judge_s) for g in ranked if g.judged_at > 0]
+    if not spans:
+        return {}
+    busy = _covered(spans)
+    out = {"arena/rank_s_mean": math.fsum(b - a for a, b in spans) / len(spans), "arena/judge_busy_s": busy}
+    arrivals = [o.arrived_at for o in outcomes if o.arrived_at > 0 and not (o.duplicate or o.late)]
+    if arrivals:
+        last = max(arrivals)
+        exposed = _covered([(max(a, last), b) for a, b in spans if b > last])
+        out["arena/judge_exposed_s"] = exposed
+        out["arena/judge_hidden_share"] = 1.0 - exposed / busy if busy > 0 else 1.0
+    return out
+
+
+def _covered(spans: list[tuple[float, float]]) -> float:
+    """The length of the union of the ``(start, end)`` intervals."""
+    total, reach = 0.0, -math.inf
+    for start, end in sorted(spans):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
 
 
 class JudgmentLog:
