@@ -161,6 +161,19 @@ and latency change no answer. [Sizing](training-verl.md#sizing) turns these figu
 coordinator shards and judge concurrency for 8 to 512 GPUs.
 """
 
+_STEP = """\
+## What the arena adds to a training step (`verl-arena bench-step`)
+
+verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny
+random model, 4 prompts x 4 rollouts of 48 tokens) runs twice at each judge latency L: with a rule-based reward that
+waits L per rollout (verl's `naive` manager, GRPO) and with the arena (seeded single elimination, the mock judge
+answering each request after L). verl's trainer looks for finished rollouts every 2 s, which would round every
+step's generation up to whole polls: both runs poll every 0.05 s (`verl_arena.bench.fine_poll`). The first step of
+each run warms up and is left out. `judge exposed` is the judge time after the step's last rollout arrived (what the
+step waits for), `hidden` the share of the judge's time spent while rollouts were still generating; the overhead is
+the step time difference less the judge time the tournament's rounds add beyond the rule's single wait of L.
+"""
+
 _CORE = """\
 ## Cost of the core (`verl-arena bench-core`)
 
@@ -210,6 +223,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
     from verl_arena.bench.report import format_tables, plot_frontier
     from verl_arena.bench.speed import format_speed, run_core_speed
+    from verl_arena.bench.step import format_step_bench, run_step_bench
     from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
     from verl_arena.bench.training import format_training, plot_training, run_training_bench
 
@@ -231,6 +245,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     core = timed("bench-core", run_core_speed)
     judge = timed("bench-judge", lambda: run_judge_bench(progress=say))
     rendezvous = timed("bench-rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
+    step = timed("bench-step", lambda: run_step_bench(progress=say))
     gaming_rows = timed("bench-gaming", run_gaming_bench)
     gaming_table, _ = report(gaming_rows, 4)
     arena_runs = timed("bench-arena", run_leaderboard_bench)
@@ -252,6 +267,8 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         _code(format_report(judge)),
         _RENDEZVOUS,
         _code(format_rendezvous(rendezvous), f"`verl-arena bench-rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
+        _STEP,
+        _code(format_step_bench(step)),
         _CORE,
         _code(format_speed(core, groups=1000, n=16)),
         _GAMING,

@@ -37,8 +37,9 @@ def register(sub: Any) -> None:
         "docs",
         help="write docs/configuration.md (from the code) or docs/benchmarks.md (from a run of every benchmark)",
         description="configuration: every option and metric, from the configuration models (instant). benchmarks: "
-        "runs bench, bench-core, bench-judge and bench-gaming with their defaults (about five minutes) and writes "
-        "their tables and the fidelity plot.",
+        "runs every benchmark (bench with --tokens and --train, bench-core, bench-judge, bench-rendezvous, bench-step, "
+        "bench-gaming, bench-arena; about 40 minutes on 2 cores, from a source checkout) and writes their tables and "
+        "plots.",
     )
     docs.add_argument("page", choices=["configuration", "benchmarks"])
     docs.add_argument("-o", "--output", help="where to write (default: docs/<page>.md in the source tree)")
