@@ -17,7 +17,7 @@
 # seconds per request (0.01).
 #
 # POLL_S=0.05 makes verl's trainer look for finished rollouts every POLL_S seconds instead of its fixed 2 s (a custom
-# sampler, verl_arena.bench.fine_poll): step times then show differences below 2 s.
+# sampler, verl_arena.integrations.verl.fine_poll): step times then show differences below 2 s.
 #
 # REWARD=rule runs the same recipe without the arena: verl's naive reward manager, a rule-based reward that waits
 # MOCK_LATENCY per rollout (verl_arena.bench.rule_reward) and GRPO advantages. verl-arena bench-step compares the two.
@@ -125,7 +125,7 @@ fi
 POLL=()
 if [[ -n "${POLL_S:-}" ]]; then
     POLL=(
-        "trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.bench.fine_poll"
+        "trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.integrations.verl.fine_poll"
         "trainer.v1.sampler.custom_sampler.name=FinePollReplayBuffer"
         "+trainer.v1.sampler.sampler_kwargs.poll_interval=${POLL_S}"
         "+trainer.v1.sampler.sampler_kwargs.train_batch_size=${PROMPTS}"

@@ -83,8 +83,10 @@ def test_a_slow_but_answering_server_is_not_taken_out_by_timeouts(mock_judge):
 
 
 def test_timeouts_while_the_server_is_slow_for_everyone_are_the_judges_trouble(mock_judge):
-    url, _ = mock_judge(latency="uniform:0.25:0.6", seed=1)  # every answer takes over half the timeout
-    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=0.4, failure_threshold=1, cooldown_s=60)))
+    # every answer takes over half the timeout; margins of 0.45 s either side, so that a stall of a loaded machine
+    # (tenths of a second; CI once saw it with margins of 0.15 s) does not make every request time out for real
+    url, _ = mock_judge(latency="uniform:0.75:1.8", seed=1)
+    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=1.2, failure_threshold=1, cooldown_s=60)))
 
     async def run() -> list:
         return await asyncio.gather(*(client.chat(MESSAGES) for _ in range(40)), return_exceptions=True)

@@ -10,8 +10,8 @@ the judge pool's shards on different nodes, and the mock judge served over real 
   deadline once Ray has restarted the actor; nobody waits forever.
 - The node of a judge shard dies in the middle of a step: its groups are ranked again on the restarted shard or
   voided at the judge deadline, and counted; the other shard's groups are untouched.
-- The requests-per-minute limit holds for the whole pool when its shards run on different nodes (measured at the
-  judge: never more than the burst plus the configured rate).
+- The requests- and tokens-per-minute limits hold for the whole pool when its shards run on different nodes
+  (measured at the judge: never more than the burst plus the configured rate).
 - A job's finished-group records are deleted from Ray's key-value store when the job ends (normally, or killed).
 
 A reward worker here is a stand-in for verl's reward-loop worker running ``ArenaRewardManager``: it submits each
@@ -117,17 +117,22 @@ def added(cluster: Cluster) -> Iterator[Any]:
 
 @pytest.fixture
 def judge() -> Iterator[Any]:
-    """``judge(**config) -> (url, server, arrivals)``: a mock judge on loopback that notes when each request came."""
+    """``judge(**config) -> (url, server, arrivals)``: a mock judge on loopback that notes when each request came and
+    the tokens its answer counted (``[time, tokens]`` per request)."""
     threads = []
 
-    def start(**config: Any) -> tuple[str, Any, list[float]]:
+    def start(**config: Any) -> tuple[str, Any, list[list[float]]]:
         thread = MockJudgeThread(MockJudgeConfig(**config))
-        arrivals: list[float] = []
+        arrivals: list[list[float]] = []
         chat = thread.server._chat
 
         async def noted(request: Any) -> Any:
-            arrivals.append(time.monotonic())
-            return await chat(request)
+            arrival = [time.monotonic(), 0.0]
+            arrivals.append(arrival)
+            response = await chat(request)
+            if response.status == 200:
+                arrival[1] = float(json.loads(response.body)["usage"]["total_tokens"])
+            return response
 
         thread.server._chat = noted  # the route is bound when the server starts
         threads.append(thread)
@@ -434,30 +439,50 @@ def test_a_judge_shards_node_dies_in_the_middle_of_a_step(cluster, added, judge)
 # -- the judge budget across nodes -----------------------------------------------------------------------------------
 
 
-def test_the_rate_limit_holds_across_shards_on_different_nodes(cluster, added, judge):
-    rpm = 240.0  # 4 requests a second for the whole pool; 2 per shard
+#: per limit: the pool's budget, groups per shard; each shard's bucket holds ten seconds of its share (a sixth of it)
+LIMITS = {
+    "rpm": (240.0, 7),  # 4 requests a second for the whole pool, 2 per shard
+    "tpm": (120_000.0, 3),  # 2,000 tokens a second; a request is about 900 tokens, and 1,900 before it is answered
+}
+
+
+@pytest.mark.parametrize("limit", sorted(LIMITS))
+def test_the_rate_limits_hold_across_shards_on_different_nodes(cluster, added, judge, limit):
+    budget, per_shard = LIMITS[limit]
     url, server, arrivals = judge()
     judges = [added("judge0"), added("judge1")]
     host = added("coordinator")
-    pool = start_pool(judge_config(url, rpm=rpm), "mn_pool_c", judges, deadline_s=120.0)
-    coordinator = start_coordinator("mn_coordinator_c", pool, host, topology="anchor")
-    workers = [RewardWorker.remote("mn_coordinator_c", NAMESPACE, 120.0) for _ in range(2)]
-    uids = [u for ids in group_ids(pool, "c", per_shard=7) for u in ids]
+    pool = start_pool(judge_config(url, **{limit: budget}), f"mn_pool_{limit}", judges, deadline_s=120.0)
+    coordinator = start_coordinator(f"mn_coordinator_{limit}", pool, host, topology="anchor")
+    workers = [RewardWorker.remote(f"mn_coordinator_{limit}", NAMESPACE, 120.0) for _ in range(2)]
+    uids = [u for ids in group_ids(pool, limit, per_shard=per_shard) for u in ids]
     refs = deliver(workers, [(u, s) for u in uids for s in range(N)], seed=7)
     answers = dict(zip(refs, ray.get(list(refs.values()), timeout=120), strict=True))
     assert all(ranks(answers, u) == [3.0, 2.0, 1.0, 0.0] for u in uids)
 
-    times = sorted(arrivals)
-    rate, burst = rpm / 60.0, rpm / 6.0  # each shard's token bucket holds ten seconds of its share
+    requests = sorted(arrivals)
+    times = [t for t, _ in requests]
+    spent = [1.0 if limit == "rpm" else tokens for _, tokens in requests]  # what the limit counts, per request
+    rate, burst = budget / 60.0, budget / 6.0  # the shards' buckets together
     jitter_s = 1.0  # what delivery delays on a loaded 2-core machine can squeeze into a window at the judge
-    assert len(times) == 14 * 3 * 2 == sum(server.served.values())  # 3 judgments a group, both orders each
-    excess = max(j - i + 1 - rate * (times[j] - times[i]) for i in range(len(times)) for j in range(i, len(times)))
-    steady = (len(times) - burst) / (times[-1] - times[0])
+    assert len(times) == len(uids) * 3 * 2 == sum(server.served.values())  # 3 judgments a group, both orders each
+    assert all(s > 0 for s in spent)
+    prefix = [0.0]
+    for amount in spent:
+        prefix.append(prefix[-1] + amount)
+    excess = max(
+        prefix[j + 1] - prefix[i] - rate * (times[j] - times[i])
+        for i in range(len(times))
+        for j in range(i, len(times))
+    )
+    steady = (prefix[-1] - burst) / (times[-1] - times[0])
     print(
-        f"{len(times)} requests in {times[-1] - times[0]:.1f} s; most in a window beyond the rate {excess:.1f} "
-        f"(burst {burst:g}); after the burst {steady:.2f}/s (limit {rate:g}/s)"
+        f"{limit}: {len(times)} requests, {prefix[-1]:.0f} counted, in {times[-1] - times[0]:.1f} s; most in a window "
+        f"beyond the rate {excess:.1f} (burst {burst:g}); after the burst {steady:.2f}/s (limit {rate:g}/s)"
     )
     assert excess <= burst + rate * jitter_s  # in any window: at most the burst plus the configured rate
-    assert steady >= 0.75 * rate  # and the limit is what paces them
+    # and the limit is what paces them (a request holds its estimate, about twice what it uses, until it is answered,
+    # so token pacing runs below the limit)
+    assert steady >= (0.75 if limit == "rpm" else 0.5) * rate
     ray.kill(coordinator, no_restart=True)
     pool.shutdown()

@@ -168,10 +168,11 @@ verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on th
 random model, 4 prompts x 4 rollouts of 48 tokens) runs twice at each judge latency L: with a rule-based reward that
 waits L per rollout (verl's `naive` manager, GRPO) and with the arena (seeded single elimination, the mock judge
 answering each request after L). verl's trainer looks for finished rollouts every 2 s, which would round every
-step's generation up to whole polls: both runs poll every 0.05 s (`verl_arena.bench.fine_poll`). The first step of
-each run warms up and is left out. `judge exposed` is the judge time after the step's last rollout arrived (what the
-step waits for), `hidden` the share of the judge's time spent while rollouts were still generating; the overhead is
-the step time difference less the judge time the tournament's rounds add beyond the rule's single wait of L.
+step's generation up to whole polls: both runs poll every 0.05 s (`verl_arena.integrations.verl.fine_poll`). The
+first step of each run warms up and is left out. `judge exposed` is the judge time after the step's last rollout
+arrived (what the step waits for), `hidden` the share of the judge's time spent while rollouts were still generating;
+the overhead is the step time difference less the judge time the tournament's rounds add beyond the rule's single
+wait of L.
 """
 
 _CORE = """\

@@ -6,8 +6,8 @@ Runs ``recipes/cpu_smoke.sh`` (verl's ``main_ppo`` on the CPU, a tiny model, the
 rewards) twice with the same data, model and seed: once with the arena and the mock judge answering each request after
 L seconds, once with a rule-based reward that waits L seconds per rollout (``verl_arena.bench.rule_reward``, verl's
 ``naive`` manager, GRPO). verl's trainer looks for finished rollouts every 2 s, which rounds every step's generation
-phase up to whole polls; both runs poll every 0.05 s instead (:mod:`verl_arena.bench.fine_poll`). The first step warms
-up and is left out; the others' means are compared:
+phase up to whole polls; both runs poll every 0.05 s instead (:mod:`verl_arena.integrations.verl.fine_poll`). The
+first step warms up and is left out; the others' means are compared:
 
 - step time, arena over rule: what a user pays for the arena at this judge latency;
 - the judge time the arena step waits for (``arena/judge_exposed_s``: after the step's last rollout arrived) and the

@@ -5,8 +5,18 @@
 Each module has ``register(subparsers)``; :data:`COMMANDS` lists them in the order ``verl-arena --help`` shows.
 """
 
-from verl_arena.commands import audit, benchmarks, docs, environments, evaluation, judge_server, ranking, training
+from verl_arena.commands import (
+    audit,
+    benchmarks,
+    docs,
+    environments,
+    evaluation,
+    judge_server,
+    ranking,
+    scale_benchmarks,
+    training,
+)
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ranking, evaluation, audit, training, judge_server, environments, benchmarks, docs)
+COMMANDS = (ranking, evaluation, audit, training, judge_server, environments, benchmarks, scale_benchmarks, docs)

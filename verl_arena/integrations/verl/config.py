@@ -99,6 +99,9 @@ class ArenaRewardConfig(ArenaOptions):
         coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
             (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
             step's rollouts (see the sizing guide in docs/training-verl.md).
+        stored_groups: finished groups each coordinator shard keeps in Ray's key-value store (about 1.5 KB each for a
+            group of 16), so that a coordinator restarted after its node failed answers their members again; the oldest
+            are deleted beyond it, and all of them when the job ends. Keep it above the groups of a step or two.
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
@@ -123,6 +126,7 @@ class ArenaRewardConfig(ArenaOptions):
     reference_key: str = "reference"
     judge_shards: int = Field(default=1, ge=1)
     coordinator_shards: int = Field(default=1, ge=1)
+    stored_groups: int = Field(default=10_000, ge=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None

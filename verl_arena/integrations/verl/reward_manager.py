@@ -152,6 +152,7 @@ class ArenaRewardManager(RewardManagerBase):
                 tournament,
                 arrival_timeout_s=arena.arrival_timeout_s,
                 incomplete=arena.incomplete,
+                stored_capacity=arena.stored_groups,
                 judgment_log=arena.judgment_log,
                 judgment_log_content=arena.judgment_log_content,
                 drop_groups=arena.drop_groups,

@@ -7,7 +7,7 @@ the trainer does not expose), so a step's generation phase lasts a whole number 
 takes about 2 s of generation whatever the reward costs. ``verl-arena bench-step`` plugs this subclass in through
 verl's custom-sampler option to see differences below that::
 
-    trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.bench.fine_poll
+    trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.integrations.verl.fine_poll
     trainer.v1.sampler.custom_sampler.name=FinePollReplayBuffer
     +trainer.v1.sampler.sampler_kwargs.poll_interval=0.05
     +trainer.v1.sampler.sampler_kwargs.train_batch_size=4   # data.train_batch_size
