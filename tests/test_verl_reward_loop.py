@@ -293,7 +293,7 @@ def test_a_killed_coordinator_is_restarted_and_the_group_completes(cluster, judg
 
     url, _ = judge
     tokenizer = hf_tokenizer(str(cluster))
-    config = trainer_config(cluster, url, name="arena_kill")
+    config = trainer_config(cluster, url, "+reward.reward_kwargs.stored_groups=50", name="arena_kill")
     workers = [ray.remote(RewardLoopWorker).remote(config) for _ in range(2)]
     rows = [row(tokenizer, "uid-c", s, t, e) for s, (t, e) in enumerate(trajectories("uid-c"))]
     first = [workers[i % 2].compute_score.remote(r) for i, r in enumerate(rows[:2])]  # two members wait
@@ -308,6 +308,7 @@ def test_a_killed_coordinator_is_restarted_and_the_group_completes(cluster, judg
             pass
         assert time.monotonic() < deadline
         time.sleep(0.2)
+    assert ray.get(coordinator.__ray_call__.remote(lambda actor: actor.coordinator.stored_capacity)) == 50
     ray.kill(coordinator, no_restart=False)  # crash it while they wait: Ray restarts it and retries their calls
     rest = [workers[i % 2].compute_score.remote(r) for i, r in enumerate(rows[2:])]
     outputs = ray.get(first + rest, timeout=120)
@@ -341,6 +342,8 @@ def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
         check_trainer_config(trainer_config(cluster, url, "actor_rollout_ref.rollout.n=1"))
     with pytest.raises(ConfigError, match=r"never calls the arena reward manager.*reward.custom_reward_function.path"):
         check_trainer_config(trainer_config(cluster, url, "reward.reward_model.enable=True"))
+    with pytest.raises(ConfigError, match=r"reward.reward_kwargs.stored_groups"):
+        check_trainer_config(trainer_config(cluster, url, "+reward.reward_kwargs.stored_groups=0"))
     with pytest.raises(ConfigError, match=r"algorithm.tournament.normalize"):
         check_trainer_config(trainer_config(cluster, url, "+algorithm.tournament.normalize=zscore"))
     with pytest.raises(ConfigError, match=r"ARENA_MISSING_KEY is not set"):
