@@ -187,3 +187,26 @@ def test_a_deadline_too_short_to_trace_a_stall_is_refused_at_start_up_naming_bot
         JudgeService(ensemble, deadline_s=100)
     with pytest.raises(ConfigError, match="deadline_s=100 s"):
         JudgePool.start(config, deadline_s=100)
+
+
+def test_the_suspects_own_slow_probes_do_not_make_the_judge_look_slow(mock_judge):
+    """A candidate padded to just under the timeout answers slowly when probed alone; those answers (and its controls')
+    must not raise the judge's median latency, or its paired timeouts would pass for the judge's general slowness."""
+    from verl_arena.judges.endpoints import judging_suspects
+
+    url, _ = mock_judge(latency_per_1k_tokens=0.5, bytes_per_token=1.0)  # 1,400 bytes: 0.7 s; "hello": at once
+    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=1.2)))
+    padded = [{"role": "user", "content": "x" * 1400}]
+
+    async def run(suspects: bool) -> bool:
+        await asyncio.gather(*(client.chat(MESSAGES) for _ in range(3)))
+        if suspects:
+            with judging_suspects():
+                await asyncio.gather(*(client.chat(padded) for _ in range(8)))
+        else:
+            await asyncio.gather(*(client.chat(padded) for _ in range(8)))
+        return client.router.endpoints[0].answers_quickly(1.2)
+
+    assert asyncio.run(run(suspects=True))  # three quick answers are the evidence
+    client = ChatClient(parse_judge_config(judge_config(url, timeout_s=1.2)))
+    assert not asyncio.run(run(suspects=False))  # ordinary slow answers do make it slow (median 0.7 s > 0.6 s)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.judges.endpoints import judging_suspects
 
 __all__ = ["FaultTracer", "Outcome", "Probe", "Suspect"]
 
@@ -154,7 +155,8 @@ class FaultTracer:
                 return result
             self.counts[f"{probe.kind}s"] += 1  # judge requests: probes, controls
             try:
-                await probe.run()
+                with judging_suspects():  # a suspect's own slowness must not pass for the judge's
+                    await probe.run()
                 result = ("ok", "")
             except JudgeError as exc:
                 if exc.reason == "timeout":

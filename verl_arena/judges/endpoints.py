@@ -7,6 +7,9 @@ when the judge is down for everyone.
 - An endpoint that fails ``failure_threshold`` times in a row is taken out for ``cooldown_s``; then a single request
   probes it, and only a successful probe lets traffic back. Failures that say nothing about the endpoint (a request
   its caller cancelled, a timeout while it answered other requests) are not counted (the client decides which).
+- Whether an endpoint answers quickly (the evidence that a timeout was the request's own trouble) comes from its recent
+  answers, leaving out requests made inside :func:`judging_suspects`: content under suspicion of stalling the judge,
+  and filler of its size, must not make the judge look slow to excuse its own timeouts.
 - An endpoint that fails its recovery probe is *down*. Once every endpoint is down, requests wait for a recovery at
   most ``down_wait_s`` from that moment, then fail at once (:class:`Unavailable`) until a probe succeeds again.
 
@@ -21,15 +24,29 @@ import logging
 import math
 import statistics
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.judges.config import EndpointConfig
 
-__all__ = ["EndpointState", "Pulse", "Router", "Unavailable"]
+__all__ = ["EndpointState", "Pulse", "Router", "Unavailable", "judging_suspects"]
 
 logger = logging.getLogger(__name__)
+
+_SUSPECTS: ContextVar[bool] = ContextVar("verl_arena_judging_suspects", default=False)
+
+
+@contextlib.contextmanager
+def judging_suspects() -> Iterator[None]:
+    """Requests made inside judge content under suspicion of stalling the judge (a fault tracer's probes and their
+    same-size controls): their latencies are left out of :meth:`EndpointState.answers_quickly`."""
+    token = _SUSPECTS.set(True)
+    try:
+        yield
+    finally:
+        _SUSPECTS.reset(token)
 
 
 class Unavailable(Exception):
@@ -142,7 +159,7 @@ class Router:
     def release(self, endpoint: EndpointState, *, ok: bool | None, probe: bool, latency: float | None = None) -> None:
         """An attempt ended. ``ok``: True on success, False on a failure that counts against the endpoint's health,
         None for one that does not; ``probe``: the attempt was the endpoint's recovery probe; ``latency``: how long a
-        successful one took."""
+        successful one took (not kept as evidence of the endpoint's speed inside :func:`judging_suspects`)."""
         endpoint.in_flight -= 1
         if probe:
             endpoint.probing = False
@@ -151,7 +168,7 @@ class Router:
             endpoint.half_open = False
             endpoint.down = False
             endpoint.last_success = self._clock()
-            if latency is not None:
+            if latency is not None and not _SUSPECTS.get():
                 endpoint.recent_latencies.append(latency)
         elif ok is False:
             endpoint.failures += 1
