@@ -76,3 +76,23 @@ def strict_json(text: str) -> Any:
     """``text`` parsed as strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` are errors, as in every parser but
     Python's."""
     return json.loads(text, parse_constant=_refuse_constant)
+
+
+class MemoryStore:
+    """A :class:`~verl_arena.runtime.rendezvous.FinishedStore` in memory that outlives the coordinators using it (as
+    Ray's key-value store outlives actors)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+
+    async def get(self, group_id):
+        return self.data.get(group_id)
+
+    async def put(self, group_id, value):
+        self.data[group_id] = value
+
+    async def delete(self, group_id):
+        self.data.pop(group_id, None)
+
+    async def keys(self):
+        return list(self.data)

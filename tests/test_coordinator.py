@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import make_group
+from conftest import MemoryStore, make_group
 
 from verl_arena import Tournament
 from verl_arena.integrations.verl.columns import INFO_KEYS, columns
@@ -156,25 +156,6 @@ def test_reference_anchor_is_ranked_but_never_rewarded():
     assert columns(results[0])["arena_judge_calls"] == 3  # every member against the reference
     assert [columns(r)["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
     assert all(columns(r)["arena_anchor"] == 0.0 for r in results)
-
-
-class MemoryStore:
-    """A :class:`FinishedStore` that outlives the coordinators using it (as Ray's key-value store outlives actors)."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    async def get(self, group_id):
-        return self.data.get(group_id)
-
-    async def put(self, group_id, value):
-        self.data[group_id] = value
-
-    async def delete(self, group_id):
-        self.data.pop(group_id, None)
-
-    async def keys(self):
-        return list(self.data)
 
 
 def test_a_restarted_coordinator_still_answers_members_of_groups_it_had_finished():

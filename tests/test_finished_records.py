@@ -8,30 +8,13 @@ import asyncio
 import dataclasses
 import json
 
-from conftest import make_group
+from conftest import MemoryStore, make_group
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.outcomes import Answers
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
-
-
-class MemoryStore:
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    async def get(self, group_id):
-        return self.data.get(group_id)
-
-    async def put(self, group_id, value):
-        self.data[group_id] = value
-
-    async def delete(self, group_id):
-        self.data.pop(group_id, None)
-
-    async def keys(self):
-        return list(self.data)
 
 
 def finished(n: int, expected: int | None = None, **kwargs) -> tuple[GroupCoordinator, MemoryStore]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import yaml
 from conftest import strict_json
 
 from verl_arena import replay
+from verl_arena.bench.step import read_step_metrics
 from verl_arena.cli import main
 
 pytestmark = pytest.mark.e2e
@@ -39,22 +39,7 @@ def smoke(workdir: Path, *overrides: str, **env: str) -> tuple[str, dict[int, di
     )
     log = (workdir / "train.log").read_text(errors="replace") if (workdir / "train.log").exists() else ""
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:] + log[-5000:]
-    steps = {}
-    for line in log.splitlines():
-        found = re.search(r" step:(\d+) - (.*)$", line)
-        if found:
-            pairs = (item.split(":", 1) for item in found.group(2).split(" - ") if ":" in item)
-            steps[int(found.group(1))] = {k: _number(v) for k, v in pairs}
-    return log, steps
-
-
-def _number(text: str) -> float:
-    """A logged value: ``0.5``, ``np.float64(0.5)``; anything else is NaN."""
-    wrapped = re.fullmatch(r"np\.\w+\((.*)\)", text.strip())
-    try:
-        return float(wrapped.group(1) if wrapped else text)
-    except ValueError:
-        return float("nan")
+    return log, read_step_metrics(log)
 
 
 def logged(workdir: Path) -> list[dict]:
