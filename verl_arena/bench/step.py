@@ -69,19 +69,23 @@ class StepRun:
     steps: dict[int, dict[str, float]]
     wall_s: float
 
+    def values(self, key: str) -> list[float]:
+        """``key``'s values over the measured steps that logged a number for it."""
+        return [m[key] for m in self.steps.values() if key in m and not math.isnan(m[key])]
+
     def mean(self, key: str) -> float:
         """The mean of ``key`` over the measured steps (NaN if no step logged it)."""
-        values = [m[key] for m in self.steps.values() if key in m and not math.isnan(m[key])]
+        values = self.values(key)
         return math.fsum(values) / len(values) if values else math.nan
 
     def stderr(self, key: str) -> float:
         """The standard error of :meth:`mean` (NaN with fewer than two steps)."""
-        values = [m[key] for m in self.steps.values() if key in m and not math.isnan(m[key])]
+        values = self.values(key)
         return statistics.stdev(values) / math.sqrt(len(values)) if len(values) >= 2 else math.nan
 
     def spread(self, key: str) -> tuple[float, float]:
         """The smallest and largest value of ``key`` over the measured steps."""
-        values = [m[key] for m in self.steps.values() if key in m]
+        values = self.values(key)
         return (min(values), max(values)) if values else (math.nan, math.nan)
 
 
