@@ -71,7 +71,11 @@ def test_rank_options_and_json_summary(tmp_path, capsys):
         ("not json", "line 1: not valid JSON"),
         (
             '{"query": "q", "candidates": [{"id": "a", "answer": "x"}, {"id": "a", "answer": "y"}]}',
-            "line 1 (group '1'): duplicate candidate id 'a'",
+            "line 1: duplicate candidate id 'a' at positions 0 and 1",  # a group without an id: no line number as name
+        ),
+        (
+            '{"id": "g", "query": "q", "candidates": [{"id": "a", "answer": "x"}, {"id": "a", "answer": "y"}]}',
+            "line 1 (group 'g'): duplicate candidate id 'a'",
         ),
         (
             '{"query": "q", "answer_key": 7, "candidates": [{"id": "a", "answer": "x"}]}',

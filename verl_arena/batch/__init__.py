@@ -2,22 +2,51 @@
 # SPDX-License-Identifier: Apache-2.0
 """Ranking groups from files: the engine behind ``verl-arena rank`` and ``verl-arena replay``.
 
-- :mod:`~verl_arena.batch.files`: reading users' JSONL files strictly (shared with ``prepare`` and ``eval``);
-- :mod:`~verl_arena.batch.groups`: groups files, checked whole, then streamed one group at a time;
+- :mod:`~verl_arena.batch.files`: reading users' JSONL files strictly (shared with ``prepare`` and ``eval``), and the
+  files our runs write line by line;
+- :mod:`~verl_arena.batch.groups`: groups files, checked whole, then streamed one group at a time; how a group is
+  named (its id, or its content);
 - :mod:`~verl_arena.batch.runner`: ranking a stream of groups with a bounded number in flight;
+- :mod:`~verl_arena.batch.resume`: which ranked groups a resumed run keeps, checked against the groups file;
 - :mod:`~verl_arena.batch.results`: result lines and the judgment log, written as groups finish; replaying a log.
 """
 
-from verl_arena.batch.groups import Group, check_groups, iter_groups, load_groups, parse_candidate
-from verl_arena.batch.results import ResultWriter, RunTally, check_output_paths, replay_log, summarize, write_results
+from verl_arena.batch.groups import (
+    Group,
+    GroupRef,
+    GroupsIndex,
+    check_groups,
+    group_digest,
+    group_key,
+    iter_groups,
+    load_groups,
+    parse_candidate,
+)
+from verl_arena.batch.results import (
+    ReplayedGroup,
+    ResultWriter,
+    RunTally,
+    check_output_paths,
+    replay_log,
+    summarize,
+    write_replayed,
+)
+from verl_arena.batch.resume import Resumed, check_resume
 from verl_arena.batch.runner import groups_in_flight, rank_groups
 
 __all__ = [
     "Group",
+    "GroupRef",
+    "GroupsIndex",
+    "ReplayedGroup",
     "ResultWriter",
+    "Resumed",
     "RunTally",
     "check_groups",
     "check_output_paths",
+    "check_resume",
+    "group_digest",
+    "group_key",
     "groups_in_flight",
     "iter_groups",
     "load_groups",
@@ -25,5 +54,5 @@ __all__ = [
     "rank_groups",
     "replay_log",
     "summarize",
-    "write_results",
+    "write_replayed",
 ]

@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Reading users' JSONL files strictly: every error names the file, the line and the field.
+"""Reading users' JSONL files strictly (every error names the file, the line and the field), and the JSONL files our
+runs write line by line.
 
-Shared by ``verl-arena rank`` (groups files) and ``verl-arena prepare`` (task files).
+Shared by ``verl-arena rank`` (groups files, results, judgment logs) and ``verl-arena prepare`` (task files).
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ from typing import Any
 
 from verl_arena.core.errors import ConfigError
 
-__all__ = ["answer_key_field", "jsonl_objects", "optional_text", "rubrics_field", "task_context", "unpaired_surrogate"]
+__all__ = [
+    "answer_key_field",
+    "jsonl_line",
+    "jsonl_objects",
+    "optional_text",
+    "rubrics_field",
+    "task_context",
+    "unpaired_surrogate",
+    "written_lines",
+]
 
 
 def jsonl_objects(path: str | Path) -> Iterator[tuple[str, int, dict[str, Any]]]:
@@ -42,6 +52,34 @@ def jsonl_objects(path: str | Path) -> Iterator[tuple[str, int, dict[str, Any]]]
         if bad_text:
             raise ConfigError(f"{where}: {bad_text} is not valid text")
         yield where, number, obj
+
+
+def jsonl_line(value: Any) -> str:
+    """``value`` as one line of strict JSON (``NaN`` is refused, never written)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def written_lines(path: str | Path) -> tuple[list[tuple[int, Any]], bool]:
+    """``(line number, value)`` for every complete line of a JSONL file that a run writes line by line, and whether its
+    last line was cut off (by a crash: that line is left out); no file: no lines. ``ConfigError`` for a complete line
+    that is not JSON."""
+    path = Path(path)
+    if not path.exists():
+        return [], False
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    keep = data[: data.rfind(b"\n") + 1]
+    lines = []
+    for number, raw in enumerate(keep.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            lines.append((number, json.loads(raw)))
+        except ValueError as exc:  # not UTF-8, or not JSON
+            raise ConfigError(f"{path} line {number}: not a JSON line ({exc})") from None
+    return lines, len(keep) != len(data)
 
 
 def unpaired_surrogate(value: Any, field: str) -> str | None:

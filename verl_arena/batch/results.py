@@ -3,16 +3,17 @@
 """Where ranked groups go: result lines and the judgment log, written as each group finishes, and what a run did.
 
 Output, one line per group, written as soon as the group is ranked (so an interrupted run keeps every finished group,
-and ``--resume`` skips them): the id and, per candidate, its rank, reward and advantage, plus the group's judge cost
-and failure counts. The judgment log holds every group's full result (match log, verdicts, options), from which
-:func:`replay_log` rebuilds the same ranks and advantages with no judge. Lines follow the order in which groups
-finish. Every line is strict JSON (``NaN`` is refused, never written).
+and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.batch.groups.group_key`), the line of
+the groups file it was read from, the ``group_digest`` of its content (what ``--resume`` checks, see
+:mod:`~verl_arena.batch.resume`) and, per candidate, its rank, reward and advantage, plus the group's judge cost and
+failure counts. The judgment log holds every group's full result (match log, verdicts, options) with the same line
+and digest, from which :func:`replay_log` rebuilds the same ranks and advantages with no judge. Lines follow the
+order in which groups finish. Every line is strict JSON (``NaN`` is refused, never written).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -20,12 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from verl_arena.batch.files import jsonl_line, written_lines
 from verl_arena.batch.groups import Group
+from verl_arena.batch.resume import Resumed
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
 
-__all__ = ["ResultWriter", "RunTally", "check_output_paths", "replay_log", "summarize", "write_results"]
+__all__ = [
+    "ReplayedGroup",
+    "ResultWriter",
+    "RunTally",
+    "check_output_paths",
+    "replay_log",
+    "summarize",
+    "write_replayed",
+]
 
 
 def check_output_paths(groups: str | Path, output: str | Path, log: str | Path | None) -> None:
@@ -48,10 +59,16 @@ def check_output_paths(groups: str | Path, output: str | Path, log: str | Path |
             raise ConfigError(f"{name} {p}: not writable")
 
 
-def _group_line(group_id: str, result: GroupResult) -> dict[str, Any]:
+def _result_line(
+    group_id: str, result: GroupResult, line: int | None = None, group_digest: str | None = None
+) -> dict[str, Any]:
     forfeited = result.forfeited
-    line = {
-        "id": group_id,
+    out: dict[str, Any] = {"id": group_id}
+    if line is not None:
+        out["line"] = line
+    if group_digest is not None:
+        out["group_digest"] = group_digest
+    out |= {
         "topology": result.topology,
         "candidates": [
             {"id": cid, "rank": rank, "reward": reward, "advantage": adv, **({"forfeited": True} if f else {})}
@@ -66,52 +83,38 @@ def _group_line(group_id: str, result: GroupResult) -> dict[str, Any]:
         "failures": result.failure_reasons,
     }
     if result.void_reason:
-        line["void_reason"] = result.void_reason
-    return line
-
-
-def _jsonl(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _complete_lines(path: Path) -> list[dict[str, Any]]:
-    """The complete JSON lines of a file written by an interrupted run; a cut-off last line is dropped from it."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        path.write_bytes(keep)
-    return [json.loads(line) for line in keep.decode("utf-8").splitlines() if line.strip()]
+        out["void_reason"] = result.void_reason
+    return out
 
 
 class ResultWriter:
     """Writes each group's result line (and log entry) the moment the group is ranked.
 
-    Every line is written whole and flushed, so an interrupted run leaves complete lines only (a line cut by a crash
-    is dropped on ``resume``). With ``resume``, groups already in the output are reported by :attr:`done` and new
-    lines are appended; log entries of groups missing from the output are dropped, so nothing is logged twice.
+    Every line is written whole and flushed, so an interrupted run leaves complete lines only. With ``resume`` (from
+    :func:`~verl_arena.batch.resume.check_resume`), the output and the log are first cut to its kept lines (a line cut
+    by a crash, and log entries of groups missing from the output, are dropped, so nothing is logged twice), the
+    groups already there are reported by :attr:`done`, and new lines are appended.
     """
 
-    def __init__(self, output: str | Path, log: str | Path | None = None, *, resume: bool = False) -> None:
+    def __init__(self, output: str | Path, log: str | Path | None = None, *, resume: Resumed | None = None) -> None:
         self.output, self.log = Path(output), Path(log) if log else None
         self.done: set[str] = set()
-        if resume:
-            self.done = {line["id"] for line in _complete_lines(self.output)}
-            if self.log is not None:
-                kept = [e for e in _complete_lines(self.log) if e["result"].get("group_id") in self.done]
-                self.log.write_text("".join(_jsonl(e) for e in kept), encoding="utf-8")
-        mode = "a" if resume else "w"
+        if resume is not None:
+            resume.rewrite()
+            self.done = set(resume.done)
+        mode = "a" if resume is not None else "w"
         self._out: TextIO = open(self.output, mode, encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._log: TextIO | None = open(self.log, mode, encoding="utf-8") if self.log else None  # noqa: SIM115
         self.written = 0
 
     def write(self, group: Group, result: GroupResult) -> None:
         """Log the group's full result, then its summary line."""
+        digest = group.digest
         if self._log is not None:
-            self._log.write(_jsonl({"query": group.query, "result": result.to_dict()}))
+            entry = {"query": group.query, "line": group.line, "group_digest": digest, "result": result.to_dict()}
+            self._log.write(jsonl_line(entry))
             self._log.flush()
-        self._out.write(_jsonl(_group_line(group.id, result)))
+        self._out.write(jsonl_line(_result_line(group.id, result, group.line, digest)))
         self._out.flush()
         self.written += 1
 
@@ -122,22 +125,39 @@ class ResultWriter:
             self._log.close()
 
 
-def write_results(path: str | Path, results: Sequence[GroupResult]) -> None:
-    """One summary line per group."""
+@dataclass(frozen=True)
+class ReplayedGroup:
+    """One group of a judgment log: the logged result, the same rebuilt with no judge, and the line and digest of the
+    group it was ranked from (absent from logs of older releases)."""
+
+    logged: GroupResult
+    replayed: GroupResult
+    line: int | None = None
+    group_digest: str | None = None
+
+    @property
+    def identical(self) -> bool:
+        """Whether the replay gave the logged ranks, rewards and advantages."""
+        a, b = self.logged, self.replayed
+        return a.ranks == b.ranks and a.rewards == b.rewards and a.advantages == b.advantages
+
+
+def write_replayed(path: str | Path, groups: Sequence[ReplayedGroup]) -> None:
+    """One result line per replayed group, as ``verl-arena rank`` writes it."""
     with open(path, "w", encoding="utf-8") as f:
-        for r in results:
-            f.write(_jsonl(_group_line(r.group_id or "", r)))
+        for g in groups:
+            f.write(jsonl_line(_result_line(g.replayed.group_id or "", g.replayed, g.line, g.group_digest)))
 
 
-def replay_log(path: str | Path) -> list[tuple[GroupResult, GroupResult]]:
-    """``(logged, replayed)`` for every group of a judgment log, the replay made with no judge."""
-    entries = _complete_lines(Path(path))
+def replay_log(path: str | Path) -> list[ReplayedGroup]:
+    """Every group of a judgment log replayed with no judge (a last line cut off by a crash is left out)."""
+    entries = [entry for _, entry in written_lines(path)[0]]
 
     async def main() -> list[GroupResult]:
         return [await replay(e["result"], e.get("query", "")) for e in entries]
 
     return [
-        (GroupResult.from_dict(entry["result"]), again)
+        ReplayedGroup(GroupResult.from_dict(entry["result"]), again, entry.get("line"), entry.get("group_digest"))
         for entry, again in zip(entries, asyncio.run(main()), strict=True)
     ]
 

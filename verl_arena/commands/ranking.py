@@ -77,7 +77,15 @@ def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
 def _rank(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from verl_arena.batch import ResultWriter, RunTally, check_groups, check_output_paths, iter_groups, rank_groups
+    from verl_arena.batch import (
+        ResultWriter,
+        RunTally,
+        check_groups,
+        check_output_paths,
+        check_resume,
+        iter_groups,
+        rank_groups,
+    )
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
     from verl_arena.judges.config import parse_judge_config
@@ -88,8 +96,9 @@ def _rank(args: argparse.Namespace) -> int:
     render = {"include_tool_outputs": not args.hide_tool_outputs}
     mock = None
     try:  # everything is checked before the first judge call
-        ids = check_groups(args.groups, render=render)
+        inputs = check_groups(args.groups, render=render)
         check_output_paths(args.groups, args.output, args.log)
+        resumed = check_resume(inputs, args.output, args.log) if args.resume else None
         options = {"seed": args.seed, **_options(args.option)}
         tournament = Tournament.from_options(args.topology, **options)
         check_deadline("--run-deadline", args.run_deadline)
@@ -105,16 +114,16 @@ def _rank(args: argparse.Namespace) -> int:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
         service = JudgeService(judge, deadline_s=deadline)
-        writer = ResultWriter(args.output, args.log, resume=args.resume)
+        writer = ResultWriter(args.output, args.log, resume=resumed)
     except (ConfigError, OSError, yaml.YAMLError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
         return 2
 
-    todo = len([i for i in ids if i not in writer.done])
-    if writer.done:
-        print(f"resuming: {len(ids) - todo} of {len(ids)} groups already in {args.output}", file=sys.stderr)
+    for note in inputs.notes() + (resumed.notes() if resumed else []):
+        print(note, file=sys.stderr)
+    todo = len([r for r in inputs.refs if r.id not in writer.done])
     bar = tqdm(total=todo, unit="group", file=sys.stderr, disable=args.quiet)
     tally = RunTally()
     stopped_by: list[str] = []
@@ -177,17 +186,14 @@ def _groups_in_flight(judge: Any, tournament: Any) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from verl_arena.batch import replay_log, write_results
+    from verl_arena.batch import replay_log, write_replayed
 
-    pairs = replay_log(args.log)
-    same = sum(
-        logged.ranks == again.ranks and logged.advantages == again.advantages and logged.rewards == again.rewards
-        for logged, again in pairs
-    )
+    groups = replay_log(args.log)
+    same = sum(g.identical for g in groups)
     if args.output:
-        write_results(args.output, [again for _, again in pairs])
-    print(f"replayed {len(pairs)} groups from {args.log} without a judge: {same} identical to the log")
-    return 0 if same == len(pairs) else 1
+        write_replayed(args.output, groups)
+    print(f"replayed {len(groups)} groups from {args.log} without a judge: {same} identical to the log")
+    return 0 if same == len(groups) else 1
 
 
 def register(sub: Any) -> None:
@@ -201,7 +207,9 @@ def register(sub: Any) -> None:
         "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
         "result is written as soon as it is ranked, a bounded number of groups is ranked at once, and every verdict "
         "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
-        "groups missing from the output and asks the judge nothing it already answered.",
+        "groups missing from the output and asks the judge nothing it already answered. A group without an 'id' is "
+        "known by its content, so lines may be inserted, removed or reordered between runs; --resume refuses a "
+        "ranked group whose content changed, naming both lines.",
     )
     rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
     rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
@@ -233,7 +241,10 @@ def register(sub: Any) -> None:
         "--run-deadline", type=float, help="time limit of the whole run: groups unfinished by then are voided"
     )
     rank.add_argument(
-        "--resume", action="store_true", help="keep the groups already in the output (and log) and rank the rest"
+        "--resume",
+        action="store_true",
+        help="keep the groups already in the output (and log) and rank the rest; refuses (exit 2) a ranked group "
+        "whose content changed or that is no longer in the groups file",
     )
     rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
     rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")

@@ -39,11 +39,13 @@ __all__ = ["LoggedGroup", "read_judgment_log", "rejudge"]
 
 @dataclass(frozen=True)
 class LoggedGroup:
-    """One group of a judgment log: its query, its result, and its candidates where the log holds them."""
+    """One group of a judgment log: its query, its result, its candidates where the log holds them, and the digest of
+    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.batch.group_digest`)."""
 
     query: str
     result: GroupResult
     candidates: list[Candidate] | None = None
+    group_digest: str | None = None
 
 
 def _logged_candidates(raw: Any) -> list[Candidate] | None:
@@ -66,7 +68,8 @@ def read_judgment_log(path: str | Path) -> list[LoggedGroup]:
             entry = json.loads(line)
             result = GroupResult.from_dict(entry["result"])
             candidates = _logged_candidates(entry.get("candidates"))
-            entries.append(LoggedGroup(str(entry.get("query", "")), result, candidates))
+            digest = entry.get("group_digest")
+            entries.append(LoggedGroup(str(entry.get("query", "")), result, candidates, digest))
         except (ValueError, KeyError, TypeError) as exc:
             if number == len(lines):
                 break
@@ -89,7 +92,12 @@ def _candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[
             "with the groups file it was ranked from)"
         )
     elif gid not in groups:
-        raise ConfigError(f"group {gid!r} of the log is not in the groups file")
+        raise ConfigError(f"group {gid!r} of the log is not in the groups file{_missing_hint(gid, groups)}")
+    elif entry.group_digest and groups[gid].digest != entry.group_digest:
+        raise ConfigError(
+            f"group {gid!r} (groups file line {groups[gid].line}) differs from the group the log judged (its query, "
+            "candidates, or their content or meta)"
+        )
     else:
         by_id, source = {c.id: c for c in groups[gid].candidates}, "the groups file"
     missing = [i for i in result.ids if i not in by_id]
@@ -100,6 +108,17 @@ def _candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[
     if digests and [c.digest for c in candidates] != list(digests):
         raise ConfigError(f"group {gid!r}: the candidates' content differs from what the log judged")
     return candidates
+
+
+def _missing_hint(gid: str, groups: Mapping[str, Group]) -> str:
+    if gid.startswith("sha256:"):
+        return ": a group without an id is named by its content, so its group was edited or removed"
+    if gid.isdigit() and any(name.startswith("sha256:") for name in groups):
+        return (
+            ": an older verl-arena named a group without an id by its line number; a group without an id is now "
+            "named by its content (rank the groups file again, or give its groups ids)"
+        )
+    return ""
 
 
 async def rejudge(
