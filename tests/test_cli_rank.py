@@ -41,6 +41,18 @@ def test_rank_the_example_with_the_built_in_mock_and_replay_it(tmp_path, capsys)
     assert lines(tmp_path / "replayed.jsonl") == lines(out)
 
 
+def test_replay_refuses_a_log_with_a_broken_line_and_leaves_a_cut_last_line_alone(tmp_path, capsys):
+    out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
+    main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet"])
+    entries = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(entries[:3]) + entries[3][:40])  # a run cut in the middle of its last line
+    assert main(["replay", str(log)]) == 0
+    assert "replayed 3 groups" in capsys.readouterr().out and log.read_text().endswith(entries[3][:40])
+    log.write_text(entries[0] + "{oops\n" + entries[1])
+    assert main(["replay", str(log)]) == 2
+    assert f"verl-arena replay: {log} line 2: not a JSON line" in capsys.readouterr().err
+
+
 def test_replay_notices_a_tampered_log(tmp_path, capsys):
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
     main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet", "--topology", "round_robin"])

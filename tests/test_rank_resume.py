@@ -248,3 +248,21 @@ def test_rejudge_finds_groups_without_ids_by_their_content(rank, tmp_path, capsy
     write(groups, [*plain[:3], {**plain[3], "query": "Plan an evening in Lisbon"}])
     assert main(["eval", "rejudge", str(log), "--groups", str(groups)]) == 2
     assert "its group was edited or removed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: "{not json\n", "line 2: not a JSON line"),
+        (lambda r: '{"ranks": [1, 0]}\n', "line 2: not a result line of `verl-arena rank` (no 'id')"),
+        (lambda r: json.dumps(r[0]) + "\n", "line 2: group '{id}' is there twice (line 1 too)"),
+    ],
+)
+def test_an_output_that_is_not_a_rank_output_is_refused_naming_its_line(rank, tmp_path, damage, message):
+    groups, out = tmp_path / "groups.jsonl", tmp_path / "out.jsonl"
+    write(groups, example()[:3])
+    assert rank(groups, out)[0] == 0
+    ranked = lines(out)
+    out.write_text(json.dumps(ranked[0]) + "\n" + damage(ranked) + json.dumps(ranked[2]) + "\n", encoding="utf-8")
+    code, _, err, requests = rank(groups, out, "--resume")
+    assert code == 2 and requests == 0 and f"{out} " + message.format(id=ranked[0]["id"]) in err

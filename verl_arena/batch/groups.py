@@ -48,7 +48,8 @@ __all__ = [
 
 def group_digest(query: str, candidates: Sequence[Candidate]) -> str:
     """SHA-256 of everything in a group that decides its ranking: the query and, in order, every candidate's id,
-    content digest and meta (rubrics, answer key, format reward, anything else the file gives it)."""
+    content digest and meta (rubrics, answer key, format reward, anything else the file gives it). Whatever a group
+    line comes to carry that changes its ranking must enter here, or ``--resume`` cannot tell the change."""
     h = hashlib.sha256(b"verl-arena group 1\x00")
     h.update(query.encode("utf-8", "surrogatepass"))
     for c in candidates:

@@ -187,8 +187,13 @@ def _groups_in_flight(judge: Any, tournament: Any) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from verl_arena.batch import replay_log, write_replayed
+    from verl_arena.core.errors import ConfigError
 
-    groups = replay_log(args.log)
+    try:
+        groups = replay_log(args.log)
+    except ConfigError as exc:
+        print(f"verl-arena replay: {exc}", file=sys.stderr)
+        return 2
     same = sum(g.identical for g in groups)
     if args.output:
         write_replayed(args.output, groups)
