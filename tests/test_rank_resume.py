@@ -249,6 +249,15 @@ def test_rejudge_finds_groups_without_ids_by_their_content(rank, tmp_path, capsy
     assert main(["eval", "rejudge", str(log), "--groups", str(groups)]) == 2
     assert "its group was edited or removed" in capsys.readouterr().err
 
+    named = example(with_ids=True)
+    write(groups, named)
+    assert rank(groups, out, "--log", str(log))[0] == 0
+    write(groups, [*named[:3], {**named[3], "rubrics": ["under 20 euros"]}])  # the candidates' text is unchanged
+    assert main(["eval", "rejudge", str(log), "--groups", str(groups)]) == 2
+    assert (
+        "group 'lisbon-afternoon' (groups file line 4) differs from the group the log judged" in capsys.readouterr().err
+    )
+
 
 @pytest.mark.parametrize(
     ("damage", "message"),
