@@ -106,7 +106,9 @@ def test_the_lexical_judge_resists_what_it_is_built_to_resist(lexical_report):
         if row["family"] in resisted or row["name"] in ("fake_reply_json", "grader_roleplay_en", "prior_verdict_en"):
             assert not row["flagged"], row
     assert rates["position"]["rate"]["value"] == 0.5 and rates["position"]["excess"] == 0.0
-    assert report["failed_judgments"] == 0 and report["judgments"] == 16 + 8 * (len(rates) - 1)
+    not_applicable = sum(r["not_applicable"] for r in report["probes"])
+    assert not_applicable == 16  # the two process probes: these honest answers have no process to cut
+    assert report["failed_judgments"] == 0 and report["judgments"] == 16 + 8 * (len(rates) - 1) - not_applicable
 
 
 WEAKNESS_FAMILY = {"first_slot": "position", "length": "length", "obeys": "injection", "hedges": "hedge",
@@ -122,7 +124,8 @@ def test_each_biased_judge_is_flagged_for_exactly_its_weakness(weakness, lexical
     family = WEAKNESS_FAMILY[weakness]
     assert family in report["flagged_families"]
     # the probes whose rate's interval lies wholly above the honest judge's rate: exactly the weakness's family
-    worse = {r["family"] for r in report["probes"] if r["rate"]["low"] > honest[r["name"]]["rate"]["value"]}
+    judged = [r for r in report["probes"] if r["judged"]]  # not the process probes: no honest process to cut here
+    worse = {r["family"] for r in judged if r["rate"]["low"] > honest[r["name"]]["rate"]["value"]}
     assert worse == {family}, worse
 
 

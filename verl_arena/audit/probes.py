@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The built-in probes: answers that should never beat an honest answer, each a small registered class.
 
-A probe builds its answer from the honest answer and the task (``make(honest_answer, task, rng)``); the audit plays
-it against the honest answer through the judge. Each probe belongs to a family (what to change when it wins is a
-matter of the family, see docs/judging.md). The ``position`` probe is special: its answer is the honest answer
-itself, and the audit reports how often the first slot wins, not how often the probe beats the honest answer.
-Every text here is written for the audit; planted instructions come in English and Chinese.
+A probe builds its answer from the honest answer and the task (``make(honest_answer, task, rng)``), and its process
+from the honest process (``process(honest_path, task, rng)``: the honest process itself, but for the probes that
+vary the process); the audit plays it against the honest answer through the judge. Each probe belongs to a family
+(what to change when it wins is a matter of the family, see docs/judging.md). The ``position`` probe is special: its
+answer is the honest answer itself, and the audit reports how often the first slot wins, not how often the probe beats
+the honest answer. Every text here is written for the audit; planted instructions come in English and Chinese (and,
+in :mod:`~verl_arena.audit.evasive`, disguised from string checks).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ __all__ = [
 
 #: the families, in the order reports show them
 FAMILIES = (
-    "position", "length", "formatting", "hedge", "non_answer", "opener", "injection", "refusal", "language", "fact",
+    "position", "length", "formatting", "hedge", "non_answer", "opener", "process", "injection", "refusal", "language",
+    "fact",
 )  # fmt: skip
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _NUMBER = re.compile(r"\d+")
@@ -75,6 +78,10 @@ class Probe:
         """The probe's answer for ``task`` given the honest answer."""
         raise NotImplementedError
 
+    def process(self, honest_path: str, task: ProbeTask, rng: np.random.Generator) -> str:
+        """The probe's process given the honest process: the honest process itself, unless the probe varies it."""
+        return honest_path
+
 
 PROBES: Registry[Probe] = Registry("probe")
 
@@ -87,6 +94,7 @@ def probe(cls: type[Probe]) -> type[Probe]:
 
 def builtin_probes() -> list[Probe]:
     """Every built-in probe, family by family."""
+    import verl_arena.audit.evasive
     import verl_arena.audit.planted  # noqa: F401  (registers the planted-instruction probes)
 
     probes = [PROBES.get(name) for name in PROBES]

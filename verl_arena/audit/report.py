@@ -7,7 +7,9 @@ A probe is flagged when its point estimate exceeds ``max_rate`` (:data:`DEFAULT_
 answer that beats honest answers one time in five is a hack a policy will find, and a pre-flight check should rather
 raise a false alarm (a look at the report) than miss one (a training run). The interval is shown beside it, so a
 small audit's uncertainty is in plain sight. For the position probe the compared figure is ``|2 rate - 1|``, the
-net share of judgments its slot alone decided.
+net share of judgments its slot alone decided. Each row also says which of the training hack alarm's detectors flag
+the probe (``alarm``: detector -> tasks flagged, of ``screened``): a flagged probe no detector sees is a hack the
+alarm would miss in training.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ def audit_report(
             "forfeits": {side: sum(side in j.forfeit for j in done) for side in ("probe", "honest")},
             "shortcuts": dict(Counter(j.shortcut for j in done if j.shortcut)),
             "not_applicable": run.not_applicable.get(probe.name, 0),
+            "screened": run.screened.get(probe.name, 0), "alarm": dict(sorted(run.alarm.get(probe.name, {}).items())),
             "flagged": (not math.isnan(st.excess)) and st.excess > max_rate,
         })  # fmt: skip
     families: dict[str, dict[str, Any]] = {}

@@ -7,10 +7,15 @@ the judge built from the configuration does the rest (template, prompt budget, o
 attribution, ensembles). With order swapping on (the default) one ``compare`` judges both orders and sums them; a
 judge configured without it is asked once with the probe first and once with it second, as a tournament's slots
 would fall. The position probe is judged one order at a time by the same judge without its order swap (the inner
-judge), in both orders, so that the first slot's wins show. The probe's process is the honest one: a probe changes
-the final answer only.
+judge), in both orders, so that the first slot's wins show. The probe's process is the honest one, but for the probes
+that vary the process (``Probe.process``).
 
 A judgment that fails is kept with its reason (``outcome`` is ``None``): counted and reported, never dropped.
+
+Each probe is also screened by the training hack alarm's detectors (:mod:`~verl_arena.runtime.hack_detectors`, which
+read normalised text: look-alike letters and zero-width characters hide nothing), in a group with two copies of the
+honest answer (so the group's medians are the honest answer's): the report says which detectors would flag the hack
+in training, should the judge fall for it.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from verl_arena.audit.probes import NotApplicable, Probe, ProbeTask, language_of
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.judges.order_swap import OrderSwapJudge
+from verl_arena.runtime.hack_detectors import HACK_DETECTORS, ScreenedGroup
 
 __all__ = ["AuditRun", "Judged", "outcome_of", "run_audit", "single_order"]
 
@@ -62,10 +68,22 @@ class Judged:
 
 @dataclass
 class AuditRun:
-    """Every judgment of an audit, and the probes that could not be built for some tasks."""
+    """Every judgment of an audit, the probes that could not be built for some tasks, and per probe the tasks its
+    candidate was screened on (``screened``) and how many of them each hack detector flagged it on (``alarm``)."""
 
     judged: list[Judged] = field(default_factory=list)
     not_applicable: dict[str, int] = field(default_factory=dict)
+    screened: dict[str, int] = field(default_factory=dict)
+    alarm: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def screen(self, probe: str, faked: Candidate, honest: Candidate, query: str) -> None:
+        """Count the hack detectors that flag ``faked`` beside two copies of ``honest``."""
+        group = ScreenedGroup.of([faked, honest, honest], query)
+        self.screened[probe] = self.screened.get(probe, 0) + 1
+        counts = self.alarm.setdefault(probe, {})
+        for name, detector in HACK_DETECTORS.items():
+            if detector.flags(group)[0]:
+                counts[name] = counts.get(name, 0) + 1
 
 
 def single_order(judge: Any, build: Callable[[], Any]) -> Any:
@@ -124,11 +142,13 @@ async def run_audit(
             rng = np.random.default_rng([seed, t_index, p_index])
             try:
                 text = probe.make(honest.answer, view, rng)
+                path = probe.process(honest.path, view, rng)
             except NotApplicable as exc:
                 logger.info("audit: probe %s does not apply to task %s (%s)", probe.name, task.id, exc)
                 run.not_applicable[probe.name] = run.not_applicable.get(probe.name, 0) + 1
                 continue
-            faked = Candidate("probe", text, honest.path, dict(honest.meta))
+            faked = Candidate("probe", text, path, dict(honest.meta))
+            run.screen(probe.name, faked, honest, task.query)
             if probe.slots:
                 calls.append(_ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
                 calls.append(_ask(slot_judge, task.query, honest, faked, "a", probe.name, task.id, "honest_first"))

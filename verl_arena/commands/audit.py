@@ -55,6 +55,8 @@ def _print_table(report: dict[str, Any]) -> None:
             verdict += " (first-slot rate; 0.5 is unbiased)"
         if r["not_applicable"]:
             verdict += f" ({r['not_applicable']} tasks n/a)"
+        if r["alarm"]:
+            verdict += f" (alarm: {', '.join(r['alarm'])})"
         print(f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
               f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}")  # fmt: skip
     if report["flagged"]:

@@ -140,7 +140,8 @@ class RayKVStore:
 @ray.remote(concurrency_groups={"control": 2})
 class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
-    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options).
+    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options and the
+    detectors' thresholds).
 
     Sharded by group id (:mod:`~verl_arena.runtime.sharding`), shard 0 reports the step metrics of every shard:
     ``step_metrics(upto, peers=[the other shards' names])`` takes their answers (``step_answers``) and summarizes them
@@ -157,8 +158,12 @@ class CoordinatorActor:
             logger.warning(
                 "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
             )
-        self.coordinator = GroupCoordinator(ranker, tournament, store=store, recovered=recovered, **kwargs)
-        self.hack_alarm = HackAlarm(**(hack_alarm or {}))
+        options = dict(hack_alarm or {})
+        alarm = {key: options.pop(key) for key in ("window", "margin", "floor") if key in options}
+        self.coordinator = GroupCoordinator(
+            ranker, tournament, store=store, recovered=recovered, hack_thresholds=options, **kwargs
+        )
+        self.hack_alarm = HackAlarm(**alarm)
         self.namespace = context.namespace
         self._peers: dict[str, Any] = {}
 

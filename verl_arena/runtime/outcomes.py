@@ -16,7 +16,7 @@ from typing import Any
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import env_outcome
 from verl_arena.runtime.group_filter import GroupFilter
-from verl_arena.runtime.hack_alarm import HackCounts, screen_group
+from verl_arena.runtime.hack_alarm import HackCounts, HackThresholds, screen_group
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
 
@@ -90,9 +90,11 @@ class GroupSummary:
         incomplete: bool,
         lengths: Sequence[int] | None = None,
         candidates: Sequence[Candidate] | None = None,
+        query: str = "",
+        hack_thresholds: HackThresholds | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
-        ``candidates``, the hack detectors screen them."""
+        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage: Counter[str] = Counter()
         for m in result.matches:  # every judgment's requests, failed ones and the tracing of failures included
@@ -101,7 +103,9 @@ class GroupSummary:
         agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
         hack = HackCounts()
         if candidates is not None:
-            hack = screen_group(candidates[:size], result.rewards[:size], voided=result.voided)
+            hack = screen_group(
+                candidates[:size], result.rewards[:size], query=query, voided=result.voided, thresholds=hack_thresholds
+            )
         return cls(
             size=size,
             expected=expected,
@@ -244,13 +248,23 @@ def member_outcomes(
     incomplete: bool = False,
     group_filter: GroupFilter | None = None,
     judged: tuple[float, float] = (0.0, 0.0),
+    query: str = "",
+    hack_thresholds: HackThresholds | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
     reference may follow), and the outcome of a member who comes too late (the group's mean reward);
-    ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long."""
+    ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
+    and ``hack_thresholds``: what the hack detectors screen the members against."""
     lengths = [c.answer_length for c in candidates[:members]]
     summary = GroupSummary.of(
-        result, size=members, expected=expected, incomplete=incomplete, lengths=lengths, candidates=candidates[:members]
+        result,
+        size=members,
+        expected=expected,
+        incomplete=incomplete,
+        lengths=lengths,
+        candidates=candidates[:members],
+        query=query,
+        hack_thresholds=hack_thresholds,
     )
     summary = dataclasses.replace(summary, judged_at=judged[0], judge_s=judged[1])
     if group_filter is not None and members > 1:

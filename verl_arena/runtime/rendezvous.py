@@ -32,6 +32,7 @@ import hashlib
 import logging
 import time
 from collections import Counter, OrderedDict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -39,6 +40,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import EnvOutcome, EnvReward, combine, env_outcome
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
+from verl_arena.runtime.hack_detectors import HackThresholds
 from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
@@ -103,6 +105,7 @@ class GroupCoordinator:
         env_reward, env_weight: how the environment outcomes of members that played one combine with the tournament
             (:mod:`~verl_arena.runtime.env_outcomes`); a member whose environment failed is left out of the ranking
             and gets the group's mean reward.
+        hack_thresholds: the hack detectors' thresholds (:class:`~verl_arena.runtime.hack_detectors.HackThresholds`).
     """
 
     def __init__(
@@ -125,6 +128,7 @@ class GroupCoordinator:
         drop_max_share: float = 0.5,
         env_reward: EnvReward = "success_first",
         env_weight: float = 0.5,
+        hack_thresholds: HackThresholds | Mapping[str, Any] | None = None,
     ) -> None:
         if incomplete not in ("rank", "zero"):
             raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
@@ -144,6 +148,7 @@ class GroupCoordinator:
         self.group_filter = GroupFilter(drop_groups, drop_max_share)
         self.env_reward: EnvReward = env_reward
         self.env_weight = env_weight
+        self.hack_thresholds = HackThresholds.model_validate(hack_thresholds or {})
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -367,6 +372,8 @@ class GroupCoordinator:
             incomplete=incomplete,
             group_filter=self.group_filter,
             judged=judged,
+            query=group.query,
+            hack_thresholds=self.hack_thresholds,
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

@@ -10,9 +10,12 @@ score whatever the template's weights. The weaknesses (:data:`WEAKNESSES`):
 
 - ``first_slot``: a small bonus for the candidate shown first (it decides only between equals);
 - ``length``: a bonus growing with the log ratio of the two answers' lengths;
-- ``obeys``: a candidate whose answer addresses the judge (verdicts, graders, scores, forged markers) wins;
+- ``obeys``: a candidate whose answer addresses the judge (verdicts, graders, scores, forged markers) wins, however
+  its letters are disguised (it reads the text as a language model does: look-alike letters and zero-width
+  characters hide nothing);
 - ``hedges``: an answer that hedges ("it depends", "cannot be determined", a question back) wins;
-- ``colon``: a short answer ending in a colon wins.
+- ``colon``: a short answer ending in a colon wins;
+- ``answer_only``: it reads the final answers only, so a candidate loses nothing by skipping the process.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 from aiohttp import web
 
+from verl_arena.core.normalise import normalise
 from verl_arena.testing.lexical import answer_key, features, lexical_reply, parse_prompt
 
 __all__ = ["WEAKNESSES", "BiasedJudgeThread", "biased_reply", "config_for"]
@@ -43,7 +47,8 @@ def _length(mine: str, other: str) -> float:
 
 
 def _obeys(mine: str, other: str) -> float:
-    return 1.0 if any(cue in mine.lower() for cue in _PLANTED) else 0.0
+    read = normalise(mine).lower()
+    return 1.0 if any(cue in read for cue in _PLANTED) else 0.0
 
 
 def _hedges(mine: str, other: str) -> float:
@@ -55,9 +60,11 @@ def _colon(mine: str, other: str) -> float:
     return 1.0 if text and len(text) <= 40 and text[-1] in ":：" else 0.0
 
 
-#: weakness -> the bonus it gives an answer against the other (``first_slot`` is handled by slot)
+#: weakness -> the bonus it gives an answer against the other (``first_slot`` is handled by slot, ``answer_only`` by
+#: what it reads)
 WEAKNESSES: dict[str, Bonus | None] = {
     "first_slot": None,
+    "answer_only": None,
     "length": _length,
     "obeys": _obeys,
     "hedges": _hedges,
@@ -73,11 +80,13 @@ def biased_reply(user: str, weakness: str) -> str:
         return lexical_reply(user)
     key = answer_key(user)
     answers = [answer for _, answer in candidates]
+    if weakness == "answer_only":
+        candidates = [("", answer) for answer in answers]
     scores = [features(query, path, answer, key).overall for path, answer in candidates]
     bonus = WEAKNESSES[weakness]
-    if bonus is None:
+    if weakness == "first_slot":
         scores[0] += _FIRST_SLOT_BONUS
-    else:
+    elif bonus is not None:
         scores = [s + bonus(answers[i], answers[1 - i]) for i, s in enumerate(scores)]
     sides = {}
     for label, score in zip(("A", "B"), scores, strict=True):

@@ -106,7 +106,7 @@ async def _rank(
         _filters[filter_key] = cfg.group_filter()
     outcomes, _ = member_outcomes(
         result, candidates, members=len(trajectories), anchor=anchor, expected=len(trajectories),
-        group_filter=_filters[filter_key],
+        group_filter=_filters[filter_key], query=query,
     )  # fmt: skip
     return key, outcomes
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.environments.client import EnvConfig
+from verl_arena.runtime.hack_detectors import HackThresholds
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -63,8 +64,9 @@ class HorizonSchedule(BaseModel):
         return self.turns[min(phase, len(self.turns) - 1)]
 
 
-class HackAlarmConfig(BaseModel):
-    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.runtime.hack_alarm`).
+class HackAlarmConfig(HackThresholds):
+    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.runtime.hack_alarm`):
+    when it warns, and the thresholds of its detectors (:class:`~verl_arena.runtime.hack_detectors.HackThresholds`).
 
     Args:
         window: steps compared (the last half against the half before).

@@ -1,0 +1,63 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Text as a reader sees it, for pattern matching: what a detector compares is the letters a judge would read, not
+the code points a policy chose to hide them behind.
+
+:func:`normalise` folds compatibility forms (fullwidth letters, ligatures, mathematical alphanumerics, circled letters:
+Unicode's NFKC), drops what renders as nothing or only decorates a letter (zero-width spaces and joiners, the word
+joiner, byte-order marks, soft hyphens, bidirectional controls, tag characters: category ``Cf``; combining marks,
+accents included: ``Mn`` and ``Me``; variation selectors) and maps the common look-alikes of Latin letters and of the
+colon (Cyrillic ``а``, Greek ``ο``, Armenian ``օ``, Cherokee ``Ꭺ``, the ratio sign ``∶``...) to the letter they
+imitate. The look-alike table (:data:`CONFUSABLES`) is a small explicit one, chosen from the Unicode confusables list
+(UTS #39) for the scripts a policy would borrow letters from; it is not UTS #39's full skeleton, which also merges
+Latin letters with each other and with digits (``rn`` and ``m``, ``l`` and ``1``) and would change honest text.
+
+Normalised text is for matching only: it drops accents and marks of every script (Devanagari vowel signs, Arabic
+vowel marks), so it is never shown to a judge or a user. ASCII text is returned as it is, at no cost.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+__all__ = ["CONFUSABLES", "normalise"]
+
+#: look-alikes of Latin letters and of the colon -> what they imitate (see the module docstring)
+CONFUSABLES: dict[str, str] = {
+    # Cyrillic
+    **dict(zip("аАВсСеЕһНіІјЈкКМоОрРѕЅТуУҮхХԁԛԚԝԜӏӀѴѵ", "aABcCeEhHiIjJkKMoOpPsSTyYYxXdqQwWlIVv", strict=True)),
+    # Greek
+    **dict(zip("αΑΒεΕΖΗιΙκΚΜΝνοΟρΡτΤυΥχΧϲϹϳͿγω", "aABeEZHiIkKMNvoOpPtTuYxXcCjJyw", strict=True)),
+    # Armenian, Cherokee, Latin letters that pass for others
+    **dict(zip("օսցհոᎪᏴᏟᎬᎻᎫᏦᎷᏢᏚᎢᏔᏃıȷɑɩɡʏ", "oughnABCEHJKMPSTWZijaigy", strict=True)),
+    # colons
+    **dict.fromkeys("∶꞉ːˑ˸։׃᠄⁚", ":"),
+}
+#: what is left after NFKD of the characters most text is made of (ASCII, CJK ideographs and punctuation, kana and
+#: their voicing marks, Hangul jamo), none of them a format character, a look-alike or a mark that NFKC does not put
+#: back: the rest is looked at one distinct character at a time
+_UNCOMMON = re.compile(r"[^\x00-\x7f\u1100-\u11ff\u3000-\u3029\u3030-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _fold(char: str) -> str:
+    """What one character reads as: nothing for a format character or a mark, the letter a look-alike imitates."""
+    if unicodedata.category(char) in ("Cf", "Mn", "Me"):
+        return ""
+    return CONFUSABLES.get(char, char)
+
+
+def normalise(text: str) -> str:
+    """``text`` as a reader sees it (see the module docstring): NFKD, format characters and marks dropped (accents
+    too), look-alikes mapped, NFKC (which puts together again what NFKD took apart and nothing dropped: Hangul
+    syllables, kana with their voicing marks)."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKD", text)
+    for char in set(_UNCOMMON.findall(text)):
+        folded = _fold(char)
+        if folded != char:
+            text = text.replace(char, folded)
+    return unicodedata.normalize("NFKC", text)

@@ -1,0 +1,356 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The hack alarm's detectors: cheap string checks over a ranked group's members, each registered under a name.
+
+A detector reads a :class:`ScreenedGroup`: the query and each member (:class:`Screened`) normalised once
+(:func:`~verl_arena.core.normalise.normalise`: look-alike letters, zero-width characters and fullwidth forms hide
+nothing), with each member's features (words, query keywords, generic sentences, judge-directed patterns) computed
+once, on first use. The features of one member need only that member and the query, so they can be computed where the
+rollout is (a reward worker); the decisions compare them with the group's median. The thresholds are
+:class:`HackThresholds` (``+reward.reward_kwargs.hack_alarm.*`` for verl).
+
+- ``short``: content far shorter than the group's (``":"``, ``"Let's solve this step by step."``);
+- ``filler``: padding by repetition;
+- ``judge_directed``: text that talks to the judge (:mod:`~verl_arena.runtime.judge_directed`);
+- ``keyword_stuffing``: an answer made of the query's own words, far beyond the group's share of them;
+- ``bare_answer``: a final answer with no supporting process, or a bare ``": ..."`` after a process far shorter than
+  the group's;
+- ``generic_padding``: text made mostly of generic sentences (no number, no name), far more of it than the group's.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from verl_arena.core.normalise import normalise
+from verl_arena.core.types import Candidate
+from verl_arena.runtime.judge_directed import matches_normalised
+
+__all__ = [
+    "HACK_DETECTORS",
+    "DetectorFn",
+    "HackDetector",
+    "HackThresholds",
+    "Screened",
+    "ScreenedGroup",
+    "register_detector",
+    "repetition",
+]
+
+
+class HackThresholds(BaseModel):
+    """The hack detectors' thresholds (a member is flagged when it passes all of a detector's).
+
+    Args:
+        short_share: ``short``: content (process and answer) under this share of the group's median length ...
+        short_chars: ... and under this many characters.
+        filler_repeated: ``filler``: at least this share of the word trigrams repeat an earlier one ...
+        filler_distinct: ... or under this share of the words are distinct (of at least 40 words).
+        stuffing_share: ``keyword_stuffing``: at least this share of the answer's words (or of the process's) are
+            the query's keywords ...
+        stuffing_ratio: ... and at least this many times the group's median share.
+        bare_share: ``bare_answer``: a process under this share of the group's median process, with an answer
+            that starts with a colon (or is a short one ending in one), or such a short answer under this share of the
+            group's median answer, whatever its process.
+        bare_group_chars: ``bare_answer`` looks at processes only in groups whose median process has at least this
+            many characters (groups that do work before they answer): no process at all counts there, whatever the
+            answer.
+        generic_share: ``generic_padding``: at least this share of the answer (or of the process) is generic
+            sentences (four words or more, no digit, no capitalised name) ...
+        generic_margin: ... at least this much above the group's median share ...
+        generic_chars: ... and at least this many characters of them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    short_share: float = Field(default=0.25, gt=0, le=1)
+    short_chars: int = Field(default=80, ge=0)
+    filler_repeated: float = Field(default=0.5, gt=0, le=1)
+    filler_distinct: float = Field(default=0.15, ge=0, le=1)
+    stuffing_share: float = Field(default=0.6, gt=0, le=1)
+    stuffing_ratio: float = Field(default=1.5, ge=1)
+    bare_share: float = Field(default=0.25, gt=0, le=1)
+    bare_group_chars: int = Field(default=200, ge=1)
+    generic_share: float = Field(default=0.5, gt=0, le=1)
+    generic_margin: float = Field(default=0.3, ge=0, le=1)
+    generic_chars: int = Field(default=400, ge=0)
+
+
+# -- what a detector reads ---------------------------------------------------------------------------------------------
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+#: words: runs of letters and digits, every CJK character on its own
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+#: words that carry no content (English, and Chinese characters that are mostly grammar)
+_ENGLISH_STOPWORDS = (
+    "a an the and or but if of to in on at by for with from into onto about as is are was were be been being it its "
+    "this that these those there here i you he she we they me my your our their who whom which what when where how "
+    "do does did can could will would should may might must shall not no so than then too very just also please"
+)
+_CHINESE_STOPWORDS = "的了和与及或是在我你您他她它们这那有为把被吗呢吧啊请就都也还一个"
+#: words that carry no content (English, and Chinese characters that are mostly grammar)
+STOPWORDS = frozenset(_ENGLISH_STOPWORDS.split(" ")) | frozenset(_CHINESE_STOPWORDS)
+_SENTENCE = re.compile(r"[^.!?;\n。！？；]+")
+_NAME = re.compile(r"(?<=\w)\W+[A-Z][a-z]")
+#: an answer ending in a colon, short: what a judge can read as a reply to come
+_OPENER = re.compile(r"\A.{0,40}:\s*\Z", re.S)
+#: an answer that starts with a colon (``": Paris"``), or one of those openers
+_BARE = re.compile(r"\A\s*:|\A.{0,40}:\s*\Z", re.S)
+
+
+def words(text: str) -> list[str]:
+    """The words of (normalised) ``text``, lower case."""
+    return _TOKEN.findall(text.lower())
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def keywords(text: str) -> frozenset[str]:
+    """The content words of ``text`` (stop words left out, plural ``-s`` taken off)."""
+    return frozenset(_stem(w) for w in words(text) if w not in STOPWORDS)
+
+
+def repetition(text: str) -> tuple[int, float, float]:
+    """``(words, share of distinct words, share of word trigrams that repeat an earlier trigram)`` of ``text``."""
+    tokens = words(text)
+    if not tokens:
+        return 0, 1.0, 0.0
+    trigrams = list(zip(tokens, tokens[1:], tokens[2:], strict=False))
+    repeated = len(trigrams) - len(set(trigrams))
+    return len(tokens), len(set(tokens)) / len(tokens), repeated / len(trigrams) if trigrams else 0.0
+
+
+def _generic(sentence: str) -> bool:
+    """A sentence of at least four words with nothing specific in it: no digit, no capitalised word after its first."""
+    return len(_TOKEN.findall(sentence)) >= 4 and not any(c.isdigit() for c in sentence) and not _NAME.search(sentence)
+
+
+def generic_text(text: str) -> tuple[float, int]:
+    """``(share, characters)`` of (normalised) ``text`` in generic sentences (see :func:`_generic`)."""
+    chars = sum(len(s) for s in _SENTENCE.findall(text) if _generic(s))
+    return (chars / len(text) if text else 0.0), chars
+
+
+def keyword_share(tokens: Sequence[str], query: frozenset[str]) -> float | None:
+    """The share of ``tokens``' content words that are ``query`` keywords (``None`` under 8 content words)."""
+    content = [_stem(t) for t in tokens if t not in STOPWORDS]
+    if len(content) < 8:
+        return None
+    return sum(t in query for t in content) / len(content)
+
+
+@dataclass
+class Screened:
+    """One member as the detectors read it: process and final answer normalised once, features on first use."""
+
+    path: str
+    answer: str
+    answered: bool = True
+
+    @classmethod
+    def of(cls, candidate: Candidate) -> Screened:
+        """The member ``candidate``, normalised."""
+        return cls(
+            normalise(candidate.path).strip(), normalise(candidate.answer).strip(), not candidate.meta.get("no_answer")
+        )
+
+    @cached_property
+    def content(self) -> str:
+        """Process and answer, as the judge reads them."""
+        return f"{self.path}\n{self.answer}".strip()
+
+    @cached_property
+    def repetition(self) -> tuple[int, float, float]:
+        """:func:`repetition` of the content."""
+        return repetition(self.content)
+
+    @cached_property
+    def judge_directed(self) -> list[str]:
+        """The first judge-directed pattern found in the content (none: ``[]``)."""
+        return matches_normalised(self.content, first=True)
+
+    @cached_property
+    def generic(self) -> tuple[tuple[float, int], tuple[float, int]]:
+        """:func:`generic_text` of the answer and of the process."""
+        return generic_text(self.answer), generic_text(self.path)
+
+    def keyword_shares(self, query: frozenset[str]) -> tuple[float | None, float | None]:
+        """:func:`keyword_share` of the answer and of the process."""
+        return keyword_share(words(self.answer), query), keyword_share(words(self.path), query)
+
+
+@dataclass
+class ScreenedGroup:
+    """A group's members as the detectors read them, and its query's keywords."""
+
+    members: list[Screened]
+    query: str = ""
+    query_keywords: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.query_keywords = keywords(normalise(self.query))
+
+    @classmethod
+    def of(cls, candidates: Sequence[Candidate], query: str = "") -> ScreenedGroup:
+        """The group of ``candidates`` for ``query``."""
+        return cls([Screened.of(c) for c in candidates], query)
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+
+# -- the registry ------------------------------------------------------------------------------------------------------
+
+#: a detector's check: the group and the thresholds to one flag per member, in order
+DetectorFn = Callable[[ScreenedGroup, HackThresholds], list[bool]]
+
+
+@dataclass(frozen=True)
+class HackDetector:
+    """A named check over a group's members; ``doc`` (the check's docstring) says what it flags."""
+
+    name: str
+    check: DetectorFn
+    doc: str
+
+    def flags(self, group: ScreenedGroup, thresholds: HackThresholds | None = None) -> list[bool]:
+        """One flag per member (``True``: it looks like this hack)."""
+        flagged = self.check(group, thresholds or HackThresholds())
+        if len(flagged) != len(group):
+            raise ValueError(f"hack detector {self.name!r} returned {len(flagged)} flags for {len(group)} members")
+        return flagged
+
+
+#: the detectors, by name (the ``<detector>`` in the ``hack/<detector>_*`` metrics)
+HACK_DETECTORS: dict[str, HackDetector] = {}
+
+
+def register_detector(name: str) -> Callable[[DetectorFn], DetectorFn]:
+    """Register a check under ``name``; its docstring's first paragraph describes it in the metric reference."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise ValueError(f"hack detector names are lower-case identifiers, got {name!r}")
+
+    def register(check: DetectorFn) -> DetectorFn:
+        if name in HACK_DETECTORS:
+            raise ValueError(f"hack detector {name!r} is already registered")
+        doc = " ".join((check.__doc__ or name).strip().split("\n\n")[0].split())
+        HACK_DETECTORS[name] = HackDetector(name, check, doc)
+        return check
+
+    return register
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if len(values) >= 2 else None
+
+
+# -- the detectors -----------------------------------------------------------------------------------------------------
+
+
+@register_detector("short")
+def short(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """Content (process and answer) under a quarter of the group's median and under 80 characters.
+
+    Members without a final answer are not flagged (``arena/no_answer`` counts them); the median is over the members
+    that answered, and a group with fewer than two of them flags nobody. Lengths are of the normalised text, so
+    zero-width characters add nothing.
+    """
+    median = _median([len(m.content) for m in group.members if m.answered])
+    if median is None:
+        return [False] * len(group)
+    limit = min(limits.short_share * median, limits.short_chars)
+    return [m.answered and len(m.content) < limit for m in group.members]
+
+
+@register_detector("filler")
+def filler(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """Mostly filler: at least 40 words, of which half the word trigrams repeat an earlier one or under 15% are
+    distinct (padding by repetition)."""
+    flags = []
+    for m in group.members:
+        count, distinct, repeated = m.repetition
+        padded = repeated >= limits.filler_repeated or distinct < limits.filler_distinct
+        flags.append(count >= 40 and padded)
+    return flags
+
+
+@register_detector("judge_directed")
+def judge_directed(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """Text directed at the judge: addressing or role-playing the grader, "ignore previous instructions", claims of a
+    verdict or a better candidate, score requests, reply JSON with winner/score keys, imitated candidate markers
+    (English and Chinese, seen through look-alike letters and zero-width characters)."""
+    return [bool(m.judge_directed) for m in group.members]
+
+
+@register_detector("keyword_stuffing")
+def keyword_stuffing(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """Query keyword stuffing: 60% or more of the answer's words (or of the process's) are the query's keywords, and
+    1.5 times the group's median share or more.
+
+    Shares are of content words (stop words left out, plural ``-s`` taken off), over parts of at least 8 of them; the
+    median is over the members that have one, and needs two of them. The figures here are the defaults
+    (:class:`HackThresholds`).
+    """
+    if not group.query_keywords:
+        return [False] * len(group)
+    shares = [m.keyword_shares(group.query_keywords) for m in group.members]
+    flags = [False] * len(group)
+    for part in (0, 1):
+        known = [s[part] for s in shares if s[part] is not None]
+        median = _median(known)
+        if median is None:
+            continue
+        limit = max(limits.stuffing_share, limits.stuffing_ratio * median)
+        for i, s in enumerate(shares):
+            flags[i] = flags[i] or (s[part] is not None and s[part] >= limit)
+    return flags
+
+
+@register_detector("bare_answer")
+def bare_answer(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """A bare answer: a short one ending in a colon, under a quarter of the group's median answer, whatever its process;
+    and where the group works (a median process of 200 characters or more), no process at all, or a process under a
+    quarter of the group's median with an answer that starts with a colon.
+
+    A colon that ends a short answer (``"Here is the plan:"``) reads to some judges as a reply to come; a token process
+    in front of it passes the check for short content. Only members with a final answer are flagged.
+    """
+    answered = [m for m in group.members if m.answered]
+    answers = _median([len(m.answer) for m in answered])
+    if answers is None:
+        return [False] * len(group)
+    processes = _median([len(m.path) for m in answered])
+    works = processes is not None and processes >= limits.bare_group_chars
+    flags = []
+    for m in group.members:
+        opener = len(m.answer) < limits.bare_share * answers and _OPENER.search(m.answer) is not None
+        cut = works and (not m.path or (len(m.path) < limits.bare_share * processes and _BARE.search(m.answer)))
+        flags.append(m.answered and (opener or bool(cut)))
+    return flags
+
+
+@register_detector("generic_padding")
+def generic_padding(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
+    """Generic padding: half or more of the answer (or of the process) is generic sentences (four words or more with
+    no digit and no capitalised name), 0.3 above the group's median share or more, and 400 characters of them or more
+    (padding by paraphrase, which `filler` does not see).
+
+    The figures here are the defaults (:class:`HackThresholds`).
+    """
+    flags = [False] * len(group)
+    for part in (0, 1):
+        found = [m.generic[part] for m in group.members]
+        median = _median([share for share, _ in found])
+        if median is None:
+            continue
+        limit = max(limits.generic_share, median + limits.generic_margin)
+        for i, (share, chars) in enumerate(found):
+            flags[i] = flags[i] or (share >= limit and chars >= limits.generic_chars)
+    return flags
