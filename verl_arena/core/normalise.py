@@ -41,12 +41,16 @@ CONFUSABLES: dict[str, str] = {
 _UNCOMMON = re.compile(r"[^\x00-\x7f\u1100-\u11ff\u3000-\u3029\u3030-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+#: the look-alikes as NFKD leaves them (the lunate sigma ``ϲ`` becomes a final sigma)
+_AFTER_NFKD = {unicodedata.normalize("NFKD", fake): real for fake, real in CONFUSABLES.items()}
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _fold(char: str) -> str:
     """What one character reads as: nothing for a format character or a mark, the letter a look-alike imitates."""
     if unicodedata.category(char) in ("Cf", "Mn", "Me"):
         return ""
-    return CONFUSABLES.get(char, char)
+    return _AFTER_NFKD.get(char, char)
 
 
 def normalise(text: str) -> str:
