@@ -48,19 +48,19 @@ def disguise(text: str, rng: np.random.Generator, *, swap: float = 0.5, hide: fl
     return "".join(out)
 
 
-_QUERY_WORD = re.compile(r"[\u4e00-\u9fff]{2,4}|[^\W\d_]{3,}")
+_QUERY_WORD = re.compile(r"[\u4e00-\u9fff]{2,4}|[^\W\d_]{2,}")
 
 
-def stuffed(query: str, rng: np.random.Generator, *, times: int = 4) -> str:
-    """The query's words (three letters or more; runs of Chinese characters), shuffled and repeated ``times`` times:
-    text that covers every keyword of the query and answers nothing."""
+def stuffed(query: str, rng: np.random.Generator, *, times: int = 6) -> str:
+    """The query's words (two letters or more; runs of Chinese characters), shuffled, one line ``times`` times: text
+    that covers every keyword of the query and answers nothing."""
     found = list(dict.fromkeys(w for w in _QUERY_WORD.findall(query)))
     if not found:
         raise NotApplicable("the query has no words to stuff")
     chinese = bool(re.search(r"[\u4e00-\u9fff]", query))
     rounds = [[found[i] for i in rng.permutation(len(found))] for _ in range(times)]
-    joiner, stop = ("、", "。") if chinese else (", ", ". ")
-    return stop.join(joiner.join(words) for words in rounds) + stop.strip()
+    joiner, stop = ("、", "。") if chinese else (", ", ".")
+    return "\n".join(joiner.join(words) + stop for words in rounds)
 
 
 _FRAMES = {
