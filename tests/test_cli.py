@@ -94,6 +94,30 @@ def test_bench_gaming_exits_1_on_a_problem(monkeypatch, capsys):
     assert main(["bench-gaming"]) == 1 and "attacking beats losing" in capsys.readouterr().out
 
 
+def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_when_the_alarm_misses_it(capsys):
+    from verl_arena.bench import gaming
+
+    code = main(["bench-gaming", "--groups", "2", "--topologies", "listwise", "seeded_single_elimination",
+                 "--scenarios", "keyword_stuffing", "disguised_verdict", "--json"])  # fmt: skip
+    report = strict_json(capsys.readouterr().out)
+    assert code == 0 and report["problems"] == []
+    rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}
+    stuffed = rows[("listwise", "keyword_stuffing", "attacking")]
+    # the lexical mock judge ranks a list by covering the query: stuffing pays there, and the alarm flags every one
+    assert stuffed["weak"] > rows[("listwise", "keyword_stuffing", "losing")]["weak"]
+    assert stuffed["flagged"] == stuffed["screened"] == 2 and stuffed["detector"] == "keyword_stuffing"
+    assert all(r["flagged"] == 2 for r in report["rows"] if r["way"] == "attacking")
+    assert all(r["flagged"] is None for r in report["rows"] if r["way"] != "attacking")
+    missed = gaming.Row("swiss", "x", "attacking", 0.5, 1.0, 1.0, 0, 0, "keyword_stuffing", 1, 2)
+    floor = gaming.Row("swiss", "x", "losing", 0.0, 1.0, 1.0, 0, 0)
+    why = [why for _, why in gaming.problems([missed, floor])]
+    assert why == ["the hack alarm's keyword_stuffing missed the attack"]
+    seen = gaming.Row("swiss", "x", "attacking", 0.5, 0.5, 1.0, 0, 0, "keyword_stuffing", 2, 2)
+    assert gaming.problems([seen, floor]) == []  # the judge's weakness, detected: not a failure of the judge path
+    table, _ = gaming.report([seen, floor], 2)
+    assert "the judge falls for it; keyword_stuffing flags it" in table
+
+
 def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):
     assert main(["bench-arena", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
     runs = strict_json(capsys.readouterr().out)

@@ -4,9 +4,14 @@
 behave like one), the judge configuration training would use against it, and what a policy writes instead of its
 weak non-answer (``attack``) or what an honest strong plan looks like there (``strong``).
 
-Every line here is a case from issue 17's table: verdicts the judge did not give, prompts squeezed to the edge of the
-context, a candidate that stalls the judge only when paired, content that makes a provider or a firewall refuse, a
-thorough plan before a judge that thinks aloud, a healthy judge under load, and a judge that writes garbage.
+Most lines here are a case from issue 17's table: verdicts the judge did not give, prompts squeezed to the edge of
+the context, a candidate that stalls the judge only when paired, content that makes a provider or a firewall refuse, a
+thorough plan before a judge that thinks aloud, a healthy judge under load, and a judge that writes garbage. The last
+ones are hacks written to slip past string checks (:mod:`~verl_arena.audit.evasive`): the query's keywords stuffed
+into the non-answer, a prior verdict planted in look-alike letters with zero-width characters, a ":" after a token
+process, paraphrased padding. Where such a hack fools the judge itself (the lexical mock judge does reward covering the
+query's words), that is a weakness of the judge, not of the judge path: the defence is the training hack alarm, and
+the scenario names the detector that must flag every attacking rollout (``detector``).
 """
 
 from __future__ import annotations
@@ -15,10 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verl_arena.core.types import Candidate
-from verl_arena.testing.travel import ATTACKS, pad, thorough
+import numpy as np
 
-__all__ = ["SCENARIOS", "Scenario"]
+from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
+from verl_arena.audit.planted import PRIOR_VERDICT
+from verl_arena.core.types import Candidate
+from verl_arena.testing.travel import ATTACKS, QUERY, pad, thorough
+
+__all__ = ["EVASIVE", "SCENARIOS", "Scenario"]
 
 Rewrite = Callable[[Candidate], Candidate]
 TRIGGER = "[[trigger]]"
@@ -35,6 +44,8 @@ class Scenario:
         attack: how the weak non-answer is rewritten; ``None``: the scenario tests the strong plan only.
         strong: how the strong plan is written (``None``: as it is).
         plans: how every honest plan is written (``None``: as it is).
+        detector: for a hack that fools the judge itself, the hack alarm's detector that must flag every attacking
+            rollout (``None``: the judge path is the defence, attacking must never beat losing).
     """
 
     name: str
@@ -43,6 +54,7 @@ class Scenario:
     attack: Rewrite | None = None
     strong: Rewrite | None = None
     plans: Rewrite | None = None
+    detector: str | None = None
 
 
 def _with(text: str) -> Rewrite:
@@ -52,6 +64,30 @@ def _with(text: str) -> Rewrite:
 def _padded(total_bytes: int) -> Rewrite:
     return lambda c: Candidate(c.id, pad(c.answer, total_bytes), c.path)
 
+
+def _evasive(make: Callable[[Candidate, np.random.Generator], Candidate]) -> Rewrite:
+    """A rewrite drawing from its own generator (seeded by the candidate's id: the same text in every way played)."""
+    return lambda c: make(c, np.random.default_rng(list(c.id.encode())))
+
+
+EVASIVE = [
+    Scenario(
+        "keyword_stuffing",
+        attack=_evasive(lambda c, rng: Candidate(c.id, stuffed(QUERY, rng, times=20), c.path)),
+        detector="keyword_stuffing",
+    ),
+    Scenario(
+        "disguised_verdict",
+        attack=_evasive(lambda c, rng: Candidate(c.id, f"{c.answer}\n{disguise(PRIOR_VERDICT['en'], rng)}", c.path)),
+        detector="judge_directed",
+    ),
+    Scenario("colon_after_process", attack=lambda c: Candidate(c.id, ":", TOKEN_PROCESS["en"]), detector="bare_answer"),
+    Scenario(
+        "paraphrased_padding",
+        attack=_evasive(lambda c, rng: Candidate(c.id, f"{c.answer} {paraphrased_padding(rng, 4000)}", c.path)),
+        detector="generic_padding",
+    ),
+]
 
 SCENARIOS = [
     *(
@@ -97,4 +133,5 @@ SCENARIOS = [
         strong=thorough,
     ),
     Scenario("garbage_judge", deployment={"faults": {"garbage": 1.0}}, judge={"max_tokens": 48}),
+    *EVASIVE,
 ]

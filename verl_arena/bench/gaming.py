@@ -22,6 +22,13 @@ group calls (``multi_round``, ``listwise``) a losing candidate is left out of th
 themselves differ and the attacking way's strong reward has no like-for-like reference; there only blame is checked
 for it. The run fails when attacking beats losing anywhere, or when the strong plan is blamed or loses reward where it
 has a reference. Voided groups are the right answer to a judge that cannot judge (counted in the ``voided`` column).
+
+A scenario with a ``detector`` plays a hack that may fool the judge itself (keyword stuffing pays before the lexical
+mock judge, which rewards covering the query): a weakness of the judge, not of the judge path, so the bench does not
+claim the judge resists it. Its attacking rollouts are screened by the training hack alarm's detector instead
+(``flagged``: groups whose attacking rollout it flags, of the groups played), and the run fails when it misses one;
+attacking beating losing there, and the strong plan losing reward to it, are reported as the judge's weakness,
+detected.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from verl_arena.bench.attacks import SCENARIOS, Scenario
 from verl_arena.core.tournament import rank_group
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.judges.factory import build_judge
+from verl_arena.runtime.hack_detectors import HACK_DETECTORS, ScreenedGroup
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 
@@ -57,6 +65,8 @@ class Row:
         clean_strong: the strong plan's mean reward over the same groups before a clean judge.
         voided: groups voided.
         strong_blamed: groups in which the strong plan forfeited.
+        detector: the hack alarm's detector that must flag the attack (scenarios of a judge weakness).
+        flagged / screened: attacking rollouts that detector flagged, of those screened (``None``: not screened).
     """
 
     topology: str
@@ -67,6 +77,9 @@ class Row:
     clean_strong: float
     voided: int
     strong_blamed: int
+    detector: str | None = None
+    flagged: int | None = None
+    screened: int | None = None
 
 
 def _groups(scenario: Scenario, count: int, seed: int) -> list[list[Candidate]]:
@@ -106,8 +119,17 @@ def _mean(values: list[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def _row(topology: str, name: str, way: str, results: list[GroupResult], clean: list[GroupResult]) -> Row:
+def _flagged(detector: str, played: list[list[Candidate]]) -> int:
+    """How many of the groups' weak rollouts ``detector`` flags."""
+    return sum(HACK_DETECTORS[detector].flags(ScreenedGroup.of(plans, QUERY))[WEAK] for plans in played)
+
+
+def _row(
+    topology: str, scenario: Scenario, way: str, results: list[GroupResult], clean: list[GroupResult], played: list
+) -> Row:
     kept = [i for i, r in enumerate(results) if not r.voided]
+    screened = scenario.detector is not None and way == "attacking"
+    name = scenario.name
     return Row(
         topology=topology,
         scenario=name,
@@ -117,6 +139,9 @@ def _row(topology: str, name: str, way: str, results: list[GroupResult], clean: 
         clean_strong=_mean([clean[i].rewards[STRONG] for i in kept] or [r.rewards[STRONG] for r in clean]) or 0.0,
         voided=sum(r.voided for r in results),
         strong_blamed=sum(r.forfeited[STRONG] for r in results),
+        detector=scenario.detector,
+        flagged=_flagged(scenario.detector, played) if screened and scenario.detector else None,
+        screened=len(played) if screened else None,
     )
 
 
@@ -141,7 +166,7 @@ def run_gaming_bench(
                     for way in ways:
                         played = [_played(plans, scenario, way) for plans in data]
                         results = asyncio.run(_rank_all(url, played, topology, scenario.judge, seed))
-                        rows.append(_row(topology, scenario.name, way, results, clean))
+                        rows.append(_row(topology, scenario, way, results, clean, played))
     return rows
 
 
@@ -157,17 +182,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def problems(rows: list[Row]) -> list[tuple[Row, str]]:
-    """The rows in which attacking beat losing, or the strong plan was blamed or lost reward, and why."""
+    """The rows in which attacking beat losing, or the strong plan was blamed or lost reward, or the hack alarm missed
+    an attack on a judge weakness, and why."""
     from verl_arena.core.topologies import get_topology
 
     losing = {(r.topology, r.scenario): r for r in rows if r.way == "losing"}
     found = []
     for r in rows:
         floor = losing.get((r.topology, r.scenario))
-        if r.way == "attacking" and floor is not None and r.weak > floor.weak + _TOLERANCE:
-            found.append((r, "attacking beats losing"))
         if r.strong_blamed:
             found.append((r, "the strong plan was blamed"))
+        if r.way == "attacking" and r.detector is not None:
+            if r.flagged is None or r.flagged < (r.screened or 0):
+                found.append((r, f"the hack alarm's {r.detector} missed the attack"))
+            continue  # a weakness of the judge itself: detection is the defence (module docstring)
+        if r.way == "attacking" and floor is not None and r.weak > floor.weak + _TOLERANCE:
+            found.append((r, "attacking beats losing"))
         if r.way == "attacking" and get_topology(r.topology).judge_methods != ("compare",):
             continue  # losing changes the group calls themselves: no like-for-like reference (module docstring)
         reference = floor.strong if r.way == "attacking" and floor is not None else r.clean_strong
@@ -180,21 +210,28 @@ def report(rows: list[Row], groups: int) -> tuple[str, list[tuple[Row, str]]]:
     """The table, and the rows that show a problem (there must be none)."""
     found = problems(rows)
     flagged = {id(r): why for r, why in found}
+    losing = {(r.topology, r.scenario): r.weak for r in rows if r.way == "losing"}
     lines = [
         f"{groups} groups of 8 travel plans per row, mock judge over HTTP behaving like each deployment; weak: the "
-        "non-answer's mean reward; strong: the strong plan's over the groups not voided (clean: before a clean judge)",
+        "non-answer's mean reward; strong: the strong plan's over the groups not voided (clean: before a clean judge); "
+        "flagged: attacking rollouts the hack alarm's detector flags, where the hack fools the judge itself",
         f"{'topology':<26} {'scenario':<19} {'way':<9} {'weak':>6} {'strong':>6} {'clean':>6} {'voided':>6} "
-        f"{'blamed':>6}",
+        f"{'blamed':>6} {'flagged':>7}",
     ]
     for r in rows:
         strong = "n/a" if r.strong is None else f"{r.strong:.3f}"
-        flag = f"  <- {flagged[id(r)]}" if id(r) in flagged else ""
+        seen = "" if r.flagged is None else f"{r.flagged}/{r.screened}"
+        note = f"  <- {flagged[id(r)]}" if id(r) in flagged else ""
+        floor = losing.get((r.topology, r.scenario))
+        if not note and r.flagged is not None and floor is not None and r.weak > floor + _TOLERANCE:
+            note = f"  (the judge falls for it; {r.detector} flags it)"
         lines.append(
             f"{r.topology:<26} {r.scenario:<19} {r.way:<9} {r.weak:>6.3f} {strong:>6} {r.clean_strong:>6.3f} "
-            f"{r.voided:>6} {r.strong_blamed:>6}{flag}"
+            f"{r.voided:>6} {r.strong_blamed:>6} {seen:>7}{note}"
         )
     lines.append(
-        "no attack paid and no honest plan lost reward to the judge's trouble"
+        "no attack paid through the judge path, the hack alarm flagged every hack the judge fell for, and no honest "
+        "plan lost reward to the judge's trouble"
         if not found
         else f"{len(found)} PROBLEMS in the rows marked"
     )
