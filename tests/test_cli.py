@@ -97,8 +97,9 @@ def test_bench_gaming_exits_1_on_a_problem(monkeypatch, capsys):
 def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_when_the_alarm_misses_it(capsys):
     from verl_arena.bench import gaming
 
-    code = main(["bench-gaming", "--groups", "2", "--topologies", "listwise", "seeded_single_elimination",
-                 "--scenarios", "keyword_stuffing", "disguised_verdict", "--json"])  # fmt: skip
+    scenarios = ["keyword_stuffing", "disguised_verdict"]
+    topologies = ["listwise", "seeded_single_elimination"]
+    code = main(["bench-gaming", "--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "--json"])
     report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["problems"] == []
     rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}

@@ -56,9 +56,8 @@ def flags(name: str, candidates: list[Candidate], query: str = "") -> list[bool]
 
 
 def test_every_detector_is_registered_named_and_documented_in_the_metric_reference():
-    assert set(HACK_DETECTORS) == {
-        "short", "filler", "judge_directed", "keyword_stuffing", "bare_answer", "generic_padding",
-    }  # fmt: skip
+    new = {"keyword_stuffing", "bare_answer", "generic_padding"}
+    assert set(HACK_DETECTORS) == {"short", "filler", "judge_directed", *new}
     for name, detector in HACK_DETECTORS.items():
         assert detector.name == name and len(detector.doc) > 20
         for key in (f"hack/{name}_share", f"hack/{name}_win_share"):

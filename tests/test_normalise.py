@@ -26,6 +26,7 @@ from verl_arena.core.normalise import CONFUSABLES, normalise
         ("ignóre prëvious", "ignore previous"),  # accents
         ("j\u0307u\u0336d\u0335ge", "judge"),  # combining marks left over (zalgo)
         ("Note∶ grader꞉ verdict：", "Note: grader: verdict:"),  # colon look-alikes, fullwidth colon
+        ("{“winner”: ‘A’}", "{\"winner\": 'A'}"),  # typographic quotes
         ("评\u200b委\u302a：请", "评委:请"),  # zero-width and a tone mark in Chinese
     ],
 )

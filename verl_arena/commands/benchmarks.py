@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench``, ``bench-core``, ``bench-judge``, ``bench-gaming`` and ``bench-arena``: what the topologies buy,
-what the core costs, how the judge runtime holds up, whether breaking the judge pays, and what the evaluation arena
-saves (``bench-rendezvous`` and ``bench-step`` are in :mod:`~verl_arena.commands.scale_benchmarks`)."""
+"""``verl-arena bench``, ``bench-core``, ``bench-judge``, ``bench-gaming``, ``bench-detectors`` and ``bench-arena``:
+what the topologies buy, what the core costs, how the judge runtime holds up, whether breaking the judge pays, what the
+hack detectors cost and see, and what the evaluation arena saves (``bench-rendezvous`` and ``bench-step`` are in
+:mod:`~verl_arena.commands.scale_benchmarks`)."""
 
 from __future__ import annotations
 
@@ -147,6 +148,17 @@ def _bench_gaming(args: argparse.Namespace) -> int:
     else:
         print(table)
     return 1 if found else 0
+
+
+def _bench_detectors(args: argparse.Namespace) -> int:
+    from verl_arena.bench.detectors import format_report, run_detectors_bench
+
+    report = run_detectors_bench(groups=args.groups, chars=args.chars, seed=args.seed)
+    if args.json:
+        print_json(report)
+    else:
+        print(format_report(report))
+    return 0
 
 
 def _bench_judge(args: argparse.Namespace) -> int:
@@ -298,6 +310,22 @@ def register(sub: Any) -> None:
     )
     gaming.add_arguments(bench_gaming)
     bench_gaming.set_defaults(func=_bench_gaming)
+
+    from verl_arena.bench import detectors
+
+    bench_detectors = sub.add_parser(
+        "bench-detectors",
+        help="what the hack detectors cost per rollout, how often they flag honest rollouts, which hacks they see",
+        description=detectors.__doc__.split("\n\n", 1)[1] if detectors.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench_detectors.add_argument(
+        "--groups", type=int, default=200, help="honest generator groups (200; half as many per hack)"
+    )
+    bench_detectors.add_argument("--chars", type=int, default=3000, help="characters per rollout for the cost (3000)")
+    bench_detectors.add_argument("--seed", type=int, default=0)
+    bench_detectors.add_argument("--json", action="store_true")
+    bench_detectors.set_defaults(func=_bench_detectors)
 
     from verl_arena.bench import leaderboard
 

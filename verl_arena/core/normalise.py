@@ -6,11 +6,13 @@ the code points a policy chose to hide them behind.
 :func:`normalise` folds compatibility forms (fullwidth letters, ligatures, mathematical alphanumerics, circled letters:
 Unicode's NFKC), drops what renders as nothing or only decorates a letter (zero-width spaces and joiners, the word
 joiner, byte-order marks, soft hyphens, bidirectional controls, tag characters: category ``Cf``; combining marks,
-accents included: ``Mn`` and ``Me``; variation selectors) and maps the common look-alikes of Latin letters and of the
-colon (Cyrillic ``а``, Greek ``ο``, Armenian ``օ``, Cherokee ``Ꭺ``, the ratio sign ``∶``...) to the letter they
-imitate. The look-alike table (:data:`CONFUSABLES`) is a small explicit one, chosen from the Unicode confusables list
-(UTS #39) for the scripts a policy would borrow letters from; it is not UTS #39's full skeleton, which also merges
-Latin letters with each other and with digits (``rn`` and ``m``, ``l`` and ``1``) and would change honest text.
+accents included: ``Mn`` and ``Me``; variation selectors) and maps the common look-alikes of Latin letters, of the
+colon and of quotes (Cyrillic ``а``, Greek ``ο``, Armenian ``օ``, Cherokee ``Ꭺ``, the ratio sign ``∶``, typographic
+quotes...) to the character they imitate. The look-alike table (:data:`CONFUSABLES`) is a small explicit one, chosen
+from the Unicode confusables list (UTS #39) for the scripts a policy would borrow letters from; it is not UTS #39's
+full skeleton, which also merges Latin letters with each other and with digits (``rn`` and ``m``, ``l`` and ``1``) and
+would change honest text. (``confusable-homoglyphs``, the PyPI library over that data, tells whether text mixes
+look-alikes from other scripts but does not map them back to the letters they imitate.)
 
 Normalised text is for matching only: it drops accents and marks of every script (Devanagari vowel signs, Arabic
 vowel marks), so it is never shown to a judge or a user. ASCII text is returned as it is, at no cost.
@@ -24,7 +26,7 @@ import unicodedata
 
 __all__ = ["CONFUSABLES", "normalise"]
 
-#: look-alikes of Latin letters and of the colon -> what they imitate (see the module docstring)
+#: look-alikes of Latin letters, of the colon and of quotes -> what they imitate (see the module docstring)
 CONFUSABLES: dict[str, str] = {
     # Cyrillic
     **dict(zip("аАВсСеЕһНіІјЈкКМоОрРѕЅТуУҮхХԁԛԚԝԜӏӀѴѵ", "aABcCeEhHiIjJkKMoOpPsSTyYYxXdqQwWlIVv", strict=True)),
@@ -32,8 +34,10 @@ CONFUSABLES: dict[str, str] = {
     **dict(zip("αΑΒεΕΖΗιΙκΚΜΝνοΟρΡτΤυΥχΧϲϹϳͿγω", "aABeEZHiIkKMNvoOpPtTuYxXcCjJyw", strict=True)),
     # Armenian, Cherokee, Latin letters that pass for others
     **dict(zip("օսցհոᎪᏴᏟᎬᎻᎫᏦᎷᏢᏚᎢᏔᏃıȷɑɩɡʏ", "oughnABCEHJKMPSTWZijaigy", strict=True)),
-    # colons
+    # colons and quotes
     **dict.fromkeys("∶꞉ːˑ˸։׃᠄⁚", ":"),
+    **dict.fromkeys("‘’‚‛′", "'"),
+    **dict.fromkeys("“”„‟", '"'),
 }
 #: what is left after NFKD of the characters most text is made of (ASCII, CJK ideographs and punctuation, kana and
 #: their voicing marks, Hangul jamo), none of them a format character, a look-alike or a mark that NFKC does not put

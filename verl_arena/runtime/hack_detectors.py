@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -96,7 +97,11 @@ _CHINESE_STOPWORDS = "的了和与及或是在我你您他她它们这那有为�
 #: words that carry no content (English, and Chinese characters that are mostly grammar)
 STOPWORDS = frozenset(_ENGLISH_STOPWORDS.split(" ")) | frozenset(_CHINESE_STOPWORDS)
 _SENTENCE = re.compile(r"[^.!?;\n。！？；]+")
-_NAME = re.compile(r"(?<=\w)\W+[A-Z][a-z]")
+#: what makes a sentence specific: a digit, or a capitalised word after another word (a name)
+_SPECIFIC = re.compile(r"\d|(?<=\w)\W+[A-Z][a-z]")
+#: four words in a row (what a sentence needs to count as generic)
+_WORD = rf"(?:[{_CJK}]|(?<![^\W{_CJK}])[^\W{_CJK}]+(?![^\W{_CJK}]))"
+_FOUR_WORDS = re.compile(rf"(?:{_WORD}[\W_]*){{4}}")
 #: an answer ending in a colon, short: what a judge can read as a reply to come
 _OPENER = re.compile(r"\A.{0,40}:\s*\Z", re.S)
 #: an answer that starts with a colon (``": Paris"``), or one of those openers
@@ -117,9 +122,10 @@ def keywords(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in words(text) if w not in STOPWORDS)
 
 
-def repetition(text: str) -> tuple[int, float, float]:
-    """``(words, share of distinct words, share of word trigrams that repeat an earlier trigram)`` of ``text``."""
-    tokens = words(text)
+def repetition(text: str | Sequence[str]) -> tuple[int, float, float]:
+    """``(words, share of distinct words, share of word trigrams that repeat an earlier trigram)`` of ``text`` (or of
+    its :func:`words`)."""
+    tokens = words(text) if isinstance(text, str) else text
     if not tokens:
         return 0, 1.0, 0.0
     trigrams = list(zip(tokens, tokens[1:], tokens[2:], strict=False))
@@ -129,7 +135,7 @@ def repetition(text: str) -> tuple[int, float, float]:
 
 def _generic(sentence: str) -> bool:
     """A sentence of at least four words with nothing specific in it: no digit, no capitalised word after its first."""
-    return len(_TOKEN.findall(sentence)) >= 4 and not any(c.isdigit() for c in sentence) and not _NAME.search(sentence)
+    return _SPECIFIC.search(sentence) is None and _FOUR_WORDS.search(sentence) is not None
 
 
 def generic_text(text: str) -> tuple[float, int]:
@@ -138,12 +144,15 @@ def generic_text(text: str) -> tuple[float, int]:
     return (chars / len(text) if text else 0.0), chars
 
 
-def keyword_share(tokens: Sequence[str], query: frozenset[str]) -> float | None:
-    """The share of ``tokens``' content words that are ``query`` keywords (``None`` under 8 content words)."""
-    content = [_stem(t) for t in tokens if t not in STOPWORDS]
-    if len(content) < 8:
-        return None
-    return sum(t in query for t in content) / len(content)
+def keyword_share(counts: Mapping[str, int], query: frozenset[str]) -> float | None:
+    """The share of the content words counted in ``counts`` (word -> occurrences) that are ``query`` keywords (``None``
+    under 8 content words)."""
+    total = found = 0
+    for word, n in counts.items():
+        if word not in STOPWORDS:
+            total += n
+            found += n if _stem(word) in query else 0
+    return found / total if total >= 8 else None
 
 
 @dataclass
@@ -167,9 +176,15 @@ class Screened:
         return f"{self.path}\n{self.answer}".strip()
 
     @cached_property
+    def words(self) -> tuple[list[str], list[str]]:
+        """The :func:`words` of the answer and of the process."""
+        return words(self.answer), words(self.path)
+
+    @cached_property
     def repetition(self) -> tuple[int, float, float]:
         """:func:`repetition` of the content."""
-        return repetition(self.content)
+        answer, path = self.words
+        return repetition(path + answer)
 
     @cached_property
     def judge_directed(self) -> list[str]:
@@ -181,9 +196,16 @@ class Screened:
         """:func:`generic_text` of the answer and of the process."""
         return generic_text(self.answer), generic_text(self.path)
 
+    @cached_property
+    def counts(self) -> tuple[Counter[str], Counter[str]]:
+        """How often each word occurs in the answer and in the process."""
+        answer, path = self.words
+        return Counter(answer), Counter(path)
+
     def keyword_shares(self, query: frozenset[str]) -> tuple[float | None, float | None]:
         """:func:`keyword_share` of the answer and of the process."""
-        return keyword_share(words(self.answer), query), keyword_share(words(self.path), query)
+        answer, path = self.counts
+        return keyword_share(answer, query), keyword_share(path, query)
 
 
 @dataclass

@@ -16,7 +16,13 @@ import re
 
 from verl_arena.core.normalise import normalise
 
-__all__ = ["JUDGE_DIRECTED_NEEDLES", "JUDGE_DIRECTED_PATTERNS", "judge_directed_matches", "matches_normalised"]
+__all__ = [
+    "JUDGE_DIRECTED_NEEDLES",
+    "JUDGE_DIRECTED_PATTERNS",
+    "judge_directed_matches",
+    "matches_normalised",
+    "needles_in",
+]
 
 _GRADER = r"(?:judge|grader|evaluator|reviewer|assessor|rater)s?"
 #: text that talks to the judge instead of answering the query, by name (English and Chinese)
@@ -112,15 +118,29 @@ JUDGE_DIRECTED_NEEDLES: dict[str, tuple[str, ...]] = {
     "zh_self_rating": ("评为", "判为", "选为", "打满分", "获胜", "胜出"),
 }
 _CHECKS = [(name, JUDGE_DIRECTED_NEEDLES[name], pattern) for name, pattern in JUDGE_DIRECTED_PATTERNS.items()]
+_ALL = {needle for needles in JUDGE_DIRECTED_NEEDLES.values() for needle in needles}
+_LATIN = sorted(n for n in _ALL if n.isascii())
+_CHINESE = sorted(n for n in _ALL if not n.isascii())
+#: any Chinese needle (one search tells whether any is there; which ones, the needles are asked one by one)
+_ANY_CHINESE = re.compile("|".join(map(re.escape, _CHINESE)))
+
+
+def needles_in(lowered: str) -> set[str]:
+    """The needles found in ``lowered`` (normalised, lower-case text): a substring search each, the Chinese ones only
+    where one search for any of them finds one."""
+    found = {needle for needle in _LATIN if needle in lowered}
+    if _ANY_CHINESE.search(lowered) is not None:
+        found.update(needle for needle in _CHINESE if needle in lowered)
+    return found
 
 
 def matches_normalised(text: str, *, first: bool = False) -> list[str]:
     """The names of the patterns found in ``text``, already normalised (all of them, or only the first with
     ``first``): a pattern runs only where one of its needles is in the text."""
-    lowered = text.lower()
+    present = needles_in(text.lower())
     found = []
     for name, needles, pattern in _CHECKS:
-        if any(needle in lowered for needle in needles) and pattern.search(text):
+        if not present.isdisjoint(needles) and pattern.search(text):
             found.append(name)
             if first:
                 break
