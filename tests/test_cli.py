@@ -119,6 +119,17 @@ def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_
     assert "the judge falls for it; keyword_stuffing flags it" in table
 
 
+def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys):
+    assert main(["bench-detectors", "--groups", "10", "--chars", "600", "--json"]) == 0
+    report = strict_json(capsys.readouterr().out)
+    assert {c["kind"] for c in report["cost"]} == {"ascii plan", "English prose", "Chinese", "disguised"}
+    assert all(c["screen_us"] > 0 and c["prefiltered_us"] > 0 for c in report["cost"])
+    assert all(row["flagged"] == 1.0 and row["honest_flagged_beside"] == 0 for row in report["hacks"].values())
+    generator = report["honest"]["generator"]
+    assert generator["members"] == 80 and not any(generator["flagged"].values())
+    assert generator["non_answer"] == {"short": 10, "bare_answer": 10}  # the generator's non-answer has no process
+
+
 def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):
     assert main(["bench-arena", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
     runs = strict_json(capsys.readouterr().out)
