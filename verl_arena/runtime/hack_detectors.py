@@ -35,13 +35,18 @@ from verl_arena.runtime.judge_directed import matches_normalised
 
 __all__ = [
     "HACK_DETECTORS",
+    "STOPWORDS",
     "DetectorFn",
     "HackDetector",
     "HackThresholds",
     "Screened",
     "ScreenedGroup",
+    "generic_text",
+    "keyword_share",
+    "keywords",
     "register_detector",
     "repetition",
+    "words",
 ]
 
 
