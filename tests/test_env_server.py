@@ -284,6 +284,16 @@ def test_parse_action_takes_the_last_action_line():
     assert parse_action("I would say Action: get 1 x") == "I would say Action: get 1 x"  # not at a line's start
 
 
+def test_parse_action_reads_the_command_below_an_action_line_as_agentgym_asks():
+    # AgentGym's TextCraft prompt asks for "Thought:\nyour thoughts.\n\nAction:\nyour next action"
+    assert parse_action("Thought:\nI need a log first.\n\nAction:\nget 1 pine log") == "get 1 pine log"
+    assert parse_action("Thought:\nfine.\nAction:\n\n   craft 4 pine plank using 1 pine log  \nDone.") == (
+        "craft 4 pine plank using 1 pine log"
+    )
+    assert parse_action("Action:\nget 1 sand\nThought: no, coal.\nAction:\nget 1 coal") == "get 1 coal"  # the last
+    assert parse_action("Thought: nothing to do.\nAction:") == parse_action("Action:\n\n") == ""
+
+
 def test_the_env_server_command_prints_its_url_and_serves():
     command = [sys.executable, "-m", "verl_arena.cli", "env-server", "textcraft", "--port", "0", "--prefix", "tc",
                "--bare"]  # fmt: skip

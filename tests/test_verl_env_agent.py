@@ -184,3 +184,36 @@ def test_bare_replies_and_prefixed_routes(tokenizer, env_server):
     policy = ScriptedPolicy(tokenizer, solver(TASK))
     output = play(tokenizer, policy, {"url": root, "adapter": "generic", "prefix": "/textcraft", "max_turns": 30})
     assert output.extra_fields["env_success"] == 1.0 and stats()["open"] == 0
+
+
+#: a prompt of the AgentGym kind: the command goes alone on the line below "Action:"
+BELOW_ACTION = (
+    "You craft items in a text game. Answer every turn in two parts: 'Thought:' with your reasoning on the lines "
+    "below it, a blank line, then 'Action:' with the one command on the line below it."
+)
+
+
+def plain_http_episode(url: str, task: int, commands: list[str]) -> dict:
+    """``commands`` sent as they are to the server's routes, with no agent loop; the last step's reply."""
+    with httpx.Client(base_url=url, timeout=10) as http:
+        episode = http.post("/create").json()["id"]
+        http.post("/reset", json={"id": episode, "data_idx": task}).raise_for_status()
+        replies = [http.post("/step", json={"id": episode, "action": c}).json() for c in commands]
+        http.post("/close", json={"id": episode}).raise_for_status()
+    return replies[-1]
+
+
+@pytest.mark.parametrize("task", [3, 12, 27, 33])  # one goal of each difficulty level
+def test_replies_with_the_action_below_its_line_reach_the_goal_like_the_plain_commands(tokenizer, env_server, task):
+    url, stats = env_server()
+    commands = solve(task)
+    last = plain_http_episode(url, task, commands)
+    assert last["done"] is True and last["reward"] == 1.0
+    # the same commands written the way AgentGym's TextCraft prompt asks, through the generic adapter
+    replies = [f"Thought:\nThe next step towards the goal.\n\nAction:\n{command}" for command in commands]
+    env = {"url": url, "adapter": "generic", "max_turns": 30, "instructions": BELOW_ACTION}
+    output = play(tokenizer, ScriptedPolicy(tokenizer, replies), env, task=task)
+    extra = output.extra_fields
+    assert extra["env_success"] == 1.0 and extra["env_reward"] == 1.0 and extra["env_error"] == ""
+    assert extra["env_turns"] == len(commands)  # no step was spent on a command the server could not read
+    assert stats()["steps"] == 2 * len(commands) and stats()["open"] == 0

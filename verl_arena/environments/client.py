@@ -6,7 +6,7 @@ An environment server keeps episodes by id: ``create`` opens one, ``reset`` pick
 plays one action and answers the observation, the reward and whether the episode is done, ``close`` frees it. Servers
 differ in small ways, which an :class:`EnvAdapter` absorbs: route prefixes (``/maze/create``), bare values instead of
 objects (an integer id, an observation string, an ``[observation, reward, done]`` list), and how an action is read
-from the model's text (text games take the last ``Action:`` line). Adapters are registered by name
+from the model's text (text games take the last ``Action:`` line, or the line below it). Adapters are registered by name
 (:data:`ADAPTERS`); ``generic`` is configured entirely by :class:`EnvConfig`.
 
 Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``) raises
@@ -40,7 +40,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: the action in a model's reply: its last ``Action:`` line, else the whole reply stripped (as text-game clients read)
+#: the action in a model's reply: after its last ``Action:``, on that line or the next, else the whole reply stripped
 last_action = parse_action
 
 

@@ -202,13 +202,16 @@ def task_for(data_idx: int) -> Task:
 def parse_action(text: str) -> str:
     """The command in a model's reply: what follows the last line starting with ``Action:``, else the whole text.
 
-    As text-game clients do: ``"Thought: I need planks.\\nAction: get 1 pine log"`` -> ``"get 1 pine log"``. The
-    prefix is matched case-insensitively after leading whitespace; the result is stripped.
+    The command may stand on that line (``"Thought: I need planks.\\nAction: get 1 pine log"``) or, as AgentGym's
+    TextCraft prompt asks for it, on the next line that is not blank (``"Thought:\\nI need planks.\\n\\nAction:\\nget 1
+    pine log"``); both give ``"get 1 pine log"``. The prefix is matched case-insensitively after leading whitespace;
+    the result is stripped, and an ``Action:`` line with nothing after it, on it or below, gives ``""``.
     """
-    for line in reversed(text.splitlines()):
-        stripped = line.strip()
-        if stripped[:7].lower() == "action:":
-            return stripped[7:].strip()
+    lines = [line.strip() for line in text.splitlines()]
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index][:7].lower() == "action:":
+            below = [line for line in lines[index + 1 :] if line]
+            return lines[index][7:].strip() or (below[0] if below else "")
     return text.strip()
 
 
