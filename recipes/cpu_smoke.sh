@@ -173,7 +173,7 @@ VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLIN
 status=$?
 set -e
 grep -a -E " step:[0-9]+ - " "${WORKDIR}/train.log" | sed -E 's/^.* (step:[0-9]+ - )/\1/; s/ - /\n    /g' \
-    | grep -E "^step:|arena/(groups|judge_calls|failed_judgments|voided_groups|forfeits|judge_exposed_s):|critic/(score|advantages)/(mean|max)|timing_s/step:" \
+    | grep -E "^step:|arena/(groups|judgments|judge_requests|failed_judgments|voided_groups|forfeits|judge_exposed_s):|critic/(score|advantages)/(mean|max)|timing_s/step:" \
     || true
 echo "trainer exited with ${status}; log ${WORKDIR}/train.log, judgments ${WORKDIR}/judgments.jsonl"
 exit "${status}"

@@ -43,7 +43,7 @@ def test_members_meet_and_get_the_groups_rewards():
     assert [by_member[i].reward for i in range(4)] == pytest.approx([0.0, 1.0, 2 / 3, 1 / 3])
     assert all(list(columns(r)) == list(INFO_KEYS) for r in results)  # the same keys, in the same order, every time
     assert columns(by_member[0])["arena_anchor"] == 1.0 and columns(by_member[1])["arena_anchor"] == 0.0
-    assert columns(results[0])["arena_judge_calls"] == 6 and coord.stats()["groups"] == 1
+    assert columns(results[0])["arena_judgments"] == 6 and coord.stats()["groups"] == 1
 
 
 def test_rewards_equal_rank_group_with_the_derived_seed():
@@ -72,7 +72,7 @@ def test_the_marked_anchor_is_used():
 
     results = asyncio.run(scenario())
     assert [columns(r)["arena_anchor"] for r in results] == [0.0, 0.0, 1.0]
-    assert columns(results[0])["arena_judge_calls"] == 2
+    assert columns(results[0])["arena_judgments"] == 2
 
 
 def test_incomplete_group_is_ranked_with_what_arrived_after_the_timeout():
@@ -153,7 +153,7 @@ def test_reference_anchor_is_ranked_but_never_rewarded():
         )
 
     results = asyncio.run(scenario())
-    assert columns(results[0])["arena_judge_calls"] == 3  # every member against the reference
+    assert columns(results[0])["arena_judgments"] == 3  # every member against the reference
     assert [columns(r)["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
     assert all(columns(r)["arena_anchor"] == 0.0 for r in results)
 

@@ -77,7 +77,7 @@ def test_two_training_steps_with_tournament_advantages(tmp_path, mock_judge):
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-5000:]
     # training steps carry the arena's aggregates (verl itself logs reward_extra_info only for validation)
-    assert "step:2" in log and "arena/groups:" in log and "arena/judge_calls:" in log
+    assert "step:2" in log and "arena/groups:" in log and "arena/judgments:" in log
     assert sum(server.served.values()) > 0  # the judge was asked
     assert (tmp_path / "judgments.jsonl").read_text().count("\n") == 8  # 4 prompts x 2 steps
 

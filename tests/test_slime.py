@@ -199,7 +199,7 @@ def test_group_rewards_through_slimes_rollout(slime_rollout, rollout, mock_judge
     assert log_rollout(0, args, samples, metrics, 1.0) is False
     assert metrics["arena/rollouts"] == 12 and metrics["arena/groups"] == 3
     assert metrics["arena/no_answer"] == 5  # the aborted Lisbon plan and the four failed Oslo ones
-    assert metrics["arena/judge_calls"] == sum(g[0].metadata["arena"]["group"]["judge_calls"] for g in groups)
+    assert metrics["arena/judgments"] == sum(g[0].metadata["arena"]["group"]["judgments"] for g in groups)
 
 
 def test_fan_out_rollouts_are_judged_once_and_rewarded_in_place(slime_rollout, rollout, mock_judge):

@@ -42,6 +42,11 @@ def test_the_lexical_judge_hosted_by_verl_ranks_every_group_as_rank_group_would(
     # every prompt token the arena counted was read by verl's replica, and the replica read nothing else
     assert stats["served"]["prompt_tokens"] == sum(steps[s]["arena/prompt_tokens"] for s in (1, 2)) > 0
     assert stats["served"].get("too_long", 0) == 0 and stats["served"].get("wrong_model", 0) == 0
+    # the requests the arena counted are those the replica received; the judgments are counted apart, and add up
+    received = sum(n for outcome, n in stats["served"].items() if not outcome.endswith("_tokens"))
+    assert received == sum(steps[s]["arena/judge_requests"] for s in (1, 2)) > 0
+    kinds = ("arena/asked_judgments", "arena/cache_hits", "arena/shortcut_judgments")
+    assert all(steps[s]["arena/judgments"] == sum(steps[s][k] for k in kinds) for s in (1, 2))
     for step in (1, 2):
         scores = rollout_scores(tmp_path, step)
         for entry in (e for e in logged(tmp_path) if e["step"] == step):

@@ -100,14 +100,14 @@ def test_horizon_schedule_by_step():
 
 def test_step_metrics_count_groups_once_and_rollouts_each():
     metrics = StepMetrics()
-    group = GroupSummary(size=3, judge_calls=4, order_disagreement=0.5)
+    group = GroupSummary(size=3, judgments=4, order_disagreement=0.5)
     for member, forfeit in enumerate([False, True, False]):
         metrics.add(1, "g1", MemberOutcome(0.5, group, forfeit=forfeit, wait_s=float(member)))
-    metrics.add(2, "g2", MemberOutcome(0.5, GroupSummary(size=3, judge_calls=6)))
+    metrics.add(2, "g2", MemberOutcome(0.5, GroupSummary(size=3, judgments=6)))
     step1 = metrics.pop(1)
-    assert step1["arena/groups"] == 1 and step1["arena/rollouts"] == 3 and step1["arena/judge_calls"] == 4
+    assert step1["arena/groups"] == 1 and step1["arena/rollouts"] == 3 and step1["arena/judgments"] == 4
     assert step1["arena/forfeits"] == 1 and step1["arena/wait_s_max"] == 2 and step1["arena/order_disagreement"] == 0.5
-    assert metrics.pop(1) == {} and metrics.pop()["arena/judge_calls"] == 6
+    assert metrics.pop(1) == {} and metrics.pop()["arena/judgments"] == 6
 
 
 def test_judge_time_is_the_union_of_the_groups_spans_and_exposed_after_the_last_arrival():

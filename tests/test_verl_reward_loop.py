@@ -176,11 +176,14 @@ def test_rewards_through_verls_workers_give_rank_group_advantages(cluster, judge
         for session, (text, extra) in enumerate(trajectories(uid)):
             rows.append(row(tokenizer, uid, session, text, extra))
             index.append((uid, session))
-    start = time.monotonic()
+    start, before = time.monotonic(), server.received
     outputs = deliver(manager.reward_loop_workers, rows)
     assert time.monotonic() - start < 120
     keys = {tuple(o["reward_extra_info"]) for o in outputs}
     assert keys == {INFO_KEYS}  # the same keys for every sample
+    # each group's requests, summed over the groups, are what the judge received while the workers ranked them
+    requests = {u: outputs[k]["reward_extra_info"]["arena_judge_requests"] for k, (u, _) in enumerate(index)}
+    assert sum(requests.values()) == server.received - before > 0
 
     # verl's estimator over these rewards equals rank_group over the same groups
     scores = torch.zeros(len(rows), 3)
@@ -206,7 +209,7 @@ def test_rewards_through_verls_workers_give_rank_group_advantages(cluster, judge
         info = [outputs[k]["reward_extra_info"] for k, (u, _) in enumerate(index) if u == uid]
         assert info[0]["arena_anchor"] == 1.0 and sum(i["arena_anchor"] for i in info) == 1.0
         assert info[3]["arena_no_answer"] == 1.0 and info[3]["arena_rank"] == 3.0  # no answer: last, no judge call
-        assert all(i["arena_judge_calls"] == 6 and i["arena_prompt_tokens"] > 0 for i in info)
+        assert all(i["arena_judgments"] == 6 and i["arena_prompt_tokens"] > 0 for i in info)
     # the multi-turn rollout showed the judge its tool call and the tool's result
     prompts = [r["messages"][1]["content"] for r in server.recent]
     assert any("call search_poi" in p and "open 9:00-17:00" in p for p in prompts)
@@ -215,14 +218,16 @@ def test_rewards_through_verls_workers_give_rank_group_advantages(cluster, judge
 def test_validation_samples_compare_with_the_reference_and_never_wait(cluster, judge):
     from verl.utils import hf_tokenizer
 
-    url, _ = judge
+    url, server = judge
     tokenizer = hf_tokenizer(str(cluster))
     worker = ray.remote(RewardLoopWorker).remote(trainer_config(cluster, url, name="arena_val"))
+    before = server.received
     good = row(tokenizer, "val-1", 0, "Day 1: a balanced plan with times and prices for pandas", {}, split="test")
     empty = row(tokenizer, "val-2", 0, "", {}, split="test")
     out_good, out_empty = ray.get([worker.compute_score.remote(good), worker.compute_score.remote(empty)], timeout=120)
     assert out_good["reward_extra_info"]["arena_validation"] == 1.0 and out_good["reward_score"] in (0.0, 0.5, 1.0)
-    assert out_good["reward_extra_info"]["arena_judge_calls"] == 1.0
+    info = out_good["reward_extra_info"]
+    assert info["arena_judgments"] == 1.0 and info["arena_judge_requests"] == server.received - before == 2  # 2 orders
     assert out_empty["reward_score"] == 0.0 and out_empty["reward_extra_info"]["arena_no_answer"] == 1.0
 
 

@@ -77,7 +77,7 @@ def test_two_steps_train_on_the_tournaments_rewards_and_advantages(tmp_path, cap
         assert steps[step]["critic/advantages/min"] == pytest.approx(min(advantages), abs=1e-5)
         # and the arena's aggregates are in the step's metrics
         assert steps[step]["arena/groups"] == 2 and steps[step]["arena/rollouts"] == 6
-        assert steps[step]["arena/judge_calls"] == sum(r["comparisons"] for r in groups)
+        assert steps[step]["arena/judgments"] == sum(r["comparisons"] for r in groups)
         assert steps[step]["arena/voided_groups"] == 0 and steps[step]["arena/prompt_tokens"] > 0
     # validation (test_freq = the last step) compared each validation rollout with its reference and logged it
     assert "val-aux/travel/arena_points/mean@1" in log and "val-aux/travel/arena_validation/mean@1" in log
@@ -105,7 +105,7 @@ def test_multi_round_with_the_tool_agent_and_a_horizon_curriculum(tmp_path):
     # the curriculum moved to its second phase at step 2, as the schedule says
     assert steps[1]["arena/horizon"] == 1 and steps[2]["arena/horizon"] == 2
     for step in (1, 2):
-        assert steps[step]["arena/judge_calls"] == sum(e["result"]["comparisons"] for e in entries if e["step"] == step)
+        assert steps[step]["arena/judgments"] == sum(e["result"]["comparisons"] for e in entries if e["step"] == step)
 
 
 def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):

@@ -17,7 +17,7 @@ import asyncio
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,6 +25,7 @@ from verl_arena.batch.files import jsonl_line, written_lines
 from verl_arena.batch.groups import Group
 from verl_arena.batch.resume import Resumed
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.judge_counts import JudgeCounts, judge_counts
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
 
@@ -168,7 +169,7 @@ class RunTally:
 
     groups: int = 0
     candidates: int = 0
-    judge_calls: int = 0
+    judge: JudgeCounts = field(default_factory=JudgeCounts)
     forfeits: int = 0
     forfeited_candidates: int = 0
     degraded_groups: int = 0
@@ -179,7 +180,7 @@ class RunTally:
         """Count one finished group."""
         self.groups += 1
         self.candidates += len(r.ids)
-        self.judge_calls += r.comparisons
+        self.judge += judge_counts(r)
         self.forfeits += r.forfeits
         self.forfeited_candidates += sum(r.forfeited)
         self.degraded_groups += r.degraded
@@ -188,23 +189,21 @@ class RunTally:
             self.voids[r.void_reason or "failed_judgments"] += 1
 
     def summary(self, metrics: Mapping[str, Any], wall_s: float) -> dict[str, Any]:
-        """Calls, tokens, failures, forfeits, voided groups, order disagreement and wall time of the run, with the
-        judge's ``metrics`` (from :meth:`JudgeService.metrics`)."""
+        """Judgments (by kind, :mod:`~verl_arena.core.judge_counts`) and requests, tokens, failures, forfeits, voided
+        groups, order disagreement and wall time of the run, with the judge's ``metrics`` (from
+        :meth:`JudgeService.metrics`)."""
         http = metrics.get("http", {})
         judge = metrics.get("judge", {})
         swap = metrics.get("order_swap", {})
         return {
             "groups": self.groups,
             "candidates": self.candidates,
-            "judge_calls": self.judge_calls,
-            "http_requests": http.get("requests", 0),
-            "retries": http.get("retries", 0),
+            **asdict(self.judge),
             "reasked": judge.get("reasked", 0),
             "prompt_tokens": http.get("prompt_tokens", 0),
             "completion_tokens": http.get("completion_tokens", 0),
             "cached_tokens": http.get("cached_tokens", 0),
             "cached_token_share": _share(http.get("cached_tokens", 0), http.get("prompt_tokens", 0)),
-            "cache_hits": judge.get("cache_hits", 0),
             "failed_judgments": dict(self.failures),
             "forfeits": self.forfeits,
             "forfeited_candidates": self.forfeited_candidates,

@@ -30,6 +30,7 @@ from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
+from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
 from verl_arena.core.length import length_offsets
 from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.rewards import REWARDS, standardize
@@ -176,15 +177,22 @@ class Tournament:
             first = arena
             arena = Arena(query, candidates, judge, stalled=stalled, memo=first.memo, **settings)
             replayed = {"stalled": [candidates[p].id for p in sorted(stalled)], "first_play_calls": first.calls}
-            result = await self._play(arena, format_rewards, group_id, lengths, {"restarted": replayed})
+            extra = {"restarted": replayed, UNLOGGED_USAGE: dict(usage_of(first.matches))}  # what the first play cost
+            result = await self._play(arena, format_rewards, group_id, lengths, extra)
         return result
 
     def void(
-        self, candidates: Sequence[Candidate], reason: str, *, group_id: str | None = None, comparisons: int = 0
+        self,
+        candidates: Sequence[Candidate],
+        reason: str,
+        *,
+        group_id: str | None = None,
+        comparisons: int = 0,
+        usage: Mapping[str, int] | None = None,
     ) -> GroupResult:
         """A voided result for a group that could not be ranked (e.g. ``reason="deadline"``): equal ranks and
         rewards, zero advantages, ``details["void_reason"]`` set. No judgment is counted as failed: the judgments that
-        were under way are simply not known."""
+        were under way are simply not known; ``comparisons`` and ``usage`` say what they cost, if known."""
         n = len(candidates)
         ranks, rewards, advantages = _no_signal(n)
         return GroupResult(
@@ -202,7 +210,11 @@ class Tournament:
             matches=[],
             topology=self.topology,
             options=self.resolved_options(),
-            details={"digests": [c.digest for c in candidates], "void_reason": reason},
+            details={
+                "digests": [c.digest for c in candidates],
+                "void_reason": reason,
+                **({UNLOGGED_USAGE: dict(usage)} if usage else {}),
+            },
             group_id=group_id,
         )
 

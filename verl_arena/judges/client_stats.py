@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""What the HTTP client counts: requests, attempts, retries, failures by reason, tokens and latencies."""
+"""What the HTTP client counts: requests answered and sent, attempts, retries, failures by reason, tokens and
+latencies."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ __all__ = ["ClientStats", "percentile"]
 
 @dataclass
 class ClientStats:
-    """The client's counters since it was created."""
+    """The client's counters since it was created: ``requests`` answered, ``sent`` to the judge (answered or failed,
+    retries and liveness pings included: what the judge server counts), ``attempts`` made (sent or not)."""
 
     requests: int = 0
+    sent: int = 0
     attempts: int = 0
     retries: int = 0
     failures: Counter[str] = field(default_factory=Counter)

@@ -48,9 +48,9 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.wait import wait_random_exponential
 
 from verl_arena.core.errors import JudgeError
-from verl_arena.core.spending import spend
+from verl_arena.core.spending import note, spend
 from verl_arena.judges.client_stats import ClientStats, percentile
-from verl_arena.judges.config import JudgeConfig, RetryConfig
+from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
 from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket
 from verl_arena.judges.ratelimit import TokenBucket
@@ -191,6 +191,7 @@ class ChatClient:
         latencies = list(s.latencies)
         return {
             "requests": s.requests,
+            "sent": s.sent,
             "attempts": s.attempts,
             "retries": s.retries,
             "failures": dict(s.failures),
@@ -288,9 +289,7 @@ class ChatClient:
             health: bool | None = False
             latency: float | None = None
             try:
-                response = await pool.post(
-                    f"{cfg.base_url}/chat/completions", json={**body, "model": cfg.model}, headers=headers
-                )
+                response = await self._send(pool, cfg, attempt > 1, json={**body, "model": cfg.model}, headers=headers)
                 latency = time.perf_counter() - t0
                 reply = read_answer(
                     response.status_code, response.headers, response.text, where=cfg.base_url, secret=key
@@ -346,6 +345,24 @@ class ChatClient:
                 if state.tpm is not None and health is not True:
                     state.tpm.refund(estimate)
 
+    async def _send(self, pool: httpx.AsyncClient, cfg: EndpointConfig, retry: bool, **kwargs: Any) -> httpx.Response:
+        """POST one request, counted as sent to the judge (and as a retry if ``retry``) once its headers are out,
+        whatever happens next: what the judge's server counts as a request it received."""
+        out = False
+
+        async def trace(event: str, info: dict[str, Any]) -> None:
+            nonlocal out
+            out = out or event.endswith("send_request_headers.complete")
+
+        try:
+            return await pool.post(f"{cfg.base_url}/chat/completions", extensions={"trace": trace}, **kwargs)
+        finally:
+            if out:
+                self._stats.sent += 1
+                note("requests")
+                if retry:
+                    note("retries")
+
     async def _alive(self, state: _LoopState, endpoint: EndpointState, started: float, *, ping: bool) -> bool:
         """Whether ``endpoint`` answered anything since ``started``. If it did not and ``ping`` (a request failing
         again), a tiny neutral request (one at a time per endpoint) asks it now: content that fails every request it
@@ -365,9 +382,8 @@ class ChatClient:
         t0 = time.perf_counter()
         try:
             key = cfg.api_key()
-            response = await self._pool(state, endpoint).post(
-                f"{cfg.base_url}/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"} if key else {}
-            )
+            headers = {"Authorization": f"Bearer {key}"} if key else {}
+            response = await self._send(self._pool(state, endpoint), cfg, False, json=body, headers=headers)
             read_answer(response.status_code, response.headers, response.text, where=cfg.base_url, secret=key)
         except Exception:  # any failure means: no answer
             return

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.core.spending import note
 from verl_arena.core.types import FORFEIT_KEY, Candidate, PairVerdict
 from verl_arena.judges.asking import Asker
 from verl_arena.judges.attribution import FaultTracer
@@ -125,13 +126,14 @@ class LLMJudge:
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """Score ``a`` (shown first) and ``b``. See the module docstring for the shortcuts taken before a call."""
         self.counts["compare"] += 1
-        lo, _ = self.pairwise.scale
-        mid = self.pairwise.midpoint
+        lo, mid = self.pairwise.scale[0], self.pairwise.midpoint
         if a.digest == b.digest:
             self.counts["identical"] += 1
+            note("shortcuts")
             return PairVerdict(mid, mid, meta={"shortcut": "identical"})
         if self.config.no_answer == "lose" and (_no_answer(a) or _no_answer(b)):
             self.counts["no_answer"] += 1
+            note("shortcuts")
             score_a = lo if _no_answer(a) else mid
             score_b = lo if _no_answer(b) else mid
             return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
@@ -143,7 +145,7 @@ class LLMJudge:
         key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, context.key)
         stored = await self._cached(key)
         if stored is not None:
-            return PairVerdict(**{**stored, "meta": {**stored.get("meta", {}), "cached": True}})
+            return PairVerdict(**{**stored, "usage": {}, "meta": {**stored.get("meta", {}), "cached": True}})
         verdict_id = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
         asked = await self._asked(
             self.pairwise, query, context, [a, b],
@@ -261,6 +263,7 @@ class LLMJudge:
         ]
         if out:
             self.counts["passed_over"] += 1
+            note("shortcuts")
         return out
 
     async def _group_judgment(
@@ -333,6 +336,7 @@ class LLMJudge:
         """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the
         middle (two forfeits tie at the bottom)."""
         self.counts["forfeits"] += 1
+        note("shortcuts")
         lo, mid = self.pairwise.scale[0], self.pairwise.midpoint
         return PairVerdict(
             score_a=lo if "a" in sides else mid,
@@ -373,11 +377,10 @@ class LLMJudge:
         return culprits
 
     async def _cached(self, key: str) -> Any | None:
-        if self.cache is None:
-            return None
-        value = await self.cache.aget(key)
+        value = None if self.cache is None else await self.cache.aget(key)
         if value is not None:
             self.counts["cache_hits"] += 1
+            note("cache_hits")
         return value
 
     async def _store(self, key: str, value: PairVerdict | Any) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verl_arena.core.judge_counts import group_usage, judge_counts
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import env_outcome
 from verl_arena.runtime.group_filter import GroupFilter
@@ -37,6 +37,8 @@ class GroupSummary:
     """What every member of a group is told about the group (``void_reason``: why it was voided, ``""`` if it was not;
     ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
     it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`;
+    ``judgments`` are ``asked_judgments + cache_hits + shortcut_judgments``, ``judge_requests`` the HTTP requests the
+    judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
     tournament took, 0 for a group the judge never saw; ``hack_*``: the hack detectors' screening of the members, see
@@ -44,7 +46,12 @@ class GroupSummary:
 
     size: int = 0
     expected: int = 0
-    judge_calls: int = 0
+    judgments: int = 0
+    asked_judgments: int = 0
+    cache_hits: int = 0
+    shortcut_judgments: int = 0
+    judge_requests: int = 0
+    judge_retries: int = 0
     failed_judgments: int = 0
     degraded: bool = False
     voided: bool = False
@@ -96,9 +103,7 @@ class GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
         ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
-        usage: Counter[str] = Counter()
-        for m in result.matches:  # every judgment's requests, failed ones and the tracing of failures included
-            usage.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
+        usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
         agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
         hack = HackCounts()
@@ -109,7 +114,7 @@ class GroupSummary:
         return cls(
             size=size,
             expected=expected,
-            judge_calls=result.comparisons,
+            **dataclasses.asdict(judge_counts(result)),
             failed_judgments=result.failures,
             degraded=result.degraded,
             voided=result.voided,

@@ -18,6 +18,7 @@ first finish and the later ones wait; a group still waiting for the judge at its
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections import Counter
@@ -26,6 +27,7 @@ from typing import Any
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
+from verl_arena.core.spending import tally
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
@@ -101,8 +103,11 @@ class JudgeService:
     # -- judge protocol (one judgment per request) ------------------------------------------------------------------
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        """One pairwise judgment through the shared judge."""
-        return await self.judge.compare(query, a, b)
+        """One pairwise judgment through the shared judge; its ``usage`` is everything it spent here (requests,
+        cache hits and shortcuts included), which a caller in another process cannot count itself."""
+        with tally() as spent:
+            verdict = await self.judge.compare(query, a, b)
+        return dataclasses.replace(verdict, usage=dict(spent)) if spent else verdict
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """One group judgment through the shared judge."""
@@ -142,11 +147,13 @@ class JudgeService:
 
         self._in_flight += 1
         try:
-            with group_ticket() as ticket:
+            with group_ticket() as ticket, tally() as spent:
 
                 def void(reason: str) -> GroupResult:
                     reason = "saturated" if reason == "deadline" and ticket.starved else reason
-                    return tournament.void(candidates, reason, group_id=group_id, comparisons=counting.calls)
+                    return tournament.void(
+                        candidates, reason, group_id=group_id, comparisons=counting.calls, usage=dict(spent)
+                    )
 
                 result = await rank_or_void(
                     tournament.rank(query, candidates, counting, group_id=group_id), void, deadline_s=limit,
@@ -161,7 +168,7 @@ class JudgeService:
         self.groups["ranked"] += 1
         self.groups["degraded"] += result.degraded
         self.groups["voided"] += result.voided
-        self.groups["judge_calls"] += result.comparisons
+        self.groups["judgments"] += result.comparisons
         for reason, count in result.failure_reasons.items():
             self.groups[f"failed:{reason}"] += count
         if result.void_reason is not None:

@@ -28,8 +28,17 @@ __all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics", "summarize"]
 STEP_METRICS = {
     "arena/rollouts": "rollouts answered",
     "arena/groups": "groups ranked",
-    "arena/judge_calls": "judge calls (judgments; each is two requests with order swapping)",
-    "arena/judge_calls_per_group": "mean judge calls per group",
+    "arena/judgments": "judgments the tournaments made (pairwise or group, failed ones included): asked_judgments + "
+    "cache_hits + shortcut_judgments",
+    "arena/judgments_per_group": "mean judgments per group",
+    "arena/asked_judgments": "judgments that went to the judge (they sent a request, or failed before one could leave)",
+    "arena/cache_hits": "judgments the judge answered from its verdict cache, without a request",
+    "arena/shortcut_judgments": "judgments decided without a request or the cache: a rollout without a final answer, "
+    "identical rollouts, a forfeit of a rollout known to break the judge or found stalling it",
+    "arena/judge_requests": "HTTP requests sent to the judge, answered or failed (retries, re-asks, the tracing of "
+    "failures and liveness pings included): what the judge server counts; an asked pairwise judgment is two with "
+    "order swapping, more when it is asked again or traced",
+    "arena/judge_retries": "of judge_requests, those that repeated a failed attempt",
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
@@ -71,7 +80,12 @@ STEP_METRICS = {
 }
 
 _GROUP_SUMS = {
-    "arena/judge_calls": "judge_calls",
+    "arena/judgments": "judgments",
+    "arena/asked_judgments": "asked_judgments",
+    "arena/cache_hits": "cache_hits",
+    "arena/shortcut_judgments": "shortcut_judgments",
+    "arena/judge_requests": "judge_requests",
+    "arena/judge_retries": "judge_retries",
     "arena/failed_judgments": "failed_judgments",
     "arena/degraded_groups": "degraded",
     "arena/voided_groups": "voided",
@@ -133,7 +147,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out[name] = float(sum(g.void_reason == reason for g in ranked))
     prompt = out["arena/prompt_tokens"]
     out["arena/cached_token_share"] = out["arena/cached_tokens"] / prompt if prompt else 0.0
-    out["arena/judge_calls_per_group"] = out["arena/judge_calls"] / len(ranked) if ranked else 0.0
+    out["arena/judgments_per_group"] = out["arena/judgments"] / len(ranked) if ranked else 0.0
     out["arena/order_disagreement"] = math.fsum(g.order_disagreement for g in ranked) / len(ranked) if ranked else 0.0
     corrs = [g.length_corr for g in ranked if g.length_corr is not None]
     if corrs:

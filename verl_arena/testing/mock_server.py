@@ -17,7 +17,7 @@ that thinks aloud (quoting the candidates) before its verdict or quotes candidat
 ``max_tokens``. Like vLLM and SGLang with prefix caching on, it keeps the leading blocks (16 of its tokens each) of
 the prompts it has answered and reports in ``usage.prompt_tokens_details.cached_tokens`` how much of each prompt
 they served (:mod:`~verl_arena.testing.prefix_cache`). ``GET /v1/models`` and ``GET /health`` answer too; ``GET
-/stats`` reports what was served.
+/stats`` reports what was received and served.
 
 Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
 code) or as its own process (``verl-arena mock-judge``).
@@ -142,6 +142,8 @@ class MockJudgeServer:
         self.served: Counter[str] = Counter()
         #: the last requests' bodies and Authorization headers (for tests; never served by /stats)
         self.recent: deque[dict[str, Any]] = deque(maxlen=256)
+        #: chat requests received, counted on arrival (before the body is read): whatever became of them
+        self.received = 0
         self.in_flight = 0
         self.max_in_flight = 0
         self.largest_prompt_tokens = 0
@@ -214,6 +216,7 @@ class MockJudgeServer:
         return next((kind for phrase, kind in self.config.triggers.items() if phrase in where), None)
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.received += 1
         outcome = self._draw()
         delay = self._delay()
         self.in_flight += 1
@@ -329,7 +332,8 @@ class MockJudgeServer:
 
     async def _stats(self, request: web.Request) -> web.Response:
         tokens_served = {"prompt_tokens": self.served_prompt_tokens, "cached_tokens": self.served_cached_tokens}
-        stats = {"served": dict(self.served), "max_in_flight": self.max_in_flight, "tokens": tokens_served}
+        stats = {"received": self.received, "served": dict(self.served), "max_in_flight": self.max_in_flight}
+        stats["tokens"] = tokens_served
         return web.json_response({**stats, "config": asdict(self.config)})
 
 

@@ -32,6 +32,7 @@ from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.judge_counts import judgment_kind
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
 from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
@@ -256,7 +257,9 @@ class ArenaRewardManager(RewardManagerBase):
         usage = verdict.usage or {}
         return reward, zero_info(
             **info,
-            arena_judge_calls=1.0,
+            arena_judgments=1.0,
+            arena_judge_requests=float(usage.get("requests", 0)),
+            arena_cache_hits=float(judgment_kind(usage) == "cache_hit"),
             arena_points=reward,
             arena_prompt_tokens=float(usage.get("prompt_tokens", 0)),
             arena_completion_tokens=float(usage.get("completion_tokens", 0)),
