@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Judgments, requests and cache hits are separate counts that add up, checked against what the judge server itself
-received: a training step's metrics (the judge service, member outcomes and the step summary, as the coordinator
+"""Judgments, requests and cache hits are separate counts that add up, checked against the requests the judge server
+itself received: a training step's metrics (the judge service, member outcomes and the step summary, as the coordinator
 runs them) and ``verl-arena rank``'s summary, each over real HTTP with the mock judge."""
 
 from __future__ import annotations
@@ -23,11 +23,6 @@ from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
 
 KINDS = ("arena/asked_judgments", "arena/cache_hits", "arena/shortcut_judgments")
-
-
-def received(server) -> int:
-    """Every request the mock judge server received, whatever became of it."""
-    return server.received
 
 
 def ranked(service: JudgeService, groups: dict[str, list[Candidate]], topology: str) -> dict:
@@ -78,7 +73,7 @@ def test_a_steps_judgments_requests_and_cache_hits_add_up_to_what_the_judge_rece
     assert results["stalling"].details["restarted"]["stalled"]
     assert results["refused"].forfeited[WEAK] and results["known"].forfeited[WEAK]
     # the requests are what the judge servers received: a retried 500, refusals, tracing and a stall's replay included
-    assert metrics["arena/judge_requests"] == received(server) + received(stall_server) > 0
+    assert metrics["arena/judge_requests"] == server.received + stall_server.received > 0
     assert metrics["arena/judge_retries"] >= 1
     # every judgment is asked, a cache hit or a shortcut; the judge never saw the last two
     judgments = sum(r.comparisons for r in results.values())
@@ -109,7 +104,7 @@ def test_a_group_voided_at_its_deadline_counts_the_requests_it_sent(mock_judge):
     result = asyncio.run(run())
     assert result.void_reason == "deadline"
     metrics, summary = step_of({"late": result}, {"late": plans})
-    assert metrics["arena/judge_requests"] == received(server) == 2 * 6  # round robin's one wave, both orders
+    assert metrics["arena/judge_requests"] == server.received == 2 * 6  # round robin's one wave, both orders
     assert summary["late"].judgments == summary["late"].asked_judgments == 6 and metrics["arena/voided_groups"] == 1
 
 
@@ -121,16 +116,31 @@ def test_rank_summarizes_judgments_requests_and_cache_hits_as_the_judge_saw_them
     cache = str(tmp_path / "verdicts.sqlite")
     runs = []
     for name in ("first", "again"):  # the same groups again, into a new output: every verdict from the cache
-        before = received(server)
-        args = ["rank", str(EXAMPLE), "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--json", "--endpoint", url,
-                "--model", "m", "--cache", cache, *([] if order_swap else ["--no-order-swap"])]  # fmt: skip
+        before = server.received
+        out = str(tmp_path / f"{name}.jsonl")
+        args = [
+            "rank",
+            str(EXAMPLE),
+            "-o",
+            out,
+            "--quiet",
+            "--json",
+            "--endpoint",
+            url,
+            "--model",
+            "m",
+            "--cache",
+            cache,
+        ]
+        args += [] if order_swap else ["--no-order-swap"]
         assert main(args) == 0
         summary = strict_json(capsys.readouterr().out)
-        assert summary["judge_requests"] == received(server) - before, name
+        assert summary["judge_requests"] == server.received - before, name
         parts = summary["asked_judgments"] + summary["cache_hits"] + summary["shortcut_judgments"]
         assert summary["judgments"] == parts and summary["shortcut_judgments"] > 0, name  # kyoto-day's r4 has no answer
         runs.append(summary)
     first, again = runs
-    assert first["judge_retries"] >= 1 and first["asked_judgments"] > 0  # (a rematch of a pair is a cache hit)
+    assert first["judge_retries"] == 1 and first["asked_judgments"] > 0  # (a rematch of a pair is a cache hit)
+    assert first["judge_requests"] == (2 if order_swap else 1) * first["asked_judgments"] + first["judge_retries"]
     assert again["judge_requests"] == again["asked_judgments"] == 0 and again["judgments"] == first["judgments"]
     assert again["cache_hits"] == first["asked_judgments"] + first["cache_hits"]

@@ -346,13 +346,14 @@ class ChatClient:
                     state.tpm.refund(estimate)
 
     async def _send(self, pool: httpx.AsyncClient, cfg: EndpointConfig, retry: bool, **kwargs: Any) -> httpx.Response:
-        """POST one request, counted as sent to the judge (and as a retry if ``retry``) once its headers are out,
-        whatever happens next: what the judge's server counts as a request it received."""
+        """POST one request, counted as sent to the judge (a retry if ``retry``) once it starts writing its headers on
+        an open connection: httpcore hands them to the socket without yielding, so a request cancelled after that
+        reached the judge's server and counts, and one cancelled while it waited for a connection does not."""
         out = False
 
         async def trace(event: str, info: dict[str, Any]) -> None:
             nonlocal out
-            out = out or event.endswith("send_request_headers.complete")
+            out = out or event.endswith("send_request_headers.started")
 
         try:
             return await pool.post(f"{cfg.base_url}/chat/completions", extensions={"trace": trace}, **kwargs)

@@ -50,7 +50,7 @@ def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> T
 
 
 class _Counting:
-    """Counts the judge calls one group makes, so a group voided half-way still reports its cost."""
+    """Counts the judgments one group makes, so a group voided half-way still reports them."""
 
     def __init__(self, judge: Judge) -> None:
         self.judge = judge
