@@ -256,6 +256,42 @@ def test_a_stalled_step_does_not_block_the_server(serve):
     assert reply.status_code == 200 and took >= 0.6
 
 
+HUGE = "get " + "9" * 4401 + " pine log"  # what AgentGym's TextCraft fails on: past Python's 4300-digit limit
+
+
+def test_the_game_itself_answers_a_huge_number_politely(client):
+    episode_id, _ = episode(client, 0)
+    reply = step(client, episode_id, HUGE)
+    assert reply["observation"].startswith("Could not run") and not reply["done"]
+    client.post("/close", json={"id": episode_id})
+
+
+@pytest.mark.parametrize("kind", ["error", "drop", "stall"])
+def test_a_fault_pattern_fails_on_the_actions_it_matches_and_only_on_those(serve, kind):
+    url = serve(fault_pattern=r"\d{4301,}", fault_kind=kind)
+
+    async def scenario():
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            episode_id = (await http.post("/create")).json()["id"]
+            failing = asyncio.create_task(http.post("/step", json={"id": episode_id, "action": HUGE}, timeout=1.5))
+            await asyncio.sleep(0.2)
+            served = await http.post("/step", json={"id": episode_id, "action": "get 2 pine log"})  # meanwhile
+            try:
+                failed: httpx.Response | Exception = await failing
+            except httpx.HTTPError as exc:
+                failed = exc
+            await http.post("/close", json={"id": episode_id})
+            return served, failed, (await http.get("/stats")).json()
+
+    served, failed, counts = asyncio.run(scenario())
+    assert served.status_code == 200 and served.json()["observation"] == "Got 2 pine log."
+    if kind == "error":
+        assert failed.status_code == 500 and "fault_pattern" in failed.json()["error"]
+    else:  # drop: the reply is cut after its headers; stall: none comes
+        assert isinstance(failed, httpx.RemoteProtocolError if kind == "drop" else httpx.ReadTimeout)
+    assert counts["faults"] == 1 and counts["steps"] == 1 and counts["open"] == 0
+
+
 def test_open_episodes_are_bounded(serve):
     with httpx.Client(base_url=serve(max_open=3), timeout=10) as http:
         ids = [http.post("/create").json()["id"] for _ in range(3)]
@@ -273,6 +309,10 @@ def test_create_app_refuses_bad_options():
         create_app("maze")
     with pytest.raises(ValueError, match="fail_rate"):
         create_app(fail_rate=1.5)
+    with pytest.raises(ValueError, match="fault_pattern '\\(' is not a regular expression"):
+        create_app(fault_pattern="(")
+    with pytest.raises(ValueError, match="fault_kind must be one of error, drop, stall"):
+        create_app(fault_kind="explode")
 
 
 def test_parse_action_takes_the_last_action_line():

@@ -155,13 +155,52 @@ def test_an_environment_that_errors_or_stalls_ends_the_episode_as_its_own_failur
     url, stats = env_server(**options)
     policy = ScriptedPolicy(tokenizer, solver(TASK))
     output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 0.5})
+    # every step fails, the control episode's too: the environment is down for everyone, not broken by the agent
     assert output.extra_fields["env_error"] == reason and output.extra_fields["env_success"] == 0.0
+    assert output.extra_fields["env_crash"] == "" and stats()["created"] == 2
     assert len(output.response_ids) == len(output.response_mask) > 0  # a valid rollout all the same
     if reason == "env_timeout":  # the stalled step is still running on the server: give it time to close
         import time
 
         time.sleep(3.5)
     assert stats()["open"] == 0
+
+
+# AgentGym's TextCraft fails on a get of a number past 4300 digits; here a shorter one, to fit the response budget
+HUGE = "get " + "9" * 60 + " pine log"
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"), [("error", "env_http"), ("drop", "env_connection"), ("stall", "env_timeout")]
+)
+def test_an_action_that_breaks_a_working_environment_is_the_agents_failure(tokenizer, env_server, kind, reason):
+    url, stats = env_server(fault_pattern=r"\d{50,}", fault_kind=kind)
+    policy = ScriptedPolicy(tokenizer, [*solver(TASK)[:2], f"Let me take plenty.\nAction: {HUGE}"])
+    output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 1.0})
+    extra = output.extra_fields
+    # the server failed on the third action; a control episode (inventory on the same task) worked: the agent broke it
+    assert extra["env_crash"] == reason and extra["env_error"] == "" and extra["env_success"] == 0.0
+    assert extra["env_turns"] == 3 and len(output.response_ids) == len(output.response_mask) > 0
+    assert "The environment failed on this action" in extra["arena_messages"]
+    counts = stats()
+    assert counts["created"] == 2 and counts["faults"] == 1 and counts["steps"] == 3  # two of its own, the control's
+    assert counts["open"] == 0
+
+
+def test_an_environment_that_fails_the_control_too_is_down_for_everyone(tokenizer, env_server):
+    url, stats = env_server(fault_pattern=r"\d{50,}|^inventory$")  # the control's harmless action fails as well
+    policy = ScriptedPolicy(tokenizer, [*solver(TASK)[:1], f"Action: {HUGE}"])
+    output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 1.0})
+    assert output.extra_fields["env_error"] == "env_http" and output.extra_fields["env_crash"] == ""
+    assert stats()["created"] == 2 and stats()["faults"] == 2 and stats()["open"] == 0
+
+
+def test_the_control_action_is_configurable(tokenizer, env_server):
+    url, stats = env_server(fault_pattern=r"\d{50,}|^inventory$")
+    policy = ScriptedPolicy(tokenizer, [f"Action: {HUGE}"])
+    env = {"url": url, "adapter": "textcraft", "control_action": "get 1 sand", "step_timeout_s": 1.0}
+    output = play(tokenizer, policy, env)
+    assert output.extra_fields["env_crash"] == "env_http" and stats()["steps"] == 1 and stats()["open"] == 0
 
 
 def test_an_environment_that_is_not_there_fails_before_the_first_turn(tokenizer):

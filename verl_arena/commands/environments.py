@@ -27,6 +27,8 @@ def _env_server(args: argparse.Namespace) -> int:
             seed=args.seed,
             max_open=args.max_open,
             max_steps=args.max_steps,
+            fault_pattern=args.fault_pattern,
+            fault_kind=args.fault_kind,
         )
         sock = bind(args.host, args.port)
     except (ValueError, OSError) as exc:
@@ -51,7 +53,7 @@ def _env_server(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``env-server`` to the command's sub-parsers."""
-    from verl_arena.environments.server import ENVIRONMENTS, MAX_OPEN
+    from verl_arena.environments.server import ENVIRONMENTS, FAULT_KINDS, MAX_OPEN
     from verl_arena.environments.textcraft import MAX_STEPS
 
     env = sub.add_parser(
@@ -69,6 +71,18 @@ def register(sub: Any) -> None:
     env.add_argument("--fail-rate", type=float, default=0.0, help="probability that /step answers 500 (0)")
     env.add_argument("--stall-s", type=float, default=0.0, help="seconds every /step waits before answering (0)")
     env.add_argument("--seed", type=int, default=0, help="seeds the fault draws (0)")
+    env.add_argument(
+        "--fault-pattern",
+        default="",
+        help="a regular expression: a /step whose action it matches fails as --fault-kind says (for tests; e.g. "
+        "'\\d{4301,}' fails as AgentGym's TextCraft does on a get of a 4301-digit number)",
+    )
+    env.add_argument(
+        "--fault-kind",
+        choices=FAULT_KINDS,
+        default="error",
+        help="how a step --fault-pattern matches fails: an HTTP 500, a dropped connection, or no reply (error)",
+    )
     env.add_argument("--max-open", type=int, default=MAX_OPEN, help=f"episodes open at once ({MAX_OPEN})")
     env.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"commands per episode ({MAX_STEPS})")
     env.add_argument("--log-level", default="warning", help="uvicorn's log level (warning)")

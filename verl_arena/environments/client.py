@@ -10,7 +10,12 @@ from the model's text (text games take the last ``Action:`` line, or the line be
 (:data:`ADAPTERS`); ``generic`` is configured entirely by :class:`EnvConfig`.
 
 Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``) raises
-:class:`EnvError` with a reason: the episode ends as the environment's failure, never as the policy's.
+:class:`EnvError` with a reason. Whose failure it is depends on what failed: a server that fails to open an episode
+or start its task fails for a reason of its own, but a server that fails on an action may have been broken by it
+(AgentGym's TextCraft fails on a ``get`` of a number thousands of digits long). :meth:`EnvClient.act` plays an action
+and, when the server fails on it, checks the server with a control episode (a fresh episode on the same task and one
+harmless action): if the control works, the action broke a server that works for everyone else, and the error says so
+(``by_action``); the episode is then the agent's failure. Only a failure the control shows too is the environment's.
 """
 
 from __future__ import annotations
@@ -56,6 +61,9 @@ class EnvConfig(BaseModel):
         max_observation_chars: longest observation shown to the model (cut in the middle beyond).
         instructions: a system message telling the model how to act; ``None``: the adapter's own.
         task_key: the ``extra_info`` key holding the task index of a row (``data_idx``).
+        control_action: the harmless action the control episode plays after the server failed on an agent's action
+            (see :meth:`EnvClient.act`); ``None``: the adapter's; ``""``: none (the control only opens an episode and
+            starts its task).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -67,6 +75,7 @@ class EnvConfig(BaseModel):
     max_observation_chars: int = Field(default=4000, ge=100)
     instructions: str | None = None
     task_key: str = "data_idx"
+    control_action: str | None = None
 
     @field_validator("url")
     @classmethod
@@ -84,11 +93,15 @@ class EnvConfig(BaseModel):
 
 
 class EnvError(Exception):
-    """The environment failed (``reason``: ``env_http``, ``env_response``, ``env_timeout``, ``env_connection``)."""
+    """The environment failed (``reason``: ``env_http``, ``env_response``, ``env_timeout``, ``env_connection``).
 
-    def __init__(self, reason: str, message: str) -> None:
+    ``by_action``: it failed on the agent's action while a control episode showed it working: the agent broke it.
+    """
+
+    def __init__(self, reason: str, message: str, *, by_action: bool = False) -> None:
         super().__init__(message)
         self.reason = reason
+        self.by_action = by_action
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,8 @@ class EnvAdapter:
         prefix: the route prefix.
         instructions: the system message telling the model how to act.
         parse_action: the action in a model's reply.
+        control_action: a harmless action for the control episode that tells an agent's failure from the
+            environment's (``None``: the control only opens an episode and starts its task).
     """
 
     prefix: str = ""
@@ -116,6 +131,7 @@ class EnvAdapter:
         "'Action: <your action>'. The environment answers with what happened."
     )
     parse_action: Callable[[str], str] = last_action
+    control_action: str | None = None
 
 
 #: adapters by name
@@ -136,7 +152,8 @@ register_adapter(
             "Commands: 'get N item' takes base items, 'craft N item using N a, N b' crafts from your inventory, "
             "'inventory' lists what you hold. Each turn, think briefly, then end your reply with one line "
             "'Action: <command>'."
-        )
+        ),
+        control_action="inventory",
     ),
 )
 
@@ -162,6 +179,7 @@ class EnvClient:
         self.adapter = ADAPTERS[config.adapter]
         prefix = self.adapter.prefix if config.prefix is None else config.prefix
         self.base = config.url + ("/" + prefix.strip("/") if prefix.strip("/") else "")
+        self.control_action = self.adapter.control_action if config.control_action is None else config.control_action
         self._http = httpx.AsyncClient(timeout=config.step_timeout_s)
 
     async def aclose(self) -> None:
@@ -213,6 +231,37 @@ class EnvClient:
         except (TypeError, ValueError) as exc:
             raise EnvError("env_response", f"{self.base}/step: reward is not a number in {str(answer)[:200]}") from exc
         return Step(str(observation), reward, bool(_field(answer, "done", 2, False)))
+
+    async def act(self, episode: Any, action: str, task: int) -> Step:
+        """Play ``action`` in ``episode`` (on task ``task``). When the server fails on it, a control episode
+        (:meth:`control`) tells whose failure it is: the :class:`EnvError` raised has ``by_action`` set when the control
+        worked (the server works, but not on this action)."""
+        try:
+            return await self.step(episode, action)
+        except EnvError as exc:
+            if not await self.control(task):
+                raise
+            logger.warning(
+                "the environment failed on an action of episode %s, and works for a control: %s", episode, exc
+            )
+            raise EnvError(exc.reason, f"{exc} (a control episode works: the action broke it)", by_action=True) from exc
+
+    async def control(self, task: int) -> bool:
+        """Whether the server works for a fresh episode: it opens one, starts ``task`` in it, plays the control action
+        (if any) and closes it, each within ``step_timeout_s``. Never raises."""
+        episode = None
+        try:
+            episode, _ = await self.create()
+            await self.reset(episode, task)
+            if self.control_action:
+                await self.step(episode, self.control_action)
+            return True
+        except EnvError as exc:
+            logger.warning("the environment fails a control episode of task %s too: %s", task, exc)
+            return False
+        finally:
+            if episode is not None:
+                await asyncio.shield(self.close(episode))
 
     async def close(self, episode: Any) -> None:
         """Free ``episode``; never raises (a server that cannot close is logged)."""

@@ -9,7 +9,12 @@ Routes, under an optional prefix (``/textcraft/create``, ...): ``POST /create`` 
 episodes and requests, ``GET /health`` answers ``ok``. Replies are objects, or with ``bare=True`` the bare values
 some AgentGym servers send (``/create`` an integer id, ``/reset`` and ``/observation`` a string). Errors are JSON
 ``{"error": ...}``: 404 for an unknown id, 422 for a malformed body, 429 when too many episodes are open, and 500
-for a fault injected on purpose (``fail_rate``).
+for a fault injected on purpose (``fail_rate``, or an action ``fault_pattern`` matches).
+
+``fault_pattern`` makes the server fail on an action's content, as real servers do: AgentGym's TextCraft answers a
+``get`` with a number of thousands of digits (past Python's limit for converting text to an integer) with an error,
+while it keeps serving everyone else. ``fault_kind`` says how it fails: an error reply (500), a dropped connection
+(the reply cut off after its headers) or a stall (no reply at all).
 
 The server runs on one event loop, and no handler awaits while it reads or changes the episodes: the loop itself
 serializes every change to them, so they need no lock (one process; uvicorn workers would not share episodes).
@@ -20,21 +25,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import socket
 import threading
 import time
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, Literal
 
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from verl_arena.environments.textcraft import MAX_STEPS, TextCraft
 
-__all__ = ["ENVIRONMENTS", "MAX_OPEN", "EnvServerThread", "create_app"]
+__all__ = ["ENVIRONMENTS", "FAULT_KINDS", "MAX_OPEN", "EnvServerThread", "create_app"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +49,11 @@ logger = logging.getLogger(__name__)
 ENVIRONMENTS = {"textcraft": TextCraft}
 #: episodes open at once, by default; ``/create`` answers 429 beyond
 MAX_OPEN = 10_000
+#: how a ``/step`` whose action ``fault_pattern`` matches fails: an error reply, a dropped connection, no reply
+FAULT_KINDS = ("error", "drop", "stall")
+FaultKind = Literal["error", "drop", "stall"]
+#: how long a stalled ``/step`` holds its request (the server's shutdown cancels it)
+FAULT_STALL_S = 3600.0
 
 
 class ResetBody(BaseModel):
@@ -69,6 +81,10 @@ class _Refused(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class _Dropped(Exception):
+    """Raised after a reply's headers went out: the server cuts the connection (``fault_kind="drop"``)."""
 
 
 class _Episodes:
@@ -115,6 +131,8 @@ def create_app(
     seed: int = 0,
     max_open: int = MAX_OPEN,
     max_steps: int = MAX_STEPS,
+    fault_pattern: str = "",
+    fault_kind: FaultKind = "error",
 ) -> FastAPI:
     """The FastAPI app serving ``env`` with the AgentGym routes under ``prefix``.
 
@@ -128,6 +146,11 @@ def create_app(
         seed: seeds the fault draws.
         max_open: episodes open at once; ``/create`` answers 429 beyond.
         max_steps: commands per episode before it ends unsolved.
+        fault_pattern: a regular expression; a ``/step`` whose action it matches (``re.search``) fails as
+            ``fault_kind`` says, without running the action (``""``: never). ``r"\\d{4301,}"`` fails as AgentGym's
+            TextCraft does on a ``get`` of a number past Python's 4300-digit limit.
+        fault_kind: ``"error"`` (HTTP 500), ``"drop"`` (the connection is cut after the reply's headers) or
+            ``"stall"`` (no reply until the server stops; other requests are served meanwhile).
     """
     if env not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {env!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
@@ -135,6 +158,12 @@ def create_app(
         raise ValueError(f"fail_rate must be within [0, 1], got {fail_rate}")
     if stall_s < 0 or max_open < 1 or max_steps < 1:
         raise ValueError("stall_s must be >= 0, max_open and max_steps >= 1")
+    if fault_kind not in FAULT_KINDS:
+        raise ValueError(f"fault_kind must be one of {', '.join(FAULT_KINDS)}, got {fault_kind!r}")
+    try:
+        fault = re.compile(fault_pattern) if fault_pattern else None
+    except re.error as exc:
+        raise ValueError(f"fault_pattern {fault_pattern!r} is not a regular expression: {exc}") from exc
     prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
     episodes = _Episodes(env, max_open, max_steps)
     rng = random.Random(seed)
@@ -173,6 +202,9 @@ def create_app(
         if fail_rate > 0 and rng.random() < fail_rate:
             episodes.counts["faults"] += 1
             raise _Refused(500, f"injected fault (fail_rate={fail_rate}); the action was not run")
+        if fault is not None and fault.search(body.action):
+            episodes.counts["faults"] += 1
+            return await _fail_on_action(fault_kind)
         result = game.step(body.action)
         episodes.counts["steps"] += 1
         return {"observation": result.observation, "reward": result.reward, "done": result.done}
@@ -198,6 +230,20 @@ def create_app(
         return {"status": "ok", "env": env}
 
     return app
+
+
+async def _fail_on_action(kind: FaultKind) -> Any:
+    """How a ``/step`` fails on an action ``fault_pattern`` matches."""
+    if kind == "stall":
+        await asyncio.sleep(FAULT_STALL_S)
+    if kind == "drop":
+
+        async def cut() -> AsyncIterator[bytes]:
+            raise _Dropped("the connection is cut on purpose (fault_kind=drop)")
+            yield b""  # pragma: no cover - makes this a generator
+
+        return StreamingResponse(cut(), media_type="application/json")
+    raise _Refused(500, "the server failed on this action (fault_pattern); the action was not run")
 
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:

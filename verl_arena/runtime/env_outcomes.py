@@ -4,8 +4,9 @@
 ranked what the agent did.
 
 An agent loop that plays an environment (``arena_env_agent``) records each episode's outcome in the candidate's
-``meta["env"]``: the environment's reward, whether it succeeded, its turns, and the error that ended it, if the
-environment failed. Three ways to combine (``env_reward``):
+``meta["env"]``: the environment's reward, whether it succeeded, its turns, the error that ended it if the environment
+failed for everyone (such a member does not vote: the coordinator leaves it out of the ranking), and the error that
+ended it if the agent's own action broke the environment (``crash``). Three ways to combine (``env_reward``):
 
 - ``tournament``: the tournament's rewards alone; the outcome is only reported.
 - ``success_first`` (default): successful episodes rank above failed ones, and the tournament orders each side. The
@@ -15,6 +16,11 @@ environment failed. Three ways to combine (``env_reward``):
 
 :func:`judge_agreement` is how often the judge ranked a successful episode above a failed one in the same group: on
 verifiable tasks, a direct measure of the judge's fidelity.
+
+Whatever the mode, an episode whose action broke the environment is a failed episode and never ranks above one that
+failed honestly: with ``success_first`` it ranks below every honest failure (success, then honest failure, then
+breaking the environment, the tournament ordering each tier); with the other modes its reward is lowered to the
+group's lowest. Breaking the environment can only cost.
 """
 
 from __future__ import annotations
@@ -38,12 +44,14 @@ ENV_META = "env"
 
 @dataclass(frozen=True)
 class EnvOutcome:
-    """One episode's outcome: the environment's reward, success, turns and the error that ended it (``""``: none)."""
+    """One episode's outcome: the environment's reward, success, turns, the error of an environment that failed for
+    everyone (``error``) and the error of one the agent's action broke (``crash``), ``""`` for none."""
 
     reward: float = 0.0
     success: bool = False
     turns: int = 0
     error: str = ""
+    crash: str = ""
 
 
 def env_outcome(candidate: Candidate) -> EnvOutcome | None:
@@ -56,6 +64,7 @@ def env_outcome(candidate: Candidate) -> EnvOutcome | None:
         success=bool(data.get("success", False)),
         turns=int(data.get("turns", 0)),
         error=str(data.get("error") or ""),
+        crash=str(data.get("crash") or ""),
     )
 
 
@@ -83,14 +92,22 @@ def combine(result: GroupResult, outcomes: Sequence[EnvOutcome], mode: EnvReward
         "reward": [o.reward for o in outcomes],
         "agreement": None if result.voided else judge_agreement(tournament, outcomes),
     }
-    if mode == "tournament" or n < 2:
+    crashed = [bool(o.crash) for o in outcomes]
+    if any(crashed):
+        details["crash"] = crashed
+    if n < 2 or (mode == "tournament" and not any(crashed)):
         return dataclasses.replace(result, details={**result.details, "env": details})
     if mode == "success_first":
-        ranks = ranks_from_keys([(int(o.success), r) for o, r in zip(outcomes, tournament, strict=True)])
+        tiers = [0 if o.crash else 1 + int(o.success) for o in outcomes]  # success, honest failure, broke the env
+        ranks = ranks_from_keys([(t, r) for t, r in zip(tiers, tournament, strict=True)])
         rewards = rank_quantile_rewards(ranks)
-    elif mode == "weighted":
-        rewards = [(1 - weight) * r + weight * o.reward for o, r in zip(outcomes, tournament, strict=True)]
-        ranks = ranks_from_keys([(r,) for r in rewards])
+    elif mode in ("weighted", "tournament"):
+        rewards = tournament
+        if mode == "weighted":
+            rewards = [(1 - weight) * r + weight * o.reward for o, r in zip(outcomes, tournament, strict=True)]
+        floor = min(rewards)
+        rewards = [floor if c else r for c, r in zip(crashed, rewards, strict=True)]
+        ranks = ranks_from_keys([(not c, r) for c, r in zip(crashed, rewards, strict=True)])
     else:  # pragma: no cover - validated by the options
         raise ValueError(f"unknown env_reward {mode!r}")
     extra = list(result.rewards[n:])  # a reference after the members keeps its reward

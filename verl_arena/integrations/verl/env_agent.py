@@ -10,10 +10,15 @@ at the turn limit (the horizon curriculum's at this step, else ``env.max_turns``
 and it always closes the episode, on errors and cancellation too.
 
 The environment's outcome goes into the rollout's extra fields (``env_reward``, ``env_success``, ``env_turns``,
-``env_error``), never into verl's ``reward_score`` (which would skip the reward manager). The judge reads the episode:
-the recorded conversation with each observation as the environment's answer (``arena_messages``). A server that errors
-or hangs ends the episode with ``env_error`` set: the reward manager leaves that rollout out of its group's ranking
-(it gets the group's mean reward), so the environment's trouble is never the policy's loss.
+``env_error``, ``env_crash``), never into verl's ``reward_score`` (which would skip the reward manager). The judge reads
+the episode: the recorded conversation with each observation as the environment's answer (``arena_messages``).
+
+A server that errors, drops the connection or hangs ends the episode, and whose failure it was decides the rest
+(:meth:`~verl_arena.environments.client.EnvClient.act`). When it failed on the agent's action and a control episode
+shows it working, the agent broke it: ``env_crash`` names the failure, and the episode ranks as a failed one, below
+every honest failure of its group (breaking the environment never pays). When it fails the control too, or failed
+before the agent acted, it failed for everyone: ``env_error`` names the failure and the rollout does not vote (it is
+left out of its group's ranking and statistics, advantage 0), so the environment's trouble is nobody's loss or gain.
 """
 
 from __future__ import annotations
@@ -79,7 +84,12 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             await self._play(client, episode, env, messages, judged, state, sampling_params, turns_allowed)
         except EnvError as exc:
             logger.warning("environment episode of task %s failed: %s", task, exc)
-            state.error = exc.reason
+            if exc.by_action:  # the action broke a server that works for everyone else: the agent's failure
+                state.crash = exc.reason
+                broke = f"The environment failed on this action ({exc.reason}) and works for everyone else."
+                judged.append({"role": "tool", "name": "environment", "content": broke})
+            else:
+                state.error = exc.reason
         finally:
             if episode is not None:
                 await asyncio.shield(client.close(episode))
@@ -122,7 +132,7 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             judged.append({"role": "assistant", "content": text})
             if len(state.mask) >= response_length:
                 break
-            step = await client.step(episode, client.adapter.parse_action(text))
+            step = await client.act(episode, client.adapter.parse_action(text), state.task)
             state.reward += step.reward
             judged.append({"role": "tool", "name": "environment", "content": step.observation})
             if step.done:
@@ -167,6 +177,7 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             env_success=float(state.done and state.reward > 0 and not state.error),
             env_turns=float(state.turns),
             env_error=state.error,
+            env_crash=state.crash,
             arena_horizon=turns_allowed,
             turn_scores=[],
             tool_rewards=[],
@@ -185,6 +196,7 @@ class _Episode:
         self.reward = 0.0
         self.done = False
         self.error = ""
+        self.crash = ""
         self.task = -1
         self.prompt_messages: list[dict[str, Any]] = []
         self.extra: dict[str, Any] = {}
