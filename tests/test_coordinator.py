@@ -111,7 +111,10 @@ def test_duplicates_get_the_same_answer_and_late_arrivals_a_neutral_one():
     coord, first, again, late = asyncio.run(scenario())
     assert first[0].reward == first[1].reward and columns(first[1])["arena_duplicate"] == 1.0
     assert again.reward == first[2].reward and columns(again)["arena_duplicate"] == 1.0
-    assert columns(late)["arena_late"] == 1.0 and late.reward == pytest.approx(0.5)  # the group's mean reward
+    # a late member does not vote: a stand-in for the group's mean that no ranked member has (0.5 is the middle one's)
+    ranked = sorted(r.reward for r in first)
+    assert columns(late)["arena_late"] == 1.0 and columns(late)["arena_votes"] == 0.0 and not late.votes
+    assert late.reward == pytest.approx(0.5, abs=1e-5) and late.reward not in ranked and all(r.votes for r in first)
     assert coord.stats()["duplicates"] == 2 and coord.stats()["late"] == 1 and coord.stats()["groups"] == 1
 
 
@@ -123,8 +126,8 @@ def test_single_member_timeout_and_overflow():
         return await asyncio.gather(alone, other)
 
     alone, other = asyncio.run(scenario())
-    assert alone.reward == 0.0 and columns(alone)["arena_incomplete"] == 1.0
-    assert columns(other)["arena_overflow"] == 1.0
+    assert alone.reward == 0.0 and columns(alone)["arena_incomplete"] == 1.0 and alone.votes
+    assert columns(other)["arena_overflow"] == 1.0 and columns(other)["arena_votes"] == 0.0  # turned away: no vote
 
 
 def test_a_failing_ranker_still_answers_everyone():

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest import judge_config
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.rewards import group_advantages
@@ -26,7 +28,8 @@ class Status(Enum):
 
 def sample(group: int | None, index: int, response: str = "", reward: Any = None, **fields: Any) -> SimpleNamespace:
     fields.setdefault("status", Status.COMPLETED)
-    return SimpleNamespace(group_index=group, index=index, rollout_id=None, prompt="Plan a trip to Rome.",
+    fields.setdefault("rollout_id", None)
+    return SimpleNamespace(group_index=group, index=index, prompt="Plan a trip to Rome.",
                            response=response, reward=reward, label=None, metadata={}, **fields)  # fmt: skip
 
 
@@ -131,6 +134,56 @@ def test_post_process_zeroes_voided_groups_and_reads_reward_keys():
     rank = reward_post_process(SimpleNamespace(), batch)
     assert grpo[1] != pytest.approx(rank[1])  # standardised rewards, not ranks
     assert grpo[1] == pytest.approx(group_advantages([0.0, 0.25, 1.0], "grpo"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    groups=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from([0.0, 1 / 7, 1 / 3, 0.5, 2 / 3, 1.0, 3.5]),
+                st.sampled_from(["votes", "votes", "votes", "left_out", "removed"]),
+                st.integers(1, 2),  # samples per rollout (fan-out siblings share the rollout's reward)
+            ),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    normalize=st.sampled_from(["rank", "grpo"]),
+)
+def test_removing_a_rollout_that_does_not_vote_changes_its_siblings_advantages_by_nothing(groups, normalize):
+    options = args(judge=judge_config("http://127.0.0.1:9/v1"), normalize=normalize)
+
+    def build(keep_all: bool) -> tuple[list[SimpleNamespace], list[str]]:
+        samples, states = [], []
+        for g, rollouts in enumerate(groups):
+            for r, (reward, state, count) in enumerate(rollouts):
+                if not keep_all and state != "votes":
+                    continue
+                for k in range(count):
+                    s = sample(g, 100 * g + 10 * r + k, reward=reward, rollout_id=100 * g + r)
+                    if state == "left_out":  # the arena left it out of its group's ranking
+                        s.metadata = {"arena": {"votes": False, "group": {"voided": False}}}
+                    s.remove_sample = state == "removed"  # slime trains on none of its samples
+                    samples.append(s)
+                    states.append(state)
+        return samples, states
+
+    full, states = build(keep_all=True)
+    kept, _ = build(keep_all=False)
+    _, with_them = reward_post_process(options, full)
+    _, without = reward_post_process(options, kept)
+    assert [a for a, state in zip(with_them, states, strict=True) if state == "votes"] == without  # exactly
+    assert all(a == 0.0 for a, state in zip(with_them, states, strict=True) if state != "votes")
+
+
+def test_a_rollout_with_some_samples_removed_still_votes():
+    batch = [sample(0, i, reward=r, rollout_id=i // 2) for i, r in enumerate([1.0, 1.0, 0.0, 0.0, 0.5, 0.5])]
+    batch[0].remove_sample = True  # one fan-out segment of rollout 0 is not trained on; the other is
+    _, advantages = reward_post_process(SimpleNamespace(), batch)
+    assert advantages == pytest.approx([a for a in group_advantages([1.0, 0.0, 0.5]) for _ in range(2)])
 
 
 # -- a judge that is down ----------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ import pytest
 import torch
 from verl_support import build_tokenizer, verl_config
 
+from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.verl.columns import INFO_KEYS
+from verl_arena.runtime.outcomes import stand_in_reward
 from verl_arena.runtime.rendezvous import group_seed
 
 ray = pytest.importorskip("ray")
@@ -213,6 +215,41 @@ def test_rewards_through_verls_workers_give_rank_group_advantages(cluster, judge
     # the multi-turn rollout showed the judge its tool call and the tool's result
     prompts = [r["messages"][1]["content"] for r in server.recent]
     assert any("call search_poi" in p and "open 9:00-17:00" in p for p in prompts)
+
+
+def test_environment_episodes_a_crash_ranks_last_and_an_env_down_row_gets_advantage_zero(cluster, judge):
+    """Episodes' outcomes ride to the reward manager as arena_env_agent records them. The environment was down for
+    everyone during session 2's episode: that row does not vote; the reward manager tells the estimator so, which
+    gives it advantage 0 and its siblings the advantages of a group without it. Session 1 broke the environment with
+    its own action: it ranks below the honest failures."""
+    from verl.trainer.config import AlgoConfig
+    from verl.utils import hf_tokenizer
+
+    url, _ = judge
+    tokenizer = hf_tokenizer(str(cluster))
+    workers = [ray.remote(RewardLoopWorker).remote(trainer_config(cluster, url, name="arena_env")) for _ in range(2)]
+    outcomes = [("", ""), ("", "env_http"), ("env_timeout", ""), ("", "")]  # (env_error, env_crash) per session
+    rows = []
+    for session, ((text, extra), (error, crash)) in enumerate(zip(trajectories("uid-a"), outcomes, strict=True)):
+        played = {"env_reward": 0.0, "env_success": 0.0, "env_turns": 3.0, "env_error": error, "env_crash": crash}
+        rows.append(row(tokenizer, "uid-env", session, text, {**extra, **played}))
+    outputs = deliver(workers, rows)
+    info = [o["reward_extra_info"] for o in outputs]
+    rewards = [o["reward_score"] for o in outputs]
+    assert [i["arena_votes"] for i in info] == [1.0, 1.0, 0.0, 1.0] and info[2]["arena_env_error"] == 1.0
+    assert info[1]["arena_env_crash"] == 1.0 and rewards[1] == 0.0 and info[0]["arena_group_size"] == 3.0
+    assert rewards[2] == stand_in_reward([rewards[0], rewards[1], rewards[3]])
+
+    scores = torch.zeros(len(rows), 3)
+    scores[:, -1] = torch.tensor(rewards)
+    data = DataProto.from_dict(
+        tensors={"token_level_rewards": scores, "response_mask": torch.ones(len(rows), 3)},
+        non_tensors={"uid": np.array(["uid-env"] * len(rows), dtype=object)},
+    )
+    adv = compute_advantage(data, adv_estimator="tournament", config=AlgoConfig(adv_estimator="tournament"))
+    adv = adv.batch["advantages"][:, 0].tolist()
+    assert adv[2] == 0.0
+    assert [adv[0], adv[1], adv[3]] == pytest.approx(group_advantages([rewards[0], rewards[1], rewards[3]]), abs=1e-6)
 
 
 def test_validation_samples_compare_with_the_reference_and_never_wait(cluster, judge):

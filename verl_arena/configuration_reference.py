@@ -107,6 +107,7 @@ def configuration_markdown() -> str:
         HorizonSchedule,
         TournamentAdvantageConfig,
     )
+    from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
     from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
     from verl_arena.runtime.step_metrics import STEP_METRICS
 
@@ -178,7 +179,7 @@ def configuration_markdown() -> str:
         "",
         "| metric | what it counts |",
         "|---|---|",
-        *(f"| `{k}` | {v} |" for k, v in STEP_METRICS.items()),
+        *(f"| `{k}` | {v} |" for k, v in {**STEP_METRICS, **ESTIMATOR_METRICS}.items()),
         "",
         "Each sample's `reward_extra_info` (verl logs them for validation, as `val-aux/<data source>/<key>/...`):",
         "",

@@ -16,7 +16,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ray
@@ -135,6 +135,23 @@ class RayKVStore:
     async def keys(self) -> list[str]:
         found = await asyncio.to_thread(internal_kv._internal_kv_list, self.prefix.encode(), namespace=_KV_NAMESPACE)
         return [k.decode()[len(self.prefix) :] for k in found]
+
+    def has(self, key: str) -> bool:
+        """Whether ``key`` holds a record (blocking)."""
+        return internal_kv._internal_kv_exists(self._key(key), namespace=_KV_NAMESPACE)
+
+    def take(self, wanted: Callable[[str], bool]) -> dict[str, bytes]:
+        """The records whose keys ``wanted`` accepts, deleted as they are read (blocking: for synchronous callers)."""
+        taken = {}
+        for raw in internal_kv._internal_kv_list(self.prefix.encode(), namespace=_KV_NAMESPACE):
+            key = raw.decode()[len(self.prefix) :]
+            if not wanted(key):
+                continue
+            value = internal_kv._internal_kv_get(raw, namespace=_KV_NAMESPACE)
+            if value is not None:
+                taken[key] = value
+                internal_kv._internal_kv_del(raw, namespace=_KV_NAMESPACE)
+        return taken
 
 
 @ray.remote(concurrency_groups={"control": 2})

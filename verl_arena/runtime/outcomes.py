@@ -1,13 +1,21 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What the group rendezvous tells each member: framework-neutral records the verl and slime adapters turn into their
-own fields."""
+own fields.
+
+A member that was not ranked with its group does not vote (:attr:`MemberOutcome.votes` false): it arrived after its
+group was ranked, was turned away, or its environment failed for everyone. It must get advantage 0 and stay out of its
+group's statistics, which a trainer can only do if it can tell the row apart: its reward is a stand-in
+(:func:`stand_in_reward`), the group's mean moved off every ranked member's reward, so that the row is recognised by
+its value alone, and a trainer that ignores votes still sees the group's mean as before.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +26,30 @@ from verl_arena.runtime.env_outcomes import env_outcome
 from verl_arena.runtime.group_filter import GroupFilter
 from verl_arena.runtime.hack_alarm import HackCounts, HackThresholds, screen_group
 
-__all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes"]
+__all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes", "stand_in_reward"]
+
+#: the least step a stand-in reward moves by (a normal single-precision number, never flushed to zero)
+_STAND_IN_STEP = 2.0**-20
+
+
+def _single(value: float) -> float:
+    """``value`` rounded to single precision (as verl keeps rewards: ``float32``)."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def stand_in_reward(rewards: Sequence[float]) -> float:
+    """The reward a member that does not vote is answered with: the mean of its group's ranked ``rewards`` (0 when
+    there are none), moved up in small steps until no ranked reward equals it, even rounded to single precision.
+
+    A trainer that knows which rows do not vote (the ``tournament`` estimator, through the reward manager) can then
+    tell the row apart from every ranked member by its reward alone, even when members tie; one that does not still
+    sees the group's mean reward, as before (GRPO's baseline does not move).
+    """
+    taken = {_single(r) for r in rewards}
+    value = _single(math.fsum(rewards) / len(rewards) if rewards else 0.0)
+    while value in taken:
+        value = _single(value + max(_STAND_IN_STEP, math.ulp(value) * 2.0**29))  # at least one single-precision step
+    return value
 
 
 def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> float | None:
@@ -157,7 +188,12 @@ class MemberOutcome:
         horizon: the interaction-turn limit it ran under, if the caller said.
         env_success: 1 if its environment episode reached the goal, 0 if not, -1 if it played no environment.
         env_turns: its episode's turns (0 without one).
-        env_error: the environment failed during its episode: it was left out of the ranking (the group's mean).
+        env_error: the environment failed for everyone during its episode: it was left out of the ranking.
+        env_crash: its action broke the environment (which worked for a control episode): ranked as a failure, below
+            every honest one.
+        votes: it was ranked with its group; ``False`` for a member left out (late, turned away, or its environment
+            failed for everyone): it gets :func:`stand_in_reward` and must get advantage 0, outside its group's
+            statistics.
     """
 
     reward: float
@@ -177,6 +213,8 @@ class MemberOutcome:
     env_success: float = -1.0
     env_turns: float = 0.0
     env_error: bool = False
+    env_crash: bool = False
+    votes: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -257,7 +295,7 @@ def member_outcomes(
     hack_thresholds: HackThresholds | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
-    reference may follow), and the outcome of a member who comes too late (the group's mean reward);
+    reference may follow), and the outcome of a member who comes too late (it does not vote: a stand-in reward);
     ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
     and ``hack_thresholds``: what the hack detectors screen the members against."""
     lengths = [c.answer_length for c in candidates[:members]]
@@ -291,8 +329,8 @@ def member_outcomes(
         )
         for i in range(members)
     ]
-    mean = math.fsum(o.reward for o in outcomes) / len(outcomes)
-    return outcomes, MemberOutcome(mean, summary, late=True)
+    stand_in = stand_in_reward([o.reward for o in outcomes])
+    return outcomes, MemberOutcome(stand_in, summary, late=True, votes=False)
 
 
 def _env_fields(candidate: Candidate) -> dict[str, Any]:
@@ -300,4 +338,9 @@ def _env_fields(candidate: Candidate) -> dict[str, Any]:
     played = env_outcome(candidate)
     if played is None:
         return {}
-    return {"env_success": float(played.success), "env_turns": float(played.turns), "env_error": bool(played.error)}
+    return {
+        "env_success": float(played.success),
+        "env_turns": float(played.turns),
+        "env_error": bool(played.error),
+        "env_crash": bool(played.crash),
+    }

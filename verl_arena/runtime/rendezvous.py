@@ -13,9 +13,10 @@ Nothing waits forever:
 - a group still incomplete ``arrival_timeout_s`` after its first member arrived is closed: ranked with the members
   that arrived (``incomplete="rank"``, at least two) or given zero rewards (``incomplete="zero"``);
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
-- a member arriving after its group was closed gets the group's mean reward at once, flagged ``late``;
+- a member arriving after its group was closed gets a stand-in for the group's mean reward at once, flagged ``late``;
+  it does not vote (:func:`~verl_arena.runtime.outcomes.stand_in_reward`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
-  groups get zero rewards, flagged ``overflow``);
+  groups get zero rewards, flagged ``overflow``; they do not vote);
 - with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
   restart of the coordinator: a restarted coordinator answers a duplicate or late member of a group it finished
   before the restart as it did then, instead of opening a new group for it. Groups that were still waiting when the
@@ -41,7 +42,7 @@ from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import EnvOutcome, EnvReward, combine, env_outcome
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
 from verl_arena.runtime.hack_detectors import HackThresholds
-from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
 
 __all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
@@ -103,8 +104,9 @@ class GroupCoordinator:
         judgment_log_content: the judgment log also holds the candidates as the judge read them.
         drop_groups, drop_max_share: which groups to mark for the trainer's group filter (:class:`GroupFilter`).
         env_reward, env_weight: how the environment outcomes of members that played one combine with the tournament
-            (:mod:`~verl_arena.runtime.env_outcomes`); a member whose environment failed is left out of the ranking
-            and gets the group's mean reward.
+            (:mod:`~verl_arena.runtime.env_outcomes`); a member whose environment failed for everyone is left out of
+            the ranking and does not vote (a stand-in reward); one whose action broke it ranks below every honest
+            failure.
         hack_thresholds: the hack detectors' thresholds (:class:`~verl_arena.runtime.hack_detectors.HackThresholds`).
     """
 
@@ -218,7 +220,7 @@ class GroupCoordinator:
         if group is None:
             if len(self._pending) >= self.max_pending:
                 self.counts["overflow"] += 1
-                return MemberOutcome(0.0, GroupSummary(expected=expected), overflow=True)
+                return MemberOutcome(0.0, GroupSummary(expected=expected), overflow=True, votes=False)
             loop = asyncio.get_running_loop()
             group = _Pending(expected=expected, query=query, first_arrival=arrived, step=step)
             group.done = loop.create_future()
@@ -312,7 +314,8 @@ class GroupCoordinator:
             size=len(group.members), expected=group.expected, incomplete=incomplete, voided=voided, degraded=voided
         )
         outcome = MemberOutcome(0.0, summary)
-        return Answers({m: outcome for m in group.members}, dataclasses.replace(outcome, late=True))
+        late = MemberOutcome(stand_in_reward([0.0] * len(group.members)), summary, late=True, votes=False)
+        return Answers({m: outcome for m in group.members}, late)
 
     async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
         everyone = sorted(group.members, key=_member_order)
@@ -325,7 +328,7 @@ class GroupCoordinator:
         answers = await self._rank_members(group_id, group, members, played, incomplete)
         if not env_failed:
             return answers
-        # the environment's failure is nobody's fault: the group's mean reward, flagged
+        # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
         failed = {
             m: dataclasses.replace(answers.late, late=False, env_error=True, env_success=0.0, env_turns=o.turns)
             for m in env_failed

@@ -63,6 +63,8 @@ STEP_METRICS = {
     "arena/duplicates": "rollouts delivered again",
     "arena/late": "rollouts that arrived after their group closed",
     "arena/overflow": "rollouts turned away because too many groups waited",
+    "arena/non_voting": "rollouts answered as not voting (late, turned away, or their environment failed for "
+    "everyone): left out of their group's ranking and statistics (advantage 0)",
     "arena/wait_s_mean": "mean seconds a rollout waited for its group's result",
     "arena/wait_s_max": "longest such wait",
     "arena/rank_s_mean": "mean seconds a group's tournament took (its time with the judge)",
@@ -73,7 +75,9 @@ STEP_METRICS = {
     "arena/horizon": "interaction-turn limit of the step's rollouts (ScalingInter-RL curriculum)",
     "env/success_rate": "with arena_env_agent: share of episodes that reached the goal (environment failures aside)",
     "env/turns": "with arena_env_agent: mean turns per episode",
-    "env/errors": "with arena_env_agent: episodes the environment's failure ended (left out of their group's ranking)",
+    "env/errors": "with arena_env_agent: episodes the environment's failure for everyone ended (they do not vote)",
+    "env/crashes": "with arena_env_agent: episodes whose action broke the environment while it worked for a control "
+    "episode (ranked below every honest failure)",
     "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
     "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (runtime.hack_alarm)
@@ -157,6 +161,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out["arena/judge_agreement"] = math.fsum(g.ensemble_agreement * g.ensemble_judgments for g in ranked) / ensemble
     for name, attribute in _MEMBER_SUMS.items():
         out[name] = float(sum(bool(getattr(o, attribute)) for _, o in answers))
+    out["arena/non_voting"] = float(sum(not o.votes for _, o in answers))
     waits = [o.wait_s for _, o in answers]
     out["arena/wait_s_mean"] = math.fsum(waits) / len(waits)
     out["arena/wait_s_max"] = max(waits)
@@ -168,6 +173,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out["env/success_rate"] = math.fsum(o.env_success for o in finished) / len(finished) if finished else 0.0
         out["env/turns"] = math.fsum(o.env_turns for o in played) / len(played)
         out["env/errors"] = float(sum(o.env_error for o in played))
+        out["env/crashes"] = float(sum(o.env_crash for o in played))
         agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)

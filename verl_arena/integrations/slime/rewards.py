@@ -15,6 +15,10 @@
 - :func:`reward_post_process` (``--custom-reward-post-process-path``): advantages per slime group (``group_index``),
   over its rollouts (``rollout_id`` ties fan-out siblings together), instead of slime's reshape by
   ``n_samples_per_prompt``, which silently makes one group of an uneven batch. Voided groups and groups of one get 0.
+  Only rollouts that vote make a group's statistics: a rollout the arena left out of its group's ranking
+  (``metadata["arena"]["votes"]`` false) or whose every sample slime removes from the loss (``remove_sample``) gets
+  advantage 0, and its siblings get exactly what they would get without it (slime's own normalisation would keep it
+  in the mean and the std); a group with fewer than two voting rollouts gets 0.
 - :func:`eval_rm`: one evaluation sample judged against its reference (``sample.label``, or ``metadata[reference_key]``)
   in both orders: 1 for a win, 0.5 for a tie, 0 for a loss, so slime's eval reward is a win rate.
 """
@@ -169,16 +173,25 @@ def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], lis
         groups[group][rollout].append(position)
     advantages = [0.0] * len(samples)
     for rollouts in groups.values():
-        members = list(rollouts.values())
-        voided = any(
-            ((getattr(samples[m[0]], "metadata", None) or {}).get(METADATA_KEY) or {}).get("group", {}).get("voided")
-            for m in members
-        )
+        members = [m for m in rollouts.values() if _votes([samples[p] for p in m])]
+        voided = any(_outcome(samples[m[0]]).get("group", {}).get("voided") for m in members)
         values = [0.0] * len(members) if voided else group_advantages([raw[m[0]] for m in members], normalize, epsilon)
         for positions, value in zip(members, values, strict=True):
             for p in positions:
                 advantages[p] = value
     return raw, advantages
+
+
+def _outcome(sample: Any) -> dict[str, Any]:
+    """The arena outcome ``group_rm`` stored on ``sample`` (``{}`` if none)."""
+    return (getattr(sample, "metadata", None) or {}).get(METADATA_KEY) or {}
+
+
+def _votes(rollout: list[Any]) -> bool:
+    """Whether a rollout (its samples) votes: the arena ranked it, and slime trains on at least one of its samples."""
+    if any(_outcome(s).get("votes") is False for s in rollout):
+        return False
+    return not all(getattr(s, "remove_sample", False) for s in rollout)
 
 
 async def _against_reference(

@@ -43,6 +43,8 @@ INFO_KEYS = (
     "arena_env_success",
     "arena_env_turns",
     "arena_env_error",
+    "arena_env_crash",
+    "arena_votes",
 )
 
 
@@ -59,9 +61,9 @@ INFO_DESCRIPTIONS = {
     "arena_degraded": "1 if any of the group's judgments failed",
     "arena_voided": "1 if the group was voided (equal rewards, zero advantages)",
     "arena_incomplete": "1 if the group was ranked before all members arrived",
-    "arena_late": "1 if the rollout arrived after its group closed (it got the group's mean reward)",
+    "arena_late": "1 if the rollout arrived after its group closed (it does not vote)",
     "arena_duplicate": "1 if the rollout was delivered before (same answer again)",
-    "arena_overflow": "1 if too many groups were waiting and the rollout was turned away (reward 0)",
+    "arena_overflow": "1 if too many groups were waiting and the rollout was turned away (reward 0; it does not vote)",
     "arena_anchor": "1 if the rollout was its group's anchor",
     "arena_no_answer": "1 if the rollout had no final answer (it lost without a judge call)",
     "arena_order_disagreement": "share of the group's pairs whose two presentation orders disagreed",
@@ -70,7 +72,7 @@ INFO_DESCRIPTIONS = {
     "arena_completion_tokens": "judge completion tokens the group cost",
     "arena_wait_s": "seconds the rollout waited for its group's result",
     "arena_validation": "1 for a validation sample (judged against the reference, never grouped)",
-    "arena_timeout": "1 if the coordinator did not answer in time (reward 0)",
+    "arena_timeout": "1 if the coordinator did not answer in time (reward 0; it does not vote)",
     "arena_forfeit": "1 if the rollout's content broke the judge and it lost for it",
     "arena_horizon": "the interaction-turn limit the rollout ran under (0: no curriculum)",
     "arena_filter": "what verl's group filter reads (algorithm.filter_groups.metric=arena_filter): 0 for every member "
@@ -78,11 +80,16 @@ INFO_DESCRIPTIONS = {
     "arena_env_success": "with arena_env_agent: 1 if the episode reached the environment's goal, 0 if not, -1 if the "
     "rollout played no environment",
     "arena_env_turns": "with arena_env_agent: the episode's turns",
-    "arena_env_error": "1 if the environment failed during the episode (left out of the ranking: the group's mean)",
+    "arena_env_error": "1 if the environment failed for everyone during the episode (it does not vote)",
+    "arena_env_crash": "1 if the episode's action broke the environment, which worked for a control episode (ranked "
+    "below every honest failure)",
+    "arena_votes": "1 if the rollout was ranked with its group; 0 if it was left out (late, turned away, timed out, or "
+    "its environment failed for everyone): its reward is a stand-in, not a judgment (the group's mean moved off every "
+    "ranked reward, or 0), and the tournament estimator gives it advantage 0 outside its group's statistics",
 }
 
 
-_DEFAULTS = {"arena_env_success": -1.0}  # no environment played
+_DEFAULTS = {"arena_env_success": -1.0, "arena_votes": 1.0}  # no environment played; a rollout votes
 
 
 def zero_info(**values: float) -> dict[str, float]:
@@ -122,6 +129,8 @@ def columns(outcome: MemberOutcome) -> dict[str, float]:
         arena_env_success=outcome.env_success,
         arena_env_turns=outcome.env_turns,
         arena_env_error=outcome.env_error,
+        arena_env_crash=outcome.env_crash,
+        arena_votes=outcome.votes,
         arena_horizon=outcome.horizon,
         arena_filter=0.0 if g.drop else 1.0 + outcome.position,
     )

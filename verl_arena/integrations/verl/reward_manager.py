@@ -12,6 +12,11 @@ coordinator closes late groups, and this manager stops waiting after ``arrival_t
 Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
 with the reference answer in the data (1 win, 0.5 tie, 0 loss) or get 0, as ``validation`` says.
 
+A rollout that was not ranked with its group (late, turned away, its environment down for everyone, or no answer
+from the coordinator in time) does not vote: before answering it, the manager records it for the ``tournament``
+estimator (:mod:`~verl_arena.integrations.verl.votes`), which gives it advantage 0 outside its group's statistics;
+its ``arena_votes`` column is 0.
+
 The coordinator and the judge pool are created by the first worker that needs them (named after the Ray job, so
 runs never share them) and live as long as that worker.
 """
@@ -35,6 +40,7 @@ from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.judge_counts import judgment_kind
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
+from verl_arena.integrations.verl.estimator import refuse_kl_in_reward
 from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
 from verl_arena.integrations.verl.step_logging import coordinator_names
 from verl_arena.integrations.verl.trajectory import (
@@ -43,6 +49,7 @@ from verl_arena.integrations.verl.trajectory import (
     reference_from_row,
     scalar,
 )
+from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
 from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.env_outcomes import ENV_META
@@ -69,6 +76,7 @@ def check_trainer_config(
     algorithm = config.get("algorithm")
     if algorithm is not None and algorithm.get("adv_estimator") == "tournament":
         estimator_config(algorithm)
+        refuse_kl_in_reward(algorithm)
     check_hosting(config, arena.judge)
     rollout_n = int(config.actor_rollout_ref.rollout.n)
     group_size = arena.group_size or rollout_n
@@ -111,6 +119,8 @@ class ArenaRewardManager(RewardManagerBase):
     _pool: ClassVar[JudgePool | None] = None
     _arena: ClassVar[ArenaRewardConfig | None] = None
     _group_size: ClassVar[int] = 0
+    _ledger: ClassVar[VoteLedger | None] = None
+    _ledger_open: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -165,6 +175,7 @@ class ArenaRewardManager(RewardManagerBase):
             for name in coordinator_names(arena.name, job, arena.coordinator_shards)
         ]
         cls._arena, cls._group_size = arena, group_size
+        cls._ledger = VoteLedger(job)
         cls._class_initialized = True
         logger.info(
             "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
@@ -191,8 +202,33 @@ class ArenaRewardManager(RewardManagerBase):
         if self._is_validation(non_tensor):
             reward, info = await self._validation(query, candidate, non_tensor)
         else:
-            reward, info = await self._tournament(str(scalar(non_tensor["uid"])), member, candidate, query, non_tensor)
+            uid = str(scalar(non_tensor["uid"]))
+            reward, info = await self._tournament(uid, member, candidate, query, non_tensor)
+            if not info["arena_votes"]:
+                await self._leave_out(uid, member, LeftOut(reward, rows=len(data), why=_why(info)))
         return {"reward_score": reward, "reward_extra_info": info}
+
+    async def _leave_out(self, uid: str, member: str, left_out: LeftOut) -> None:
+        """Tell the estimator that this row does not vote (before verl gets its reward)."""
+        try:
+            await self._open_ledger()
+            assert self._ledger is not None
+            await self._ledger.leave_out(uid, member, left_out)
+        except Exception:
+            logger.exception(
+                "group %s member %s does not vote (%s), but the record for the estimator could not be written: it "
+                "counts as a member with its stand-in reward",
+                uid,
+                member,
+                left_out.why,
+            )
+
+    async def _open_ledger(self) -> None:
+        """Open the job's channel to the estimator (once per process; the estimator reads records only then)."""
+        if not ArenaRewardManager._ledger_open:
+            assert self._ledger is not None
+            await self._ledger.open()
+            ArenaRewardManager._ledger_open = True
 
     def _decode(self, item: Any) -> str:
         responses = item.batch["responses"]
@@ -216,6 +252,10 @@ class ArenaRewardManager(RewardManagerBase):
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
+            await self._open_ledger()
+        except Exception:
+            logger.exception("could not open the channel to the tournament estimator: every row will vote")
+        try:
             coordinator = self._coordinators[shard_of(uid, len(self._coordinators))]
             outcome = await asyncio.wait_for(
                 coordinator.submit.remote(
@@ -235,7 +275,8 @@ class ArenaRewardManager(RewardManagerBase):
             logger.error("group %s member %s: no answer from the coordinator (%s); reward 0", uid, member, exc)
             # a spread of filter values: a group filter never drops a group for the coordinator's silence
             spread = 1.0 + next(self._rows)
-            return 0.0, zero_info(arena_timeout=1.0, arena_expected=self.group_size, arena_filter=spread)
+            info = zero_info(arena_timeout=1.0, arena_expected=self.group_size, arena_filter=spread, arena_votes=0.0)
+            return 0.0, info
         return outcome.reward, columns(outcome)
 
     async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> _Answer:
@@ -275,4 +316,13 @@ def env_meta(extra: Any) -> dict[str, Any]:
         "success": bool(extra.get("env_success")),
         "turns": int(extra.get("env_turns") or 0),
         "error": str(extra.get("env_error") or ""),
+        "crash": str(extra.get("env_crash") or ""),
     }
+
+
+def _why(info: dict[str, float]) -> str:
+    """Why a member does not vote, from its answer's columns."""
+    for why in ("timeout", "overflow", "late", "env_error"):
+        if info.get(f"arena_{why}"):
+            return why
+    return "left_out"

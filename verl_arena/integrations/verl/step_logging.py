@@ -10,7 +10,8 @@ that carries ``training/global_step``) get the group coordinator's aggregates of
 step (see :mod:`verl_arena.runtime.step_metrics`; with ``coordinator_shards`` above 1, shard 0 gathers the other
 shards' answers and summarizes the whole step). It is active only when the trainer's config uses the ``arena``
 reward manager with ``step_metrics`` on (the default), and a coordinator that cannot be reached costs one warning,
-never the step.
+never the step. The ``tournament`` estimator's own counts (``arena/left_out_rows``, ``arena/ambiguous_groups``: it
+runs in the trainer's process, where the logger is) join every training step's metrics whenever it ran.
 """
 
 from __future__ import annotations
@@ -95,8 +96,10 @@ def install() -> None:
     @functools.wraps(original_log)
     def log(self: Any, data: Any, step: Any, *args: Any, **kwargs: Any) -> Any:
         names = getattr(self, "_arena_coordinator", None)
-        if names and isinstance(data, Mapping) and "training/global_step" in data:
-            data = {**data, **_fetch(names, step)}
+        if isinstance(data, Mapping) and "training/global_step" in data:
+            from verl_arena.integrations.verl.votes import take_metrics
+
+            data = {**data, **take_metrics(), **(_fetch(names, step) if names else {})}
         return original_log(self, data, step, *args, **kwargs)
 
     Tracking.__init__, Tracking.log = __init__, log
