@@ -68,11 +68,14 @@ def test_unknown_method_is_refused():
 def test_bench_gaming_finds_that_no_attack_pays_and_no_honest_plan_loses_to_the_judges_trouble(capsys):
     scenarios = ["refused", "forged_verdict", "context_squeeze", "content_500", "thorough_plan", "garbage_judge"]
     code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--scenarios",
-                 *scenarios, "--json"])  # fmt: skip
+                 *scenarios, "env_crash", "--json"])  # fmt: skip
     report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["problems"] == []
     rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}
-    assert len(rows) == 2 * (4 * 3 + 2)  # three ways where there is an attack, one where there is none
+    assert len(rows) == 2 * (5 * 3 + 2)  # three ways where there is an attack, one where there is none
+    for topology in ("seeded_single_elimination", "swiss"):  # breaking the environment: the bottom of the group
+        crash = rows[(topology, "env_crash", "attacking")]
+        assert crash["weak"] == 0.0 and crash["strong"] == 1.0
     for (topology, scenario, way), row in rows.items():
         if way == "attacking":
             losing = rows[(topology, scenario, "losing")]

@@ -204,6 +204,13 @@ otherwise); voided groups are the right answer to a judge that cannot judge. A h
 lexical mock judge ranks a list by how much of the query it covers, so stuffing pays in `listwise` and `multi_round`)
 is a weakness of the judge, not of the judge path: there the training hack alarm is the defence, `flagged` counts the
 attacking rollouts its detector flags, and the command exits 1 if it misses one.
+
+One scenario breaks the environment instead of the judge (`env_crash`): groups of 6 TextCraft episodes, played over
+HTTP on the bundled server made to fail as AgentGym's TextCraft does on a `get` of a 4,401-digit number, ranked success
+first through the group coordinator (a solver, four honest failures; the weak agent fumbles, or breaks the server after
+two right moves, or fails without an answer: honest, attacking, losing). Before the control episode that tells an
+agent's failure from the environment's, the rollout that broke the server was left out with its group's mean reward
+(on AgentGym's own TextCraft: 0.29 to 0.50 in 8 of 8 groups); now it ranks below every honest failure (0.000).
 """
 
 

@@ -29,6 +29,10 @@ claim the judge resists it. Its attacking rollouts are screened by the training 
 (``flagged``: groups whose attacking rollout it flags, of the groups played), and the run fails when it misses one;
 attacking beating losing there, and the strong plan losing reward to it, are reported as the judge's weakness,
 detected.
+
+One scenario attacks the environment instead of the judge (:mod:`~verl_arena.bench.env_crash`, ``env_crash``): groups
+of TextCraft episodes played over HTTP and ranked through the group coordinator, the weak agent breaking the server
+with an action that AgentGym's TextCraft fails on; its ``clean`` column is the honest way's strong reward.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from verl_arena.bench import env_crash
 from verl_arena.bench.attacks import SCENARIOS, Scenario
 from verl_arena.core.tournament import rank_group
 from verl_arena.core.types import Candidate, GroupResult
@@ -152,9 +157,10 @@ def run_gaming_bench(
     from verl_arena.core.topologies import TOPOLOGIES
 
     chosen = [s for s in SCENARIOS if scenarios is None or s.name in scenarios]
-    unknown = set(scenarios or ()) - {s.name for s in SCENARIOS}
+    known = [*(s.name for s in SCENARIOS), env_crash.NAME]
+    unknown = set(scenarios or ()) - set(known)
     if unknown:
-        raise ValueError(f"unknown scenarios {sorted(unknown)}; known: {', '.join(s.name for s in SCENARIOS)}")
+        raise ValueError(f"unknown scenarios {sorted(unknown)}; known: {', '.join(known)}")
     rows = []
     with MockJudgeThread(MockJudgeConfig()) as clean_url:
         for scenario in chosen:
@@ -167,6 +173,32 @@ def run_gaming_bench(
                         played = [_played(plans, scenario, way) for plans in data]
                         results = asyncio.run(_rank_all(url, played, topology, scenario.judge, seed))
                         rows.append(_row(topology, scenario, way, results, clean, played))
+        if scenarios is None or env_crash.NAME in scenarios:
+            rows += _env_crash_rows(clean_url, groups, topologies or TOPOLOGIES.names(), seed)
+    return rows
+
+
+def _env_crash_rows(judge_url: str, groups: int, topologies: list[str], seed: int) -> list[Row]:
+    """The ``env_crash`` scenario's rows (see :mod:`~verl_arena.bench.env_crash`)."""
+    played = env_crash.play_env_groups(groups, seed)
+    rows = []
+    for topology in topologies:
+        ranked = env_crash.rank_env_groups(played, judge_url, topology, TOPOLOGY_OPTIONS.get(topology, {}))
+        clean = ranked["honest"]
+        for way, results in ranked.items():
+            kept = [i for i, members in enumerate(results) if not members[0].group.voided]
+            rows.append(
+                Row(
+                    topology=topology,
+                    scenario=env_crash.NAME,
+                    way=way,
+                    weak=_mean([members[env_crash.WEAK].reward for members in results]) or 0.0,
+                    strong=_mean([results[i][env_crash.STRONG].reward for i in kept]),
+                    clean_strong=_mean([clean[i][env_crash.STRONG].reward for i in kept]) or 0.0,
+                    voided=len(results) - len(kept),
+                    strong_blamed=sum(members[env_crash.STRONG].forfeit for members in results),
+                )
+            )
     return rows
 
 
@@ -174,9 +206,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options."""
     parser.add_argument("--groups", type=int, default=4, help="groups per topology, scenario and way (4)")
     parser.add_argument("--topologies", nargs="*", help="topologies to run (all)")
-    parser.add_argument(
-        "--scenarios", nargs="*", help=f"scenarios to run (all: {', '.join(s.name for s in SCENARIOS)})"
-    )
+    names = ", ".join([*(s.name for s in SCENARIOS), env_crash.NAME])
+    parser.add_argument("--scenarios", nargs="*", help=f"scenarios to run (all: {names})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
 
@@ -214,7 +245,12 @@ def report(rows: list[Row], groups: int) -> tuple[str, list[tuple[Row, str]]]:
     lines = [
         f"{groups} groups of 8 travel plans per row, mock judge over HTTP behaving like each deployment; weak: the "
         "non-answer's mean reward; strong: the strong plan's over the groups not voided (clean: before a clean judge); "
-        "flagged: attacking rollouts the hack alarm's detector flags, where the hack fools the judge itself",
+        "flagged: attacking rollouts the hack alarm's detector flags, where the hack fools the judge itself"
+        + (
+            f"; {env_crash.NAME}: groups of 6 TextCraft episodes, ranked success first (clean: the honest way)"
+            if any(r.scenario == env_crash.NAME for r in rows)
+            else ""
+        ),
         f"{'topology':<26} {'scenario':<19} {'way':<9} {'weak':>6} {'strong':>6} {'clean':>6} {'voided':>6} "
         f"{'blamed':>6} {'flagged':>7}",
     ]

@@ -241,9 +241,7 @@ class EnvClient:
         except EnvError as exc:
             if not await self.control(task):
                 raise
-            logger.warning(
-                "the environment failed on an action of episode %s, and works for a control: %s", episode, exc
-            )
+            logger.info("the environment failed on an action of episode %s, and works for a control: %s", episode, exc)
             raise EnvError(exc.reason, f"{exc} (a control episode works: the action broke it)", by_action=True) from exc
 
     async def control(self, task: int) -> bool:
