@@ -175,7 +175,8 @@ class ArenaRewardManager(RewardManagerBase):
             for name in coordinator_names(arena.name, job, arena.coordinator_shards)
         ]
         cls._arena, cls._group_size = arena, group_size
-        cls._ledger = VoteLedger(job)
+        algorithm = config.get("algorithm") or {}
+        cls._ledger = VoteLedger(job) if algorithm.get("adv_estimator") == "tournament" else None  # its only reader
         cls._class_initialized = True
         logger.info(
             "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
@@ -203,16 +204,17 @@ class ArenaRewardManager(RewardManagerBase):
             reward, info = await self._validation(query, candidate, non_tensor)
         else:
             uid = str(scalar(non_tensor["uid"]))
+            await self._open_ledger()
             reward, info = await self._tournament(uid, member, candidate, query, non_tensor)
             if not info["arena_votes"]:
                 await self._leave_out(uid, member, LeftOut(reward, rows=len(data), why=_why(info)))
         return {"reward_score": reward, "reward_extra_info": info}
 
     async def _leave_out(self, uid: str, member: str, left_out: LeftOut) -> None:
-        """Tell the estimator that this row does not vote (before verl gets its reward)."""
+        """Tell the ``tournament`` estimator that this row does not vote (before verl gets its reward)."""
+        if self._ledger is None:
+            return
         try:
-            await self._open_ledger()
-            assert self._ledger is not None
             await self._ledger.leave_out(uid, member, left_out)
         except Exception:
             logger.exception(
@@ -224,11 +226,14 @@ class ArenaRewardManager(RewardManagerBase):
             )
 
     async def _open_ledger(self) -> None:
-        """Open the job's channel to the estimator (once per process; the estimator reads records only then)."""
-        if not ArenaRewardManager._ledger_open:
-            assert self._ledger is not None
+        """Open the job's channel to the ``tournament`` estimator, once per process (it reads records only then)."""
+        if self._ledger is None or ArenaRewardManager._ledger_open:
+            return
+        try:
             await self._ledger.open()
             ArenaRewardManager._ledger_open = True
+        except Exception:
+            logger.exception("could not open the channel to the tournament estimator: every row will vote")
 
     def _decode(self, item: Any) -> str:
         responses = item.batch["responses"]
@@ -251,10 +256,6 @@ class ArenaRewardManager(RewardManagerBase):
             _warn_unmarked_anchor(self.arena.anchor_session)
         reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
-        try:
-            await self._open_ledger()
-        except Exception:
-            logger.exception("could not open the channel to the tournament estimator: every row will vote")
         try:
             coordinator = self._coordinators[shard_of(uid, len(self._coordinators))]
             outcome = await asyncio.wait_for(
