@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
@@ -33,100 +33,6 @@ def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
             raise SystemExit(f"verl-arena eval: two judges are named {name!r}; name them with NAME=FILE")
         configs[name] = loaded.get("judge", loaded)
     return configs
-
-
-def _ci(interval: dict[str, float]) -> str:
-    if math.isnan(interval["value"]):
-        return "n/a"
-    return f"{interval['value']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
-
-
-def _env_cell(env: dict[str, Any] | None) -> str:
-    """A system's env success rate and the tasks it rests on, for a table (``-`` without the column)."""
-    if env is None or not env["tasks"]:
-        return "-"
-    return f"{env['success_rate']:.2f} of {env['tasks']}"
-
-
-def _print_env_agreement(agreement: dict[str, Any] | None, level: int) -> None:
-    """The judge's agreement with the environment, where the outputs carry env outcomes."""
-    if agreement is None:
-        return
-    if not agreement["pairings"]:
-        print(f"\njudge vs environment: no judged pairing where exactly one system succeeded "
-              f"({agreement['comparable']} pairings with both outcomes)")  # fmt: skip
-        return
-    print(f"\njudge vs environment ({agreement['pairings']} judged pairings where exactly one system succeeded): "
-          f"prefers the one that succeeded in {_ci(agreement['rate'])} ({level}% CI)")  # fmt: skip
-    if len(agreement["by_judge"]) > 1:
-        for judge, r in agreement["by_judge"].items():
-            print(f"  {judge:<16} {_ci(r['rate'])} of {r['pairings']}")
-    rate = agreement["rate"]["value"]
-    if not math.isnan(rate) and rate < 0.5:
-        print("  WARNING: the judge prefers the failed outcome more often than not: it rewards something other than "
-              "getting the task done")  # fmt: skip
-
-
-def _print_report(report: dict[str, Any]) -> None:
-    level = round(report["confidence"] * 100)
-    print(f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
-          f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed")  # fmt: skip
-    env = any(s["env"] is not None for s in report["systems"])
-    print(f"\n{'system':<24} {'valid':>6} {'missing':>8} {'empty':>6}" + (f"  {'env success':>14}" if env else ""))
-    for s in report["systems"]:
-        cell = f"  {_env_cell(s['env']):>14}" if env else ""
-        print(f"{s['name']:<24} {s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}{cell}")
-    _print_env_agreement(report["env_agreement"], level)
-    for c in report["comparisons"]:
-        print(f"\n{c['system']} vs {c['baseline']}")
-        print(f"  {'judge':<16} {'tasks':>5} {'win':>6} {'tie':>6} {'loss':>6}  win rate [{level}% CI]        "
-              f"first slot wins")  # fmt: skip
-        for judge, r in c["by_judge"].items():
-            w, pos = r["win_rate"], r["position"]
-            undecided = f"  ({r['undecided_tasks']} undecided)" if r["undecided_tasks"] else ""
-            print(f"  {judge:<16} {w['tasks']:>5} {w['wins']:>6.2f} {w['ties']:>6.2f} {w['losses']:>6.2f}  "
-                  f"{_ci(w['rate']):<28} {_ci(pos['first_slot_rate'])} of {pos['decisive']}{undecided}")  # fmt: skip
-        if len(c["by_judge"]) > 1:
-            print(f"  {'mean of judges':<16} {c['mean']['tasks']:>5} {'':>6} {'':>6} {'':>6}  {_ci(c['mean']['rate'])}")
-            for a in c["agreement"]:
-                print(f"  agreement {a['judges'][0]} ~ {a['judges'][1]}: kappa {a['kappa']:.3f}, "
-                      f"same verdict on {a['agreement']:.0%} of tasks")  # fmt: skip
-        for judge, r in c["by_judge"].items():
-            if r["dimensions"]:
-                dims = ", ".join(f"{d} {_ci(w['rate'])}" for d, w in r["dimensions"].items())
-                print(f"  dimensions ({judge}): {dims}")
-        length = c["length"]
-        if length is not None:
-            print(f"  length: correlation of outcome with answer-length difference {length['correlation']:+.3f}; "
-                  f"length-controlled win rate {_ci(length['controlled'])}; judge's length bias "
-                  f"{length['bias']:+.3f} logits per log length ratio (length_bias for training)")  # fmt: skip
-            if length["mostly_length"]:
-                print(f"  WARNING: {c['system']}'s win over {c['baseline']} is mostly length: the win rate is clearly "
-                      "above or below 0.5, the length-controlled one is not")  # fmt: skip
-
-
-def _plot(report: dict[str, Any], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise SystemExit("verl-arena eval: --plot needs matplotlib (pip install 'verl-arena[plot]')") from None
-    rows = [(f"{c['system']} ({judge})", r["win_rate"]["rate"]) for c in report["comparisons"]
-            for judge, r in c["by_judge"].items()]  # fmt: skip
-    rows += [(f"{c['system']} (length-controlled)", c["length"]["controlled"]) for c in report["comparisons"]
-             if c["length"] is not None]  # fmt: skip
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.2))
-    for i, (_, ci) in enumerate(rows):
-        ax.errorbar(ci["value"], i, xerr=[[ci["value"] - ci["low"]], [ci["high"] - ci["value"]]], fmt="o", capsize=4)
-    ax.axvline(0.5, color="grey", linestyle="--", linewidth=1)
-    ax.set_yticks(range(len(rows)), [label for label, _ in rows])
-    ax.set_xlim(0, 1)
-    ax.set_xlabel(f"win rate against {report['baseline']} ({round(report['confidence'] * 100)}% CI)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
@@ -215,27 +121,12 @@ def _winrate(args: argparse.Namespace) -> int:
         bar.close()
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)
     if args.plot:
-        _plot(report, args.plot)
+        plot_winrates(report, args.plot)
     if args.json:
         print_json(report)
     else:
-        _print_report(report)
+        print_report(report)
     return 0
-
-
-def _print_arena(result: dict[str, Any]) -> None:
-    level = round(result["confidence"] * 100)
-    print(f"{len(result['systems'])} systems, {result['tasks']} tasks; judges: {', '.join(result['judges'])}; "
-          f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
-          f"{result['round_robin_judgments']}); stopped: {result['stopped']}")  # fmt: skip
-    env = any(row["env"] is not None for row in result["leaderboard"])
-    print(f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval   tasks judged"
-          + (f"  {'env success':>14}" if env else ""))  # fmt: skip
-    for i, row in enumerate(result["leaderboard"], 1):
-        cell = f"  {_env_cell(row['env']):>14}" if env else ""
-        print(f"{i:>3} {row['system']:<24} {row['elo']:>6.0f}  {row['elo_low']:>5.0f} to {row['elo_high']:<5.0f}"
-              f"  {row['tasks_judged']:>12}{cell}")  # fmt: skip
-    _print_env_agreement(result["env_agreement"], level)
 
 
 def _arena(args: argparse.Namespace) -> int:
@@ -262,7 +153,7 @@ def _arena(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        _print_arena(result)
+        print_arena(result)
     return 0
 
 
