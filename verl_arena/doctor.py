@@ -8,7 +8,8 @@ training job. The doctor checks, each in a fresh interpreter so nothing already 
 - verl is installed in the supported range and importing it registers the plugin's estimator, reward manager and
   agent loops;
 - optionally, the same inside a Ray worker;
-- optionally, a judge configuration: it validates, its API-key variables are set, and every endpoint answers.
+- optionally, a judge configuration: it validates, its API-key variables are set, and every endpoint answers the
+  pre-flight request ``rank``, ``eval`` and ``audit`` send before a run.
 """
 
 from __future__ import annotations
@@ -101,12 +102,15 @@ def check_ray() -> list[Check]:
 
 
 def check_judge(path: str) -> list[Check]:
-    """A judge configuration file: valid, keys set, endpoints reachable."""
-    import httpx
+    """A judge configuration file: valid, keys set, and every endpoint answering the pre-flight request the commands
+    send (:func:`~verl_arena.judges.preflight.preflight`: one tiny chat request, its cause in words if it fails)."""
+    import asyncio
+
     import yaml
 
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.preflight import preflight
 
     try:
         with open(path, encoding="utf-8") as f:
@@ -118,20 +122,8 @@ def check_judge(path: str) -> list[Check]:
     for endpoint in config.endpoints:
         if endpoint.hosted is not None:
             checks.append(Check(f"hosted judge {endpoint.hosted}", True, "resolved by the training job at start-up"))
-            continue
-        try:
-            key = endpoint.api_key()
-        except ConfigError as exc:
-            checks.append(Check(f"key for {endpoint.base_url}", False, str(exc)))
-            continue
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        try:
-            response = httpx.get(f"{endpoint.base_url}/models", headers=headers, timeout=10)
-            ok = response.status_code < 400
-            detail = f"HTTP {response.status_code}"
-        except httpx.HTTPError as exc:
-            ok, detail = False, type(exc).__name__
-        checks.append(Check(f"endpoint {endpoint.base_url}", ok, detail))
+    for answer in asyncio.run(preflight(config)):
+        checks.append(Check(f"endpoint {answer.base_url}", answer.answered, f"model {answer.model}: {answer.cause}"))
     return checks
 
 

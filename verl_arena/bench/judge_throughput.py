@@ -24,7 +24,7 @@ from typing import Any
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
-from verl_arena.judges.http import connection_pools
+from verl_arena.judges.pools import connection_pools
 from verl_arena.judges.templates import load_template, make_nonce
 
 __all__ = ["format_report", "run_judge_bench"]

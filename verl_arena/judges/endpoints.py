@@ -12,6 +12,8 @@ when the judge is down for everyone.
   and filler of its size, must not make the judge look slow to excuse its own timeouts.
 - An endpoint that fails its recovery probe is *down*. Once every endpoint is down, requests wait for a recovery at
   most ``down_wait_s`` from that moment, then fail at once (:class:`Unavailable`) until a probe succeeds again.
+- Each endpoint counts its failures by cause, in words (:mod:`~verl_arena.judges.causes`). A cool-down is logged once
+  per endpoint and cause until the endpoint answers again: a judge that stays down says so once, not at every probe.
 
 Plain bookkeeping with an injectable clock; the client waits for capacity through :class:`Pulse`.
 """
@@ -23,7 +25,7 @@ import contextlib
 import logging
 import math
 import statistics
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -91,6 +93,10 @@ class EndpointState:
     requests: int = 0
     failures: int = 0
     cooldowns: int = 0
+    #: failures counted by their cause in words
+    failure_causes: Counter[str] = field(default_factory=Counter)
+    #: the causes of cool-downs already logged since the endpoint last answered
+    announced: set[str] = field(default_factory=set)
 
     def answers_quickly(self, timeout_s: float) -> bool:
         """Whether the endpoint's recent answers come well within ``timeout_s`` (their median within half of it): a
@@ -156,14 +162,26 @@ class Router:
             cooling = [e.cooldown_until - now for e in self.endpoints if e.cooldown_until > now]
             await pulse.wait(min([remaining, *cooling]))
 
-    def release(self, endpoint: EndpointState, *, ok: bool | None, probe: bool, latency: float | None = None) -> None:
+    def release(
+        self,
+        endpoint: EndpointState,
+        *,
+        ok: bool | None,
+        probe: bool,
+        latency: float | None = None,
+        cause: str | None = None,
+    ) -> None:
         """An attempt ended. ``ok``: True on success, False on a failure that counts against the endpoint's health,
         None for one that does not; ``probe``: the attempt was the endpoint's recovery probe; ``latency``: how long a
-        successful one took (not kept as evidence of the endpoint's speed inside :func:`judging_suspects`)."""
+        successful one took (not kept as evidence of the endpoint's speed inside :func:`judging_suspects`);
+        ``cause``: a failure's cause in words."""
         endpoint.in_flight -= 1
         if probe:
             endpoint.probing = False
         if ok is True:
+            if endpoint.announced:
+                logger.warning("judge endpoint %s answers again", endpoint.config.base_url)
+                endpoint.announced.clear()
             endpoint.consecutive_failures = 0
             endpoint.half_open = False
             endpoint.down = False
@@ -171,7 +189,9 @@ class Router:
             if latency is not None and not _SUSPECTS.get():
                 endpoint.recent_latencies.append(latency)
         elif ok is False:
+            cause = cause or "failed requests"
             endpoint.failures += 1
+            endpoint.failure_causes[cause] += 1
             endpoint.consecutive_failures += 1
             if probe:  # it failed its recovery probe
                 if not endpoint.down:
@@ -181,12 +201,21 @@ class Router:
                 endpoint.cooldown_until = self._clock() + self.cooldown_s
                 endpoint.half_open = True
                 endpoint.cooldowns += 1
-                logger.warning(
-                    "judge endpoint %s taken out for %.0f s after %d failures in a row",
-                    endpoint.config.base_url,
-                    self.cooldown_s,
-                    endpoint.consecutive_failures,
-                )
+                self._announce(endpoint, cause)
+
+    def _announce(self, endpoint: EndpointState, cause: str) -> None:
+        """Log a cool-down, once per endpoint and cause until the endpoint answers again (then at debug level)."""
+        first = cause not in endpoint.announced
+        endpoint.announced.add(cause)
+        logger.log(
+            logging.WARNING if first else logging.DEBUG,
+            "judge endpoint %s taken out for %g s after %d failures in a row: %s%s",
+            endpoint.config.base_url,
+            self.cooldown_s,
+            endpoint.consecutive_failures,
+            cause,
+            "; not said again until it answers" if first else "",
+        )
 
     def health(self) -> list[dict[str, Any]]:
         """The state of every endpoint (no secrets)."""
@@ -203,6 +232,7 @@ class Router:
                 "requests": e.requests,
                 "failures": e.failures,
                 "cooldowns": e.cooldowns,
+                "failure_causes": dict(e.failure_causes),
             }
             for e in self.endpoints
         ]

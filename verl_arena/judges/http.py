@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 import weakref
 from collections.abc import Sequence
@@ -49,9 +48,11 @@ from tenacity.wait import wait_random_exponential
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import note, spend
+from verl_arena.judges.causes import reason_words, transport_cause
 from verl_arena.judges.client_stats import ClientStats, percentile
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig
 from verl_arena.judges.endpoints import EndpointState, Pulse, Router, Unavailable
+from verl_arena.judges.pools import connection_pools, request_timeout
 from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket
 from verl_arena.judges.ratelimit import TokenBucket
 from verl_arena.judges.responses import ChatResult, FinalFailure, RetryableFailure, call_meta, read_answer, total_usage
@@ -59,10 +60,6 @@ from verl_arena.judges.responses import ChatResult, FinalFailure, RetryableFailu
 __all__ = ["ChatClient", "ChatResult", "call_meta", "connection_pools", "total_usage"]
 
 logger = logging.getLogger(__name__)
-
-#: connections per httpx pool: httpcore scans every connection of a pool for every request it places, so CPU per
-#: request grows with the pool size; many small pools keep it flat (measured in `verl-arena bench-judge`)
-CONNECTIONS_PER_POOL = 8
 
 
 class _StopAfterIsolatedFailures:
@@ -90,14 +87,6 @@ class _LoopState:
     rpm: TokenBucket | None
     tpm: TokenBucket | None
     pings: dict[int, asyncio.Future[None]] = field(default_factory=dict)
-
-
-def connection_pools(max_concurrency: int, timeout: httpx.Timeout | float) -> list[httpx.AsyncClient]:
-    """httpx clients holding ``max_concurrency`` connections in all, at most ``CONNECTIONS_PER_POOL`` each."""
-    count = math.ceil(max_concurrency / CONNECTIONS_PER_POOL)
-    per_pool = math.ceil(max_concurrency / count)
-    limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
-    return [httpx.AsyncClient(limits=limits, timeout=timeout) for _ in range(count)]
 
 
 def _estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -249,17 +238,14 @@ class ChatClient:
     def _pool(self, state: _LoopState, endpoint: EndpointState) -> httpx.AsyncClient:
         pools = state.pools.get(endpoint.index)
         if pools is None:
-            timeout = httpx.Timeout(self.config.timeout_s, connect=min(10.0, self.config.timeout_s))
-            pools = connection_pools(endpoint.config.max_concurrency, timeout)
+            pools = connection_pools(endpoint.config.max_concurrency, request_timeout(self.config))
             state.pools[endpoint.index] = pools
             for pool in pools:
                 state.pool_load[id(pool)] = 0
         return min(pools, key=lambda c: state.pool_load[id(c)])
 
-    def _release(
-        self, state: _LoopState, endpoint: EndpointState, *, ok: bool | None, probe: bool, latency: float | None = None
-    ) -> None:
-        self.router.release(endpoint, ok=ok, probe=probe, latency=latency)
+    def _release(self, state: _LoopState, endpoint: EndpointState, *, ok: bool | None, probe: bool, **how: Any) -> None:
+        self.router.release(endpoint, ok=ok, probe=probe, **how)
         state.pulse.fire()
 
     async def _attempt(
@@ -288,6 +274,7 @@ class ChatClient:
             t0 = time.perf_counter()
             health: bool | None = False
             latency: float | None = None
+            cause: str | None = None  # a failure's cause in words, for the endpoint's health
             try:
                 response = await self._send(pool, cfg, attempt > 1, json={**body, "model": cfg.model}, headers=headers)
                 latency = time.perf_counter() - t0
@@ -317,11 +304,13 @@ class ChatClient:
                     state, endpoint, started, ping=attempt > 1
                 )
                 health = None if alive else False
-                error = self._error("timeout", f"{cfg.base_url}: no answer within {self.config.timeout_s:g} s")
+                cause = transport_cause(exc, url=cfg.base_url, timeout_s=self.config.timeout_s)
+                error = self._error("timeout", f"{cfg.base_url}: {cause}")
                 error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
                 raise error from exc
             except httpx.TransportError as exc:
-                raise self._error("connection", f"{cfg.base_url}: {type(exc).__name__}") from exc
+                cause = transport_cause(exc, url=cfg.base_url)
+                raise self._error("connection", f"{cfg.base_url}: {cause}") from exc
             except RetryableFailure as exc:
                 self._stats.attempt_errors[exc.reason] += 1
                 # an internal error for this request while the endpoint answers others quickly is this request's trouble
@@ -332,6 +321,7 @@ class ChatClient:
                     and endpoint.answers_quickly(self.config.timeout_s)
                 )
                 health = False if exc.unhealthy and not exc.isolated else None
+                cause = reason_words(exc.reason)
                 raise
             except FinalFailure:
                 health = None
@@ -341,7 +331,7 @@ class ChatClient:
                 raise
             finally:
                 state.pool_load[id(pool)] -= 1
-                self._release(state, endpoint, ok=health, probe=probe, latency=latency)
+                self._release(state, endpoint, ok=health, probe=probe, latency=latency, cause=cause)
                 if state.tpm is not None and health is not True:
                     state.tpm.refund(estimate)
 

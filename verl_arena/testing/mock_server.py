@@ -5,11 +5,12 @@
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
 <verl_arena.testing.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
-content, provider refusals, a firewall's 403, a 429 "request too large" and garbage replies. Faults are drawn per
-request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok", "reset", ...]``) before the
-random draws start; ``triggers`` make the server adversarial in the way a real provider is: a prompt containing a
-trigger phrase (in any candidate, or only in the candidate of one slot) always gets that fault (a content filter that
-refuses, a judge that a candidate's text derails into an empty, off-schema or overlong reply, or one it stalls).
+content, provider refusals, a rejected key (401), a firewall's 403, vLLM's 404 for a model it does not serve, a 429
+"request too large" and garbage replies. Faults are drawn per request from a seeded generator, or taken in order from
+a ``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server adversarial
+in the way a real provider is: a prompt containing a trigger phrase (in any candidate, or only in the candidate of one
+slot) always gets that fault (a content filter that refuses, a judge that a candidate's text derails into an empty,
+off-schema or overlong reply, or one it stalls).
 
 It can also behave like a real deployment (:mod:`~verl_arena.testing.deployments`): a context window it refuses to
 exceed (HTTP 400), latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge
@@ -53,7 +54,7 @@ _EMPTY_ANSWER = "(no final answer)"
 #: Fault kinds, in the order their rates are drawn.
 FAULTS = (
     "429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401", "403",
-    "too_large", "garbage",
+    "too_large", "garbage", "404",
 )  # fmt: skip
 
 
@@ -248,7 +249,7 @@ class MockJudgeServer:
                     await asyncio.sleep(self.config.hang_s)
                 elif delay > 0 or self.config.latency_per_1k_tokens:
                     await asyncio.sleep(delay + self.config.latency_per_1k_tokens * prompt_tokens / 1000)
-            failure = self._failure(outcome, request)
+            failure = self._failure(outcome, request, str(body.get("model")))
             if failure is not None:
                 return failure
             content = lexical_reply(prompt)
@@ -268,7 +269,7 @@ class MockJudgeServer:
         finally:
             self.in_flight -= 1
 
-    def _failure(self, outcome: str, request: web.Request) -> web.StreamResponse | None:
+    def _failure(self, outcome: str, request: web.Request, model: str = "") -> web.StreamResponse | None:
         """The answer of a request that fails, or ``None``."""
         if outcome == "reset":
             if request.transport is not None:
@@ -281,6 +282,8 @@ class MockJudgeServer:
         if outcome == "401":
             error = {"error": {"message": "Incorrect API key provided.", "code": "invalid_api_key"}}
             return web.json_response(error, status=401)
+        if outcome == "404":  # vLLM's answer to a request for a model it does not serve
+            return web.json_response({"object": "error", "message": f"The model `{model}` does not exist."}, status=404)
         if outcome == "403":  # a web application firewall in front of the API
             page = "<html><body><h1>403 Forbidden</h1><p>The request was blocked by the firewall.</p></body></html>"
             return web.Response(text=page, status=403, content_type="text/html")
