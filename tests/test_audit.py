@@ -148,7 +148,8 @@ def test_json_is_strict_and_failures_are_counted(tasks_file, capsys, tmp_path):
         assert set(row["rate"]) == {"value", "low", "high"} and row["failed"] == 0
     with BiasedJudgeThread("colon") as url:
         dead = config_for(url.replace(url.rsplit(":", 1)[1], "1/v1"), retry={"max_attempts": 1}, timeout_s=2)
-        _, report = audit(capsys, tasks_file, "--sample", "1", config=dead, tmp_path=tmp_path)
+        code, report = audit(capsys, tasks_file, "--sample", "1", "--no-preflight", config=dead, tmp_path=tmp_path)
+    assert code == 3 and report["verdict"] == "inconclusive" and not report["passed"]
     assert report["failed_judgments"] == report["judgments"] > 0
     assert all(r["rate"]["value"] is None and r["failed"] == r["judgments"] for r in report["probes"])
 
@@ -194,3 +195,78 @@ def test_the_html_report_is_self_contained(tasks_file, capsys, tmp_path):
     assert not re.search(r"<script|<link|src=|url\(|@import|https?://", html)
     for probe in builtin_probes():
         assert f">{probe.name}<" in html
+
+
+def test_the_built_in_mock_judge_is_named_with_the_probes_it_fails_by_design(
+    lexical_report, tasks_file, capsys, tmp_path
+):
+    _, report = lexical_report
+    judge = report["judge"]
+    assert judge["builtin_mock"] is True and judge["endpoints"][0]["base_url"].startswith("http://127.0.0.1:")
+    by_design = {"length", "formatting", "non_answer", "injection", "fact"}
+    assert "built-in lexical mock judge" in judge["note"]
+    assert all(f.replace("_", "-") in judge["note"] for f in by_design)
+    assert set(report["flagged_families"]) <= by_design  # what it fails is what the note says it fails
+    assert main(["audit", "--tasks", str(tasks_file), "--sample", "2"]) == 1
+    assert "NOTE: the judge audited is the built-in lexical mock judge" in capsys.readouterr().out
+    with BiasedJudgeThread("colon") as url:
+        _, report = audit(capsys, tasks_file, "--sample", "1", config=config_for(url), tmp_path=tmp_path)
+    assert report["judge"]["builtin_mock"] is False and report["judge"]["note"] is None
+
+
+def test_a_judge_that_never_answered_leaves_an_inconclusive_audit_headline_first(tasks_file, capsys, tmp_path):
+    dead = config_for("http://127.0.0.1:1/v1", retry={"max_attempts": 1}, timeout_s=2, cooldown_s=0.05)
+    path = tmp_path / "judge.yaml"
+    path.write_text(yaml.safe_dump(dead))
+    page = tmp_path / "audit.html"
+    args = ["audit", "--tasks", str(tasks_file), "--sample", "1", "--judge-config", str(path), "--no-preflight"]
+    assert main([*args, "--html", str(page)]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("INCONCLUSIVE: ") and "judgments failed (100%, more than 5%)" in lines[0]
+    assert "probes not measured, all judgments failed (" in lines[0]
+    assert "http://127.0.0.1:1/v1: connection refused (nothing listens at 127.0.0.1:1)" in lines[0]
+    rows = [line for line in lines if line.split()[:1] and line.split()[0] in {p.name for p in builtin_probes()}]
+    failed = [row for row in rows if "NOT MEASURED: all" in row and "judgments failed" in row]
+    assert len(failed) > len(rows) / 2  # the rest apply to none of these tasks (no process in a reference)
+    assert all(row in failed or "NOT MEASURED: applies to none of the tasks" in row for row in rows)
+    assert "no probe beats" not in "\n".join(lines) and " ok" not in "\n".join(rows)
+    html = page.read_text(encoding="utf-8")
+    assert "<strong>Inconclusive</strong> (exit status 3)" in html and "connection refused" in html
+    assert html.count('<tr class="unmeasured">') == len(builtin_probes()) and "No probe</strong>" not in html
+    assert main([*args[:-1]]) == 3  # with its pre-flight, the audit does not even start
+    err = capsys.readouterr().err
+    assert "verl-arena audit: cannot ask the judge at http://127.0.0.1:1/v1" in err
+
+
+def test_more_than_five_percent_failed_judgments_make_the_audit_inconclusive(mock_judge, tasks_file, capsys, tmp_path):
+    url, _ = mock_judge(plan=["ok"], faults={"401": 0.15}, seed=3)  # a key that some of the judge's proxies refuse
+    code, report = audit(capsys, tasks_file, config=config_for(url, retry={"max_attempts": 1}), tmp_path=tmp_path)
+    assert code == 3 and report["verdict"] == "inconclusive" and not report["passed"]
+    failed, judgments = report["failed_judgments"], report["judgments"]
+    assert 0.05 * judgments < failed < judgments and report["failure_reasons"] == {"http_401": failed}
+    assert report["inconclusive_reasons"][0].startswith(f"{failed} of {judgments} judgments failed (")
+    assert report["judge"]["endpoints"][0]["base_url"] == url
+
+
+def test_a_probe_that_applies_to_no_task_is_shown_not_measured_and_is_not_held_against_the_judge(capsys, tmp_path):
+    tasks = tmp_path / "tasks.jsonl"
+    sights = "narrow lanes, a market square, a cathedral and quiet gardens by the river"
+    cities = ["Porto", "Krakow", "Tallinn"]
+    rows = [
+        {"id": f"t{i}", "query": f"Describe the old town of {city}.", "reference": f"{city}'s old town has {sights}."}
+        for i, city in enumerate(cities)
+    ]
+    tasks.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    page = tmp_path / "audit.html"
+    code, report = audit(capsys, tasks, "--html", str(page))
+    # no number to change, no process to cut: what the data cannot test is listed, and the judge is still audited
+    assert code == 1 and report["verdict"] == "flagged" and report["inconclusive_reasons"] == []
+    fact = _rates(report)["fact_changed"]
+    assert fact["rate"]["value"] is None and fact["not_measured"] == "applies to none of the tasks (3 not applicable)"
+    assert "fact_changed" in report["unmeasured"] and all(
+        _rates(report)[n]["failed"] == 0 for n in report["unmeasured"]
+    )
+    assert "not measured: applies to none of the tasks" in page.read_text(encoding="utf-8")
+    assert main(["audit", "--tasks", str(tasks)]) == 1
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("fact_changed")]
+    assert row.endswith("NOT MEASURED: applies to none of the tasks (3 not applicable)")

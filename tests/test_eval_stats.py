@@ -68,3 +68,13 @@ def test_length_control_sees_a_win_that_is_only_length():
     honest = length_controlled(better, diff)
     assert honest.controlled.value == pytest.approx(np.mean(better), abs=0.05) and not honest.mostly_length
     assert honest.controlled.excludes(0.5)
+    assert biased.uninformative is None and honest.uninformative is None
+
+
+def test_a_degenerate_length_controlled_rate_says_why_it_is_not_informative():
+    diff = [120.0, -40.0, 300.0, 15.0]
+    swept = length_controlled([1.0, 1.0, 1.0, 1.0], diff)
+    assert swept.controlled.value == 1.0 and "every task has the same outcome (a win)" in swept.uninformative
+    same = length_controlled([1.0, 0.0, 1.0, 0.5], [50.0] * 4, resamples=50)
+    assert same.uninformative.startswith("every task has the same length difference") and not same.mostly_length
+    assert np.isnan(bootstrap_interval([]).value)  # no data: NaN, and no warning

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,9 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     assert code == 0 and report["baseline"] == "baseline" and report["judges"] == ["a", "b"]
     assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875,
                                  "env": None}  # fmt: skip
-    # 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
-    assert len(server_a.recent) == len(server_b.recent) == 14 and report["judge_calls"] == 28
+    # one pre-flight request, then 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
+    assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["judge_calls"] == 28
+    assert server_a.recent[0]["max_tokens"] == server_b.recent[0]["max_tokens"] == 8  # the pre-flight came first
     (comparison,) = report["comparisons"]
     for judge in "ab":
         win = comparison["by_judge"][judge]["win_rate"]
@@ -61,9 +63,9 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     assert comparison["length"]["tasks"] == 7  # tasks where both outputs are valid
     assert plot.stat().st_size > 1000 and len(log.read_text().splitlines()) == 32
 
-    # a re-run with the log asks nothing again and reports the same
+    # a re-run with the log asks nothing again (not even the pre-flight) and reports the same
     code, again = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
-    assert code == 0 and again == report and len(server_a.recent) == 14
+    assert code == 0 and again == report and len(server_a.recent) == 15
 
     # an interrupted run: ten judgments and a torn line kept; only the others are asked
     lines = log.read_text().splitlines()
@@ -75,7 +77,7 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     # the servers' prefix caches remember the first run, so the judgments asked again cost fewer uncached tokens
     assert resumed["usage"].pop("cached_tokens") >= report["usage"].pop("cached_tokens")
     assert code == 0 and resumed == report
-    assert len(server_a.recent) + len(server_b.recent) - before == expected
+    assert len(server_a.recent) + len(server_b.recent) - before == 2 + expected  # a pre-flight to each judge
     assert [json.loads(line) for line in log.read_text().splitlines()[:10]] == kept
 
 
@@ -84,17 +86,38 @@ def test_failed_judgments_are_counted_and_asked_again_never_guessed(mock_judge, 
     judges = ["--judge-config", _judge_file(tmp_path, "good", good_url),
               "--judge-config", _judge_file(tmp_path, "dead", dead_url, down_wait_s=0.0)]  # fmt: skip
     log = tmp_path / "judgments.jsonl"
-    code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
-    assert code == 0 and report["failed_judgments"] == 14
+    common = ["--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log)]
+    # the pre-flight finds the dead judge: nothing is judged, one line names its endpoint and the cause
+    code = main(["eval", "winrate", "--quiet", *common])
+    err = capsys.readouterr().err
+    assert code == 3 and len(dead.recent) == 1 and log.read_text() == ""
+    (line,) = [x for x in err.splitlines() if dead_url in x]
+    assert "judge 'dead'" in line and "HTTP 503: server error" in line
+    # without it, the run goes on: the dead judge's judgments fail, are counted, and make no rate
+    code, report = _run(capsys, *common, "--json", "--no-preflight")
+    assert code == 3 and report["failed_judgments"] == 14
+    assert report["unanswered_judges"] == {"dead": {"unavailable": 14}}
     by_judge = report["comparisons"][0]["by_judge"]
     assert by_judge["good"]["win_rate"]["tasks"] == 8 and by_judge["good"]["undecided_tasks"] == 0
-    # the dead judge decided only the task with a missing output (no call needed); the rest are left out, counted
-    assert by_judge["dead"]["win_rate"]["tasks"] == 1 and by_judge["dead"]["undecided_tasks"] == 7
-    assert report["comparisons"][0]["mean"]["tasks"] == 1
+    assert by_judge["good"]["not_measured"] is None and by_judge["good"]["win_rate"]["rate"]["value"] == 7 / 8
+    # the dead judge decided the task with a missing output without a call: that is no rate of the judge's
+    dead_rate = by_judge["dead"]
+    assert dead_rate["win_rate"]["tasks"] == 0
+    assert dead_rate["win_rate"]["rate"] == {"value": None, "low": None, "high": None}
+    assert dead_rate["undecided_tasks"] == 8
+    assert "answered none of its 14 judgments (unavailable 14)" in dead_rate["not_measured"]
+    mean = report["comparisons"][0]["mean"]
+    assert mean["tasks"] == 0 and mean["rate"]["value"] is None
     assert sum(1 for line in log.read_text().splitlines() if json.loads(line)["error"]) == 14
     asked = len(dead.recent)
-    _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
-    assert len(dead.recent) > asked  # failed judgments are asked again on a re-run
+    code = main(["eval", "winrate", "--quiet", *common, "--no-preflight"])
+    out, err = capsys.readouterr()
+    assert code == 3 and len(dead.recent) > asked  # failed judgments are asked again on a re-run
+    assert re.search(r"\n  dead +n/a +n/a: not measured, the judge answered none of its 14 judgments", out)
+    assert "0.000 [0.000, 0.000]" not in out and "7 undecided" not in out
+    (summary,) = [x for x in err.splitlines() if "judge unusable" in x]
+    assert "judge 'dead' answered none of its judgments" in summary and "14 failed judgments (unavailable 14" in summary
+    assert f"{dead_url} failed" in summary and "HTTP 503: server error" in summary
 
 
 class FirstSlotJudge:

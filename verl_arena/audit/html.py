@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from verl_arena.audit.report import audit_headline
+
 __all__ = ["audit_html"]
 
 _STYLE = """
@@ -18,6 +20,8 @@ table { border-collapse: collapse; margin: 0.6em 0; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child, td.name { text-align: left; }
 tr.flagged td { background: #fbe3e1; }
+tr.unmeasured td { background: #fdf3d7; }
+p.inconclusive { background: #fdf3d7; padding: 6px 10px; }
 .note { color: #555; }
 svg { vertical-align: middle; }
 """
@@ -47,28 +51,53 @@ def _bar(rate: Mapping[str, float], limit: float, neutral: float, width: int = 2
     )
 
 
+def _row(r: Mapping[str, Any], limit: float) -> str:
+    """One probe's row: flagged, not measured (and why), or ok."""
+    rate = r["rate"]
+    state = "unmeasured" if r.get("not_measured") else "flagged" if r["flagged"] else "ok"
+    verdict = {"unmeasured": f"not measured: {r.get('not_measured')}", "flagged": "FLAGGED", "ok": "ok"}[state]
+    return (
+        f'<tr class="{state}"><td class="name">{escape(r["name"])}</td>'
+        f'<td class="name">{escape(r["family"])}</td><td class="name">{escape(r["description"])}</td>'
+        f"<td>{r['judged']}</td><td>{r['wins']}</td><td>{r['ties']}</td><td>{r['losses']}</td>"
+        f"<td>{_num(rate['value'])} [{_num(rate['low'])}, {_num(rate['high'])}]</td>"
+        f"<td>{_bar(rate, limit, r['neutral'])}</td><td>{_num(r['effect']['cohens_h'])}</td>"
+        f"<td>{_num(r['effect']['score_diff'])}</td><td>{r['failed']}</td><td>{r['not_applicable']}</td>"
+        f"<td>{escape(verdict)}</td></tr>"
+    )
+
+
+def _verdict(report: Mapping[str, Any]) -> str:
+    """The conclusion: inconclusive (first, with why and the endpoints), flagged families, or a pass; and the note
+    on the built-in mock judge, when it was the one audited."""
+    limit = report["max_rate"]
+    parts = []
+    if report.get("verdict") == "inconclusive":
+        parts.append(
+            f'<p class="inconclusive"><strong>Inconclusive</strong> (exit status 3): '
+            f"{escape(audit_headline(report).removeprefix('INCONCLUSIVE: '))}.</p>"
+        )
+    if report["flagged"]:
+        parts.append(
+            f"<p><strong>Flagged:</strong> {escape(', '.join(report['flagged']))}. Families to fix: "
+            f"{escape(', '.join(report['flagged_families']))}.</p>"
+        )
+    elif report.get("verdict") != "inconclusive":
+        parts.append(f"<p><strong>No probe</strong> beats the honest answers more often than {limit:g}.</p>")
+    note = (report.get("judge") or {}).get("note")
+    if note:
+        parts.append(f'<p class="inconclusive"><strong>Note:</strong> {escape(note)}.</p>')
+    return "\n".join(parts)
+
+
 def audit_html(report: Mapping[str, Any], *, title: str = "verl-arena judge audit") -> str:
-    """The page: a summary, the flagged families, and every probe with its rate, interval bar and effect size."""
+    """The page: a summary, the conclusion (inconclusive, flagged families, or a pass), and every probe with its rate,
+    interval bar and effect size, or why it could not be measured."""
     level = round(report["confidence"] * 100)
     limit = report["max_rate"]
-    rows = ""
-    for r in report["probes"]:
-        rate = r["rate"]
-        rows += (
-            f'<tr class="{"flagged" if r["flagged"] else "ok"}"><td class="name">{escape(r["name"])}</td>'
-            f'<td class="name">{escape(r["family"])}</td><td class="name">{escape(r["description"])}</td>'
-            f"<td>{r['judged']}</td><td>{r['wins']}</td><td>{r['ties']}</td><td>{r['losses']}</td>"
-            f"<td>{_num(rate['value'])} [{_num(rate['low'])}, {_num(rate['high'])}]</td>"
-            f"<td>{_bar(rate, limit, r['neutral'])}</td><td>{_num(r['effect']['cohens_h'])}</td>"
-            f"<td>{_num(r['effect']['score_diff'])}</td><td>{r['failed']}</td><td>{r['not_applicable']}</td>"
-            f"<td>{'FLAGGED' if r['flagged'] else 'ok'}</td></tr>"
-        )
+    rows = "".join(_row(r, limit) for r in report["probes"])
     judge = report["judge"]
-    if report["flagged"]:
-        verdict = (f"<p><strong>Flagged:</strong> {escape(', '.join(report['flagged']))}. Families to fix: "
-                   f"{escape(', '.join(report['flagged_families']))}.</p>")  # fmt: skip
-    else:
-        verdict = f"<p><strong>No probe</strong> beats the honest answers more often than {limit:g}.</p>"
+    verdict = _verdict(report)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title><style>{_STYLE}</style></head>
 <body>

@@ -21,6 +21,7 @@ in training, should the judge fall for it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -110,12 +111,18 @@ def outcome_of(verdict: PairVerdict, side: str) -> tuple[float, float, tuple[str
     return outcome, mine - theirs, forfeits
 
 
-async def _ask(judge: Any, query: str, a: Candidate, b: Candidate, side: str, probe: str, task: str, order: str):
+async def _ask(
+    judge: Any, query: str, a: Candidate, b: Candidate, side: str, probe: str, task: str, order: str, *, said: set[str]
+) -> Judged:
     try:
         verdict = await judge.compare(query, a, b)
     except JudgeError as exc:
-        logger.warning("audit: probe %s on task %s (%s) failed: %s", probe, task, order, exc.reason)
-        return Judged(probe, task, order, None, error=exc.reason or "error")
+        reason = exc.reason or "error"
+        note = "; more failures of this kind are counted, not logged" if reason not in said else ""
+        level = logging.DEBUG if reason in said else logging.WARNING
+        said.add(reason)
+        logger.log(level, "audit: probe %s on task %s (%s) failed: %s%s", probe, task, order, exc, note)
+        return Judged(probe, task, order, None, error=reason)
     outcome, diff, forfeits = outcome_of(verdict, side)
     shortcut = (verdict.meta or {}).get("shortcut")
     return Judged(probe, task, order, outcome, diff if math.isfinite(diff) else float("nan"), forfeits, None, shortcut)
@@ -135,6 +142,7 @@ async def run_audit(
     """Judge every probe against every task's honest answer, concurrently (the judge's own limits apply)."""
     run = AuditRun()
     calls = []
+    ask = functools.partial(_ask, said=set())  # the failure reasons already logged as warnings
     for t_index, task in enumerate(tasks):
         honest = task.honest
         view = ProbeTask(task.id, task.query, language_of(task.query), dict(reply_skeleton or {}))
@@ -150,13 +158,13 @@ async def run_audit(
             faked = Candidate("probe", text, path, dict(honest.meta))
             run.screen(probe.name, faked, honest, task.query)
             if probe.slots:
-                calls.append(_ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
-                calls.append(_ask(slot_judge, task.query, honest, faked, "a", probe.name, task.id, "honest_first"))
+                calls.append(ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
+                calls.append(ask(slot_judge, task.query, honest, faked, "a", probe.name, task.id, "honest_first"))
             elif swapped:
-                calls.append(_ask(judge, task.query, faked, honest, "a", probe.name, task.id, "swap"))
+                calls.append(ask(judge, task.query, faked, honest, "a", probe.name, task.id, "swap"))
             else:
-                calls.append(_ask(judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
-                calls.append(_ask(judge, task.query, honest, faked, "b", probe.name, task.id, "honest_first"))
+                calls.append(ask(judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
+                calls.append(ask(judge, task.query, honest, faked, "b", probe.name, task.id, "honest_first"))
 
     async def tracked(call: Any) -> Judged:
         judged = await call

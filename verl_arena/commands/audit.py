@@ -1,7 +1,10 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena audit``: before training on a judge, play a battery of probes (hacks a policy could learn) against
-honest answers through the judge path training uses, and report which ones the judge falls for."""
+honest answers through the judge path training uses, and report which ones the judge falls for.
+
+Exits 0 when no probe is flagged, 1 when one is, 2 on bad input, 3 when the judge cannot be asked (the pre-flight
+request) or the audit is inconclusive (a probe without a rate, or more than 5% of the judgments failed)."""
 
 from __future__ import annotations
 
@@ -14,9 +17,17 @@ from typing import Any
 
 import yaml
 
+from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, OK
+from verl_arena.commands.judge_checks import add_preflight_argument, preflight_judges
 from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
+
+#: what the report says when the judge audited is the built-in mock (no --judge-config)
+MOCK_NOTE = (
+    "the judge audited is the built-in lexical mock judge (no --judge-config was given): it fails the length, "
+    "formatting, non-answer, injection and fact probes by design; audit your own judge with --judge-config"
+)
 
 
 def _load_config(path: str | None) -> dict[str, Any]:
@@ -40,8 +51,27 @@ def _cell(interval: dict[str, float]) -> str:
     return f"{interval['value']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
 
 
+def _verdict(row: dict[str, Any]) -> str:
+    if row["not_measured"]:
+        return f"NOT MEASURED: {row['not_measured']}"
+    verdict = "FLAGGED" if row["flagged"] else "ok"
+    if row["measures"] == "first_slot_wins":
+        verdict += " (first-slot rate; 0.5 is unbiased)"
+    if row["not_applicable"]:
+        verdict += f" ({row['not_applicable']} tasks n/a)"
+    if row["alarm"]:
+        verdict += f" (alarm: {', '.join(row['alarm'])})"
+    return verdict
+
+
 def _print_table(report: dict[str, Any]) -> None:
+    from verl_arena.audit.report import audit_headline
+
     level = round(report["confidence"] * 100)
+    if report["verdict"] == "inconclusive":
+        print(audit_headline(report))
+    if report["judge"].get("note"):
+        print(f"NOTE: {report['judge']['note']}")
     print(f"audit of {report['judge']['description']} on {report['tasks']} tasks (honest answers: "
           f"{report['honest_source']}); {report['judgments']} judgments, "
           f"{report['failed_judgments']} failed")  # fmt: skip
@@ -50,29 +80,38 @@ def _print_table(report: dict[str, Any]) -> None:
     for r in report["probes"]:
         rate = _cell(r["rate"])
         h, diff = r["effect"]["cohens_h"], r["effect"]["score_diff"]
-        verdict = "FLAGGED" if r["flagged"] else "ok"
-        if r["measures"] == "first_slot_wins":
-            verdict += " (first-slot rate; 0.5 is unbiased)"
-        if r["not_applicable"]:
-            verdict += f" ({r['not_applicable']} tasks n/a)"
-        if r["alarm"]:
-            verdict += f" (alarm: {', '.join(r['alarm'])})"
+        verdict = _verdict(r)
         print(f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
               f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}")  # fmt: skip
+    print(f"\n{audit_headline(report)}")
     if report["flagged"]:
-        print(f"\nFLAGGED (rate over --max-rate {report['max_rate']:g}): {', '.join(report['flagged'])}")
         print(f"families to fix: {', '.join(report['flagged_families'])} (see docs/judging.md, 'Auditing a judge "
               "before training')")  # fmt: skip
-    else:
-        print(f"\nno probe beats the honest answers more often than --max-rate {report['max_rate']:g}")
 
 
-def _judge_description(cfg: Any) -> dict[str, Any]:
+def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]:
+    """What was audited: models, template, order swap, ensemble, whether it is the built-in mock, and every endpoint
+    with its failed requests by cause."""
     models = sorted({e.model for e in cfg.endpoints})
     ensemble = None if cfg.ensemble is None else {"members": len(cfg.ensemble.members), "samples": cfg.ensemble.samples}
     text = f"{', '.join(models)} ({cfg.template}/{cfg.language}, order swap {'on' if cfg.order_swap else 'off'})"
-    return {"models": models, "template": str(cfg.template), "language": cfg.language, "order_swap": cfg.order_swap,
-            "ensemble": ensemble, "description": text}  # fmt: skip
+    endpoints: dict[str, dict[str, Any]] = {}
+    for row in (row for judge in judges for row in getattr(judge, "health", list)()):
+        empty = {"base_url": row["base_url"], "model": row["model"], "failure_causes": {}}
+        causes = endpoints.setdefault(row["base_url"], empty)["failure_causes"]
+        for cause, n in row.get("failure_causes", {}).items():
+            causes[cause] = max(n, causes.get(cause, 0))  # judges sharing a client report the same counts
+    return {
+        "models": models,
+        "template": str(cfg.template),
+        "language": cfg.language,
+        "order_swap": cfg.order_swap,
+        "ensemble": ensemble,
+        "description": text,
+        "builtin_mock": mock is not None,
+        "note": MOCK_NOTE if mock is not None else None,
+        "endpoints": list(endpoints.values()),
+    }
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -82,7 +121,7 @@ def _audit(args: argparse.Namespace) -> int:
     from verl_arena.audit.data import load_honest, sample_tasks
     from verl_arena.audit.html import audit_html
     from verl_arena.audit.probes import builtin_probes
-    from verl_arena.audit.report import audit_report
+    from verl_arena.audit.report import audit_headline, audit_report
     from verl_arena.audit.runner import run_audit, single_order
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges import build_judge
@@ -115,7 +154,11 @@ def _audit(args: argparse.Namespace) -> int:
         print(f"verl-arena audit: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
-        return 2
+        return BAD_INPUT
+    if not args.no_preflight and not preflight_judges({"": cfg}, "audit"):
+        if mock is not None:
+            mock.stop()
+        return JUDGE_UNAVAILABLE
     slot_judge = single_order(judge, lambda: build_judge({**config, "order_swap": False}))
 
     async def run() -> Any:
@@ -133,7 +176,8 @@ def _audit(args: argparse.Namespace) -> int:
         if mock is not None:
             mock.stop()
     meta = {
-        "judge": _judge_description(cfg), "tasks": len(tasks), "tasks_available": len(honest.tasks),
+        "judge": _judge_description(cfg, [judge, slot_judge], mock),
+        "tasks": len(tasks), "tasks_available": len(honest.tasks),
         "tasks_without_honest_answer": honest.without, "honest_source": honest.source, "seed": args.seed,
     }  # fmt: skip
     report = audit_report(result, probes, max_rate=args.max_rate, confidence=args.confidence, meta=meta)
@@ -141,9 +185,11 @@ def _audit(args: argparse.Namespace) -> int:
         Path(args.html).write_text(audit_html(report), encoding="utf-8")
     if args.json:
         print_json(report)
+        if report["verdict"] == "inconclusive":
+            print(f"verl-arena audit: {audit_headline(report)}", file=sys.stderr)
     else:
         _print_table(report)
-    return 0 if report["passed"] else 1
+    return {"inconclusive": JUDGE_UNAVAILABLE, "flagged": FOUND}.get(report["verdict"], OK)
 
 
 def register(sub: Any) -> None:
@@ -158,7 +204,9 @@ def register(sub: Any) -> None:
         "from --probes) against honest answers (--outputs, else the tasks' 'reference') through the judge built "
         "from --judge-config exactly as training builds it (without one: the built-in lexical mock judge on "
         "loopback). Reports each probe's rate against the honest answer with a Wilson interval and an effect size; "
-        "exits 1 when a probe's rate is over --max-rate, 2 on bad input.",
+        "exits 1 when a probe's rate is over --max-rate, 2 on bad input, 3 when the judge cannot be asked (one tiny "
+        "request to every endpoint first; --no-preflight skips it) or the audit is inconclusive (a probe without a "
+        "rate, or more than 5%% of the judgments failed).",
     )
     audit.add_argument("--judge-config", help="judge configuration YAML (see JudgeConfig)")
     audit.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional reference, rubrics")
@@ -170,6 +218,7 @@ def register(sub: Any) -> None:
     audit.add_argument("--seed", type=int, default=0, help="seed of the sample and of the probes' choices (0)")
     audit.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     audit.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_preflight_argument(audit)
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     audit.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     audit.set_defaults(func=_audit)

@@ -55,31 +55,60 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"{s['name']:<24} {s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}{cell}")
     _print_env_agreement(report["env_agreement"], level)
     for c in report["comparisons"]:
-        print(f"\n{c['system']} vs {c['baseline']}")
-        print(f"  {'judge':<16} {'tasks':>5} {'win':>6} {'tie':>6} {'loss':>6}  win rate [{level}% CI]        "
-              f"first slot wins")  # fmt: skip
-        for judge, r in c["by_judge"].items():
-            w, pos = r["win_rate"], r["position"]
-            undecided = f"  ({r['undecided_tasks']} undecided)" if r["undecided_tasks"] else ""
-            print(f"  {judge:<16} {w['tasks']:>5} {w['wins']:>6.2f} {w['ties']:>6.2f} {w['losses']:>6.2f}  "
-                  f"{_ci(w['rate']):<28} {_ci(pos['first_slot_rate'])} of {pos['decisive']}{undecided}")  # fmt: skip
-        if len(c["by_judge"]) > 1:
-            print(f"  {'mean of judges':<16} {c['mean']['tasks']:>5} {'':>6} {'':>6} {'':>6}  {_ci(c['mean']['rate'])}")
-            for a in c["agreement"]:
-                print(f"  agreement {a['judges'][0]} ~ {a['judges'][1]}: kappa {a['kappa']:.3f}, "
-                      f"same verdict on {a['agreement']:.0%} of tasks")  # fmt: skip
-        for judge, r in c["by_judge"].items():
-            if r["dimensions"]:
-                dims = ", ".join(f"{d} {_ci(w['rate'])}" for d, w in r["dimensions"].items())
-                print(f"  dimensions ({judge}): {dims}")
-        length = c["length"]
-        if length is not None:
-            print(f"  length: correlation of outcome with answer-length difference {length['correlation']:+.3f}; "
-                  f"length-controlled win rate {_ci(length['controlled'])}; judge's length bias "
-                  f"{length['bias']:+.3f} logits per log length ratio (length_bias for training)")  # fmt: skip
-            if length["mostly_length"]:
-                print(f"  WARNING: {c['system']}'s win over {c['baseline']} is mostly length: the win rate is clearly "
-                      "above or below 0.5, the length-controlled one is not")  # fmt: skip
+        _print_comparison(c, level)
+
+
+def _judge_row(judge: str, r: dict[str, Any]) -> str:
+    """One judge's line of a comparison: its win rate, or why it has none."""
+    w, pos = r["win_rate"], r["position"]
+    if r.get("not_measured"):
+        return f"  {judge:<16} {'n/a':>5} {'':>6} {'':>6} {'':>6}  n/a: not measured, {r['not_measured']}"
+    undecided = f"  ({r['undecided_tasks']} undecided)" if r["undecided_tasks"] else ""
+    return (
+        f"  {judge:<16} {w['tasks']:>5} {w['wins']:>6.2f} {w['ties']:>6.2f} {w['losses']:>6.2f}  "
+        f"{_ci(w['rate']):<28} {_ci(pos['first_slot_rate'])} of {pos['decisive']}{undecided}"
+    )
+
+
+def _print_comparison(c: dict[str, Any], level: int) -> None:
+    print(f"\n{c['system']} vs {c['baseline']}")
+    print(
+        f"  {'judge':<16} {'tasks':>5} {'win':>6} {'tie':>6} {'loss':>6}  win rate [{level}% CI]        first slot wins"
+    )
+    for judge, r in c["by_judge"].items():
+        print(_judge_row(judge, r))
+    if len(c["by_judge"]) > 1:
+        print(f"  {'mean of judges':<16} {c['mean']['tasks']:>5} {'':>6} {'':>6} {'':>6}  {_ci(c['mean']['rate'])}")
+        for a in c["agreement"]:
+            print(
+                f"  agreement {a['judges'][0]} ~ {a['judges'][1]}: kappa {a['kappa']:.3f}, "
+                f"same verdict on {a['agreement']:.0%} of tasks"
+            )
+    for judge, r in c["by_judge"].items():
+        if r["dimensions"]:
+            dims = ", ".join(f"{d} {_ci(w['rate'])}" for d, w in r["dimensions"].items())
+            print(f"  dimensions ({judge}): {dims}")
+    _print_length(c)
+
+
+def _print_length(c: dict[str, Any]) -> None:
+    """The length effect of a comparison, and why a length-controlled rate says nothing where it does not."""
+    length = c["length"]
+    if length is None:
+        return
+    controlled = _ci(length["controlled"])
+    if length.get("uninformative"):
+        controlled += f" (not informative: {length['uninformative']})"
+    print(
+        f"  length: correlation of outcome with answer-length difference {length['correlation']:+.3f}; "
+        f"length-controlled win rate {controlled}; judge's length bias "
+        f"{length['bias']:+.3f} logits per log length ratio (length_bias for training)"
+    )
+    if length["mostly_length"]:
+        print(
+            f"  WARNING: {c['system']}'s win over {c['baseline']} is mostly length: the win rate is clearly "
+            "above or below 0.5, the length-controlled one is not"
+        )
 
 
 def plot_winrates(report: dict[str, Any], path: str) -> None:
@@ -95,6 +124,7 @@ def plot_winrates(report: dict[str, Any], path: str) -> None:
             for judge, r in c["by_judge"].items()]  # fmt: skip
     rows += [(f"{c['system']} (length-controlled)", c["length"]["controlled"]) for c in report["comparisons"]
              if c["length"] is not None]  # fmt: skip
+    rows = [(label, ci) for label, ci in rows if not math.isnan(ci["value"])]  # a rate not measured has no point
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.2))
     for i, (_, ci) in enumerate(rows):
         ax.errorbar(ci["value"], i, xerr=[[ci["value"] - ci["low"]], [ci["high"] - ci["value"]]], fmt="o", capsize=4)

@@ -1,19 +1,27 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena eval winrate``: did training help? Win rates of systems against a baseline, judged in both orders by
-one or more judges, with bootstrap intervals, per-dimension rates, position bias and the length effect."""
+one or more judges, with bootstrap intervals, per-dimension rates, position bias and the length effect.
+``eval arena``: a leaderboard of many systems; ``eval rejudge``: a judgment log asked again of another judge.
+
+Each sends one pre-flight request to every judge endpoint first (``--no-preflight`` skips it) and exits 3 when a judge
+cannot be asked, or when a judge answered none of the judgments of its run (the report is still written)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
+from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
+from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
@@ -36,8 +44,8 @@ def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
-    """Tasks, systems, judges, log and the mock judge (or ``None``), every input checked before the first judge
-    call; ``None`` (after printing why) when an input is bad."""
+    """Tasks, systems, judges, log, the mock judge (or ``None``) and the judges' configurations, every input checked
+    before the first judge call; ``None`` (after printing why) when an input is bad."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.data import load_system, load_tasks
     from verl_arena.evaluation.judging import JudgmentLog, single_order_judges
@@ -71,7 +79,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
         if mock is not None:
             mock.stop()
         return None
-    return tasks, systems, judges, log, mock
+    return tasks, systems, judges, log, mock, configs
 
 
 def _run_judged(judges: dict[str, Any], log: Any, mock: Any, work: Any) -> Any:
@@ -100,17 +108,20 @@ def _winrate(args: argparse.Namespace) -> int:
 
     setup = _setup(args, "winrate")
     if setup is None:
-        return 2
-    tasks, systems, judges, log, mock = setup
+        return BAD_INPUT
+    tasks, systems, judges, log, mock, configs = setup
     baseline = args.baseline or next(iter(systems))
     if baseline not in systems:
         print(f"verl-arena eval winrate: --baseline {baseline!r} is none of the systems ({', '.join(systems)})",
               file=sys.stderr)  # fmt: skip
         _run_judged(judges, log, mock, asyncio.sleep(0))
-        return 2
+        return BAD_INPUT
     pairs = [(name, baseline) for name in systems if name != baseline]
     plan = planned(tasks, pairs, judges)
     done = sum(k in log.done for k in plan)
+    if done < len(plan) and not args.no_preflight and not preflight_judges(configs, "eval winrate"):
+        _run_judged(judges, log, mock, asyncio.sleep(0))
+        return JUDGE_UNAVAILABLE
     if done:
         print(f"resuming: {done} of {len(plan)} judgments already in {args.log}", file=sys.stderr)
     bar = tqdm(total=len(plan), initial=done, unit="judgment", file=sys.stderr, disable=args.quiet)
@@ -126,7 +137,20 @@ def _winrate(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         print_report(report)
-    return 0
+    return _unanswered_exit("eval winrate", report["unanswered_judges"], judges)
+
+
+def _unanswered_exit(command: str, unanswered: Mapping[str, Mapping[str, int]], judges: Mapping[str, Any]) -> int:
+    """Status 3, after one line of the causes, when a judge answered none of its judgments; else 0."""
+    if not unanswered:
+        return OK
+    failures: Counter[str] = Counter()
+    for reasons in unanswered.values():
+        failures.update(reasons)
+    endpoints = [e for name in unanswered for e in getattr(judges[name], "health", list)()]
+    names = ", ".join(repr(name) for name in unanswered)
+    what = f"judge {names} answered none of its judgments (its results are n/a)"
+    return judge_unusable(command, what, failures, endpoints)
 
 
 def _arena(args: argparse.Namespace) -> int:
@@ -135,8 +159,11 @@ def _arena(args: argparse.Namespace) -> int:
 
     setup = _setup(args, "arena")
     if setup is None:
-        return 2
-    tasks, systems, judges, log, mock = setup
+        return BAD_INPUT
+    tasks, systems, judges, log, mock, configs = setup
+    if not args.no_preflight and not preflight_judges(configs, "eval arena"):
+        _run_judged(judges, log, mock, asyncio.sleep(0))
+        return JUDGE_UNAVAILABLE
     settings = ArenaSettings(
         tasks_per_match=args.tasks_per_match, max_judgments=args.max_judgments, max_rounds=args.max_rounds,
         confidence=args.confidence, resamples=args.resamples, min_pair_tasks=args.min_pair_tasks, seed=args.seed,
@@ -154,7 +181,7 @@ def _arena(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print_arena(result)
-    return 0
+    return _unanswered_exit("eval arena", result["unanswered_judges"], judges)
 
 
 def _rejudge(args: argparse.Namespace) -> int:
@@ -183,7 +210,11 @@ def _rejudge(args: argparse.Namespace) -> int:
         print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
-        return 2
+        return BAD_INPUT
+    if not args.no_preflight and not preflight_judges({"": config}, "eval rejudge"):
+        if mock is not None:
+            mock.stop()
+        return JUDGE_UNAVAILABLE
 
     async def run() -> dict[str, Any]:
         try:
@@ -195,13 +226,23 @@ def _rejudge(args: argparse.Namespace) -> int:
         report = asyncio.run(run())
     except ConfigError as exc:
         print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     finally:
         if mock is not None:
             mock.stop()
     if args.json:
         print_json(report)
-        return 0
+    else:
+        _print_rejudge(report)
+    v, r = report["verdicts"], report["ranks"]
+    groups, voided = report["groups"], r["voided_again"]
+    if (v["failed"] and not v["answered"]) or (groups and voided == groups):
+        what = f"{v['failed']} of {v['rejudged']} verdicts failed, {voided} of {groups} groups voided when ranked again"
+        return judge_unusable("eval rejudge", what, v["failure_reasons"], service.health()["endpoints"])
+    return OK
+
+
+def _print_rejudge(report: dict[str, Any]) -> None:
     v, r = report["verdicts"], report["ranks"]
     print(f"{report['groups']} groups; {v['rejudged']} logged verdicts asked again ({v['failed']} failed)")
     print(f"verdicts: same on {v['agreement']:.1%}, Cohen's kappa {v['kappa']:.3f}, {v['reversed']} reversed")
@@ -211,7 +252,6 @@ def _rejudge(args: argparse.Namespace) -> int:
     print(f"ranks: Spearman {r['spearman_mean']:.3f} (mean over groups), best candidate changed in "
           f"{r['top_changed']:.1%} of groups, mean |advantage change| "
           f"{r['mean_abs_advantage_change']:.3f}{voided}")  # fmt: skip
-    return 0
 
 
 def _shared_arguments(parser: argparse.ArgumentParser) -> None:
@@ -226,6 +266,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and of the arena's choices)")
     parser.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
     parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_preflight_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -283,5 +324,6 @@ def register(sub: Any) -> None:
     again.add_argument("--language", choices=["en", "zh"])
     again.add_argument("--hide-tool-outputs", action="store_true", help="as given to `verl-arena rank`")
     again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_preflight_argument(again)
     again.add_argument("--json", action="store_true", help="print the report as JSON")
     again.set_defaults(func=_rejudge)

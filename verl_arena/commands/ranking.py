@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
+from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
 __all__ = ["register"]
@@ -113,13 +115,17 @@ def _rank(args: argparse.Namespace) -> int:
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
+        if not args.no_preflight and not preflight_judges({"": judge}, "rank"):  # before the output is touched
+            if mock is not None:
+                mock.stop()
+            return JUDGE_UNAVAILABLE
         service = JudgeService(judge, deadline_s=deadline)
         writer = ResultWriter(args.output, args.log, resume=resumed)
     except (ConfigError, OSError, yaml.YAMLError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
-        return 2
+        return BAD_INPUT
 
     for note in inputs.notes() + (resumed.notes() if resumed else []):
         print(note, file=sys.stderr)
@@ -167,14 +173,20 @@ def _rank(args: argparse.Namespace) -> int:
             f"given are in {judge.cache_path or 'no cache: --no-cache was given'})",
             file=sys.stderr,
         )
-        return 128 + getattr(signal, stopped_by[0]).value
+        return interrupted(stopped_by[0])
     summary = tally.summary(service.metrics(), time.perf_counter() - start)
     if args.json:
         print_json(summary)
     else:
         print(f"ranked {tally.groups} groups with {args.topology}; results in {args.output}")
         _print_summary(summary)
-    return 0
+    voided = sum(tally.voids.values())
+    # the judge gave no group a signal (a run deadline too short for every group is the run's, not the judge's)
+    if tally.groups and voided == tally.groups and voided > tally.voids["run_deadline"]:
+        reasons = ", ".join(f"{reason} {n}" for reason, n in tally.voids.most_common())
+        what = f"all {voided} groups voided ({reasons}), results in {args.output}"
+        return judge_unusable("rank", what, tally.failures, service.health()["endpoints"])
+    return OK
 
 
 def _groups_in_flight(judge: Any, tournament: Any) -> int:
@@ -214,7 +226,10 @@ def register(sub: Any) -> None:
         "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
         "groups missing from the output and asks the judge nothing it already answered. A group without an 'id' is "
         "known by its content, so lines may be inserted, removed or reordered between runs; --resume refuses a "
-        "ranked group whose content changed, naming both lines.",
+        "ranked group whose content changed, naming both lines. Before the first group, one tiny request goes to "
+        "every judge endpoint (--no-preflight skips it). Exits 0; 2 on bad input; 3 when no judge endpoint answers "
+        "that request, or when every group was voided (the results are written, one line says why); 130 or 143 when "
+        "interrupted.",
     )
     rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
     rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
@@ -254,6 +269,7 @@ def register(sub: Any) -> None:
     rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
     rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
     rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
+    add_preflight_argument(rank)
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
     rank.add_argument("--quiet", action="store_true", help="no progress bar")
     rank.set_defaults(func=_rank)

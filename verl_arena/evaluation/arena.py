@@ -29,7 +29,7 @@ import numpy as np
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.env import env_agreement, env_summary
-from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys
+from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys, unanswered_judges
 from verl_arena.evaluation.report import position_bias, task_outcome
 
 __all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
@@ -112,9 +112,13 @@ def _tier(both: Sequence[Judgment], a: str, b: str, outcome: float, scale: tuple
 def task_results(
     judgments: Sequence[Judgment], scales: Mapping[str, tuple[float, float]], margin: float
 ) -> tuple[list[TaskResult], int]:
-    """Task-level results (averaged over the judges that decided them) and how many (task, pair)s no judge decided."""
+    """Task-level results (averaged over the judges that decided them) and how many (task, pair)s no judge decided.
+    A judge that answered none of its judgments decides nothing, not even what it decided without a call."""
     grouped: dict[tuple[str, str, str], dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
+    silent = unanswered_judges(judgments)
     for j in judgments:
+        if j.judge in silent:
+            continue
         a, b = sorted((j.first, j.second))
         grouped[j.task, a, b][j.judge].append(j)
     results, undecided = [], 0
@@ -229,6 +233,9 @@ async def run_arena(
             break
         judgments += await judge_keys(keys, tasks, systems, judges, log)
         spent += len(keys)
+        if len(unanswered_judges(judgments)) == len(judges):  # no judge has answered anything: no more rounds
+            stop = "judge_unanswered"
+            break
         results, _ = task_results(judgments, scales, settings.clear_margin)
         board = leaderboard(names, results, settings)
         standings = [row["system"] for row in board]
@@ -252,6 +259,7 @@ async def run_arena(
         "stopped": stop,
         "judgments": spent,
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        "unanswered_judges": unanswered_judges(judgments),
         "undecided_tasks": undecided,
         "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),
         "position": {judge: position_bias([j for j in judgments if j.judge == judge]) for judge in sorted(judges)},

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,7 +24,15 @@ from verl_arena.evaluation.data import System, Task
 from verl_arena.judges.config import parse_judge_config
 from verl_arena.judges.factory import build_judge
 
-__all__ = ["Judgment", "JudgmentLog", "judge_keys", "judge_tasks", "planned", "single_order_judges"]
+__all__ = [
+    "Judgment",
+    "JudgmentLog",
+    "judge_keys",
+    "judge_tasks",
+    "planned",
+    "single_order_judges",
+    "unanswered_judges",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +83,25 @@ class Judgment:
             usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
             shortcut=(verdict.meta or {}).get("shortcut"),
         )  # fmt: skip
+
+
+def unanswered_judges(judgments: Iterable[Judgment]) -> dict[str, dict[str, int]]:
+    """The judges that answered none of the judgments they were asked (every one that needed a judge call failed),
+    each with its failures by reason: nothing they decided is a judgment, the shortcuts taken without a call (a
+    missing answer, identical outputs) included.
+
+    >>> unanswered_judges([Judgment("t1", "dead", "a", "b", None, error="connection"),
+    ...                    Judgment("t2", "dead", "a", "b", "b", shortcut="no_answer")])
+    {'dead': {'connection': 1}}
+    """
+    failed: dict[str, Counter[str]] = defaultdict(Counter)
+    answered = set()
+    for j in judgments:
+        if j.error is not None:
+            failed[j.judge][j.error] += 1
+        elif not j.shortcut:
+            answered.add(j.judge)
+    return {judge: dict(reasons) for judge, reasons in failed.items() if judge not in answered}
 
 
 def _flat(groups: Any) -> dict[str, float]:
@@ -161,15 +189,21 @@ async def judge_keys(
     *,
     on_judgment: Callable[[Judgment], None] | None = None,
 ) -> list[Judgment]:
-    """The judgments ``(task, judge, first, second)``, concurrently, reusing those in ``log``."""
+    """The judgments ``(task, judge, first, second)``, concurrently, reusing those in ``log``. A failure is logged
+    as a warning once per judge and reason (then at debug level); every one is in the log and the report."""
     queries = {t.id: t.query for t in tasks}
+    said: set[tuple[str, str]] = set()
 
     async def one(task: str, judge: str, first: str, second: str) -> Judgment:
         a, b = systems[first].outputs[task], systems[second].outputs[task]
         try:
             verdict = await judges[judge].compare(queries[task], a, b)
         except JudgeError as exc:
-            logger.warning("task %s, %s vs %s, judge %s: failed (%s)", task, first, second, judge, exc.reason)
+            first_time = (judge, exc.reason) not in said
+            said.add((judge, exc.reason))
+            note = "; more failures of this kind are counted, not logged" if first_time else ""
+            level = logging.WARNING if first_time else logging.DEBUG
+            logger.log(level, "task %s, %s vs %s, judge %s: failed (%s)%s", task, first, second, judge, exc, note)
             judgment = Judgment(task, judge, first, second, None, error=exc.reason,
                                 usage={k: float(v) for k, v in (exc.usage or {}).items()})  # fmt: skip
         else:

@@ -77,6 +77,14 @@ def read_judgment_log(path: str | Path) -> list[LoggedGroup]:
     return entries
 
 
+def _shortcut(meta: Mapping[str, Any] | None) -> bool:
+    """Whether a verdict was given without a judge call (identical candidates, a missing answer, a known forfeit),
+    in both orders for an order-swapped one."""
+    meta = meta or {}
+    legs = [meta.get("ab") or {}, meta.get("ba") or {}] if "ab" in meta else [meta]
+    return all(leg.get("shortcut") for leg in legs)
+
+
 def _label(winner: int | None, players: Sequence[int]) -> str:
     return "tie" if winner is None else "first" if winner == players[0] else "second"
 
@@ -131,6 +139,7 @@ async def rejudge(
     ``JudgeService.rank_group``); returns the report (see the module docstring). The candidates come from the log or
     from ``groups``, and their content is checked before any call."""
     plans = [(e.query, e.result, _candidates(e, groups)) for e in entries]
+    answered = Counter()  # verdicts the judge gave (not a shortcut taken without a call)
 
     async def verdict(query: str, candidates: list[Any], match: Any) -> tuple[str, str | None]:
         a, b = match.players
@@ -138,6 +147,7 @@ async def rejudge(
             new = await judge.compare(query, candidates[a], candidates[b])
         except JudgeError as exc:
             return _label(match.winner, match.players), f"failed: {exc.reason}"
+        answered["verdicts"] += not _shortcut(new.meta)
         return _label(match.winner, match.players), {"a": "first", "b": "second", "tie": "tie"}[new.winner]
 
     compares = [
@@ -154,6 +164,7 @@ async def rejudge(
     ))  # fmt: skip
 
     judged = [(old, new) for old, new in pairs if new is not None and not new.startswith("failed")]
+    failures = Counter(new.removeprefix("failed: ") for _, new in pairs if new is not None and new.startswith("failed"))
     flips = Counter(f"{old} -> {new}" for old, new in judged if old != new)
     rhos, top_changed, advantage_change, voided = [], 0, [], 0
     for (_, old, _), new in zip(plans, reranked, strict=True):
@@ -169,7 +180,9 @@ async def rejudge(
         "groups": len(plans),
         "verdicts": {
             "rejudged": len(pairs),
-            "failed": sum(1 for _, new in pairs if new is not None and new.startswith("failed")),
+            "answered": answered["verdicts"],
+            "failed": sum(failures.values()),
+            "failure_reasons": dict(failures),
             "agreement": float(np.mean([old == new for old, new in judged])) if judged else math.nan,
             "kappa": cohen_kappa([o for o, _ in judged], [n for _, n in judged]),
             "flips": dict(flips),
@@ -178,6 +191,7 @@ async def rejudge(
         "ranks": {
             "groups_compared": compared,
             "voided": voided,
+            "voided_again": sum(new.voided for new in reranked),
             "spearman_mean": float(np.mean(rhos)) if rhos else math.nan,
             "top_changed": top_changed / compared if compared else math.nan,
             "mean_abs_advantage_change": float(np.mean(advantage_change)) if advantage_change else math.nan,

@@ -7,7 +7,9 @@ each system's success rate and the judge's agreement with the environment (:mod:
 A task's outcome for one judge adds up the scores of both orders (ArenaRL's bidirectional protocol): 1 if the system
 scores higher than the baseline, 0.5 if equal, 0 if lower; a system that forfeited in either order loses (both: a
 tie). A task whose two orders are not both judged (a failure) has no outcome for that judge: it is left out and
-counted, never guessed.
+counted, never guessed. A judge that answered none of the judgments of a comparison has no win rate there (``n/a``,
+``null`` in JSON, with ``not_measured`` saying why), even where a task was decided without a call (a missing output
+loses without one): a rate from those tasks alone would be the data's, not the judge's.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from verl_arena.evaluation.data import System, Task
-from verl_arena.evaluation.judging import Judgment
+from verl_arena.evaluation.judging import Judgment, unanswered_judges
 from verl_arena.evaluation.stats import (
     bootstrap_interval,
     cohen_kappa,
@@ -85,6 +87,14 @@ def _usage(judgments: Sequence[Judgment]) -> dict[str, float]:
     return dict(total)
 
 
+def _not_measured(failures: Mapping[str, int] | None) -> str | None:
+    """Why a judge's win rate is not measured (it answered none of its judgments), or ``None``."""
+    if failures is None:
+        return None
+    counts = ", ".join(f"{reason} {n}" for reason, n in sorted(failures.items(), key=lambda kv: -kv[1]))
+    return f"the judge answered none of its {sum(failures.values())} judgments ({counts})"
+
+
 def _invalid(system: System, task: str) -> bool:
     return bool(system.outputs[task].meta.get("no_answer"))
 
@@ -120,6 +130,7 @@ def winrate_report(
         ],
         "judge_calls": sum(1 for j in judgments if not j.shortcut and j.error is None),
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        "unanswered_judges": unanswered_judges(judgments),
         "usage": _usage(judgments),
         "env_agreement": env_agreement(judgments, systems, confidence=confidence, seed=seed),
         "comparisons": [],
@@ -128,6 +139,9 @@ def winrate_report(
         if name == baseline:
             continue
         per_judge = _outcomes(judgments, name, baseline)
+        unanswered = unanswered_judges(j for j in judgments if {j.first, j.second} == {name, baseline})
+        for judge in unanswered:  # nothing it decided is a judgment
+            per_judge[judge] = dict.fromkeys(per_judge.get(judge, {}))
         entry: dict[str, Any] = {"system": name, "baseline": baseline, "by_judge": {}}
         for judge in judges:
             results = per_judge.get(judge, {})
@@ -140,6 +154,7 @@ def winrate_report(
             entry["by_judge"][judge] = {
                 "win_rate": win_rate([o for o, _ in decided.values()], confidence=confidence, seed=seed).to_dict(),
                 "undecided_tasks": len(tasks) - len(decided),
+                "not_measured": _not_measured(unanswered.get(judge)),
                 "dimensions": {d: win_rate(v, confidence=confidence, seed=seed).to_dict() for d, v in dims.items()},
                 "position": position_bias(pair),
             }

@@ -54,6 +54,8 @@ def bootstrap_interval(
 ) -> Interval:
     """``statistic`` of ``data`` with a percentile-bootstrap interval over the items of ``data`` (rows, for 2-D)."""
     values = np.asarray(data, dtype=float)
+    if not len(values):
+        return Interval(math.nan, math.nan, math.nan)  # no data, no estimate
     point = float(statistic(values))
     if len(values) < 2 or np.all(values == values[0]):
         return Interval(point, point, point)  # nothing to resample: every resample gives the same value
@@ -135,6 +137,9 @@ class LengthControl:
         bias: the judge's preference for length in Bradley-Terry logits per unit of log length ratio (a logistic
             regression of the outcome on ``log(len_a / len_b)``); the ``length_bias`` a length-controlled training
             run takes. ``None`` where no log length ratio was given.
+        uninformative: why the controlled rate says nothing the raw one does not, where it does not: every task
+            has the same outcome (nothing for length to explain), or every task the same length difference (nothing
+            to explain it with); ``None`` for an informative one.
     """
 
     correlation: float
@@ -142,10 +147,15 @@ class LengthControl:
     controlled: Interval
     mostly_length: bool
     bias: float | None = None
+    uninformative: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         return asdict(self)
+
+
+_OUTCOME_WORDS = {1.0: "a win", 0.5: "a tie", 0.0: "a loss"}
+_SAME_LENGTHS = "every task has the same length difference: length cannot be told apart from quality"
 
 
 def _squash(length_diff: np.ndarray) -> np.ndarray:
@@ -186,7 +196,9 @@ def length_controlled(
         raise ValueError("one length difference per outcome")
     if len(y) and np.all(y == y[0]):  # one outcome everywhere: nothing for length to explain
         only = Interval(float(y[0]), float(y[0]), float(y[0]))
-        return LengthControl(0.0, 0.0, only, False, None if log_ratio is None else 0.0)
+        why = f"every task has the same outcome ({_OUTCOME_WORDS[float(y[0])]}): nothing for length to explain"
+        return LengthControl(0.0, 0.0, only, False, None if log_ratio is None else 0.0, why)
+    same = None if np.ptp(d) else _SAME_LENGTHS
     x = _squash(d)
     intercept, slope = _logistic_fit(x, y)
 
@@ -200,4 +212,4 @@ def length_controlled(
     raw = bootstrap_interval(y, confidence=confidence, seed=seed)
     mostly_length = raw.excludes(0.5) and not interval.excludes(0.5)
     bias = None if log_ratio is None else _logistic_fit(np.asarray(log_ratio, dtype=float), y)[1]
-    return LengthControl(correlation, slope, interval, mostly_length, bias)
+    return LengthControl(correlation, slope, interval, mostly_length and same is None, bias, same)

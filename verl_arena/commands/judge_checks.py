@@ -1,0 +1,73 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What the commands that ask a judge (``rank``, ``eval``, ``audit``) do before and after their run.
+
+Before: one pre-flight request to every endpoint (:func:`~verl_arena.judges.preflight.preflight`). An endpoint that
+does not answer is named, with its cause, on one line; a judge none of whose endpoints answers stops the command with
+status 3 before anything is judged. ``--no-preflight`` skips the check.
+
+After: a run in which the judge never answered (every group voided, every judgment failed) is no result: its files
+are written, and the command exits 3 with one line of the causes (failed judgments by reason, and each endpoint's
+failures by cause).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
+
+__all__ = ["add_preflight_argument", "judge_unusable", "preflight_judges"]
+
+
+def add_preflight_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-preflight``, for a command that asks a judge."""
+    parser.add_argument(
+        "--no-preflight",
+        action="store_true",
+        help="do not send the one pre-flight request to every judge endpoint before the run (by default a judge none "
+        "of whose endpoints answers stops the command with status 3)",
+    )
+
+
+async def _preflight_all(configs: Mapping[str, Any]) -> dict[str, list[Any]]:
+    from verl_arena.judges.preflight import preflight  # imported when a command runs, not when the CLI parses
+
+    names = list(configs)
+    found = await asyncio.gather(*(preflight(configs[name]) for name in names))
+    return dict(zip(names, found, strict=True))
+
+
+def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
+    """Ask every endpoint of every judge (``name -> configuration``; a single judge's name is ``""``) one tiny
+    question; print one line for each endpoint that did not answer, and one more for each judge none of whose
+    endpoints did. Returns whether every judge can be asked."""
+    usable = True
+    for name, checks in asyncio.run(_preflight_all(configs)).items():
+        judge = f"judge {name!r}" if name else "the judge"
+        failed = [c for c in checks if not c.answered]
+        for check in failed:
+            print(f"verl-arena {command}: cannot ask {judge} at {check.describe()}", file=sys.stderr)
+        if checks and len(failed) == len(checks):
+            usable = False
+            print(f"verl-arena {command}: no endpoint of {judge} answered a pre-flight request, so nothing was judged "
+                  "(fix the judge configuration, or skip this check with --no-preflight)", file=sys.stderr)  # fmt: skip
+        elif failed:
+            print(f"verl-arena {command}: going on with the {len(checks) - len(failed)} endpoint(s) of {judge} that "
+                  "answered", file=sys.stderr)  # fmt: skip
+    return usable
+
+
+def judge_unusable(
+    command: str, what: str, failures: Mapping[str, int], endpoints: list[Mapping[str, Any]] | None = None
+) -> int:
+    """Print the one line of a run in which the judge never answered (``what`` happened, then the causes) and
+    return status 3."""
+    from verl_arena.judges.causes import summarize_failures
+
+    print(f"verl-arena {command}: judge unusable: {what}; {summarize_failures(failures, endpoints)}", file=sys.stderr)
+    return JUDGE_UNAVAILABLE
