@@ -59,6 +59,15 @@ def test_unknown_topology_lists_the_known_ones():
         Tournament.from_options("knockout")
 
 
+def test_a_misspelt_name_gets_the_closest_valid_one():
+    with pytest.raises(ConfigError, match=r"unknown topology 'swis'; known: .*; did you mean 'swiss'\?$"):
+        Tournament.from_options("swis")
+    with pytest.raises(ConfigError, match=r"'on_judge_eror' .* common ones\); did you mean 'on_judge_error'\?$"):
+        Tournament.from_options("swiss", on_judge_eror="raise")  # a common option, misspelt
+    with pytest.raises(ConfigError, match=r"\(plus the common ones\)$"):  # nothing close: no guess
+        Tournament.from_options("swiss", xyz=1)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

@@ -4,21 +4,29 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from verl_arena.core.errors import ConfigError
+from verl_arena.core.errors import ConfigError, did_you_mean
 
 __all__ = ["problems", "validate"]
 
 
-def problems(exc: ValidationError, prefix: str, separator: str = ".") -> str:
-    """``prefix.field.sub: message; ...`` for every error of ``exc`` (``prefix_field.sub`` with ``separator="_"``)."""
+def problems(exc: ValidationError, prefix: str, separator: str = ".", model: type[BaseModel] | None = None) -> str:
+    """``prefix.field.sub: message; ...`` for every error of ``exc`` (``prefix_field.sub`` with ``separator="_"``).
+
+    With ``model`` (the model validated), a key the model does not know gets the closest one it does ("did you mean
+    'topology'?"), or the list of the keys it knows where none is close.
+    """
     parts = []
     for err in exc.errors(include_url=False):
         key = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{prefix}{separator}{key}: {err['msg']}" if key else f"{prefix}: {err['msg']}")
+        message = err["msg"]
+        if err["type"] == "extra_forbidden" and model is not None and err["loc"]:
+            message += _unknown_key_hint(model, err["loc"])
+        parts.append(f"{prefix}{separator}{key}: {message}" if key else f"{prefix}: {message}")
     return "; ".join(parts)
 
 
@@ -31,4 +39,37 @@ def validate(model: type[BaseModel], data: Any, prefix: str, what: str, separato
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid {what}: {problems(exc, prefix, separator)}") from None
+        raise ConfigError(f"invalid {what}: {problems(exc, prefix, separator, model)}") from None
+
+
+def _unknown_key_hint(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
+    """``; did you mean 'x'?`` or ``; valid keys: ...`` for the unknown key at ``loc`` (empty if unknown)."""
+    known = _keys_at(model, loc[:-1])
+    if not known:
+        return ""
+    hint = did_you_mean(loc[-1], known)
+    return f"; {hint}" if hint else f"; valid keys: {', '.join(known)}"
+
+
+def _keys_at(model: type[BaseModel], path: tuple[Any, ...]) -> list[str]:
+    """The keys of the (nested) model at ``path``: list indices are stepped over; ``[]`` where no model is."""
+    current: type[BaseModel] | None = model
+    for part in path:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(str(part)) if current is not None else None
+        current = _model_in(field.annotation) if field is not None else None
+        if current is None:
+            return []
+    return list(current.model_fields) if current is not None else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (``X``, ``X | None``, ``list[X]``, ...), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

@@ -20,7 +20,10 @@ in the judge and is never papered over.
 
 from __future__ import annotations
 
-__all__ = ["ArenaError", "ConfigError", "InvalidJudgeOutput", "JudgeError"]
+import difflib
+from collections.abc import Iterable
+
+__all__ = ["ArenaError", "ConfigError", "InvalidJudgeOutput", "JudgeError", "closest", "did_you_mean"]
 
 
 class ArenaError(Exception):
@@ -65,3 +68,18 @@ class JudgeError(ArenaError):
         self.attempts = attempts
         self.input_related = input_related
         self.usage = dict(usage or {})
+
+
+def closest(word: object, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` that ``word`` is a likely misspelling of, if any."""
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(word: object, choices: Iterable[str]) -> str:
+    """``"did you mean 'swiss'?"`` when ``word`` is a likely misspelling of one of ``choices``, else ``""``.
+
+    For the messages of :class:`ConfigError`: a typo in an option's name or value gets the closest valid one.
+    """
+    match = closest(word, choices)
+    return f"did you mean {match!r}?" if match else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from verl_arena.core.errors import ConfigError
+from verl_arena.core.errors import ConfigError, did_you_mean
 
 __all__ = ["Registry"]
 
@@ -43,11 +43,15 @@ class Registry(Generic[T]):
         return decorator
 
     def get(self, name: str) -> T:
-        """The object registered under ``name``; ``ConfigError`` listing the known names if there is none."""
+        """The object registered under ``name``; ``ConfigError`` listing the known names (and the closest one) if there
+        is none."""
         try:
             return self._items[name]
         except (KeyError, TypeError):
-            raise ConfigError(f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}") from None
+            hint = did_you_mean(name, self.names())
+            raise ConfigError(
+                f"unknown {self.kind} {name!r}; known: {', '.join(self.names())}" + (f"; {hint}" if hint else "")
+            ) from None
 
     def names(self) -> list[str]:
         """Registered names, sorted."""

@@ -94,7 +94,7 @@ class Tournament:
     def __post_init__(self) -> None:
         cls = get_topology(self.topology)
         object.__setattr__(self, "options", dict(self.options))
-        object.__setattr__(self, "_impl", cls(parse_options(cls, self.options)))
+        object.__setattr__(self, "_impl", cls(parse_options(cls, self.options, COMMON_OPTIONS)))
         check_int("seed", self.seed, 0)
         check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
         check_choice("scoring", self.scoring, ("topology", "bradley_terry", "length_controlled"))

@@ -257,7 +257,7 @@ class JudgeConfig(_Strict):
             try:
                 members.append(JudgeConfig.model_validate({**base, **changes}))
             except ValidationError as exc:
-                raise ValueError(problems(exc, f"ensemble.members[{i}]")) from None
+                raise ValueError(problems(exc, f"ensemble.members[{i}]", model=JudgeConfig)) from None
         return members
 
 

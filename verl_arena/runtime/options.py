@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
+from verl_arena.core.topologies import get_topology
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.runtime.deadlines import check_tracing_room
@@ -58,6 +59,20 @@ class ArenaOptions(BaseModel):
     drop_groups: DropMode = "none"
     drop_max_share: float = Field(default=0.5, gt=0, le=1)
     _built: Tournament = PrivateAttr()
+
+    @field_validator("topology")
+    @classmethod
+    def _known_topology(cls, topology: str) -> str:
+        get_topology(topology)  # an unknown name fails under its own key, with the known ones
+        return topology
+
+    @field_validator("tournament")
+    @classmethod
+    def _valid_tournament(cls, tournament: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """A bad tournament option fails under the ``tournament`` key (the tournament is built once, below)."""
+        if "topology" in info.data and "anchor" not in tournament:
+            Tournament.from_options(info.data["topology"], **tournament)
+        return tournament
 
     @model_validator(mode="after")
     def _build_tournament(self) -> ArenaOptions:

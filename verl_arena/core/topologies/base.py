@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from verl_arena.core.arena import Arena
-from verl_arena.core.errors import ConfigError
+from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.core.registry import Registry
 from verl_arena.core.types import Match
 
@@ -95,14 +95,17 @@ def get_topology(name: str) -> type[Topology]:
     return TOPOLOGIES.get(name)
 
 
-def parse_options(topology: type[Topology], options: Mapping[str, Any]) -> Any:
-    """Build ``topology.Options`` from a mapping, naming any unknown key and the valid ones."""
+def parse_options(topology: type[Topology], options: Mapping[str, Any], common: Sequence[str] = ()) -> Any:
+    """Build ``topology.Options`` from a mapping, naming any unknown key, the valid ones and the closest of them
+    (``common``: the options every topology takes, for that suggestion)."""
     valid = [f.name for f in dataclasses.fields(topology.Options)]
     unknown = sorted(set(options) - set(valid))
     if unknown:
+        hint = did_you_mean(unknown[0], [*valid, *common])
         raise ConfigError(
             f"unknown option {unknown[0]!r} for topology {topology.name!r}; "
             f"valid options: {', '.join(valid) if valid else 'none'} (plus the common ones)"
+            + (f"; {hint}" if hint else "")
         )
     return topology.Options(**options)
 
