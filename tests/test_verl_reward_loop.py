@@ -392,3 +392,16 @@ def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
         check_trainer_config(
             trainer_config(cluster, url, "+reward.reward_kwargs.judge.endpoints.0.api_key_env=ARENA_MISSING_KEY")
         )
+
+
+def test_a_reward_worker_that_cannot_start_stops_the_trainer_instead_of_leaving_it_waiting(cluster, judge):
+    """verl starts its reward workers without waiting for them, and rollouts nobody can score leave the trainer
+    waiting forever. With the arena manager, verl's RewardLoopManager waits for its workers (the plugin's start-up
+    check), so a worker that failed to start (here: the judge's key variable is missing where the workers run) raises
+    in the trainer, naming the worker's error."""
+    url, _ = judge
+    config = trainer_config(
+        cluster, url, "+reward.reward_kwargs.judge.endpoints.0.api_key_env=ARENA_MISSING_KEY", name="arena_nokey"
+    )
+    with pytest.raises(RuntimeError, match=r"reward worker 0 failed to start.*ARENA_MISSING_KEY is not set"):
+        RewardLoopManager(config)

@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena prepare``, ``tiny-model`` and ``doctor``: data, an offline model and checks for training with verl."""
+"""``verl-arena prepare``, ``tiny-model``, ``doctor``, ``check`` and ``follow``: data, an offline model, checks for
+training with verl and a live view of a run."""
 
 from __future__ import annotations
 
@@ -52,8 +53,79 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if all(c.ok for c in checks) else 1
 
 
+def _check(args: argparse.Namespace) -> int:
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.integrations.verl.startup import check_arena_options, compose_trainer_config
+
+    try:
+        config = compose_trainer_config(args.overrides, config_dir=args.config_path, config_name=args.config_name)
+        check = check_arena_options(config, keys=False)
+    except ConfigError as exc:
+        print(f"verl-arena check: {exc}", file=sys.stderr)
+        return 2
+    if not check.uses_arena:
+        print(
+            "note  verl's config composed; these overrides use neither reward.reward_manager.name=arena nor "
+            "algorithm.adv_estimator=tournament, so nothing of verl-arena's runs"
+        )
+        return 0
+    for line in _summary(check, config):
+        print(line)
+    return 0
+
+
+def _summary(check: Any, config: Any) -> list[str]:
+    """What ``check`` found, one line each; a judge key variable unset here is a note (the job's processes need it)."""
+    import os
+
+    lines = []
+    if check.arena is not None:
+        arena, judge = check.arena, check.arena.judge
+        endpoints = ", ".join(
+            f"{e.model} at {e.base_url}" if e.hosted is None else f"hosted: {e.hosted}" for e in judge.endpoints
+        )
+        lines.append(
+            f"ok    reward manager arena: {arena.topology} tournaments of {check.group_size}, anchor {arena.anchor}; "
+            f"judge {endpoints}, template {judge.template}"
+        )
+        unset = sorted({e.api_key_env for e in judge.endpoints if e.api_key_env and not os.environ.get(e.api_key_env)})
+        lines += [f"note  {name} is not set here: the job's processes need it in their environment" for name in unset]
+    estimator = config.algorithm.adv_estimator
+    detail = f"normalize={check.estimator.normalize}" if check.estimator is not None else "not the tournament's"
+    lines.append(f"ok    advantage estimator {estimator} ({detail})")
+    return lines
+
+
+def _follow(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from verl_arena.integrations.verl.trainer_log import ErrorFinder, follow, format_step, step_metrics
+
+    def running() -> bool:
+        try:
+            os.kill(args.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    lines = sys.stdin if args.log == "-" else follow(Path(args.log), running if args.pid else lambda: False)
+    errors = ErrorFinder()
+    for line in lines:
+        found = step_metrics(line)
+        if found is not None:
+            print(format_step(*found), flush=True)
+        error = errors.feed(line)
+        if error is not None:
+            print(f"error: {error}", flush=True)
+            return 1
+    return 0
+
+
 def register(sub: Any) -> None:
-    """Add ``prepare``, ``tiny-model`` and ``doctor`` to the command's sub-parsers."""
+    """Add ``prepare``, ``tiny-model``, ``doctor``, ``check`` and ``follow`` to the command's sub-parsers."""
     prep = sub.add_parser(
         "prepare",
         help="turn a tasks file (JSONL) into the train/val parquet files verl reads",
@@ -99,3 +171,29 @@ def register(sub: Any) -> None:
     doctor.add_argument("--ray", action="store_true", help="also check inside a Ray worker")
     doctor.add_argument("--judge-config", help="also check this judge configuration (YAML)")
     doctor.set_defaults(func=_doctor)
+
+    check = sub.add_parser(
+        "check",
+        help="validate a verl run's arena options offline: verl-arena check -- OVERRIDE...",
+        description="Compose verl's own trainer config (Hydra, verl's trainer/config/ppo_trainer.yaml) with the "
+        "overrides of a python -m verl.trainer.main_ppo command, then validate every arena option with the function "
+        "the trainer runs at its start: the reward manager's +reward.reward_kwargs.* (the judge, the tournament, "
+        "the hosting, the group size) and the estimator's +algorithm.tournament.*. A misspelt key gets the closest "
+        "valid one. Nothing is started and no judge is called. Exits 0 when valid, 2 with the error otherwise.",
+    )
+    check.add_argument("overrides", nargs="*", help="the trainer's Hydra overrides (after --)")
+    check.add_argument("--config-path", help="a config directory other than verl's trainer/config")
+    check.add_argument("--config-name", default="ppo_trainer", help="the config to compose (ppo_trainer)")
+    check.set_defaults(func=_check)
+
+    watch = sub.add_parser(
+        "follow",
+        help="follow a verl trainer's log: each step's key metrics as it ends, and the first error",
+        description="Read a verl trainer's log as it is written (or standard input, -): print one line of key metrics "
+        "for each training step as the step ends, and stop at the first error (a traceback's exception line, with the "
+        "process that raised it). Exits 1 at an error, 0 at the end of the log with none. With --pid, the log is "
+        "followed until that process ends; without, it is read once.",
+    )
+    watch.add_argument("log", help="the trainer's log file, or - for standard input (ray job logs --follow ID | ...)")
+    watch.add_argument("--pid", type=int, help="follow the log until this process (the trainer) ends")
+    watch.set_defaults(func=_follow)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from omegaconf import DictConfig, OmegaConf
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from verl_arena.core.errors import ConfigError
+from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
 from verl_arena.runtime.hack_detectors import HackThresholds
 from verl_arena.runtime.options import ArenaOptions
@@ -27,6 +27,7 @@ __all__ = [
     "HorizonSchedule",
     "TournamentAdvantageConfig",
     "arena_config",
+    "check_algorithm",
     "estimator_config",
     "hydra_value",
     "judge_overrides",
@@ -181,6 +182,42 @@ def estimator_config(config: Mapping[str, Any] | DictConfig | None) -> Tournamen
     """Validate ``algorithm.tournament`` (``config`` is the ``algorithm`` node, as verl passes it)."""
     node = config.get("tournament") if config is not None and hasattr(config, "get") else None
     return _validate(TournamentAdvantageConfig, _plain(node) or {}, ESTIMATOR_PREFIX)
+
+
+def check_algorithm(algorithm: Mapping[str, Any] | DictConfig | None) -> TournamentAdvantageConfig | None:
+    """Validate the trainer's ``algorithm`` node for the ``tournament`` estimator; ``None`` when it is not in use.
+
+    Hydra composes any ``+algorithm.*`` key, so a misspelt ``+algorithm.tournamnet.normalize`` would be ignored in
+    silence: with the estimator in use, a key that is neither verl's (``AlgoConfig``) nor ``tournament`` is refused,
+    and ``tournament`` options without the estimator are refused too (they would do nothing).
+    """
+    algorithm = algorithm if algorithm is not None and hasattr(algorithm, "get") else {}
+    estimator = algorithm.get("adv_estimator")
+    if estimator != "tournament":
+        if algorithm.get("tournament") is not None:
+            raise ConfigError(
+                f"+{ESTIMATOR_PREFIX}.* is set, but algorithm.adv_estimator is {estimator!r}: the options would do "
+                f"nothing; set algorithm.adv_estimator=tournament, or drop them"
+            )
+        return None
+    known = [*_verl_algorithm_keys(), "tournament"]
+    for key in algorithm:
+        if key not in known:
+            hint = did_you_mean(key, known) or f"valid keys: {', '.join(known)}"
+            raise ConfigError(f"algorithm.{key}: neither verl's option nor the tournament estimator's; {hint}")
+    from verl_arena.integrations.verl.estimator import refuse_kl_in_reward  # (the estimator imports this module)
+
+    refuse_kl_in_reward(algorithm)
+    return estimator_config(algorithm)
+
+
+def _verl_algorithm_keys() -> list[str]:
+    """The keys of verl's ``algorithm`` node (its ``AlgoConfig``)."""
+    import dataclasses
+
+    from verl.trainer.config import AlgoConfig
+
+    return [f.name for f in dataclasses.fields(AlgoConfig)]
 
 
 def hydra_value(value: Any) -> str:

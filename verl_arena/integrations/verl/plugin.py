@@ -31,6 +31,7 @@ from verl_arena._version import __version__
 from verl_arena.integrations.verl import agent_loops, env_agent  # noqa: F401 - registers the agent loops
 from verl_arena.integrations.verl.estimator import compute_tournament_advantage
 from verl_arena.integrations.verl.reward_manager import ArenaRewardManager
+from verl_arena.integrations.verl.startup import install as install_start_checks
 from verl_arena.integrations.verl.step_logging import install as install_step_metrics
 
 __all__ = ["ADVANTAGE_ESTIMATOR", "AGENT_LOOPS", "REWARD_MANAGER"]
@@ -44,6 +45,7 @@ AGENT_LOOPS = doctor.AGENT_LOOPS
 register_adv_est(ADVANTAGE_ESTIMATOR)(compute_tournament_advantage)
 register_reward_manager(REWARD_MANAGER)(ArenaRewardManager)
 install_step_metrics()  # arena/* in every training step's metrics (verl logs reward_extra_info for validation only)
+install_start_checks()  # bad arena options stop the trainer at its start, not in a reward worker's log
 logger.info(
     "verl-arena %s registered advantage estimator %r, reward manager %r and agent loops %s",
     __version__, ADVANTAGE_ESTIMATOR, REWARD_MANAGER, ", ".join(AGENT_LOOPS),

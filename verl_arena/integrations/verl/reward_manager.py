@@ -39,8 +39,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.judge_counts import judgment_kind
 from verl_arena.integrations.verl.columns import columns, zero_info
-from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, estimator_config
-from verl_arena.integrations.verl.estimator import refuse_kl_in_reward
+from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, check_algorithm
 from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
 from verl_arena.integrations.verl.step_logging import coordinator_names
 from verl_arena.integrations.verl.trajectory import (
@@ -68,15 +67,13 @@ _Answer = tuple[
 
 
 def check_trainer_config(
-    config: DictConfig, router_address: str | None = None, *, resolve: bool = True
+    config: DictConfig, router_address: str | None = None, *, resolve: bool = True, keys: bool = True
 ) -> tuple[ArenaRewardConfig, int]:
     """Validate everything the arena needs from the trainer config; returns the options (a judge verl hosts resolved
-    to ``router_address``, unless not ``resolve``) and the group size."""
+    to ``router_address``, unless not ``resolve``) and the group size. ``keys``: the judge's API-key variables must
+    be set in this process."""
     arena = arena_config(config)
-    algorithm = config.get("algorithm")
-    if algorithm is not None and algorithm.get("adv_estimator") == "tournament":
-        estimator_config(algorithm)
-        refuse_kl_in_reward(algorithm)
+    check_algorithm(config.get("algorithm"))
     check_hosting(config, arena.judge)
     rollout_n = int(config.actor_rollout_ref.rollout.n)
     group_size = arena.group_size or rollout_n
@@ -87,7 +84,7 @@ def check_trainer_config(
         )
     if resolve:
         arena = arena.model_copy(update={"judge": hosted_judge(arena.judge, config, router_address)})
-    for endpoint in arena.judge.endpoints:
+    for endpoint in arena.judge.endpoints if keys else ():
         if endpoint.hosted is None:
             endpoint.api_key()  # a missing key variable fails here, at start-up, naming the variable
     waiting = int(config.data.get("train_batch_size") or 0) * group_size
