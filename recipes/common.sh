@@ -2,9 +2,11 @@
 # Shared pieces of the verl-arena recipes: dry runs, the judge options, the job submission.
 # Sourced by the recipe scripts; not meant to be run on its own.
 #
-# Every command that changes something goes through arena_run, so DRY_RUN=1 prints it instead. API keys are passed to
-# the job through Ray's runtime environment (env_vars), read from the variables named in JUDGE_KEY_ENVS; a dry run
-# prints *** in their place.
+# Every command that changes something goes through arena_run, so DRY_RUN=1 prints it instead. A dry run is also a
+# check: the trainer's overrides go through `verl-arena check` (verl's own config, every arena option, "did you mean"
+# for a misspelt key) and a mistake exits 2; the trainer command is printed so that it can be pasted. API keys are
+# passed to the job through Ray's runtime environment (env_vars), read from the variables named in JUDGE_KEY_ENVS; a
+# dry run prints *** in their place.
 
 set -euo pipefail
 
@@ -63,18 +65,98 @@ print(json.dumps({"env_vars": env}))
 PY
 }
 
-# arena_submit OVERRIDE...: run verl's trainer on the cluster at RAY_ADDRESS with the given overrides.
+# arena_check OVERRIDE...: validate verl trainer overrides offline with `verl-arena check`; exits 2 on a mistake.
+arena_check() {
+    if ! command -v verl-arena >/dev/null 2>&1; then
+        echo "cannot check the overrides: verl-arena is not installed here (pip install verl-arena)" >&2
+        exit 2
+    fi
+    if ! verl-arena check -- "$@" >&2; then
+        echo "the trainer's overrides are invalid (see above): nothing was run" >&2
+        exit 2
+    fi
+}
+
+# arena_quote WORD: WORD as the shell reads it back (single-quoted unless it needs no quoting).
+arena_quote() {
+    if [[ "$1" =~ ^[A-Za-z0-9_./:=+@%,-]+$ ]]; then printf '%s' "$1"; else printf '%s' "${1@Q}"; fi
+}
+
+# arena_print_command HEAD WORD...: the command, ready to paste: its first HEAD words on one line, then one word a
+# line, joined by line continuations.
+arena_print_command() {
+    local head="$1" index=0 word
+    shift
+    for word in "$@"; do
+        index=$((index + 1))
+        if (( index > head )); then printf ' \\\n    '; elif (( index > 1 )); then printf ' '; fi
+        arena_quote "${word}"
+    done
+    printf '\n'
+}
+
+# arena_submit OVERRIDE...: run verl's trainer on the cluster at RAY_ADDRESS with the given overrides (DRY_RUN=1: check
+# them and print the command).
 arena_submit() {
     local address="${RAY_ADDRESS:-http://127.0.0.1:8265}"
     local runtime_env
     runtime_env="$(arena_runtime_env)"
+    local submit=(ray job submit --address "${address}" --runtime-env-json "${runtime_env}" --
+                  python3 -m verl.trainer.main_ppo)
     if [[ "${DRY_RUN}" == "1" ]]; then
-        echo "[dry-run] ray job submit --address ${address} --runtime-env-json '${runtime_env}' -- python3 -m verl.trainer.main_ppo \\"
-        local override
-        for override in "$@"; do
-            echo "    ${override}"
-        done
+        arena_check "$@"
+        arena_print_command "${#submit[@]}" "${submit[@]}" "$@"
         return 0
     fi
-    ray job submit --address "${address}" --runtime-env-json "${runtime_env}" -- python3 -m verl.trainer.main_ppo "$@"
+    "${submit[@]}" "$@"
+}
+
+# arena_wait_ready WHAT PID URL_FILE HEALTH LOG: wait until the server PID started (it prints its base URL to URL_FILE
+# once listening) answers a GET of URL/HEALTH; sets ARENA_READY_URL. Exits 1 naming WHAT, with the end of its LOG, if it
+# exits first or READY_TIMEOUT_S (600) pass: a slow machine only waits longer.
+arena_wait_ready() {
+    local what="$1" pid="$2" url_file="$3" health="$4" log="$5" url=""
+    local deadline=$((SECONDS + ${READY_TIMEOUT_S:-600}))
+    while (( SECONDS < deadline )); do
+        if ! kill -0 "${pid}" 2>/dev/null; then
+            echo "${what} exited before it answered (its log: ${log}):" >&2
+            tail -n 5 "${log}" >&2 || true
+            exit 1
+        fi
+        url="$(head -n 1 "${url_file}" 2>/dev/null || true)"
+        if [[ -n "${url}" ]] && python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)' \
+            "${url}${health}" 2>/dev/null; then
+            # shellcheck disable=SC2034  # read by the recipe that sourced this file
+            ARENA_READY_URL="${url}"
+            return 0
+        fi
+        sleep 0.5
+    done
+    echo "${what} did not answer ${url:-(no URL yet)}${health} within ${READY_TIMEOUT_S:-600} s (its log: ${log})" >&2
+    exit 1
+}
+
+# arena_follow_trainer PID LOG: print each training step's key metrics as the trainer PID (a child of this shell,
+# writing LOG) ends it; at the trainer's first error, name it and stop the trainer. Sets ARENA_TRAINER_STATUS: the
+# trainer's exit status, non-zero if it was stopped. A trainer that fails without a traceback gets its log's last lines.
+arena_follow_trainer() {
+    local pid="$1" log="$2" followed=0
+    verl-arena follow "${log}" --pid "${pid}" || followed=$?
+    if (( followed != 0 )); then
+        local _
+        for _ in $(seq 20); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.5; done  # it may be on its way out
+        if kill -0 "${pid}" 2>/dev/null; then
+            echo "stopping the trainer at its first error (the whole log: ${log})" >&2
+            kill -TERM "${pid}" 2>/dev/null || true
+            for _ in $(seq 60); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.5; done
+            kill -KILL "${pid}" 2>/dev/null || true
+        fi
+    fi
+    ARENA_TRAINER_STATUS=0
+    wait "${pid}" || ARENA_TRAINER_STATUS=$?
+    if (( ARENA_TRAINER_STATUS == 0 && followed != 0 )); then ARENA_TRAINER_STATUS=1; fi
+    if (( ARENA_TRAINER_STATUS != 0 && followed == 0 )); then
+        echo "the trainer failed (exit ${ARENA_TRAINER_STATUS}); the end of ${log}:" >&2
+        tail -n 15 "${log}" >&2 || true
+    fi
 }

@@ -87,18 +87,23 @@ elif [[ -n "${HOSTED_JUDGE}" ]]; then
         exit 2
     fi
 elif [[ -n "${JUDGE_CONFIG}" ]]; then
-    mapfile -t JUDGE < <(python3 -c '
+    judge_lines="$(python3 -c '
 import sys, yaml
+from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import judge_overrides
-loaded = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
-print("\n".join(judge_overrides(loaded.get("judge", loaded))))' "${JUDGE_CONFIG}")
+try:
+    loaded = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
+    print("\n".join(judge_overrides(loaded.get("judge", loaded))))
+except (OSError, ConfigError, AttributeError, yaml.YAMLError) as exc:
+    sys.exit(f"JUDGE_CONFIG={sys.argv[1]}: {exc}")' "${JUDGE_CONFIG}")" || exit 2
+    mapfile -t JUDGE <<< "${judge_lines}"
 elif [[ "${DRY_RUN}" == "1" ]]; then
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:PORT/v1', model: mock}]")
 else
-    verl-arena mock-judge --latency "${MOCK_LATENCY}" > "${WORKDIR}/mock_judge.url" &
+    verl-arena mock-judge --latency "${MOCK_LATENCY}" > "${WORKDIR}/mock_judge.url" 2> "${WORKDIR}/mock_judge.log" &
     mock_pid=$!
-    for _ in $(seq 100); do [[ -s "${WORKDIR}/mock_judge.url" ]] && break; sleep 0.1; done
-    JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '$(head -n 1 "${WORKDIR}/mock_judge.url")', model: mock}]")
+    arena_wait_ready "the mock judge" "${mock_pid}" "${WORKDIR}/mock_judge.url" /models "${WORKDIR}/mock_judge.log"
+    JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '${ARENA_READY_URL}', model: mock}]")
 fi
 mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.backend import cpu_overrides
 print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]))))' "${JUDGE_PROCESSES}" 2>/dev/null)
@@ -161,19 +166,18 @@ OVERRIDES=(
     "hydra.run.dir=${WORKDIR}/hydra"
 )
 
+TRAINER=(python3 -m verl.trainer.main_ppo "${OVERRIDES[@]}" "$@")
 if [[ "${DRY_RUN}" == "1" ]]; then
-    echo "[dry-run] VERL_PLATFORM=cpu python3 -m verl.trainer.main_ppo \\"
-    for override in "${OVERRIDES[@]}" "$@"; do echo "    ${override}"; done
+    arena_check "${OVERRIDES[@]}" "$@"
+    arena_print_command 4 VERL_PLATFORM=cpu "${TRAINER[@]}"
     exit 0
 fi
-rm -rf "${WORKDIR}/judgments.jsonl" "${WORKDIR}/rollouts"
-set +e
+rm -rf "${WORKDIR}/judgments.jsonl" "${WORKDIR}/rollouts" "${WORKDIR}/train.log"
 VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
-    python3 -m verl.trainer.main_ppo "${OVERRIDES[@]}" "$@" > "${WORKDIR}/train.log" 2>&1
-status=$?
-set -e
-grep -a -E " step:[0-9]+ - " "${WORKDIR}/train.log" | sed -E 's/^.* (step:[0-9]+ - )/\1/; s/ - /\n    /g' \
-    | grep -E "^step:|arena/(groups|judgments|judge_requests|failed_judgments|voided_groups|forfeits|judge_exposed_s):|critic/(score|advantages)/(mean|max)|timing_s/step:" \
-    || true
+    "${TRAINER[@]}" > "${WORKDIR}/train.log" 2>&1 &
+trainer_pid=$!
+echo "trainer started (pid ${trainer_pid}); its log: ${WORKDIR}/train.log"
+arena_follow_trainer "${trainer_pid}" "${WORKDIR}/train.log"
+status=${ARENA_TRAINER_STATUS}
 echo "trainer exited with ${status}; log ${WORKDIR}/train.log, judgments ${WORKDIR}/judgments.jsonl"
 exit "${status}"

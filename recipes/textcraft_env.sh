@@ -35,10 +35,12 @@ if [[ -z "${ENV_URL}" ]]; then
         # on the CPU: loopback and any free port; for a cluster: every interface, reached at this node's address
         host=0.0.0.0 port="${ENV_PORT}"
         if [[ "${CPU}" == "1" ]]; then host=127.0.0.1 port=0; fi
-        verl-arena env-server textcraft --host "${host}" --port "${port}" > "${WORKDIR}/env_server.url" &
+        verl-arena env-server textcraft --host "${host}" --port "${port}" > "${WORKDIR}/env_server.url" \
+            2> "${WORKDIR}/env_server.log" &
         env_pid=$!
-        for _ in $(seq 100); do [[ -s "${WORKDIR}/env_server.url" ]] && break; sleep 0.1; done
-        ENV_URL="$(head -n 1 "${WORKDIR}/env_server.url")"
+        arena_wait_ready "the environment server" "${env_pid}" "${WORKDIR}/env_server.url" /health \
+            "${WORKDIR}/env_server.log"
+        ENV_URL="${ARENA_READY_URL}"
         if [[ "${CPU}" != "1" ]]; then ENV_URL="http://$(hostname -I | awk '{print $1}'):${ENV_PORT}"; fi
     fi
 fi

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from verl_support import BIN_PATH, printed_overrides
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted((ROOT / "recipes").glob("*.sh"))
@@ -33,21 +35,19 @@ def test_shellcheck_is_clean():
     assert done.returncode == 0, done.stdout
 
 
-def dry_run(script: str, **env: str) -> str:
-    done = subprocess.run(
-        ["bash", str(ROOT / "recipes" / script)],
+def run_recipe(script: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(ROOT / "recipes" / script), *args],
         capture_output=True,
         text=True,
-        env={**os.environ, "DRY_RUN": "1", **env},
+        env={**os.environ, "PATH": BIN_PATH, "DRY_RUN": "1", **env},
     )
+
+
+def dry_run(script: str, **env: str) -> str:
+    done = run_recipe(script, **env)
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def overrides(output: str) -> list[str]:
-    lines = output.splitlines()
-    start = next(i for i, line in enumerate(lines) if "verl.trainer.main_ppo" in line)
-    return [line.strip() for line in lines[start + 1 :] if line.strip()]
 
 
 @pytest.mark.parametrize("script", TRAINING)
@@ -60,21 +60,69 @@ def test_training_recipes_compose_with_verls_config(script, monkeypatch):
     monkeypatch.setenv("DASHSCOPE_API_KEY", "sk-dummy-for-the-test")
     output = dry_run(script, DASHSCOPE_API_KEY="sk-dummy-for-the-test")
     assert "sk-dummy" not in output and '"DASHSCOPE_API_KEY": "***"' in output  # the key never shows
-    config = verl_config(overrides(output))  # a typo in a key fails here
+    assert sum("verl.trainer.main_ppo" in line for line in output.splitlines()) == 1
+    config = verl_config(printed_overrides(output))  # a typo in a key fails here
     arena, group_size = check_trainer_config(config)  # and bad arena options here
     assert config.algorithm.adv_estimator == "tournament" and config.reward.reward_manager.name == "arena"
     assert group_size == config.actor_rollout_ref.rollout.n and arena.judge.endpoints[0].model == "qwen3-max"
 
 
+# (recipe, extra arguments, environment, the key the error names, the suggestion)
+TYPOS = [
+    ("travel_agent.sh", ["+reward.reward_kwargs.topolgy=swiss"], {}, "reward.reward_kwargs.topolgy", "'topology'"),
+    ("writing.sh", [], {"TOPOLOGY": "swis"}, "reward.reward_kwargs.topology", "'swiss'"),
+    ("deep_research.sh", ["+algorithm.tournamnet.normalize=grpo"], {}, "algorithm.tournamnet", "'tournament'"),
+    ("cpu_smoke.sh", ["+reward.reward_kwargs.judge.max_concurency=8"], {}, "judge.max_concurency", "'max_concurrency'"),
+]
+
+
+@pytest.mark.parametrize(("script", "args", "env", "key", "suggestion"), TYPOS, ids=[t[0] for t in TYPOS])
+def test_a_typo_fails_the_dry_run_naming_the_key_and_the_fix(script, args, env, key, suggestion):
+    pytest.importorskip("verl")
+    done = run_recipe(script, *args, **env)
+    assert done.returncode == 2, done.stderr
+    assert key in done.stderr and f"did you mean {suggestion}?" in done.stderr
+    assert "verl.trainer.main_ppo" not in done.stdout  # no command to paste
+
+
+def test_the_printed_command_runs_what_the_recipe_runs(tmp_path):
+    """The trainer command a dry run prints, pasted into a shell, passes the same arguments as the recipe itself (the
+    judge key masked)."""
+    pytest.importorskip("verl")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ray").write_text(
+        "#!/usr/bin/env bash\n"
+        'exec python3 -c \'import json, os, sys; json.dump(sys.argv[1:], open(os.environ["RECORD"], "w"))\' "$@"\n'
+    )
+    (bin_dir / "ray").chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{BIN_PATH}", "DASHSCOPE_API_KEY": "sk-dummy-for-the-test"}
+    submitted = run_recipe(
+        "travel_agent.sh", "trainer.total_epochs=1", DRY_RUN="0", RECORD=str(tmp_path / "run"), **env
+    )
+    assert submitted.returncode == 0, submitted.stderr
+    output = run_recipe("travel_agent.sh", "trainer.total_epochs=1", **env)
+    assert output.returncode == 0, output.stderr
+    lines = output.stdout.splitlines()
+    command = "\n".join(lines[next(i for i, line in enumerate(lines) if line.startswith("ray job submit")) :])
+    pasted = subprocess.run(["bash", "-c", command], env={**os.environ, **env, "RECORD": str(tmp_path / "pasted")})
+    assert pasted.returncode == 0
+    run, paste = (json.loads((tmp_path / name).read_text()) for name in ("run", "pasted"))
+    at = run.index("--runtime-env-json") + 1
+    assert json.loads(paste[at])["env_vars"]["DASHSCOPE_API_KEY"] == "***"  # masked, never the key
+    assert json.loads(run[at])["env_vars"]["DASHSCOPE_API_KEY"] == "sk-dummy-for-the-test"
+    assert paste[:at] + paste[at + 1 :] == run[:at] + run[at + 1 :] and run[-1] == "trainer.total_epochs=1"
+
+
 def test_recipes_follow_the_papers_settings():
-    travel = overrides(dry_run("travel_agent.sh"))
+    travel = printed_overrides(dry_run("travel_agent.sh"))
     assert "actor_rollout_ref.rollout.n=16" in travel and "data.train_batch_size=8" in travel
     assert "+reward.reward_kwargs.judge.template=travel" in travel
-    research = overrides(dry_run("deep_research.sh"))
+    research = printed_overrides(dry_run("deep_research.sh"))
     assert "actor_rollout_ref.rollout.n=8" in research and "data.train_batch_size=4" in research
-    writing = overrides(dry_run("writing.sh"))
+    writing = printed_overrides(dry_run("writing.sh"))
     assert "+reward.reward_kwargs.topology=multi_round" in writing and "+algorithm.tournament.normalize=grpo" in writing
-    arena = overrides(dry_run("writing.sh", TOPOLOGY="seeded_single_elimination"))
+    arena = printed_overrides(dry_run("writing.sh", TOPOLOGY="seeded_single_elimination"))
     assert "+reward.reward_kwargs.topology=seeded_single_elimination" in arena
 
 
@@ -152,7 +200,7 @@ def test_the_cpu_smoke_recipe_composes_with_verls_config(tmp_path):
     judge.write_text("endpoints: [{base_url: 'http://127.0.0.1:9/v1', model: m}]\ntemplate: travel\nrpm: 60\n")
     output = dry_run("cpu_smoke.sh", JUDGE_CONFIG=str(judge), TOPOLOGY="swiss")
     assert "VERL_PLATFORM=cpu" in output
-    config = verl_config(overrides(output))
+    config = verl_config(printed_overrides(output))
     arena, group_size = check_trainer_config(config)
     assert config.actor_rollout_ref.rollout.name == "transformers" and config.trainer.device == "cpu"
     assert arena.topology == "swiss" and arena.judge.template == "travel" and arena.judge.rpm == 60 and group_size == 3
@@ -213,7 +261,7 @@ def test_the_hosted_judge_recipe_composes_and_resolves_to_verls_router():
     from verl_arena.integrations.verl.reward_manager import check_trainer_config
 
     output = dry_run("verl_hosted_judge.sh", JUDGE_MODEL="/models/Qwen3-32B")
-    config = verl_config(overrides(output))
+    config = verl_config(printed_overrides(output))
     reward_model = config.reward.reward_model
     assert reward_model.enable and reward_model.enable_resource_pool and not reward_model.rollout.free_cache_engine
     assert reward_model.rollout.enable_prefix_caching and reward_model.rollout.temperature == 0
@@ -310,7 +358,7 @@ def test_the_environment_recipe_composes_with_verls_config(monkeypatch):
 
     output = dry_run("textcraft_env.sh", DASHSCOPE_API_KEY="sk-dummy-for-the-test")
     assert "verl-arena env-server textcraft" in output
-    config = verl_config(overrides(output))
+    config = verl_config(printed_overrides(output))
     assert config.actor_rollout_ref.rollout.agent.default_agent_loop == "arena_env_agent"
     arena, _ = check_trainer_config(config)
     assert arena.env is not None and arena.env.adapter == "textcraft" and arena.env.url.endswith(":36001")

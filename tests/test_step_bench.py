@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from verl_support import BIN_PATH
 
 from verl_arena.bench.rule_reward import compute_score, overlap_f1
 from verl_arena.bench.step import StepBench, StepRun, format_step_bench, read_step_metrics, run_step_bench
@@ -78,7 +79,7 @@ def test_the_rule_reward_scores_word_overlap_after_its_latency():
 def dry_run(**env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["bash", str(ROOT / "recipes" / "cpu_smoke.sh")], capture_output=True, text=True,
-        env={**os.environ, "DRY_RUN": "1", **env},
+        env={**os.environ, "PATH": BIN_PATH, "DRY_RUN": "1", **env},
     )  # fmt: skip
 
 
@@ -86,12 +87,11 @@ def test_the_rule_run_and_the_fine_polling_compose_with_verls_config_and_load():
     pytest.importorskip("verl")
     from verl.trainer.ppo.reward import get_custom_reward_fn
     from verl.utils.import_utils import load_extern_object
-    from verl_support import verl_config
+    from verl_support import printed_overrides, verl_config
 
     done = dry_run(REWARD="rule", POLL_S="0.05", MOCK_LATENCY="0.3", PROMPTS="3")
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    overrides = [line.strip() for line in lines[next(i for i, x in enumerate(lines) if "main_ppo" in x) + 1 :]]
+    overrides = printed_overrides(done.stdout)
     assert not any("reward_kwargs.judge" in o for o in overrides)  # no judge at all
     config = verl_config(overrides)
     assert config.reward.reward_manager.name == "naive" and config.algorithm.adv_estimator == "grpo"

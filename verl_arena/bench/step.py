@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import statistics
 import subprocess
 import tempfile
@@ -34,31 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.integrations.verl.trainer_log import read_step_metrics
 
 __all__ = ["StepBench", "StepRun", "format_step_bench", "read_step_metrics", "run_step_bench"]
 
 #: the step metrics the bench reads from the trainer's log
 STEP_KEYS = ("timing_s/step", "timing_s/gen", "arena/judge_busy_s", "arena/judge_exposed_s", "arena/judge_hidden_share")
-
-
-def read_step_metrics(log: str) -> dict[int, dict[str, float]]:
-    """Each training step's metrics from the console logger's lines (``step:N - key:value - ...``) in a verl log."""
-    steps: dict[int, dict[str, float]] = {}
-    for line in log.splitlines():
-        found = re.search(r" step:(\d+) - (.*)$", line)
-        if found:
-            pairs = (item.split(":", 1) for item in found.group(2).split(" - ") if ":" in item)
-            steps[int(found.group(1))] = {key: _number(value) for key, value in pairs}
-    return steps
-
-
-def _number(text: str) -> float:
-    """A logged value: ``0.5``, ``np.float64(0.5)``; anything else is NaN."""
-    wrapped = re.fullmatch(r"np\.\w+\((.*)\)", text.strip())
-    try:
-        return float(wrapped.group(1) if wrapped else text)
-    except ValueError:
-        return math.nan
 
 
 @dataclass(frozen=True)
