@@ -77,6 +77,19 @@ arena_check() {
     fi
 }
 
+# arena_check_slime OPTIONS: validate a slime recipe's arena_* options (YAML) with verl-arena's slime adapter; exits 2
+# naming the key on a mistake.
+arena_check_slime() {
+    printf '%s\n' "$1" | python3 -c '
+import sys, types, yaml
+from verl_arena.core.errors import ConfigError
+from verl_arena.integrations.slime.config import arena_config
+try:
+    arena_config(types.SimpleNamespace(**yaml.safe_load(sys.stdin)))
+except ConfigError as exc:
+    sys.exit(f"the arena options are invalid, nothing was run: {exc}")' || exit 2
+}
+
 # arena_quote WORD: WORD as the shell reads it back (single-quoted unless it needs no quoting).
 arena_quote() {
     if [[ "$1" =~ ^[A-Za-z0-9_./:=+@%,-]+$ ]]; then printf '%s' "$1"; else printf '%s' "${1@Q}"; fi
@@ -116,6 +129,7 @@ arena_submit() {
 # exits first or READY_TIMEOUT_S (600) pass: a slow machine only waits longer.
 arena_wait_ready() {
     local what="$1" pid="$2" url_file="$3" health="$4" log="$5" url=""
+    local probe='import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)'
     local deadline=$((SECONDS + ${READY_TIMEOUT_S:-600}))
     while (( SECONDS < deadline )); do
         if ! kill -0 "${pid}" 2>/dev/null; then
@@ -124,8 +138,7 @@ arena_wait_ready() {
             exit 1
         fi
         url="$(head -n 1 "${url_file}" 2>/dev/null || true)"
-        if [[ -n "${url}" ]] && python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=10)' \
-            "${url}${health}" 2>/dev/null; then
+        if [[ -n "${url}" ]] && python3 -c "${probe}" "${url}${health}" 2>/dev/null; then
             # shellcheck disable=SC2034  # read by the recipe that sourced this file
             ARENA_READY_URL="${url}"
             return 0
@@ -144,7 +157,7 @@ arena_follow_trainer() {
     verl-arena follow "${log}" --pid "${pid}" || followed=$?
     if (( followed != 0 )); then
         local _
-        for _ in $(seq 20); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.5; done  # it may be on its way out
+        for _ in $(seq 60); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.5; done  # it may be on its way out
         if kill -0 "${pid}" 2>/dev/null; then
             echo "stopping the trainer at its first error (the whole log: ${log})" >&2
             kill -TERM "${pid}" 2>/dev/null || true

@@ -12,9 +12,11 @@
 # prepare), and runs python -m verl.trainer.main_ppo with VERL_PLATFORM=cpu and the transformers rollout. Extra
 # arguments are passed to the trainer as overrides. Everything lands in WORKDIR: the model, the data, the trainer's
 # log (train.log), every judged group (judgments.jsonl: verl-arena replay reads it) and the rollouts
-# (rollouts/*.jsonl). About 1-2 minutes on 2 cores.
-# DRY_RUN=1 prints the trainer command instead of running anything. MOCK_LATENCY sets the built-in mock judge's
-# seconds per request (0.01).
+# (rollouts/*.jsonl). About 1-2 minutes on 2 cores. It waits for the mock judge by a health request (READY_TIMEOUT_S,
+# 600), prints each training step's key metrics as the step ends, stops the trainer at its first error with that
+# error's line, and exits non-zero on any failure.
+# DRY_RUN=1 checks the trainer's overrides (verl-arena check; a mistake exits 2) and prints the trainer command ready
+# to paste instead of running anything. MOCK_LATENCY sets the built-in mock judge's seconds per request (0.01).
 #
 # POLL_S=0.05 makes verl's trainer look for finished rollouts every POLL_S seconds instead of its fixed 2 s (a custom
 # sampler, verl_arena.integrations.verl.fine_poll): step times then show differences below 2 s.

@@ -6,7 +6,7 @@
 #   MODEL=/models/Qwen3-8B TRAIN_FILES=... VAL_FILES=... TOOL_CONFIG=... bash recipes/deep_research.sh
 #
 # Judge cost per step: 4 groups x 28 requests = 112 requests; reports are long, so budget ~12k prompt tokens each.
-# DRY_RUN=1 prints the job instead of submitting it.
+# DRY_RUN=1 checks the overrides (verl-arena check; a mistake exits 2) and prints the job instead of submitting it.
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

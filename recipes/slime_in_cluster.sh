@@ -129,7 +129,9 @@ write_file() {
 }
 
 write_file "${SGLANG_CONFIG}" "$(sglang_models)"
-write_file "${ARENA_CONFIG}" "$(arena_slime_options)"
+ARENA_OPTIONS="$(arena_slime_options)"
+arena_check_slime "${ARENA_OPTIONS}"
+write_file "${ARENA_CONFIG}" "${ARENA_OPTIONS}"
 
 # slime's model architecture flags (MODEL_ARGS) come from its own scripts/models/<model>.sh
 MODEL_SCRIPT="${SLIME_DIR}/scripts/models/${SLIME_MODEL}.sh"

@@ -62,6 +62,7 @@ PY
 }
 
 OPTIONS="$(arena_slime_options)"
+arena_check_slime "${OPTIONS}"
 if [[ "${DRY_RUN}" == "1" ]]; then
     echo "[dry-run] write ${ARENA_CONFIG}:"
     printf '%s\n' "${OPTIONS}" | sed 's/^/    /'

@@ -8,7 +8,8 @@
 #   ENV_URL=http://10.0.0.7:36001 bash recipes/textcraft_env.sh      # a server already running (one per node, or a pool)
 #   CPU=1 bash recipes/textcraft_env.sh                              # two steps on this machine's CPU (cpu_smoke.sh)
 #
-# DRY_RUN=1 prints what would run. Extra arguments are passed to the trainer as overrides.
+# DRY_RUN=1 checks the overrides (verl-arena check; a mistake exits 2) and prints what would run. Extra arguments are
+# passed to the trainer as overrides. CPU=1 waits for the environment server by a health request (READY_TIMEOUT_S).
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

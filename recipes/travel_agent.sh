@@ -7,7 +7,7 @@
 #   TOOL_CONFIG=/data/travel/tools.yaml NNODES=2 bash recipes/travel_agent.sh
 #
 # Judge cost per step: 8 groups x 60 requests = 480 requests; at ~6k prompt tokens each about 2.9M tokens.
-# DRY_RUN=1 prints the job instead of submitting it.
+# DRY_RUN=1 checks the overrides (verl-arena check; a mistake exits 2) and prints the job instead of submitting it.
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

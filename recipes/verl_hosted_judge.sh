@@ -10,7 +10,8 @@
 # steps (colocated mode, where it would, is refused: verl scores colocated batches from rows without group ids).
 # Sampling at temperature 0 and prefix caching on: a tournament's requests share their instructions, query and
 # rubric, which the replicas then prefill once per group.
-# DRY_RUN=1 prints the job instead of submitting it. Extra arguments are passed to the trainer as overrides.
+# DRY_RUN=1 checks the overrides (verl-arena check; a mistake exits 2) and prints the job instead of submitting it.
+# Extra arguments are passed to the trainer as overrides.
 set -euo pipefail
 
 JUDGE_MODEL="${JUDGE_MODEL:-Qwen/Qwen3-32B}"

@@ -7,7 +7,7 @@
 #   MODEL=/models/Qwen3-8B TRAIN_FILES=... VAL_FILES=... bash recipes/writing.sh
 #
 # Judge cost per step: 16 prompts x 28 requests = 448 requests (no order swapping for group judgments).
-# DRY_RUN=1 prints the job instead of submitting it.
+# DRY_RUN=1 checks the overrides (verl-arena check; a mistake exits 2) and prints the job instead of submitting it.
 set -euo pipefail
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

@@ -13,6 +13,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,83 @@ def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
     entries = logged(tmp_path)
     assert len(entries) == 6 and all(e["result"]["voided"] for e in entries)
     assert all(set(e["result"]["failure_reasons"]) <= {"http_503", "unavailable"} for e in entries)
+
+
+def run_smoke(workdir: Path, *overrides: str, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(ROOT / "recipes" / "cpu_smoke.sh"), *overrides],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "WORKDIR": str(workdir), **env},
+    )
+
+
+def test_a_bad_arena_option_stops_the_trainer_in_its_driver_before_ray_starts(tmp_path):
+    done = run_smoke(tmp_path, "+reward.reward_kwargs.judge.templte=travel", timeout=300)
+    log = (tmp_path / "train.log").read_text(errors="replace")
+    assert done.returncode != 0 and "trainer exited with 1" in done.stdout  # by itself, not stopped
+    assert "error: verl_arena.core.errors.ConfigError: invalid verl-arena options: " in done.stdout
+    assert "reward.reward_kwargs.judge.templte: Extra inputs are not permitted; did you mean 'template'?" in done.stdout
+    assert "ray init kwargs" not in log and "Started a local Ray instance" not in log  # no cluster, no model
+
+
+def test_a_reward_worker_that_cannot_start_stops_the_trainer(tmp_path):
+    """The job's workers lack the judge's key variable (set where the trainer starts, emptied in Ray's runtime
+    environment): only a reward worker can tell, and the trainer stops with its error instead of waiting for rollouts
+    nobody can score."""
+    judge = {"endpoints": [{"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "ARENA_TEST_KEY"}]}
+    (tmp_path / "judge.yaml").write_text(yaml.safe_dump(judge))
+    done = run_smoke(
+        tmp_path, "+ray_kwargs.ray_init.runtime_env.env_vars.ARENA_TEST_KEY=''", timeout=600,
+        JUDGE_CONFIG=str(tmp_path / "judge.yaml"), ARENA_TEST_KEY="sk-set-where-the-trainer-starts",
+    )  # fmt: skip
+    assert done.returncode != 0, done.stdout[-3000:]
+    assert "reward worker 0 failed to start, so no rollout could be scored" in done.stdout
+    assert "environment variable ARENA_TEST_KEY is not set" in done.stdout
+    assert "sk-set-where" not in done.stdout + done.stderr
+
+
+def test_the_smoke_run_works_beside_two_busy_processes(tmp_path):
+    """The README's first run on a busy laptop: the mock judge is waited for by readiness, each step's line is printed
+    while the trainer still runs, and a broken judge configuration stops the run with its error named."""
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        smoke_run = subprocess.Popen(
+            ["bash", str(ROOT / "recipes" / "cpu_smoke.sh")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "WORKDIR": str(tmp_path / "ok")},
+        )
+        trainer, steps_while_running, lines = None, [], []
+        for line in smoke_run.stdout:
+            lines.append(line)
+            if line.startswith("trainer started (pid "):
+                trainer = int(line.split("pid ")[1].split(")")[0])
+            if line.startswith("step ") and trainer is not None:
+                steps_while_running.append((line.split(":")[0], trainer_alive(trainer)))
+        assert smoke_run.wait(timeout=1200) == 0, "".join(lines)[-3000:]
+        assert steps_while_running[0] == ("step 1", True)  # printed as step 1 ended, not after the run
+        assert [s for s, _ in steps_while_running] == ["step 1", "step 2"]
+        # a judge whose time-out leaves the group's deadline no room to trace a stall: refused at the trainer's start
+        (tmp_path / "judge.yaml").write_text(
+            "endpoints: [{base_url: 'http://127.0.0.1:9/v1', model: m}]\ntimeout_s: 60\n"
+        )
+        done = run_smoke(
+            tmp_path / "broken", timeout=600, JUDGE_CONFIG=str(tmp_path / "judge.yaml"), JUDGE_DEADLINE="30"
+        )
+        assert done.returncode != 0
+        assert "error: verl_arena.core.errors.ConfigError: " in done.stdout and "judge_deadline_s=30" in done.stdout
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+
+
+def trainer_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
