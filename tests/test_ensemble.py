@@ -14,7 +14,7 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.judges.config import parse_judge_config
 from verl_arena.judges.ensemble import EnsembleJudge
 from verl_arena.judges.factory import build_judge
-from verl_arena.runtime.outcomes import GroupSummary
+from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
 from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing import SimulatedJudge
 
@@ -134,16 +134,16 @@ def test_a_member_down_is_outvoted_not_fatal_and_the_agreement_reaches_the_step_
     summary = GroupSummary.of(result, size=4, expected=4, incomplete=False)
     assert summary.ensemble_judgments == 6 and summary.ensemble_agreement == 1.0
 
-    class Outcome:
-        group, wait_s, horizon, env_success, env_turns = summary, 0.0, 0, -1.0, 0.0
-        forfeit = no_answer = duplicate = late = overflow = env_error = False
-
-    metrics = summarize([("g", Outcome())])
+    metrics = summarize([("g", MemberOutcome(0.5, summary))])
     assert metrics["arena/judge_agreement"] == 1.0
-    single = GroupSummary.of(run(rank_group(QUERY, make_group([0.0] * 3), SimulatedJudge(), "round_robin")),
-                             size=3, expected=3, incomplete=False)  # fmt: skip
-    Outcome.group = single
-    assert "arena/judge_agreement" not in summarize([("g", Outcome())])  # one judge: nothing to agree on
+    single = GroupSummary.of(
+        run(rank_group(QUERY, make_group([0.0] * 3), SimulatedJudge(), "round_robin")),
+        size=3,
+        expected=3,
+        incomplete=False,
+    )
+    # one judge: nothing to agree on
+    assert "arena/judge_agreement" not in summarize([("g", MemberOutcome(0.5, single))])
 
 
 def test_bad_ensembles_are_refused_naming_the_field():
