@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import make_group
 
-from verl_arena import Tournament
+from verl_arena import PairVerdict, Tournament
 from verl_arena.integrations.verl.columns import columns
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.group_filter import GroupFilter
@@ -22,6 +22,15 @@ from verl_arena.testing import FlakyJudge, SimulatedJudge
 def _rank(coord: GroupCoordinator, group_id: str, qualities) -> list:
     group = make_group(qualities, tag=group_id)
     return [coord.submit(group_id, str(i), c, len(group), "q") for i, c in enumerate(group)]
+
+
+class Cyclic:
+    """A judge going round in circles: answer 0 beats 1, 1 beats 2, 2 beats 0, so in a round robin every member wins
+    once and all tie, though every verdict was decisive (a judge that ties every pair voids the group instead)."""
+
+    async def compare(self, query, a, b):
+        beats = (int(b.answer.split()[-1]) - int(a.answer.split()[-1])) % 3 == 1
+        return PairVerdict(1.0, 0.0) if beats else PairVerdict(0.0, 1.0)
 
 
 def _verl_filter_keeps(outcomes) -> bool:
@@ -38,13 +47,14 @@ def test_each_mode_marks_its_groups_and_verls_filter_reads_the_marks(mode, voide
                                   drop_groups=mode)  # fmt: skip
         failing = GroupCoordinator(JudgeService(judge_impl=FlakyJudge(SimulatedJudge(), failure_rate=1.0)),
                                    Tournament("round_robin"), drop_groups=mode)  # fmt: skip
+        circular = GroupCoordinator(JudgeService(judge_impl=Cyclic()), Tournament("round_robin"), drop_groups=mode)
         signal = await asyncio.gather(*_rank(ranked, "signal", [0.1, 0.9, 0.5, 0.3]))
-        tied = await asyncio.gather(*_rank(ranked, "tied", [0.5] * 4))  # a noiseless judge ties equal answers
+        tied = await asyncio.gather(*_rank(circular, "tied", [0.5] * 3))
         voided = await asyncio.gather(*_rank(failing, "voided", [0.1, 0.9, 0.5, 0.3]))
         return signal, tied, voided
 
     signal, tied, voided = asyncio.run(scenario())
-    assert voided[0].group.voided and len({o.reward for o in tied}) == 1
+    assert voided[0].group.voided and not tied[0].group.voided and len({o.reward for o in tied}) == 1
     assert _verl_filter_keeps(signal) and not signal[0].group.drop
     assert _verl_filter_keeps(voided) == voided_kept and voided[0].group.drop == ("" if voided_kept else "voided")
     assert _verl_filter_keeps(tied) == tied_kept and tied[0].group.drop == ("" if tied_kept else "tied")

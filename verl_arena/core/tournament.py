@@ -11,9 +11,18 @@ The pipeline is the same for every topology:
    become advantages (standardised with the unbiased std);
 4. candidates that forfeited (their content broke the judge, or they stalled it in pairs) rank below everyone else,
    tied among themselves, whatever their matches said;
-5. if more than ``max_failed_fraction`` of the judgments failed, or if most of the group forfeited (no policy breaks
-   the judge with most of its samples at once; a judge that fails on most of them is at fault), the group is voided:
-   equal ranks and rewards and zero advantages, nobody blamed, and the reason is counted.
+5. candidates whose order rests only on a seeded draw share their fate: where a tied or failed match was settled by
+   nothing but the draw (``Standing.draws``; e.g. between equal seeds), loser and winner are linked, and every set of
+   linked candidates (through chains of such matches) shares the mean of its members' ranks and points. Sort keys
+   hold no drawn component, so candidates equal on every informative one share a rank too;
+6. the group is voided (equal ranks and rewards, zero advantages, nobody blamed, the reason counted and logged) when
+   most of the group forfeited (``"judge_fault"``: no policy breaks the judge with most of its samples at once; a
+   judge that fails on most of them is at fault), when more than ``max_failed_fraction`` of the judgments failed
+   (``"failed_judgments"``), or when the judge's own judgments carry no information about the content
+   (``"no_information"``: none of them was decisive, or every decisive one only followed the slot the candidates were
+   shown in; see :mod:`~verl_arena.core.information`).
+
+Everything here is a function of the match log, so ``replay`` reproduces it.
 """
 
 from __future__ import annotations
@@ -29,10 +38,11 @@ from typing import Any, Literal
 from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.information import no_information
 from verl_arena.core.judge import Judge
 from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
 from verl_arena.core.length import length_offsets
-from verl_arena.core.ranking import ranks_from_keys
+from verl_arena.core.ranking import linked_sets, ranks_from_keys, share_within
 from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
@@ -246,12 +256,13 @@ class Tournament:
         details: dict[str, Any] = {"digests": list(arena.content_keys), **(extra or {})}
         if format_rewards is not None:
             details["format_rewards"] = list(format_rewards)
+        draws: list[tuple[int, int]] = []
         if n == 1:
             keys, points = [(0.0,)], [0.0]
         else:
             self.impl.check_group(n, arena.group)
             standing = await self.impl.play(arena)
-            keys, points = standing.keys, standing.points
+            keys, points, draws = standing.keys, standing.points, standing.draws
             details.update(standing.details)
         matches = arena.matches
         forfeited = {p for m in matches for p in m.forfeits}
@@ -267,22 +278,15 @@ class Tournament:
             details["answer_lengths"] = list(lengths)
 
         failures = arena.failures
-        voided_for = (
-            "judge_fault" if n > 1 and len(forfeited) > n / 2
-            else "failed_judgments" if arena.calls > 0 and failures > self.max_failed_fraction * arena.calls
-            else None
-        )  # fmt: skip
+        voided_for, why = self._void_reason(arena, forfeited) if n > 1 else (None, "")
         voided = voided_for is not None
+        if draws:
+            details["draws"] = [list(d) for d in draws]
         if n == 1:
             ranks, rewards, advantages = [0.0], [0.0], [0.0]
         elif voided:
             ranks, rewards, advantages = _no_signal(n)
             details["voided_for"] = voided_for
-            why = (
-                f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault"
-                if voided_for == "judge_fault"
-                else f"{failures} of {arena.calls} judgments failed"
-            )
             logger.warning("%s: voided (zero advantages): %s", arena.group, why)
         else:
             if forfeited:  # below everyone who did not, tied among themselves
@@ -290,6 +294,9 @@ class Tournament:
                 floor = min(points)
                 points = [floor if i in forfeited else x for i, x in enumerate(points)]
             ranks = ranks_from_keys(keys)
+            if self.scoring == "topology":  # a fit over the match log uses no draw
+                shared = linked_sets(n, [d for d in draws if not forfeited & set(d)])
+                ranks, points = share_within(ranks, shared), share_within(points, shared)
             scheme = REWARDS.get(self.reward_scheme)
             rewards = scheme(ranks, points, format_rewards=format_rewards, epsilon=self.epsilon)
             advantages = standardize(rewards, self.epsilon)
@@ -311,6 +318,18 @@ class Tournament:
             details=details,
             group_id=group_id,
         )
+
+    def _void_reason(self, arena: Arena, forfeited: set[int]) -> tuple[str | None, str]:
+        """Why a played group of two or more is voided (``None`` when it is not), and the warning's explanation."""
+        n, calls, failures = arena.n, arena.calls, arena.failures
+        if len(forfeited) > n / 2:
+            return "judge_fault", f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault"
+        if calls > 0 and failures > self.max_failed_fraction * calls:
+            return "failed_judgments", f"{failures} of {calls} judgments failed"
+        uninformative = no_information(arena.matches, self.impl.random_slots)
+        if uninformative is not None:
+            return "no_information", f"the judge's verdicts carry no information about the content: {uninformative}"
+        return None, ""
 
 
 def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:

@@ -231,8 +231,8 @@ class GroupResult:
         degraded: some judgment failed and a fallback decided its outcome.
         failures: number of failed judgments.
         failure_reasons: failed judgments counted by ``JudgeError.reason``.
-        voided: more than ``max_failed_fraction`` of the judgments failed, so the group carries no signal:
-            ranks and rewards are all equal and advantages are zero.
+        voided: the group carries no signal (see :attr:`void_reason`): ranks and rewards are all equal and advantages
+            are zero.
         matches: the match log, in the order the judgments were issued.
         topology: topology name.
         options: every option the result depends on (topology options, seed, policies), enough to replay.
@@ -274,7 +274,9 @@ class GroupResult:
     def void_reason(self) -> str | None:
         """Why the group was voided: before its tournament finished (``"deadline"``, ...), or after it
         (``"failed_judgments"``: too many judgments failed; ``"judge_fault"``: most candidates would have been blamed
-        for breaking the judge, which says the judge is at fault); ``None`` when it was not."""
+        for breaking the judge, which says the judge is at fault; ``"no_information"``: the judge's own verdicts did not
+        depend on the content, none decisive or all following the slot, see :mod:`~verl_arena.core.information`);
+        ``None`` when it was not."""
         if not self.voided:
             return None
         return self.details.get("void_reason") or self.details.get("voided_for") or "failed_judgments"

@@ -4,7 +4,8 @@
 
 ``compare(a, b)`` asks the inner judge ``(a, b)`` and ``(b, a)`` concurrently and returns ``a``'s two scores summed
 against ``b``'s. The wrapper counts how often the two orders disagree on the winner and how often the first slot wins
-a decisive single-order judgment (a position-bias meter: 0.5 is unbiased). With ``require_agreement=True`` a win
+a decisive single-order judgment (a position-bias meter: 0.5 is unbiased); the verdict's ``meta["winners"]`` keeps
+each order's winner by slot, for the same meter in the step metrics. With ``require_agreement=True`` a win
 counts only when both orders agree; otherwise the pair ties. If either order fails, the judgment fails: one order
 alone would carry the position bias the protocol exists to cancel. If either order comes back as a forfeit (a
 candidate whose content broke the judge), the forfeit decides the pair in both orders.
@@ -50,7 +51,7 @@ class OrderSwapJudge:
         c["pairs"] += 1
         c["disagreements"] += disagree
         for v in (forward, backward):
-            if v.winner != "tie":
+            if v.winner != "tie" and not v.meta.get("shortcut"):  # a shortcut is no verdict of the judge's
                 c["decisive"] += 1
                 c["first_slot_wins"] += v.winner == "a"
         if self.require_agreement and disagree:
@@ -64,7 +65,12 @@ class OrderSwapJudge:
             raw=forward.raw if not backward.raw else f"{forward.raw}\n---\n{backward.raw}",
             usage=dict(usage),
             latency_s=max(forward.latency_s, backward.latency_s),
-            meta={"orders_disagree": disagree, "ab": dict(forward.meta), "ba": dict(backward.meta)},
+            meta={
+                "orders_disagree": disagree,
+                "winners": [forward.winner, backward.winner],  # each order's, by slot: the position meter reads it
+                "ab": dict(forward.meta),
+                "ba": dict(backward.meta),
+            },
         )
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
@@ -81,7 +87,8 @@ class OrderSwapJudge:
         swap = {
             **dict(c),
             "disagreement_rate": c["disagreements"] / c["pairs"] if c["pairs"] else 0.0,
-            "first_slot_win_rate": c["first_slot_wins"] / c["decisive"] if c["decisive"] else 0.5,
+            # no decisive verdict is no evidence of fairness: a judge that always ties must not look unbiased
+            "first_slot_win_rate": c["first_slot_wins"] / c["decisive"] if c["decisive"] else None,
         }
         inner = self.inner.stats() if hasattr(self.inner, "stats") else {}
         return {**inner, "order_swap": swap}

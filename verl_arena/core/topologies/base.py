@@ -27,11 +27,15 @@ class Standing:
         keys: per-candidate sort keys, larger is better; candidates with equal keys share a rank.
         points: per-candidate primary score (wins, tier, points, ...), reported and used by the ``minmax`` reward.
         details: topology-specific extras for the result (e.g. the seed order).
+        draws: ``(loser, winner)`` of every tied or failed match whose advance only a seeded draw decided (no judge
+            information broke the tie); the tournament links them, and every linked set shares its rank (see
+            :mod:`~verl_arena.core.tournament`).
     """
 
     keys: list[tuple[float, ...]]
     points: list[float]
     details: dict[str, Any] = field(default_factory=dict)
+    draws: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,10 @@ class Topology(ABC):
     judge_methods: ClassVar[tuple[str, ...]] = ("compare",)
     #: The topology judges everyone against an anchor, chosen with the ``anchor`` option.
     takes_anchor: ClassVar[bool] = False
+    #: The order in which a judgment shows its candidates (slot A first) never depends on their content or on earlier
+    #: verdicts (a seeded draw, or the content digest), so a judge that only follows the slot is visible within one
+    #: group (see :mod:`~verl_arena.core.information`).
+    random_slots: ClassVar[bool] = False
 
     def __init__(self, options: Any) -> None:
         self.options = options

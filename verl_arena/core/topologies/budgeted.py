@@ -77,6 +77,7 @@ class Budgeted(Topology):
     """Waves of compares chosen from a Gaussian posterior of the strengths; rank by posterior mean."""
 
     Options = BudgetedOptions
+    random_slots = True
 
     async def play(self, arena: Arena) -> Standing:
         n = arena.n

@@ -10,10 +10,13 @@ survivors for the rest, and a newcomer takes the bye when the pool is odd. Up to
 losers' bracket; for larger N it merges newcomers as soon as they arrive instead of letting them wait for the
 survivors to halve, which keeps 2N-2 judgments and needs fewer waves (7 instead of 8 for N = 16). A losers'-round
 defeat eliminates. The winners' champion meets the losers' champion in a single grand final (no
-bracket reset). Tied or failed matches go to the better seed.
+bracket reset). Tied or failed matches go to the better seed; the seeds being a draw, such a match is recorded as
+decided by a draw (``Standing.draws``) and its two share a rank in the end (see :mod:`~verl_arena.core.tournament`).
+A tied grand final goes to the winners' champion, who has not lost yet, unless the losers' champion's only defeat was
+itself decided by a draw (then the final is one too).
 
 Ranking: grand-final winner, grand-final loser, then the losers' bracket eliminations from the latest stage to the
-earliest; within a stage by mean received score, then by seed.
+earliest; within a stage by mean received score; candidates equal on both share a rank (the draw breaks no tie).
 
 Cost: exactly 2N-2 judgments for any N >= 2.
 """
@@ -49,14 +52,18 @@ class DoubleElimination(Topology):
         better = seed_of.__getitem__
         received = ReceivedScores(n)
         tier = [0] * n
+        draws: list[tuple[int, int]] = []
 
-        def settle(a: int, b: int, m: Match, tie_winner: int | None = None) -> tuple[int, int]:
+        def settle(a: int, b: int, m: Match, tie_winner: int | None = None, drawn: bool = True) -> tuple[int, int]:
+            """Winner and loser of a match; a tie goes to ``tie_winner`` or else to the better seed (a draw)."""
             received.add(m)
             if m.winner is not None:
-                winner = m.winner
-            else:
-                winner = tie_winner if tie_winner is not None else min(a, b, key=better)
-            return winner, (b if winner == a else a)
+                return m.winner, (b if m.winner == a else a)
+            winner = tie_winner if tie_winner is not None else min(a, b, key=better)
+            loser = b if winner == a else a
+            if drawn:
+                draws.append((loser, winner))
+            return winner, loser
 
         winners: list[int | None] = [seeds[s - 1] if s <= n else None for s in seed_slots(bracket_size(n), "standard")]
         survivors: list[int] = []
@@ -106,12 +113,14 @@ class DoubleElimination(Topology):
         wb_champion, lb_champion = winners[0], (dropped + survivors)[0]
         assert wb_champion is not None
         (final,) = await arena.compare([(wb_champion, lb_champion)], stage="grand_final", round=1, level=stage + 1)
-        # a tied grand final goes to the winners' champion, who has not lost yet
-        champion, runner_up = settle(wb_champion, lb_champion, final, tie_winner=wb_champion)
+        # a tied grand final goes to the winners' champion, who has not lost yet: a draw only if the losers' champion's
+        # one defeat was a draw
+        lost_by_draw = any(loser == lb_champion for loser, _ in draws)
+        champion, runner_up = settle(wb_champion, lb_champion, final, tie_winner=wb_champion, drawn=lost_by_draw)
         tier[champion], tier[runner_up] = stage + 2, stage + 1
 
-        keys = [(float(tier[p]), received.mean(p), float(-seed_of[p])) for p in range(n)]
-        return Standing(keys=keys, points=[float(t) for t in tier], details={"seed_order": list(seeds)})
+        keys = [(float(tier[p]), received.mean(p)) for p in range(n)]
+        return Standing(keys=keys, points=[float(t) for t in tier], details={"seed_order": list(seeds)}, draws=draws)
 
     @classmethod
     def judge_calls(cls, n: int, options: Any) -> int:

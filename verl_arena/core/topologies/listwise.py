@@ -70,6 +70,7 @@ class Listwise(Topology):
 
     Options = ListwiseOptions
     judge_methods = ("order",)
+    random_slots = True
 
     async def play(self, arena: Arena) -> Standing:
         n = arena.n

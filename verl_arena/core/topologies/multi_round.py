@@ -10,7 +10,9 @@ candidates are active. Points add up over the repeats; the repeats are independe
 When the active count is not a multiple of G (the paper only uses configurations where it is), the candidates left
 over after the full groups form one smaller group of r, from which min(K_win, r - 1) winners are selected; a single
 left-over candidate advances with a bye and gains the point, as a winner would. With a failed judgment every member
-of the group gains k/r points (a tie) and k of them, drawn with the seeded RNG, advance.
+of the group gains k/r points (a tie) and k of them, drawn with the seeded RNG, advance; since only the draw chose
+them, the members of that group share the mean of their points of the repeat when it ends (each member's expected
+points under the draw, the members being alike to the judge), chained through later failed groups.
 
 Rewards default to ``minmax`` (eq. 8, plus the format reward of eq. 9 when candidates carry one); advantages are
 GRPO over the rewards (eq. 10). Cost: M x sum over rounds of the number of groups; for N = K_final x (G/K_win)^T this
@@ -26,6 +28,7 @@ import numpy as np
 
 from verl_arena.core.arena import Arena, gather_or_cancel
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.ranking import linked_sets, share_within
 from verl_arena.core.topologies.base import Standing, Topology, check_int, register_topology
 
 __all__ = ["MultiRound", "MultiRoundOptions", "round_groups"]
@@ -74,6 +77,7 @@ class MultiRound(Topology):
     Options = MultiRoundOptions
     default_reward = "minmax"
     judge_methods = ("select",)
+    random_slots = True
 
     async def play(self, arena: Arena) -> Standing:
         opts: MultiRoundOptions = self.options
@@ -87,6 +91,7 @@ class MultiRound(Topology):
         opts: MultiRoundOptions = self.options
         points = [0.0] * arena.n
         active = list(range(arena.n))
+        drawn: list[list[int]] = []  # the groups of failed judgments, whose advance a draw decided
         round_ = 0
         while len(active) > opts.final_size:
             round_ += 1
@@ -107,6 +112,7 @@ class MultiRound(Topology):
                     for p in group:
                         points[p] += k / size
                     active.extend(arena.shuffle(group, rng)[:k])
+                    drawn.append(group)
                 else:
                     for p in m.winners:
                         points[p] += 1.0
@@ -114,7 +120,7 @@ class MultiRound(Topology):
             if bye:
                 points[order[-1]] += 1.0
                 active.append(order[-1])
-        return points
+        return share_within(points, linked_sets(arena.n, drawn))
 
     @classmethod
     def judge_calls(cls, n: int, options: Any) -> int:

@@ -21,6 +21,8 @@ __all__ = ["RoundRobin"]
 class RoundRobin(Topology):
     """Every pair once; rank by wins (ties count half)."""
 
+    random_slots = True
+
     async def play(self, arena: Arena) -> Standing:
         order = arena.draw_order
         pairs = []

@@ -6,11 +6,14 @@
    mean of the scores it received. Seeds are sorted by seeding score, best first (ties: seeded random draw).
 2. Bracket (ceil(log2 N) waves, N-1 judgments): seeds are placed by :mod:`.bracket` (``"arenarl"`` by default);
    byes go to the best seeds and cost no judgment. Winners advance; a tied or failed match goes to the better seed
-   (Algorithm 1, line 27, would give a tie to the second slot, which in the first round is the worse seed).
+   (Algorithm 1, line 27, would give a tie to the second slot, which in the first round is the worse seed). When the
+   two have the same seeding score, only the seeded draw made one the better seed: the match is recorded as decided
+   by a draw (``Standing.draws``) and the two share a rank in the end (see :mod:`~verl_arena.core.tournament`).
    Each candidate's accumulated score V collects its seeding score and every score it receives in a match.
 3. Ranking: the champion first, then the losers of each round from the last round to the first; within a round by
-   the mean of V (best first), then by seed. For a power-of-two N every candidate of a round has played the same
-   number of matches, so this is Algorithm 1's order; with byes, the mean does not penalise those who played less.
+   the mean of V (best first), then by seeding score; candidates equal on all three share a rank (the draw breaks no
+   tie). For a power-of-two N every candidate of a round has played the same number of matches, so this is
+   Algorithm 1's order; with byes, the mean does not penalise those who played less.
 
 Cost: 2N-2 judgments for any N >= 2, depth 1 + ceil(log2 N).
 """
@@ -69,6 +72,7 @@ class SeededSingleElimination(Topology):
         seed_of = {p: s for s, p in enumerate(seeds)}  # 0 is the best seed
         received = ReceivedScores(n, initial=seeding)  # Algorithm 1's V: the seeding score, then every match's
         eliminated_in = [0] * n
+        draws: list[tuple[int, int]] = []
 
         size = bracket_size(n)
         bracket: list[int | None] = [seeds[s - 1] if s <= n else None for s in seed_slots(size, self.options.bracket)]
@@ -92,6 +96,8 @@ class SeededSingleElimination(Topology):
                 received.add(m)
                 winner = m.winner if m.winner is not None else min(a, b, key=seed_of.__getitem__)
                 loser = b if winner == a else a
+                if m.winner is None and seeding[a] == seeding[b]:  # equal seeding scores: only the draw decided
+                    draws.append((loser, winner))
                 eliminated_in[loser] = round_
                 advancing[pos] = winner
             bracket = advancing
@@ -99,11 +105,12 @@ class SeededSingleElimination(Topology):
         assert champion is not None
         eliminated_in[champion] = round_ + 1
 
-        keys = [(float(eliminated_in[p]), received.mean(p), float(-seed_of[p])) for p in range(n)]
+        keys = [(float(eliminated_in[p]), received.mean(p), seeding[p]) for p in range(n)]
         return Standing(
             keys=keys,
             points=[float(t) for t in eliminated_in],
             details={"seed_order": seeds, "seeding_scores": seeding},
+            draws=draws,
         )
 
     @classmethod
