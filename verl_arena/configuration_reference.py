@@ -109,6 +109,7 @@ def configuration_markdown() -> str:
     )
     from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
     from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
+    from verl_arena.runtime.judge_alarm import JudgeAlarmConfig
     from verl_arena.runtime.step_metrics import STEP_METRICS
 
     common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
@@ -164,6 +165,10 @@ def configuration_markdown() -> str:
         "### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)",
         "",
         _table(_model_rows(HackAlarmConfig, "hack_alarm.")),
+        "",
+        "### The judge alarm (`+reward.reward_kwargs.judge_alarm.*`; `arena_judge_alarm` for slime)",
+        "",
+        _table(_model_rows(JudgeAlarmConfig, "judge_alarm.")),
         "",
         "## The advantage estimator (`+algorithm.tournament.*`)",
         "",

@@ -25,6 +25,7 @@ from verl_arena.batch.files import jsonl_line, written_lines
 from verl_arena.batch.groups import Group
 from verl_arena.batch.resume import Resumed
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import JudgeCounts, judge_counts
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
@@ -175,6 +176,7 @@ class RunTally:
     degraded_groups: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     voids: Counter[str] = field(default_factory=Counter)
+    evidence: Counter[str] = field(default_factory=Counter)  # what the judge's own judgments said (JudgeEvidence)
 
     def add(self, r: GroupResult) -> None:
         """Count one finished group."""
@@ -187,14 +189,17 @@ class RunTally:
         self.failures.update(r.failure_reasons)
         if r.voided:
             self.voids[r.void_reason or "failed_judgments"] += 1
+        self.evidence.update(vars(judge_evidence(r.matches)))
 
     def summary(self, metrics: Mapping[str, Any], wall_s: float) -> dict[str, Any]:
         """Judgments (by kind, :mod:`~verl_arena.core.judge_counts`) and requests, tokens, failures, forfeits, voided
-        groups, order disagreement and wall time of the run, with the judge's ``metrics`` (from
+        groups, order disagreement, whether the judge's verdicts depend on the content (ties, decisions, first-slot
+        wins; ``None`` without a denominator) and wall time of the run, with the judge's ``metrics`` (from
         :meth:`JudgeService.metrics`)."""
         http = metrics.get("http", {})
         judge = metrics.get("judge", {})
         swap = metrics.get("order_swap", {})
+        ev = self.evidence
         return {
             "groups": self.groups,
             "candidates": self.candidates,
@@ -212,6 +217,9 @@ class RunTally:
             "void_reasons": dict(self.voids),
             "order_disagreement_rate": swap.get("disagreement_rate"),
             "first_slot_win_rate": swap.get("first_slot_win_rate"),
+            "tie_share": _share(ev["ties"], ev["verdicts"]),
+            "decisive_share": _share(ev["decisive"], ev["judgments"]),
+            "first_slot_share": _share(ev["first_slot"], ev["single"]),
             "latency_p50_s": http.get("latency_p50_s"),
             "latency_p95_s": http.get("latency_p95_s"),
             "wall_s": round(wall_s, 3),

@@ -23,6 +23,7 @@ import ray
 from ray.experimental import internal_kv
 
 from verl_arena.runtime.hack_alarm import HackAlarm
+from verl_arena.runtime.judge_alarm import JudgeAlarm
 from verl_arena.runtime.outcomes import MemberOutcome
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
@@ -158,14 +159,20 @@ class RayKVStore:
 class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
     members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options and the
-    detectors' thresholds).
+    detectors' thresholds) and a :class:`JudgeAlarm` (``judge_alarm``: its options).
 
     Sharded by group id (:mod:`~verl_arena.runtime.sharding`), shard 0 reports the step metrics of every shard:
     ``step_metrics(upto, peers=[the other shards' names])`` takes their answers (``step_answers``) and summarizes them
     with its own, so the metrics and the hack alarm see the whole step."""
 
     def __init__(
-        self, ranker: Any, tournament: Any, *, hack_alarm: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        ranker: Any,
+        tournament: Any,
+        *,
+        hack_alarm: dict[str, Any] | None = None,
+        judge_alarm: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> None:
         context = ray.get_runtime_context()
         name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
@@ -181,6 +188,7 @@ class CoordinatorActor:
             ranker, tournament, store=store, recovered=recovered, hack_thresholds=options, **kwargs
         )
         self.hack_alarm = HackAlarm(**alarm)
+        self.judge_alarm = JudgeAlarm(judge_alarm)
         self.namespace = context.namespace
         self._peers: dict[str, Any] = {}
 
@@ -202,7 +210,7 @@ class CoordinatorActor:
             except Exception as exc:
                 self._peers.pop(name, None)
                 logger.warning("step metrics: coordinator shard %s did not answer (%s); left out", name, exc)
-        return self.hack_alarm.observe(summarize(answers) if answers else {})
+        return self.judge_alarm.observe(self.hack_alarm.observe(summarize(answers) if answers else {}))
 
     @ray.method(concurrency_group="control")
     async def step_answers(self, upto: int | None = None) -> list[tuple[str, MemberOutcome]]:

@@ -15,6 +15,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.runtime.deadlines import check_tracing_room
 from verl_arena.runtime.group_filter import DropMode, GroupFilter
+from verl_arena.runtime.judge_alarm import JudgeAlarmConfig
 
 __all__ = ["ArenaOptions"]
 
@@ -42,6 +43,8 @@ class ArenaOptions(BaseModel):
             ``--dynamic-sampling-filter-path verl_arena.slime.keep_group``.
         drop_max_share: the largest share of the last 64 groups that may be dropped; beyond it, groups are kept and
             counted (``arena/drop_guarded_groups``), so a judge outage cannot make the sampler resample forever.
+        judge_alarm: when the step metrics warn that the judge's verdicts stopped depending on the content (ties,
+            first-slot wins, groups voided for ``no_information``; see :class:`JudgeAlarmConfig`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -58,6 +61,7 @@ class ArenaOptions(BaseModel):
     max_tool_output_chars: int = Field(default=2_000, ge=50)
     drop_groups: DropMode = "none"
     drop_max_share: float = Field(default=0.5, gt=0, le=1)
+    judge_alarm: JudgeAlarmConfig = Field(default_factory=lambda: JudgeAlarmConfig())
     _built: Tournament = PrivateAttr()
 
     @field_validator("topology")

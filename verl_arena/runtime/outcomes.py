@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import group_usage, judge_counts
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.env_outcomes import env_outcome
@@ -73,7 +74,8 @@ class GroupSummary:
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
     tournament took, 0 for a group the judge never saw; ``hack_*``: the hack detectors' screening of the members, see
-    :meth:`hack_counts`)."""
+    :meth:`hack_counts`; ``judge_*``, ``single_verdicts``, ``first_slot_wins``: what the judge's own judgments said,
+    see :class:`~verl_arena.core.information.JudgeEvidence`)."""
 
     size: int = 0
     expected: int = 0
@@ -106,6 +108,12 @@ class GroupSummary:
     hack_any_wins: int = 0
     judged_at: float = 0.0
     judge_s: float = 0.0
+    judge_judgments: int = 0
+    judge_decisive: int = 0
+    judge_verdicts: int = 0
+    judge_ties: int = 0
+    single_verdicts: int = 0
+    first_slot_wins: int = 0
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.runtime.hack_alarm.screen_group` counts this summary carries."""
@@ -137,6 +145,7 @@ class GroupSummary:
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
         agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
+        evidence = judge_evidence(result.matches)
         hack = HackCounts()
         if candidates is not None:
             hack = screen_group(
@@ -165,6 +174,12 @@ class GroupSummary:
             hack_flagged_wins=hack.flagged_wins,
             hack_any_flagged=hack.any_flagged,
             hack_any_wins=hack.any_wins,
+            judge_judgments=evidence.judgments,
+            judge_decisive=evidence.decisive,
+            judge_verdicts=evidence.verdicts,
+            judge_ties=evidence.ties,
+            single_verdicts=evidence.single,
+            first_slot_wins=evidence.first_slot,
         )
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.hack_alarm import hack_metric_descriptions, hack_metrics
+from verl_arena.runtime.judge_alarm import JUDGE_ALARM_METRICS
 
 __all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics", "summarize"]
 
@@ -46,6 +47,19 @@ STEP_METRICS = {
     "breaking the judge, which says the judge is broken or misconfigured (its context, reply budget or timeout)",
     "arena/saturated_groups": "groups voided while still waiting for the judge at their deadline: the judge is slower "
     "than the load (more capacity, a longer deadline, or fewer groups in flight)",
+    "arena/no_information_groups": "ALARM: groups voided because the judge's own verdicts carried no information about "
+    "the content (none decisive, or all following the slot the candidates were shown in): a judge that always ties, "
+    "gives one constant verdict or picks a slot",
+    "arena/judge_verdicts": "pairwise verdicts the judge itself gave (not failed, no shortcut or forfeit)",
+    "arena/tie_share": "share of those verdicts that tied (near 1: the judge no longer tells the candidates apart)",
+    "arena/decisive_share": "share of the judge's own judgments, failed ones included, that it decided (a pairwise "
+    "verdict that did not tie, an answered group judgment)",
+    "arena/single_verdicts": "decisive verdicts of the judge in one presentation order (each order of an order-swapped "
+    "pair, every group judgment)",
+    "arena/first_slot_share": "share of those that went to the candidate shown first (a group judgment: to the order "
+    "shown): about 0.5 for a fair pairwise judge with order swapping, 1 for a judge that follows the slot (without "
+    "order swapping the topology's order moves it: seeded single elimination shows the better seed first)",
+    **JUDGE_ALARM_METRICS,  # when the judge's verdicts stop depending on the content (runtime.judge_alarm)
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
     "arena/dropped_groups": "groups marked for the trainer's group filter to drop (drop_groups)",
     "arena/drop_guarded_groups": "groups kept, not dropped, because too many recent groups were (drop_max_share)",
@@ -99,6 +113,11 @@ _GROUP_SUMS = {
     "arena/completion_tokens": "completion_tokens",
     "arena/cached_tokens": "cached_tokens",
 }
+_VOID_COUNTS = {
+    "arena/judge_fault_groups": "judge_fault",
+    "arena/saturated_groups": "saturated",
+    "arena/no_information_groups": "no_information",
+}
 _MEMBER_SUMS = {
     "arena/forfeits": "forfeit",
     "arena/no_answer": "no_answer",
@@ -147,8 +166,9 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     for name, attribute in _GROUP_SUMS.items():
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/dropped_groups"] = float(sum(bool(g.drop) for g in ranked))
-    for name, reason in (("arena/judge_fault_groups", "judge_fault"), ("arena/saturated_groups", "saturated")):
+    for name, reason in _VOID_COUNTS.items():
         out[name] = float(sum(g.void_reason == reason for g in ranked))
+    out.update(_judge_information(ranked))
     prompt = out["arena/prompt_tokens"]
     out["arena/cached_token_share"] = out["arena/cached_tokens"] / prompt if prompt else 0.0
     out["arena/judgments_per_group"] = out["arena/judgments"] / len(ranked) if ranked else 0.0
@@ -178,6 +198,22 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     out.update(hack_metrics([g.hack_counts() for g in ranked]))
+    return out
+
+
+def _judge_information(ranked: list[Any]) -> dict[str, float]:
+    """Whether the judge's own verdicts still depend on the content: its ties, its decisions and its first-slot wins
+    (a share only where it has a denominator)."""
+    judgments = sum(g.judge_judgments for g in ranked)
+    verdicts = sum(g.judge_verdicts for g in ranked)
+    single = sum(g.single_verdicts for g in ranked)
+    out = {"arena/judge_verdicts": float(verdicts), "arena/single_verdicts": float(single)}
+    if judgments:
+        out["arena/decisive_share"] = sum(g.judge_decisive for g in ranked) / judgments
+    if verdicts:
+        out["arena/tie_share"] = sum(g.judge_ties for g in ranked) / verdicts
+    if single:
+        out["arena/first_slot_share"] = sum(g.first_slot_wins for g in ranked) / single
     return out
 
 

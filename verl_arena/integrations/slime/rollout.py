@@ -11,7 +11,8 @@
   and samples the first rollout of every training group greedily, marking it ``metadata["arena_anchor"]``.
 - :func:`log_rollout` (``--custom-rollout-log-function-path verl_arena.slime.log_rollout``): adds the ``arena/*``
   aggregates of the rollout batch (judge calls, failed and voided groups, forfeits, tokens, ...) to the metrics slime
-  logs, and lets slime log as usual.
+  logs, passed through the judge alarm (``arena_judge_alarm``, :mod:`~verl_arena.runtime.judge_alarm`), and lets
+  slime log as usual.
 
 slime is imported only when these run (it is on the path wherever slime calls them).
 """
@@ -25,6 +26,7 @@ from typing import Any
 
 from verl_arena.integrations.slime.config import arena_config
 from verl_arena.integrations.slime.rewards import METADATA_KEY, group_and_rollout
+from verl_arena.runtime.judge_alarm import JudgeAlarm, JudgeAlarmConfig
 from verl_arena.runtime.outcomes import MemberOutcome
 from verl_arena.runtime.step_metrics import summarize
 
@@ -33,6 +35,8 @@ __all__ = ["EVAL_RM_PATH", "eval_rollout", "generate", "log_rollout"]
 logger = logging.getLogger(__name__)
 
 EVAL_RM_PATH = "verl_arena.slime.eval_rm"
+#: the judge alarm of this process, by its options (slime logs every rollout batch from one process)
+_judge_alarms: dict[JudgeAlarmConfig, JudgeAlarm] = {}
 
 
 def eval_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
@@ -90,7 +94,10 @@ def log_rollout(
             rollouts.setdefault(group_and_rollout(sample, position), MemberOutcome.from_dict(metadata[METADATA_KEY]))
     answers = [(str(group), outcome) for (group, _), outcome in rollouts.items()]
     if answers and rollout_extra_metrics is not None:
-        rollout_extra_metrics.update(summarize(answers))
+        cfg = arena_config(args, required=False)
+        options = cfg.judge_alarm if cfg is not None else JudgeAlarmConfig()
+        alarm = _judge_alarms.setdefault(options, JudgeAlarm(options))
+        rollout_extra_metrics.update(alarm.observe(summarize(answers)))
     if args is not None:
         args.logged_rollout_id = rollout_id  # what slime's hook contract expects a log hook to record
     return False

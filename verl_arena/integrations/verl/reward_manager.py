@@ -168,6 +168,7 @@ class ArenaRewardManager(RewardManagerBase):
                 env_reward=arena.env_reward,
                 env_weight=arena.env_weight,
                 hack_alarm=arena.hack_alarm.model_dump(),
+                judge_alarm=arena.judge_alarm.model_dump(),
             )
             for name in coordinator_names(arena.name, job, arena.coordinator_shards)
         ]
