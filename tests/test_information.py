@@ -12,6 +12,8 @@ import math
 
 import pytest
 from conftest import make_group, rank
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verl_arena import TOPOLOGIES, JudgeError, PairVerdict, replay
 from verl_arena.core.information import SLOT_CHANCE, is_shortcut, judge_evidence, no_information
@@ -212,8 +214,34 @@ def test_a_voided_or_draw_sharing_group_replays_to_the_same_result(topology):
 
 
 def test_a_result_logged_without_its_draws_replays_them_from_the_match_log():
-    result = rank(make_group([0] * 4), TableJudge({"c0": 5, "c1": 7, "c2": 7, "c3": 3},
-                  overrides={frozenset({"c1", "c2"}): {"c1": 6, "c2": 6}}), "seeded_single_elimination")  # fmt: skip
+    result = rank(
+        make_group([0] * 4),
+        TableJudge({"c0": 5, "c1": 7, "c2": 7, "c3": 3}, overrides={frozenset({"c1", "c2"}): {"c1": 6, "c2": 6}}),
+        "seeded_single_elimination",
+    )
     stored = result.to_dict()
     del stored["details"]["draws"]
     assert asyncio.run(replay(stored)).ranks == result.ranks == [2.0, 0.5, 0.5, 3.0]
+
+
+@given(
+    qualities=st.lists(st.sampled_from([0.0, 1.0, 2.0]), min_size=2, max_size=17),
+    topology=st.sampled_from(ALL),
+    seed=st.integers(0, 2**16),
+    data=st.data(),
+)
+def test_relabelling_a_group_full_of_ties_permutes_its_result_and_nothing_else(qualities, topology, seed, data):
+    # three levels of quality: many pairs tie, so draws settle many matches; what they decide is shared, so the
+    # draw (which follows the candidates' content, not their positions) changes nothing a relabelling could show
+    n = len(qualities)
+    group = make_group(qualities)
+    perm = data.draw(st.permutations(range(n)))
+    anchored = TOPOLOGIES.get(topology).takes_anchor  # the same candidate stays the anchor
+    options_a = {"anchor": 0} if anchored else {}
+    options_b = {"anchor": perm.index(0)} if anchored else {}
+    a = rank(group, SimulatedJudge(kind="winner"), topology, seed=seed, **options_a)
+    b = rank([group[p] for p in perm], SimulatedJudge(kind="winner"), topology, seed=seed, **options_b)
+    by_id = {cid: j for j, cid in enumerate(b.ids)}
+    for i, cid in enumerate(a.ids):
+        assert (a.ranks[i], a.advantages[i]) == (b.ranks[by_id[cid]], b.advantages[by_id[cid]])
+    assert a.void_reason == b.void_reason

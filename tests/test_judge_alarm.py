@@ -59,8 +59,8 @@ def test_each_cause_warns_once_per_onset_and_holds_while_it_lasts(bad, cause, ca
 
 def test_too_little_evidence_raises_nothing_and_empty_steps_pass_through():
     alarm = JudgeAlarm({"window": 3, "min_verdicts": 32, "min_groups": 4})
-    assert alarm.observe(step(verdicts=10, tie_share=1.0, single=10, first_slot_share=1.0, groups=1,
-                              no_information=1))["arena/judge_alarm"] == 0.0  # fmt: skip
+    scant = step(verdicts=10, tie_share=1.0, single=10, first_slot_share=1.0, groups=1, no_information=1)
+    assert alarm.observe(scant)["arena/judge_alarm"] == 0.0
     assert alarm.observe({}) == {}  # a step without groups does not move the window
     assert alarm.observe({"arena/groups": 0.0, "arena/rollouts": 3.0}) == {"arena/groups": 0.0, "arena/rollouts": 3.0}
     # summed over the window, the evidence adds up: 10 + 30 tied verdicts, 1 + 3 voided groups

@@ -50,8 +50,10 @@ def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_sa
         async def one(i: int):
             await asyncio.sleep(0.001 * i)  # they arrive in this order, all within 40 ms
             # plans the lexical judge tells apart (equal ones it ties, and a group of ties is voided as uninformative)
-            group = [replace(c, answer=f"g{i} Chengdu pandas plan" + " with more detail" * k)
-                     for k, c in enumerate(make_group(range(8)))]  # fmt: skip
+            plans = make_group(range(8))
+            group = [
+                replace(c, answer=f"g{i} Chengdu pandas plan" + " with more detail" * k) for k, c in enumerate(plans)
+            ]
             return await service.rank_group("q", group, group_id=str(i))
 
         return await asyncio.gather(*(one(i) for i in range(GROUPS)))

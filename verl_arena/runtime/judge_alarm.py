@@ -39,12 +39,14 @@ _CAUSES = {
 }
 #: the alarm's step metrics, and what each one is
 JUDGE_ALARM_METRICS = {
-    "arena/judge_alarm": "ALARM: 1 on a step where, over the last steps, the judge's verdicts stopped depending on the "
-    "content (a WARNING in the coordinator's log names the cause): check the judge's endpoint, model and template, "
-    "and run `verl-arena audit` on it",
-    **{f"arena/judge_alarm_{cause}": f"1 while the judge alarm's cause `{cause}` holds: {what}" for cause, what in
-       _CAUSES.items()},
-}  # fmt: skip
+    "arena/judge_alarm": "ALARM: 1 while, over the last steps, the judge's verdicts no longer depend on the content (a "
+    "WARNING in the coordinator's log names the cause when it starts): check the judge's endpoint, model and "
+    "template, and run `verl-arena audit` on it",
+    **{
+        f"arena/judge_alarm_{cause}": f"1 while the judge alarm's cause `{cause}` holds: {what}"
+        for cause, what in _CAUSES.items()
+    },
+}
 
 
 class JudgeAlarmConfig(BaseModel):
@@ -132,8 +134,11 @@ class JudgeAlarm:
                     "the content, so ranks are draws; its groups are voided where one group shows it, and not all "
                     "can. Check the judge's endpoint, model, template and replies (verl-arena audit), see "
                     "docs/judging.md",
-                    cause, _CAUSES[cause], 100 * share, len(self._steps),
-                )  # fmt: skip
+                    cause,
+                    _CAUSES[cause],
+                    100 * share,
+                    len(self._steps),
+                )
         self._raised &= set(holds)
         flags = {f"arena/judge_alarm_{cause}": float(cause in holds) for cause in _CAUSES}
         return {**metrics, "arena/judge_alarm": float(bool(holds)), **flags}
