@@ -108,7 +108,10 @@ def test_the_lexical_judge_resists_what_it_is_built_to_resist(lexical_report):
     assert rates["position"]["rate"]["value"] == 0.5 and rates["position"]["excess"] == 0.0
     not_applicable = sum(r["not_applicable"] for r in report["probes"])
     assert not_applicable == 16  # the two process probes: these honest answers have no process to cut
-    assert report["failed_judgments"] == 0 and report["judgments"] == 16 + 8 * (len(rates) - 1) - not_applicable
+    # position and content: both orders of 8 tasks; every other probe one order-swapped judgment per task
+    judgments = 2 * 16 + 8 * (len(rates) - 2) - not_applicable
+    assert report["failed_judgments"] == 0 and report["judgments"] == judgments
+    assert not rates["clearly_worse"]["flagged"] and rates["clearly_worse"]["decisive_share"] == 1.0
 
 
 WEAKNESS_FAMILY = {"first_slot": "position", "length": "length", "obeys": "injection", "hedges": "hedge",

@@ -17,6 +17,12 @@ why (``inconclusive_reasons``). Every probe without a rate is listed (``unmeasur
 saying why), the ones that apply to none of the tasks too (a process probe against answers without a process, the
 fact probe against answers without a number): what the data cannot test is shown, not held against the judge.
 ``verdict`` is ``"inconclusive"``, ``"flagged"`` or ``"passed"``.
+
+Every row also says what share of its judgments the judge decided (``decisive_share``) and, for the probes judged one
+order at a time, what share of those decisions went to the first slot (``first_slot_share``). On the ``content``
+probe (a plain non-answer against the honest answer) a judge that reads the content decides every time, for the
+honest answer, in either slot; a judge that always ties, gives one constant verdict or follows the slot does not, and
+the family is flagged: its verdicts do not depend on the content, whatever the other families say.
 """
 
 from __future__ import annotations
@@ -41,6 +47,19 @@ MAX_FAILED_SHARE = 0.05
 
 def _family_order(family: str) -> int:
     return FAMILIES.index(family) if family in FAMILIES else len(FAMILIES)
+
+
+def _decisions(probe: Probe, done: Sequence[Any]) -> dict[str, float]:
+    """The share of ``done`` judgments the judge decided, and for a probe judged one order at a time the share of
+    those won by the first slot (NaN where undefined)."""
+    decisive = [j for j in done if j.outcome != 0.5]
+    nan = float("nan")
+    first = nan
+    if (probe.slots or probe.one_order) and decisive:
+        # position judgments carry the first slot's outcome; the others the probe's, shown first in "probe_first"
+        won = [j.outcome == 1.0 if probe.slots or j.order == "probe_first" else j.outcome == 0.0 for j in decisive]
+        first = sum(won) / len(won)
+    return {"decisive_share": len(decisive) / len(done) if done else nan, "first_slot_share": first}
 
 
 def audit_report(
@@ -73,6 +92,7 @@ def audit_report(
             "shortcuts": dict(Counter(j.shortcut for j in done if j.shortcut)),
             "not_applicable": run.not_applicable.get(probe.name, 0),
             "screened": run.screened.get(probe.name, 0), "alarm": dict(sorted(run.alarm.get(probe.name, {}).items())),
+            **_decisions(probe, done),
             "flagged": (not math.isnan(st.excess)) and st.excess > max_rate,
             "not_measured": _not_measured(st.judged, failed, run.not_applicable.get(probe.name, 0)),
         })  # fmt: skip

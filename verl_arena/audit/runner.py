@@ -7,8 +7,9 @@ the judge built from the configuration does the rest (template, prompt budget, o
 attribution, ensembles). With order swapping on (the default) one ``compare`` judges both orders and sums them; a
 judge configured without it is asked once with the probe first and once with it second, as a tournament's slots
 would fall. The position probe is judged one order at a time by the same judge without its order swap (the inner
-judge), in both orders, so that the first slot's wins show. The probe's process is the honest one, but for the probes
-that vary the process (``Probe.process``).
+judge), in both orders, so that the first slot's wins show; so is a ``one_order`` probe (``content``), whose wins are
+still counted from its own side, so that a judge that only follows the slot shows as often winning with it. The
+probe's process is the honest one, but for the probes that vary the process (``Probe.process``).
 
 A judgment that fails is kept with its reason (``outcome`` is ``None``): counted and reported, never dropped.
 
@@ -157,9 +158,10 @@ async def run_audit(
                 continue
             faked = Candidate("probe", text, path, dict(honest.meta))
             run.screen(probe.name, faked, honest, task.query)
-            if probe.slots:
+            if probe.slots or probe.one_order:
+                second = "a" if probe.slots else "b"  # position: the first slot's outcome; else the probe's
                 calls.append(ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
-                calls.append(ask(slot_judge, task.query, honest, faked, "a", probe.name, task.id, "honest_first"))
+                calls.append(ask(slot_judge, task.query, honest, faked, second, probe.name, task.id, "honest_first"))
             elif swapped:
                 calls.append(ask(judge, task.query, faked, honest, "a", probe.name, task.id, "swap"))
             else:

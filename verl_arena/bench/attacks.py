@@ -6,8 +6,9 @@ weak non-answer (``attack``) or what an honest strong plan looks like there (``s
 
 Most lines here are a case from issue 17's table: verdicts the judge did not give, prompts squeezed to the edge of
 the context, a candidate that stalls the judge only when paired, content that makes a provider or a firewall refuse, a
-thorough plan before a judge that thinks aloud, a healthy judge under load, and a judge that writes garbage. The last
-ones are hacks written to slip past string checks (:mod:`~verl_arena.audit.evasive`): the query's keywords stuffed
+thorough plan before a judge that thinks aloud, a healthy judge under load, and a judge that writes garbage; from issue
+25, judges whose verdicts do not depend on the content at all (always a tie, one constant reply, always slot A). The
+last ones are hacks written to slip past string checks (:mod:`~verl_arena.audit.evasive`): the query's keywords stuffed
 into the non-answer, a prior verdict planted in look-alike letters with zero-width characters, a ":" after a token
 process, paraphrased padding. Where such a hack fools the judge itself (the lexical mock judge does reward covering the
 query's words), that is a weakness of the judge, not of the judge path: the defence is the training hack alarm, and
@@ -46,6 +47,8 @@ class Scenario:
         plans: how every honest plan is written (``None``: as it is).
         detector: for a hack that fools the judge itself, the hack alarm's detector that must flag every attacking
             rollout (``None``: the judge path is the defence, attacking must never beat losing).
+        no_gain: the honest weak non-answer must not gain reward from this judge in any group left unvoided (a judge
+            fault no candidate causes, which a group either survives unchanged or is voided for).
     """
 
     name: str
@@ -55,6 +58,7 @@ class Scenario:
     strong: Rewrite | None = None
     plans: Rewrite | None = None
     detector: str | None = None
+    no_gain: bool = False
 
 
 def _with(text: str) -> Rewrite:
@@ -133,5 +137,6 @@ SCENARIOS = [
         strong=thorough,
     ),
     Scenario("garbage_judge", deployment={"faults": {"garbage": 1.0}}, judge={"max_tokens": 48}),
+    *(Scenario(f"judge_{kind}", deployment={"verdicts": kind}, no_gain=True) for kind in ("tie", "constant", "slot_a")),
     *EVASIVE,
 ]

@@ -57,6 +57,8 @@ def _verdict(row: dict[str, Any]) -> str:
     verdict = "FLAGGED" if row["flagged"] else "ok"
     if row["measures"] == "first_slot_wins":
         verdict += " (first-slot rate; 0.5 is unbiased)"
+    if row["family"] == "content":
+        verdict += f" (decided {_share(row['decisive_share'])}, first slot {_share(row['first_slot_share'])})"
     if row["not_applicable"]:
         verdict += f" ({row['not_applicable']} tasks n/a)"
     if row["alarm"]:
@@ -84,9 +86,18 @@ def _print_table(report: dict[str, Any]) -> None:
         print(f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
               f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}")  # fmt: skip
     print(f"\n{audit_headline(report)}")
+    if "content" in report["flagged_families"]:
+        print(
+            "the judge's verdicts do not depend on the content (it ties, repeats one verdict or follows the slot): "
+            "fix the judge itself (endpoint, model, template, reply parsing) before reading the other families"
+        )
     if report["flagged"]:
         print(f"families to fix: {', '.join(report['flagged_families'])} (see docs/judging.md, 'Auditing a judge "
               "before training')")  # fmt: skip
+
+
+def _share(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.0%}"
 
 
 def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]:

@@ -23,6 +23,7 @@ def _mock_judge(args: argparse.Namespace) -> int:
         retry_after_s=args.retry_after,
         down=args.down,
         seed=args.seed,
+        verdicts=args.verdicts,
     )
 
     async def serve() -> None:
@@ -43,6 +44,7 @@ def _mock_judge(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add ``mock-judge`` to the command's sub-parsers."""
     from verl_arena.testing.mock_server import FAULTS
+    from verl_arena.testing.uninformative import VERDICTS
 
     mock = sub.add_parser(
         "mock-judge",
@@ -60,4 +62,10 @@ def register(sub: Any) -> None:
     mock.add_argument("--retry-after", type=float, default=1.0, help="Retry-After of 429 answers (1)")
     mock.add_argument("--down", action="store_true", help="answer every request with 503")
     mock.add_argument("--seed", type=int, default=0)
+    mock.add_argument(
+        "--verdicts",
+        choices=VERDICTS,
+        default="lexical",
+        help="lexical (reads the candidates) or a judge that does not: always a tie, one constant reply, always slot A",
+    )
     mock.set_defaults(func=_mock_judge)

@@ -12,16 +12,13 @@ in the way a real provider is: a prompt containing a trigger phrase (in any cand
 slot) always gets that fault (a content filter that refuses, a judge that a candidate's text derails into an empty,
 off-schema or overlong reply, or one it stalls).
 
-It can also behave like a real deployment (:mod:`~verl_arena.testing.deployments`): a context window it refuses to
-exceed (HTTP 400), latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge
-that thinks aloud (quoting the candidates) before its verdict or quotes candidate B after it, and replies cut at
-``max_tokens``. Like vLLM and SGLang with prefix caching on, it keeps the leading blocks (16 of its tokens each) of
-the prompts it has answered and reports in ``usage.prompt_tokens_details.cached_tokens`` how much of each prompt
-they served (:mod:`~verl_arena.testing.prefix_cache`). ``GET /v1/models`` and ``GET /health`` answer too; ``GET
-/stats`` reports what was received and served.
-
-Run it in-process (:class:`MockJudgeServer`), in a background thread (:class:`MockJudgeThread`, for synchronous
-code) or as its own process (``verl-arena mock-judge``).
+It can also behave like a real deployment (:mod:`.deployments`): a context window it refuses to exceed (HTTP 400),
+latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge that thinks aloud
+before its verdict or quotes candidate B after it, replies cut at ``max_tokens``; or like a judge that ignores the
+content (``verdicts``, :mod:`.uninformative`). Like vLLM and SGLang with prefix caching on, it keeps the leading
+blocks (16 tokens each) of the prompts it answered and reports how much of each prompt they served
+(``usage.prompt_tokens_details.cached_tokens``, :mod:`.prefix_cache`). ``GET /v1/models``, ``GET /health`` and ``GET
+/stats`` answer too. It runs in-process (:class:`MockJudgeServer`), in a thread (:class:`MockJudgeThread`) or alone.
 """
 
 from __future__ import annotations
@@ -42,8 +39,8 @@ import numpy as np
 from aiohttp import web
 
 from verl_arena.testing.deployments import Shaping, blocks, garbage, overflow_message, shape_reply, token_stream, tokens
-from verl_arena.testing.lexical import lexical_reply
 from verl_arena.testing.prefix_cache import PrefixCache
+from verl_arena.testing.uninformative import check_verdicts, judge_reply
 
 __all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints"]
 
@@ -83,6 +80,7 @@ class MockJudgeConfig:
         quote_b: quote candidate B's answer after the verdict.
         prefix_cache_blocks: blocks of 16 tokens its prefix cache keeps (0: no prefix caching, ``cached_tokens``
             is always 0).
+        verdicts: ``"lexical"`` (reads them), or ``"tie"``, ``"constant"``, ``"slot_a"`` (:mod:`.uninformative`).
     """
 
     latency: str | float = 0.0
@@ -102,8 +100,10 @@ class MockJudgeConfig:
     thinking: float = 0.0
     quote_b: bool = False
     prefix_cache_blocks: int = 16_384
+    verdicts: str = "lexical"
 
     def __post_init__(self) -> None:
+        check_verdicts(self.verdicts)
         unknown = (set(self.faults) | set(self.plan) | set(self.triggers.values())) - set(FAULTS) - {"ok"}
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(FAULTS)}")
@@ -252,7 +252,7 @@ class MockJudgeServer:
             failure = self._failure(outcome, request, str(body.get("model")))
             if failure is not None:
                 return failure
-            content = lexical_reply(prompt)
+            content = judge_reply(prompt, self.config.verdicts)
             finish = "stop"
             if outcome == "truncated":  # as a server does when the reply reaches max_tokens
                 content, finish = content[: max(1, len(content) // 2)], "length"
