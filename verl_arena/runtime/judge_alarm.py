@@ -13,7 +13,9 @@ the step metrics and raises a cause when
 - ``no_information``: at least ``no_information_share`` of the groups were voided because the judge's verdicts carried
   no information (``arena/no_information_groups``).
 
-The share causes need ``min_verdicts`` verdicts, and ``no_information`` ``min_groups`` groups, in the window. Each cause
+A policy that collapsed to one answer (rollouts that differ only in ways no judge weighs) ties too and raises
+``ties`` and ``no_information`` as well: the judgment log tells the two apart. The share causes need ``min_verdicts``
+verdicts, and ``no_information`` ``min_groups`` groups, in the window. Each cause
 logs one WARNING when it starts (not again until it has cleared); ``arena/judge_alarm`` is 1 on every step on which
 some cause holds, and ``arena/judge_alarm_<cause>`` says which.
 """
@@ -132,8 +134,8 @@ class JudgeAlarm:
                 logger.warning(
                     "judge alarm (%s): %s (%.0f%% over the last %d steps): the judge's verdicts no longer depend on "
                     "the content, so ranks are draws; its groups are voided where one group shows it, and not all "
-                    "can. Check the judge's endpoint, model, template and replies (verl-arena audit), see "
-                    "docs/judging.md",
+                    "can. Check the judge's endpoint, model, template and replies (verl-arena audit), or whether the "
+                    "policy's rollouts all say the same (the judgment log); see docs/judging.md",
                     cause,
                     _CAUSES[cause],
                     100 * share,
