@@ -115,7 +115,8 @@ def _rank(args: argparse.Namespace) -> int:
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
-        if not args.no_preflight and not preflight_judges({"": judge}, "rank"):  # before the output is touched
+        nothing_left = resumed is not None and len(resumed.done) >= resumed.total  # no group to ask the judge about
+        if not (args.no_preflight or nothing_left) and not preflight_judges({"": judge}, "rank"):  # output untouched
             if mock is not None:
                 mock.stop()
             return JUDGE_UNAVAILABLE
