@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
+from browser_support import render, screenshot
 from conftest import judge_config, strict_json
 from scipy import stats
 
@@ -89,7 +88,6 @@ def _outputs(path: Path, answers: dict[str, str]) -> str:
 
 
 def test_the_html_report_renders_in_a_headless_browser(mock_judge, tmp_path, capsys):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     url, server = mock_judge()
     judge = tmp_path / "judge.yaml"
     judge.write_text(yaml.safe_dump(judge_config(url)))
@@ -108,18 +106,20 @@ def test_the_html_report_renders_in_a_headless_browser(mock_judge, tmp_path, cap
     assert code == 0 and len(server.recent) > 0 and result["stopped"] in ("separated", "exhausted")
     standings = [r["system"] for r in result["leaderboard"]]
     assert sorted(standings) == ["baseline", "middling", "trained"]
+    for row in result["leaderboard"]:  # the length columns: mean answer length, length-controlled Elo with interval
+        assert row["mean_answer_length"] > 0 and row["lc_elo_low"] <= row["lc_elo"] <= row["lc_elo_high"]
+    assert result["length"]["pairings"] > 0
     page = report.read_text()
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")  # self-contained, no network
-    if browser is None:
-        pytest.skip("no chromium on this machine: the report was written but not rendered (apt install chromium)")
-    dom = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", report.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    ).stdout  # fmt: skip
+    shown = render(report, tmp_path)
+    assert shown.console == []  # nothing ran, loaded or failed
+    dom = shown.dom
     board = dom[dom.index('<table id="leaderboard">') : dom.index("</table>", dom.index('id="leaderboard"'))]
     positions = [board.index(f'class="name">{name}<') for name in standings]
     assert positions == sorted(positions)  # the page shows the standings, in order
-    shot = tmp_path / "arena.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
-                    "--window-size=1000,900", report.as_uri()], capture_output=True, timeout=120)  # fmt: skip
-    assert shot.stat().st_size > 10_000  # a real rendering, not a blank page
+    assert "length-controlled Elo" in board and "mean answer length" in board
+    for row in result["leaderboard"]:
+        assert f">{row['mean_answer_length']:.0f}<" in board and f"{row['lc_elo']:.0f} [" in board
+    chart = dom[dom.index('id="leaderboard-chart"') : dom.index("</svg>", dom.index('id="leaderboard-chart"'))]
+    assert chart.count('class="point"') == 2 * len(standings) and 'class="axis"' in chart
+    assert screenshot(report, tmp_path, "1000,900").stat().st_size > 10_000  # a real rendering, not a blank page

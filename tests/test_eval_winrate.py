@@ -46,8 +46,9 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json",
                         "--plot", str(plot))  # fmt: skip
     assert code == 0 and report["baseline"] == "baseline" and report["judges"] == ["a", "b"]
+    answers = [json.loads(line)["answer"] for line in Path(TRAINED).read_text(encoding="utf-8").splitlines()]
     assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875,
-                                 "env": None}  # fmt: skip
+                                 "mean_answer_length": sum(map(len, answers)) / 7, "env": None}  # fmt: skip
     # one pre-flight request, then 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
     assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["judge_calls"] == 28
     assert server_a.recent[0]["max_tokens"] == server_b.recent[0]["max_tokens"] == 8  # the pre-flight came first
@@ -218,3 +219,18 @@ def test_a_bad_answer_key_is_refused_naming_the_line(tmp_path, capsys, value):
     tasks = _jsonl(tmp_path / "tasks.jsonl", [{"id": "h", "query": HANDHELD, "answer_key": value}])
     code, err = _run(capsys, "--tasks", tasks, BASELINE, TRAINED)
     assert code == 2 and "tasks.jsonl line 1: 'answer_key' must be a non-empty string, object or list" in err
+
+
+def test_the_table_shows_each_systems_answer_length_and_length_controlled_rate(capsys):
+    systems = [str(ROOT / "examples" / "eval" / f"{name}.jsonl") for name in ("baseline", "prompted", "verbose")]
+    code, out = _run(capsys, "--tasks", TASKS, *systems)
+    assert code == 0, out
+    lines = out.splitlines()
+    (head,) = [line for line in lines if line.startswith("system ")]
+    assert "mean len" in head and "win rate [95% CI]" in head and "length-controlled" in head
+    rows = {line.split()[0]: line.split() for line in lines[lines.index(head) + 1 : lines.index(head) + 4]}
+    assert rows["baseline"][1:3] == ["32", "baseline"] and int(rows["verbose"][1]) > int(rows["prompted"][1]) > 32
+    code, report = _run(capsys, "--tasks", TASKS, *systems, "--json")
+    verbose = next(c for c in report["comparisons"] if c["system"] == "verbose")
+    assert rows["verbose"][2] == f"{verbose['mean']['rate']['value']:.3f}"
+    assert rows["verbose"][5] == f"{verbose['length']['controlled']['value']:.3f}"

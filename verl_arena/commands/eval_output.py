@@ -17,6 +17,11 @@ def _ci(interval: dict[str, float]) -> str:
     return f"{interval['value']:.3f} [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
+def _length(value: float | None) -> str:
+    """A mean answer length in characters, ``n/a`` without one."""
+    return "n/a" if value is None or math.isnan(value) else f"{value:.0f}"
+
+
 def _env_cell(env: dict[str, Any] | None) -> str:
     """A system's env success rate and the tasks it rests on, for a table (``-`` without the column)."""
     if env is None or not env["tasks"]:
@@ -49,10 +54,20 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
           f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed")  # fmt: skip
     env = any(s["env"] is not None for s in report["systems"])
-    print(f"\n{'system':<24} {'valid':>6} {'missing':>8} {'empty':>6}" + (f"  {'env success':>14}" if env else ""))
+    by_name = {c["system"]: c for c in report["comparisons"]}
+    print(
+        f"\n{'system':<24} {'mean len':>8}  {'win rate [' + str(level) + '% CI]':<24} {'length-controlled':<24} "
+        f"{'valid':>6} {'missing':>8} {'empty':>6}" + (f"  {'env success':>14}" if env else "")
+    )
     for s in report["systems"]:
+        c = by_name.get(s["name"])
+        rate = "baseline" if c is None else _ci(c["mean"]["rate"])
+        controlled = "-" if c is None or c["length"] is None else _ci(c["length"]["controlled"])
         cell = f"  {_env_cell(s['env']):>14}" if env else ""
-        print(f"{s['name']:<24} {s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}{cell}")
+        print(
+            f"{s['name']:<24} {_length(s['mean_answer_length']):>8}  {rate:<24} {controlled:<24} "
+            f"{s['valid_rate']:>6.2f} {s['missing']:>8} {s['empty']:>6}{cell}"
+        )
     _print_env_agreement(report["env_agreement"], level)
     for c in report["comparisons"]:
         _print_comparison(c, level)
@@ -137,6 +152,14 @@ def plot_winrates(report: dict[str, Any], path: str) -> None:
     plt.close(fig)
 
 
+def _signed(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.2f}"
+
+
+def _elo(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.0f}"
+
+
 def print_arena(result: dict[str, Any]) -> None:
     """The arena's standings as a table."""
     level = round(result["confidence"] * 100)
@@ -144,10 +167,20 @@ def print_arena(result: dict[str, Any]) -> None:
           f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
           f"{result['round_robin_judgments']}); stopped: {result['stopped']}")  # fmt: skip
     env = any(row["env"] is not None for row in result["leaderboard"])
-    print(f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval   tasks judged"
-          + (f"  {'env success':>14}" if env else ""))  # fmt: skip
+    print(
+        f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval  {'LC Elo':>6}  {level}% interval  "
+        f"{'mean len':>8}  tasks judged" + (f"  {'env success':>14}" if env else "")
+    )
     for i, row in enumerate(result["leaderboard"], 1):
         cell = f"  {_env_cell(row['env']):>14}" if env else ""
-        print(f"{i:>3} {row['system']:<24} {row['elo']:>6.0f}  {row['elo_low']:>5.0f} to {row['elo_high']:<5.0f}"
-              f"  {row['tasks_judged']:>12}{cell}")  # fmt: skip
+        print(
+            f"{i:>3} {row['system']:<24} {row['elo']:>6.0f}  {row['elo_low']:>5.0f} to {row['elo_high']:<5.0f}"
+            f"  {_elo(row['lc_elo']):>6}  {_elo(row['lc_elo_low']):>5} to {_elo(row['lc_elo_high']):<5}"
+            f"  {_length(row['mean_answer_length']):>8}  {row['tasks_judged']:>12}{cell}"
+        )
+    length = result["length"]
+    print(
+        f"\nLC Elo: the same fit at equal answer lengths (length coefficient {_signed(length['coefficient'])} over "
+        f"{length['pairings']} task pairings; positive: longer answers win); mean len: characters"
+    )
     _print_env_agreement(result["env_agreement"], level)

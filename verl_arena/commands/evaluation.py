@@ -133,6 +133,10 @@ def _winrate(args: argparse.Namespace) -> int:
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)
     if args.plot:
         plot_winrates(report, args.plot)
+    if args.html:
+        from verl_arena.evaluation.winrate_html import winrate_html
+
+        Path(args.html).write_text(winrate_html(report), encoding="utf-8")
     if args.json:
         print_json(report)
     else:
@@ -155,7 +159,7 @@ def _unanswered_exit(command: str, unanswered: Mapping[str, Mapping[str, int]], 
 
 def _arena(args: argparse.Namespace) -> int:
     from verl_arena.evaluation.arena import ArenaSettings, run_arena
-    from verl_arena.evaluation.html import arena_html
+    from verl_arena.evaluation.arena_html import arena_html
 
     setup = _setup(args, "arena")
     if setup is None:
@@ -281,12 +285,14 @@ def register(sub: Any) -> None:
         description="Judge every task's outputs of each system against the baseline's (the first outputs file, or "
         "--baseline) in both orders, with every judge given (--judge-config, repeatable; without one, a built-in "
         "lexical mock judge on loopback). Reports win/tie/loss and win rates with bootstrap intervals over tasks, "
-        "per-dimension rates, the judges' agreement, how often the first slot wins, and a length-controlled win "
-        "rate. Judgments go to --log as they arrive; re-running with the same log asks only what is missing.",
+        "per-dimension rates, the judges' agreement, how often the first slot wins, each system's mean answer length "
+        "and a length-controlled win rate; --html writes it all as one self-contained page. Judgments go to --log "
+        "as they arrive; re-running with the same log asks only what is missing.",
     )
     _shared_arguments(win)
     win.add_argument("--baseline", help="the system the others are compared with (default: the first)")
     win.add_argument("--plot", metavar="PNG", help="write a plot of the win rates and their intervals")
+    win.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     win.set_defaults(func=_winrate)
 
     arena = kinds.add_parser(

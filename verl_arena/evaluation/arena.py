@@ -30,6 +30,7 @@ from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.env import env_agreement, env_summary
 from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys, unanswered_judges
+from verl_arena.evaluation.length import LengthControlledBoard, length_controlled_board
 from verl_arena.evaluation.report import position_bias, task_outcome
 
 __all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
@@ -196,8 +197,9 @@ async def run_arena(
     on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,
 ) -> dict[str, Any]:
     """Run the arena; returns the standings (each row's ``env``: the system's environment outcomes, see
-    :func:`~verl_arena.evaluation.env.env_summary`), the pairwise matrix, the tiers, the cost, why it stopped and the
-    judge's agreement with the environment (``env_agreement``)."""
+    :func:`~verl_arena.evaluation.env.env_summary`; its ``mean_answer_length`` and its length-controlled Elo with an
+    interval, ``lc_elo``, see :mod:`~verl_arena.evaluation.length`), the pairwise matrix, the tiers, the cost, why it
+    stopped, the judge's agreement with the environment (``env_agreement``) and the length coefficient (``length``)."""
     names = list(systems)
     rng = np.random.default_rng(settings.seed)
     scales = {n: tuple(getattr(getattr(j, "pairwise", None), "scale", (0.0, 10.0))) for n, j in judges.items()}
@@ -246,7 +248,13 @@ async def run_arena(
             break
     results, undecided = task_results(judgments, scales, settings.clear_margin)
     board = leaderboard(names, results, settings) if results else board
-    board = [{**row, "env": env_summary(systems[row["system"]])} for row in board]
+    lc = length_controlled_board(
+        names, results, systems, confidence=settings.confidence, resamples=settings.resamples, seed=settings.seed
+    )
+    board = [
+        {**row, **_length_columns(systems[row["system"]], lc), "env": env_summary(systems[row["system"]])}
+        for row in board
+    ]
     return {
         "systems": names,
         "tasks": len(tasks),
@@ -264,6 +272,18 @@ async def run_arena(
         "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),
         "position": {judge: position_bias([j for j in judgments if j.judge == judge]) for judge in sorted(judges)},
         "env_agreement": env_agreement(judgments, systems, confidence=settings.confidence, seed=settings.seed),
+        "length": {"coefficient": lc.beta, "pairings": lc.pairings},
+    }
+
+
+def _length_columns(system: System, lc: LengthControlledBoard) -> dict[str, float]:
+    """A leaderboard row's length columns: the system's mean answer length and its length-controlled Elo."""
+    name = system.name
+    return {
+        "mean_answer_length": system.mean_answer_length,
+        "lc_elo": ELO_CENTRE + ELO_PER_UNIT * lc.strength[name],
+        "lc_elo_low": ELO_CENTRE + ELO_PER_UNIT * lc.low[name],
+        "lc_elo_high": ELO_CENTRE + ELO_PER_UNIT * lc.high[name],
     }
 
 

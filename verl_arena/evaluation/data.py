@@ -77,6 +77,12 @@ class System:
         total = len(self.outputs)
         return (total - len(self.missing) - len(self.empty)) / total if total else float("nan")
 
+    @property
+    def mean_answer_length(self) -> float:
+        """Mean characters of the usable answers (what a length-biased judge sees; NaN without one)."""
+        lengths = [c.answer_length for c in self.outputs.values() if not c.meta.get("no_answer")]
+        return sum(lengths) / len(lengths) if lengths else float("nan")
+
 
 def _task_id(raw: Mapping[str, Any], where: str) -> str:
     tid = raw.get("id")

@@ -124,6 +124,7 @@ def winrate_report(
                 "missing": len(s.missing),
                 "empty": len(s.empty),
                 "valid_rate": s.valid_rate,
+                "mean_answer_length": s.mean_answer_length,
                 "env": env_summary(s),
             }
             for s in systems.values()
