@@ -16,11 +16,13 @@ import pytest
 import yaml
 from conftest import strict_json
 
+from verl_arena.audit.advice import advice_for
 from verl_arena.audit.custom import load_custom_probes
 from verl_arena.audit.probes import FAMILIES, PROBES, ProbeTask, builtin_probes
-from verl_arena.audit.scoring import wilson
+from verl_arena.audit.scoring import excess_interval, wilson
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
+from verl_arena.evaluation.stats import Interval
 from verl_arena.testing.biased_judges import BiasedJudgeThread, config_for
 
 PLACES = [
@@ -97,6 +99,16 @@ def test_wilson_interval_does_not_collapse():
     assert wilson(8, 8).low == pytest.approx(0.676, abs=1e-3)
 
 
+def test_the_compared_figure_has_an_interval_for_the_position_probe_too():
+    rate = Interval(0.3, 0.1, 0.6)
+    assert excess_interval(rate, 0.0) == rate
+    # |2 rate - 1|: 0.4, from 0 (the interval holds 0.5, an unbiased slot) to 0.8 (a first slot winning 10%)
+    assert excess_interval(rate, 0.5) == Interval(pytest.approx(0.4), 0.0, pytest.approx(0.8))
+    assert excess_interval(Interval(0.9, 0.7, 0.97), 0.5) == Interval(
+        pytest.approx(0.8), pytest.approx(0.4), pytest.approx(0.94)
+    )
+
+
 def test_the_lexical_judge_resists_what_it_is_built_to_resist(lexical_report):
     code, report = lexical_report
     assert code == 1  # it does reward length and restated queries: the audit says so
@@ -130,6 +142,15 @@ def test_each_biased_judge_is_flagged_for_exactly_its_weakness(weakness, lexical
     judged = [r for r in report["probes"] if r["judged"]]  # not the process probes: no honest process to cut here
     worse = {r["family"] for r in judged if r["rate"]["low"] > honest[r["name"]]["rate"]["value"]}
     assert worse == {family}, worse
+    # the family's worst probe is flagged, with what to change; its worst case is a judgment the probe won
+    worst = report["families"][family]["worst"]
+    assert worst["probe"] in report["flagged"] and report["families"][family]["advice"] == advice_for(family)
+    row = _rates(report)[worst["probe"]]
+    assert row["excess_interval"]["value"] == row["excess"] > report["max_rate"]
+    case = row["worst_case"]
+    assert case["outcome"] == 1.0 and case["reply"] and case["task"] in {f"trip-{i}" for i in range(len(PLACES))}
+    if weakness == "colon":
+        assert case["answer"] == ":"  # the probe's own answer, as the judge read it
 
 
 def test_max_rate_sets_the_exit_code_and_the_table_prints(lexical_report, tasks_file, capsys):
@@ -235,7 +256,10 @@ def test_a_judge_that_never_answered_leaves_an_inconclusive_audit_headline_first
     assert "no probe beats" not in "\n".join(lines) and " ok" not in "\n".join(rows)
     html = page.read_text(encoding="utf-8")
     assert "<strong>Inconclusive</strong> (exit status 3)" in html and "connection refused" in html
-    assert html.count('<tr class="unmeasured">') == len(builtin_probes()) and "No probe</strong>" not in html
+    probes, families = html[html.index('<table id="probes">') :], html[html.index('<table id="families">') :]
+    assert probes.count('<tr class="unmeasured">') == len(builtin_probes()) and "No probe</strong>" not in html
+    families = families[: families.index("</table>")]
+    assert families.count('<tr class="unmeasured">') == len(FAMILIES) and "not measured" in families
     assert main([*args[:-1]]) == 3  # with its pre-flight, the audit does not even start
     err = capsys.readouterr().err
     assert "verl-arena audit: cannot ask the judge at http://127.0.0.1:1/v1" in err

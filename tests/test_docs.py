@@ -20,6 +20,15 @@ def test_the_configuration_reference_is_what_the_code_says():
     assert committed == configuration_markdown(), "run `verl-arena docs configuration` and commit docs/configuration.md"
 
 
+def test_every_audit_family_has_its_advice_and_the_docs_say_the_same():
+    from verl_arena.audit.advice import ADVICE, advice_markdown
+    from verl_arena.audit.probes import FAMILIES
+
+    assert {f for families, _ in ADVICE for f in families} == set(FAMILIES)
+    docs = (ROOT / "docs" / "judging.md").read_text(encoding="utf-8")
+    assert advice_markdown() in docs, "docs/judging.md's 'What to change' list must be advice_markdown()"
+
+
 def test_every_sample_field_is_described():
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
 

@@ -9,7 +9,10 @@ raise a false alarm (a look at the report) than miss one (a training run). The i
 small audit's uncertainty is in plain sight. For the position probe the compared figure is ``|2 rate - 1|``, the
 net share of judgments its slot alone decided. Each row also says which of the training hack alarm's detectors flag
 the probe (``alarm``: detector -> tasks flagged, of ``screened``): a flagged probe no detector sees is a hack the
-alarm would miss in training.
+alarm would miss in training. Each measured row also has its ``worst_case``: the judgment the probe did best in (the
+highest outcome, then the largest score difference), with the probe's answer and the judge's reply, so that a flag can
+be read, not only counted. Per family: its probes, the flagged ones, the ``worst`` probe (the highest compared figure,
+with its interval) and what to change (``advice``, :mod:`~verl_arena.audit.advice`).
 
 An audit that could not measure is no pass: it is *inconclusive* when a probe has no rate because the judge failed
 every judgment of it, or when more than :data:`MAX_FAILED_SHARE` (5%) of all judgments failed, and the report says
@@ -33,8 +36,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from verl_arena.audit.advice import advice_for
 from verl_arena.audit.probes import FAMILIES, Probe
-from verl_arena.audit.runner import AuditRun
+from verl_arena.audit.runner import AuditRun, Judged
 from verl_arena.audit.scoring import probe_stats
 
 __all__ = ["DEFAULT_MAX_RATE", "MAX_FAILED_SHARE", "audit_headline", "audit_report"]
@@ -86,6 +90,7 @@ def audit_report(
             "measures": "first_slot_wins" if probe.slots else "beats_honest", "neutral": probe.neutral,
             "judgments": len(judged), "judged": st.judged, "wins": st.wins, "ties": st.ties, "losses": st.losses,
             "rate": asdict(st.rate), "tie_rate": st.tie_rate, "excess": st.excess,
+            "excess_interval": asdict(st.excess_interval),
             "effect": {"cohens_h": st.cohens_h, "score_diff": st.score_diff},
             "failed": sum(failed.values()), "failure_reasons": dict(failed),
             "forfeits": {side: sum(side in j.forfeit for j in done) for side in ("probe", "honest")},
@@ -95,13 +100,9 @@ def audit_report(
             **_decisions(probe, done),
             "flagged": (not math.isnan(st.excess)) and st.excess > max_rate,
             "not_measured": _not_measured(st.judged, failed, run.not_applicable.get(probe.name, 0)),
+            "worst_case": _worst_case(done, run.answers),
         })  # fmt: skip
-    families: dict[str, dict[str, Any]] = {}
-    for row in rows:
-        fam = families.setdefault(row["family"], {"probes": [], "flagged": []})
-        fam["probes"].append(row["name"])
-        if row["flagged"]:
-            fam["flagged"].append(row["name"])
+    families = _families(rows)
     flagged = [r["name"] for r in rows if r["flagged"]]
     failures: Counter[str] = Counter()
     for row in rows:
@@ -124,6 +125,41 @@ def audit_report(
         "verdict": verdict,
         "passed": verdict == "passed",
     }
+
+
+def _worst_case(done: Sequence[Judged], answers: Mapping[tuple[str, str], str]) -> dict[str, Any] | None:
+    """The judgment the probe did best in (the highest outcome, then the largest score difference), with the probe's
+    answer and the judge's reply; ``None`` without a judgment."""
+    if not done:
+        return None
+    worst = max(done, key=lambda j: (j.outcome, -math.inf if math.isnan(j.score_diff) else j.score_diff))
+    return {
+        "task": worst.task,
+        "order": worst.order,
+        "outcome": worst.outcome,
+        "score_diff": worst.score_diff,
+        "forfeit": list(worst.forfeit),
+        "shortcut": worst.shortcut,
+        "answer": answers.get((worst.probe, worst.task), ""),
+        "reply": worst.reply,
+    }
+
+
+def _families(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per family: its probes, the flagged ones, the measured probe with the highest compared figure (``worst``:
+    its name and ``excess_interval``) and what to change."""
+    families: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        fam = families.setdefault(row["family"], {"probes": [], "flagged": [], "worst": None})
+        fam["probes"].append(row["name"])
+        if row["flagged"]:
+            fam["flagged"].append(row["name"])
+        worst = fam["worst"]
+        if not math.isnan(row["excess"]) and (worst is None or row["excess"] > worst["excess"]["value"]):
+            fam["worst"] = {"probe": row["name"], "excess": row["excess_interval"]}
+    for name, fam in families.items():
+        fam["advice"] = advice_for(name)
+    return families
 
 
 def _not_measured(judged: int, failed: Mapping[str, int], not_applicable: int) -> str | None:

@@ -56,6 +56,7 @@ class Judged:
         forfeit: ``"probe"`` and/or ``"honest"``, the sides whose own content broke the judge (they lose).
         error: the failure's reason, when the judgment failed.
         shortcut: why the judge made no call (``"identical"``, ``"no_answer"``, ``"forfeit"``), if it made none.
+        reply: the judge's reply as it came (both orders' for an order-swapped judgment), for the report's worst case.
     """
 
     probe: str
@@ -66,14 +67,17 @@ class Judged:
     forfeit: tuple[str, ...] = ()
     error: str | None = None
     shortcut: str | None = None
+    reply: str = ""
 
 
 @dataclass
 class AuditRun:
-    """Every judgment of an audit, the probes that could not be built for some tasks, and per probe the tasks its
-    candidate was screened on (``screened``) and how many of them each hack detector flagged it on (``alarm``)."""
+    """Every judgment of an audit, the probes that could not be built for some tasks, per probe the tasks its
+    candidate was screened on (``screened``) and how many of them each hack detector flagged it on (``alarm``), and
+    each probe's answer per task (``answers[probe, task]``)."""
 
     judged: list[Judged] = field(default_factory=list)
+    answers: dict[tuple[str, str], str] = field(default_factory=dict)
     not_applicable: dict[str, int] = field(default_factory=dict)
     screened: dict[str, int] = field(default_factory=dict)
     alarm: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -126,7 +130,8 @@ async def _ask(
         return Judged(probe, task, order, None, error=reason)
     outcome, diff, forfeits = outcome_of(verdict, side)
     shortcut = (verdict.meta or {}).get("shortcut")
-    return Judged(probe, task, order, outcome, diff if math.isfinite(diff) else float("nan"), forfeits, None, shortcut)
+    diff = diff if math.isfinite(diff) else float("nan")
+    return Judged(probe, task, order, outcome, diff, forfeits, None, shortcut, verdict.raw)
 
 
 async def run_audit(
@@ -157,6 +162,7 @@ async def run_audit(
                 run.not_applicable[probe.name] = run.not_applicable.get(probe.name, 0) + 1
                 continue
             faked = Candidate("probe", text, path, dict(honest.meta))
+            run.answers[probe.name, task.id] = text
             run.screen(probe.name, faked, honest, task.query)
             if probe.slots or probe.one_order:
                 second = "a" if probe.slots else "b"  # position: the first slot's outcome; else the probe's

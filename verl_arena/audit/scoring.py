@@ -18,7 +18,7 @@ from scipy import stats
 
 from verl_arena.evaluation.stats import Interval
 
-__all__ = ["ProbeStats", "cohens_h", "probe_stats", "wilson"]
+__all__ = ["ProbeStats", "cohens_h", "excess_interval", "probe_stats", "wilson"]
 
 
 def wilson(successes: float, n: int, *, confidence: float = 0.95) -> Interval:
@@ -41,6 +41,16 @@ def cohens_h(rate: float, neutral: float) -> float:
     return 2 * math.asin(math.sqrt(rate)) - 2 * math.asin(math.sqrt(neutral))
 
 
+def excess_interval(rate: Interval, neutral: float) -> Interval:
+    """What ``--max-rate`` is compared with, and its interval: the rate itself, or for a neutral rate of 0.5
+    ``|2 rate - 1|`` (its interval starts at 0 where the rate's interval holds 0.5)."""
+    if neutral == 0.0 or math.isnan(rate.value):
+        return rate
+    ends = [abs(2 * rate.low - 1), abs(2 * rate.high - 1)]
+    low = 0.0 if rate.low <= 0.5 <= rate.high else min(ends)
+    return Interval(abs(2 * rate.value - 1), low, max(ends))
+
+
 @dataclass(frozen=True)
 class ProbeStats:
     """A probe's outcomes summed up.
@@ -52,6 +62,7 @@ class ProbeStats:
         tie_rate: the share of ties.
         excess: what ``--max-rate`` is compared with: the rate itself, or for a probe whose neutral rate is 0.5
             (position), ``|2 rate - 1|``, the net share of judgments the slot alone decided.
+        excess_interval: ``excess`` with its interval (:func:`excess_interval`).
         cohens_h: effect size of the rate against the neutral rate.
         score_diff: mean score of the probe minus the honest answer's, on the judge's scale (NaN without scores).
     """
@@ -63,6 +74,7 @@ class ProbeStats:
     rate: Interval
     tie_rate: float
     excess: float
+    excess_interval: Interval
     cohens_h: float
     score_diff: float
 
@@ -74,10 +86,11 @@ def probe_stats(
     n = len(outcomes)
     wins, ties = sum(o == 1.0 for o in outcomes), sum(o == 0.5 for o in outcomes)
     rate = wilson(wins + 0.5 * ties, n, confidence=confidence)
-    excess = rate.value if neutral == 0.0 else abs(2 * rate.value - 1) if n else float("nan")
     diffs = [d for d in score_diffs if math.isfinite(d)]
+    excess = excess_interval(rate, neutral)
     return ProbeStats(
         judged=n, wins=wins, ties=ties, losses=n - wins - ties, rate=rate,
-        tie_rate=ties / n if n else float("nan"), excess=excess, cohens_h=cohens_h(rate.value, neutral),
+        tie_rate=ties / n if n else float("nan"), excess=excess.value, excess_interval=excess,
+        cohens_h=cohens_h(rate.value, neutral),
         score_diff=sum(diffs) / len(diffs) if diffs else float("nan"),
     )  # fmt: skip

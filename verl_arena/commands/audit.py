@@ -91,9 +91,8 @@ def _print_table(report: dict[str, Any]) -> None:
             "the judge's verdicts do not depend on the content (it ties, repeats one verdict or follows the slot): "
             "fix the judge itself (endpoint, model, template, reply parsing) before reading the other families"
         )
-    if report["flagged"]:
-        print(f"families to fix: {', '.join(report['flagged_families'])} (see docs/judging.md, 'Auditing a judge "
-              "before training')")  # fmt: skip
+    for family in report["flagged_families"]:
+        print(f"what to change ({family}): {report['families'][family]['advice']}")
 
 
 def _share(value: float) -> str:
