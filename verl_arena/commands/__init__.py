@@ -14,9 +14,10 @@ from verl_arena.commands import (
     judge_server,
     ranking,
     scale_benchmarks,
+    show,
     training,
 )
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ranking, evaluation, audit, training, judge_server, environments, benchmarks, scale_benchmarks, docs)
+COMMANDS = (ranking, show, evaluation, audit, training, judge_server, environments, benchmarks, scale_benchmarks, docs)

@@ -27,6 +27,7 @@ from verl_arena.judges.factory import build_judge
 __all__ = [
     "Judgment",
     "JudgmentLog",
+    "flat_dimensions",
     "judge_keys",
     "judge_tasks",
     "planned",
@@ -78,7 +79,7 @@ class Judgment:
         return cls(
             task, judge, first, second, winner,
             scores={first: float(verdict.score_a), second: float(verdict.score_b)},
-            dimensions={first: _flat(dims.get("A")), second: _flat(dims.get("B"))},
+            dimensions={first: flat_dimensions(dims.get("A")), second: flat_dimensions(dims.get("B"))},
             forfeit=[{"a": first, "b": second}[side] for side in verdict.forfeit],
             usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
             shortcut=(verdict.meta or {}).get("shortcut"),
@@ -104,7 +105,7 @@ def unanswered_judges(judgments: Iterable[Judgment]) -> dict[str, dict[str, int]
     return {judge: dict(reasons) for judge, reasons in failed.items() if judge not in answered}
 
 
-def _flat(groups: Any) -> dict[str, float]:
+def flat_dimensions(groups: Any) -> dict[str, float]:
     """``{"process": {"search": 7}}`` -> ``{"process/search": 7.0}``."""
     out: dict[str, float] = {}
     if isinstance(groups, Mapping):

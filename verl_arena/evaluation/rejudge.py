@@ -34,18 +34,20 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.evaluation.stats import cohen_kappa
 
-__all__ = ["LoggedGroup", "read_judgment_log", "rejudge"]
+__all__ = ["LoggedGroup", "logged_candidates", "read_judgment_log", "rejudge"]
 
 
 @dataclass(frozen=True)
 class LoggedGroup:
-    """One group of a judgment log: its query, its result, its candidates where the log holds them, and the digest of
-    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.batch.group_digest`)."""
+    """One group of a judgment log: its query, its result, its candidates where the log holds them, the digest of
+    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.batch.group_digest`) and
+    the training step that ranked it (a trainer's log)."""
 
     query: str
     result: GroupResult
     candidates: list[Candidate] | None = None
     group_digest: str | None = None
+    step: int | None = None
 
 
 def _logged_candidates(raw: Any) -> list[Candidate] | None:
@@ -68,8 +70,8 @@ def read_judgment_log(path: str | Path) -> list[LoggedGroup]:
             entry = json.loads(line)
             result = GroupResult.from_dict(entry["result"])
             candidates = _logged_candidates(entry.get("candidates"))
-            digest = entry.get("group_digest")
-            entries.append(LoggedGroup(str(entry.get("query", "")), result, candidates, digest))
+            digest, step = entry.get("group_digest"), entry.get("step")
+            entries.append(LoggedGroup(str(entry.get("query", "")), result, candidates, digest, step))
         except (ValueError, KeyError, TypeError) as exc:
             if number == len(lines):
                 break
@@ -89,7 +91,10 @@ def _label(winner: int | None, players: Sequence[int]) -> str:
     return "tie" if winner is None else "first" if winner == players[0] else "second"
 
 
-def _candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[Candidate]:
+def logged_candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[Candidate]:
+    """The candidates ``entry`` judged, in the result's order: from the log where it holds them, else from ``groups``
+    (the groups file it was ranked from); checked against the log's content digests (``ConfigError`` naming the
+    group when they differ or are missing)."""
     result = entry.result
     gid = result.group_id or ""
     if entry.candidates is not None:
@@ -138,7 +143,7 @@ async def rejudge(
     """Re-judge ``entries`` with ``judge`` (pairwise verdicts) and re-rank them with ``rank_group`` (e.g.
     ``JudgeService.rank_group``); returns the report (see the module docstring). The candidates come from the log or
     from ``groups``, and their content is checked before any call."""
-    plans = [(e.query, e.result, _candidates(e, groups)) for e in entries]
+    plans = [(e.query, e.result, logged_candidates(e, groups)) for e in entries]
     answered = Counter()  # verdicts the judge gave (not a shortcut taken without a call)
 
     async def verdict(query: str, candidates: list[Any], match: Any) -> tuple[str, str | None]:
