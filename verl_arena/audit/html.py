@@ -186,7 +186,7 @@ def _probes(report: Mapping[str, Any]) -> Html:
         "",
     ]
     rows = [_probe_row(r) for r in report["probes"]]
-    probes = table("probes", head, rows, row_classes=[_state(r) for r in report["probes"]], names=(0, 1, 2))
+    probes = table("probes", head, rows, row_classes=[_state(r) for r in report["probes"]], names=(0, 1, 2, 12))
     return Html(
         f'<h2>Probes</h2>\n{chart}\n<p class="note">Rate: how often the probe beats the honest answer (a tie counts '
         "half); for the position probe, how often the first slot wins between two copies of the same answer (0.5 is "

@@ -41,7 +41,8 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1080p
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.8em; } h3 { font-size: 1em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.6em 0; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; vertical-align: top; }
-th:first-child, td:first-child, td.name { text-align: left; }
+th, td { white-space: nowrap; }
+th:first-child, td:first-child, .name { text-align: left; } .name { white-space: normal; }
 tr.flagged td { background: #fbe3e1; } tr.unmeasured td { background: #fdf3d7; } tr.winner td { background: #e6f2e6; }
 p.warning, p.inconclusive { background: #fdf3d7; padding: 6px 10px; }
 .note { color: #555; }
@@ -108,7 +109,7 @@ def table(
 ) -> Html:
     """A table (``id_``: its element id, none if empty): ``head`` and ``rows`` cells are text (escaped) or
     :class:`Html`; a row may have a CSS class; the columns ``names`` hold names (left-aligned, ``class="name"``)."""
-    th = "".join(f"<th>{_cell(h)}</th>" for h in head)
+    th = "".join(f"<th{_NAME if j in names else ''}>{_cell(h)}</th>" for j, h in enumerate(head))
     body = []
     for i, row in enumerate(rows):
         cls = row_classes[i] if row_classes and row_classes[i] else ""
