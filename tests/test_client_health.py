@@ -12,6 +12,7 @@ import asyncio
 import math
 import string
 import time
+from dataclasses import replace
 
 import pytest
 from aiohttp import web
@@ -57,7 +58,12 @@ def test_a_group_voided_at_its_deadline_does_not_slow_the_next_group(mock_judge)
     async def run() -> tuple:
         voided = await service.rank_group("q", make_group(range(64)), group_id="short", deadline_s=3.0)
         start = time.monotonic()
-        healthy = await service.rank_group("q", make_group(range(8), tag="x"), group_id="next")
+        # plans the lexical judge tells apart (a group it can only tie is voided as uninformative)
+        plans = [
+            replace(c, answer="x Chengdu pandas plan" + " with more detail" * k)
+            for k, c in enumerate(make_group(range(8)))
+        ]
+        healthy = await service.rank_group("q", plans, group_id="next")
         return voided, healthy, time.monotonic() - start
 
     voided, healthy, elapsed = asyncio.run(run())
