@@ -9,25 +9,35 @@
 >>> result = asyncio.run(rank_group("q", group, SimulatedJudge(), topology="round_robin"))
 >>> result.ranks
 [3.0, 2.0, 1.0, 0.0]
+
+The public names come from :mod:`verl_arena.core`, imported on first use: importing the package alone (as
+``verl-arena --help`` does) loads neither numpy nor scipy.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from verl_arena._version import __version__
-from verl_arena.core import (
-    REWARDS,
-    TOPOLOGIES,
-    ArenaError,
-    Candidate,
-    ConfigError,
-    GroupResult,
-    InvalidJudgeOutput,
-    JudgeError,
-    Match,
-    PairVerdict,
-    Tournament,
-    fit_bradley_terry,
-    rank_group,
-    replay,
-)
+
+if TYPE_CHECKING:
+    from verl_arena.core import (
+        REWARDS,
+        TOPOLOGIES,
+        ArenaError,
+        Candidate,
+        ConfigError,
+        GroupResult,
+        InvalidJudgeOutput,
+        JudgeError,
+        Match,
+        PairVerdict,
+        Tournament,
+        fit_bradley_terry,
+        rank_group,
+        replay,
+    )
 
 __all__ = [
     "REWARDS",
@@ -46,3 +56,14 @@ __all__ = [
     "rank_group",
     "replay",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of :mod:`verl_arena.core`, imported when first asked for."""
+    if name in __all__:
+        return getattr(importlib.import_module("verl_arena.core"), name)
+    raise AttributeError(f"module 'verl_arena' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

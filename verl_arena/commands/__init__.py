@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """The ``verl-arena`` sub-commands, each module with its arguments beside the code it runs and the output it prints.
 
-Each module has ``register(subparsers)``; :data:`COMMANDS` lists them in the order ``verl-arena --help`` shows.
+Each module has ``SUMMARIES`` (the commands it adds, each with its one line of ``verl-arena --help``) and
+``register(subparsers)``, which adds their full parsers; :data:`COMMANDS` lists the modules in the order
+``verl-arena --help`` shows. A module imports only the standard library and its sibling helpers when it is imported;
+``register`` imports what its options need (choices, defaults), and each command what it runs, when it runs.
 """
 
 from verl_arena.commands import (

@@ -21,7 +21,13 @@ from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, 
 from verl_arena.commands.judge_checks import add_preflight_argument, preflight_judges
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "audit": "before training, probe a judge with known hacks played against honest answers",
+}
+
 
 #: what the report says when the judge audited is the built-in mock (no --judge-config)
 MOCK_NOTE = (
@@ -208,7 +214,7 @@ def register(sub: Any) -> None:
 
     audit = sub.add_parser(
         "audit",
-        help="before training, probe a judge with known hacks played against honest answers",
+        help=SUMMARIES["audit"],
         description="Play a battery of probes (position, length, formatting, hedges, non-answers, one-token openers, "
         "planted instructions in English and Chinese, refusal bait, a language switch, a changed fact, and your own "
         "from --probes) against honest answers (--outputs, else the tasks' 'reference') through the judge built "

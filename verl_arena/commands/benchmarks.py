@@ -15,7 +15,19 @@ from typing import Any
 
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "bench": "ranking fidelity of every topology against simulated judges (no API key, no GPU)",
+    "bench-core": "CPU cost of ranking many groups through an instant judge",
+    "bench-judge": "wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client",
+    "bench-gaming": "check that no rollout buys reward by breaking or fooling the judge, and no honest one loses "
+    "reward to it",
+    "bench-detectors": "what the hack detectors cost per rollout, how often they flag honest rollouts, which hacks "
+    "they see",
+    "bench-arena": "judgments `verl-arena eval arena` needs for a known leaderboard, vs round robin and an even spread",
+}
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -203,7 +215,7 @@ def register(sub: Any) -> None:
 
     bench = sub.add_parser(
         "bench",
-        help="ranking fidelity of every topology against simulated judges (no API key, no GPU)",
+        help=SUMMARIES["bench"],
         description="Rank groups of candidates with known qualities through simulated judges and report how well "
         "each topology recovers the true order, and at what judge cost.",
     )
@@ -272,7 +284,7 @@ def register(sub: Any) -> None:
 
     core = sub.add_parser(
         "bench-core",
-        help="CPU cost of ranking many groups through an instant judge",
+        help=SUMMARIES["bench-core"],
         description="Time rank_group over many groups with a judge that answers at once, against the same judge "
         "calls issued bare in the same run.",
     )
@@ -284,7 +296,7 @@ def register(sub: Any) -> None:
 
     judge = sub.add_parser(
         "bench-judge",
-        help="wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client",
+        help=SUMMARIES["bench-judge"],
         description="B groups of N candidates through the Ray judge pool against the mock judge (its own process) "
         "with latency L and concurrency cap Q, with order swapping; compared with max(D*L, B*C*L/Q) and with a "
         "bare httpx client making the same calls with the same dependency structure in the same run. Also runs "
@@ -304,7 +316,7 @@ def register(sub: Any) -> None:
 
     bench_gaming = sub.add_parser(
         "bench-gaming",
-        help="check that no rollout buys reward by breaking or fooling the judge, and no honest one loses reward to it",
+        help=SUMMARIES["bench-gaming"],
         description=gaming.__doc__.split("\n\n", 1)[1] if gaming.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -315,7 +327,7 @@ def register(sub: Any) -> None:
 
     bench_detectors = sub.add_parser(
         "bench-detectors",
-        help="what the hack detectors cost per rollout, how often they flag honest rollouts, which hacks they see",
+        help=SUMMARIES["bench-detectors"],
         description=detectors.__doc__.split("\n\n", 1)[1] if detectors.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -331,7 +343,7 @@ def register(sub: Any) -> None:
 
     arena = sub.add_parser(
         "bench-arena",
-        help="judgments `verl-arena eval arena` needs for a known leaderboard, vs round robin and an even spread",
+        help=SUMMARIES["bench-arena"],
         description=leaderboard.__doc__.split("\n\n", 1)[1] if leaderboard.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "docs": "write docs/configuration.md (from the code) or docs/benchmarks.md (from a run of every benchmark)",
+}
+
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -35,7 +41,7 @@ def register(sub: Any) -> None:
     """Add ``docs`` to the command's sub-parsers."""
     docs = sub.add_parser(
         "docs",
-        help="write docs/configuration.md (from the code) or docs/benchmarks.md (from a run of every benchmark)",
+        help=SUMMARIES["docs"],
         description="configuration: every option and metric, from the configuration models (instant). benchmarks: "
         "runs every benchmark (bench with --tokens and --train, bench-core, bench-judge, bench-rendezvous, bench-step, "
         "bench-gaming, bench-arena; about 40 minutes on 2 cores, from a source checkout) and writes their tables and "

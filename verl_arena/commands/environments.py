@@ -9,7 +9,12 @@ import asyncio
 import sys
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "env-server": "serve a bundled environment (TextCraft) over HTTP with the AgentGym protocol",
+}
 
 
 def _env_server(args: argparse.Namespace) -> int:
@@ -58,7 +63,7 @@ def register(sub: Any) -> None:
 
     env = sub.add_parser(
         "env-server",
-        help="serve a bundled environment (TextCraft) over HTTP with the AgentGym protocol",
+        help=SUMMARIES["env-server"],
         description="An AgentGym-protocol environment server: POST /create, /reset, /step, /close, GET "
         "/observation, /stats, /health. Prints its base URL (prefix included) once listening, then serves until "
         "interrupted.",

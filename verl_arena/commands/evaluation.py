@@ -24,7 +24,12 @@ from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "eval": "evaluate trained agents: win rates, an arena leaderboard",
+}
 
 
 def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
@@ -277,7 +282,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
 
 def register(sub: Any) -> None:
     """Add ``eval`` (``winrate``, ``arena``, ``rejudge``) to the command's sub-parsers."""
-    evaluation = sub.add_parser("eval", help="evaluate trained agents: win rates, an arena leaderboard")
+    evaluation = sub.add_parser("eval", help=SUMMARIES["eval"])
     kinds = evaluation.add_subparsers(dest="eval_command", required=True)
     win = kinds.add_parser(
         "winrate",

@@ -12,6 +12,8 @@ status  meaning
 3       the judge is unavailable or unusable: no endpoint answered the pre-flight request, or no judgment of the
         run succeeded (results are still written), or the audit is inconclusive; one line says why
 130     interrupted by SIGINT (Ctrl-C), 143 by SIGTERM (128 + the signal's number); finished work is kept
+141     stdout was closed by its reader (``verl-arena rank ... | head -1``): the rest of the printout is dropped
+        quietly, as SIGPIPE would; the output files are complete
 ======  =========================================================================================================
 """
 

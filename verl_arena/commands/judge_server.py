@@ -10,7 +10,12 @@ import contextlib
 import signal
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "mock-judge": "serve a deterministic OpenAI-compatible judge on loopback, with injectable faults",
+}
 
 
 def _mock_judge(args: argparse.Namespace) -> int:
@@ -48,7 +53,7 @@ def register(sub: Any) -> None:
 
     mock = sub.add_parser(
         "mock-judge",
-        help="serve a deterministic OpenAI-compatible judge on loopback, with injectable faults",
+        help=SUMMARIES["mock-judge"],
         description="A real HTTP server answering verl-arena's judge prompts with a lexical rubric judge. Prints "
         "its base URL, then serves until interrupted.",
     )

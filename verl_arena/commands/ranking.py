@@ -21,7 +21,13 @@ from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, int
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "rank": "rank groups of candidates from a JSONL file through a judge",
+    "replay": "rebuild ranks and advantages from a judgment log, with no judge",
+}
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -220,7 +226,7 @@ def register(sub: Any) -> None:
 
     rank = sub.add_parser(
         "rank",
-        help="rank groups of candidates from a JSONL file through a judge",
+        help=SUMMARIES["rank"],
         description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
         "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
         "result is written as soon as it is ranked, a bounded number of groups is ranked at once, and every verdict "
@@ -277,7 +283,7 @@ def register(sub: Any) -> None:
 
     rep = sub.add_parser(
         "replay",
-        help="rebuild ranks and advantages from a judgment log, with no judge",
+        help=SUMMARIES["replay"],
         description="Replay every group of a judgment log written by `verl-arena rank --log`; exits 1 if any "
         "group's ranks, rewards or advantages differ from the log.",
     )

@@ -11,7 +11,15 @@ from typing import Any
 
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "bench-rendezvous": "the group coordinator at cluster scale: B groups x N rollouts from W reward workers, against "
+    "the judge",
+    "bench-step": "what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as "
+    "slow",
+}
 
 
 def _bench_rendezvous(args: argparse.Namespace) -> int:
@@ -67,7 +75,7 @@ def register(sub: Any) -> None:
 
     bench_rendezvous = sub.add_parser(
         "bench-rendezvous",
-        help="the group coordinator at cluster scale: B groups x N rollouts from W reward workers, against the judge",
+        help=SUMMARIES["bench-rendezvous"],
         description=rendezvous.__doc__.split("\n\n", 1)[1] if rendezvous.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -96,7 +104,7 @@ def register(sub: Any) -> None:
 
     bench_step = sub.add_parser(
         "bench-step",
-        help="what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow",
+        help=SUMMARIES["bench-step"],
         description=step.__doc__.split("\n\n", 1)[1] if step.__doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -9,7 +9,14 @@ import argparse
 import sys
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "prepare": "turn a tasks file (JSONL) into the train/val parquet files verl reads",
+    "tiny-model": "build a tiny random Qwen2 and its tokenizer offline (for CPU smoke runs of verl's trainer)",
+    "doctor": "check that verl finds the plugin (and optionally Ray and a judge configuration)",
+}
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -128,7 +135,7 @@ def register(sub: Any) -> None:
     """Add ``prepare``, ``tiny-model``, ``doctor``, ``check`` and ``follow`` to the command's sub-parsers."""
     prep = sub.add_parser(
         "prepare",
-        help="turn a tasks file (JSONL) into the train/val parquet files verl reads",
+        help=SUMMARIES["prepare"],
         description="Each line: query, and optionally id, system, reference (text or chat messages), rubrics, domain, "
         "agent, tools_kwargs, split (train, or test/val/validation/eval). Writes OUTPUT/train.parquet and "
         "OUTPUT/val.parquet with the split marked where the arena reward manager looks for it.",
@@ -145,7 +152,7 @@ def register(sub: Any) -> None:
 
     tiny = sub.add_parser(
         "tiny-model",
-        help="build a tiny random Qwen2 and its tokenizer offline (for CPU smoke runs of verl's trainer)",
+        help=SUMMARIES["tiny-model"],
         description="A byte-level BPE tokenizer with a ChatML/tool-call chat template and a two-layer random Qwen2, "
         "written with save_pretrained to OUTPUT. No download.",
     )
@@ -163,7 +170,7 @@ def register(sub: Any) -> None:
 
     doctor = sub.add_parser(
         "doctor",
-        help="check that verl finds the plugin (and optionally Ray and a judge configuration)",
+        help=SUMMARIES["doctor"],
         description="Import verl in a fresh interpreter and check that the tournament estimator, the arena reward "
         "manager and the arena agent loops are registered; optionally inside a Ray worker and against a judge "
         "configuration (keys set, endpoints answering). Exits 1 if a check fails.",
