@@ -90,13 +90,13 @@ elif [[ -n "${HOSTED_JUDGE}" ]]; then
     fi
 elif [[ -n "${JUDGE_CONFIG}" ]]; then
     judge_lines="$(python3 -c '
-import sys, yaml
+import sys
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import judge_overrides
+from verl_arena.judges.config import read_judge_file
 try:
-    loaded = yaml.safe_load(open(sys.argv[1], encoding="utf-8"))
-    print("\n".join(judge_overrides(loaded.get("judge", loaded))))
-except (OSError, ConfigError, AttributeError, yaml.YAMLError) as exc:
+    print("\n".join(judge_overrides(read_judge_file(sys.argv[1]))))
+except ConfigError as exc:
     sys.exit(f"JUDGE_CONFIG={sys.argv[1]}: {exc}")' "${JUDGE_CONFIG}")" || exit 2
     mapfile -t JUDGE <<< "${judge_lines}"
 elif [[ "${DRY_RUN}" == "1" ]]; then

@@ -217,3 +217,22 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
     assert proc.wait(timeout=300) == 141, err
     assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err
     assert len(out.read_text().splitlines()) == 4
+
+
+@pytest.mark.parametrize("command", ["eval winrate", "bench"])
+def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, command):
+    """matplotlib made unimportable in a fresh interpreter: --plot fails while the arguments are parsed (exit 2), before
+    a judge is asked or a benchmark cell is run."""
+    root = Path(__file__).resolve().parents[1]
+    log = tmp_path / "judgments.jsonl"
+    argv = {
+        "eval winrate": ["eval", "winrate", "--tasks", str(root / "examples" / "travel_tasks.jsonl"),
+                         str(root / "examples" / "eval" / "baseline.jsonl"),
+                         str(root / "examples" / "eval" / "trained.jsonl"), "--log", str(log)],
+        "bench": ["bench", "--sizes", "4", "--groups", "2"],
+    }[command] + ["--plot", str(tmp_path / "plot.png")]  # fmt: skip
+    code = f"import sys\nsys.modules['matplotlib'] = None\nfrom verl_arena.cli import main\nsys.exit(main({argv!r}))\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "argument --plot: needs matplotlib, which is not installed (pip install 'verl-arena[plot]')" in done.stderr
+    assert not log.exists() and "running" not in done.stderr and not (tmp_path / "plot.png").exists()

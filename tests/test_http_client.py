@@ -202,7 +202,7 @@ def test_missing_key_variable_is_a_config_error(monkeypatch):
 
 
 def test_config_errors_name_the_field():
-    with pytest.raises(ValueError, match=r"judge.endpoints.0.base_url: Value error, must start with http"):
+    with pytest.raises(ValueError, match=r"judge.endpoints.0.base_url: must start with http"):
         parse_judge_config({"endpoints": [{"base_url": "localhost:8000", "model": "m"}]})
     with pytest.raises(ValueError, match=r"judge.max_concurency: Extra inputs are not permitted"):
         parse_judge_config({"endpoints": [{"base_url": "http://x", "model": "m"}], "max_concurency": 3})

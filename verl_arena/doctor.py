@@ -106,17 +106,13 @@ def check_judge(path: str) -> list[Check]:
     send (:func:`~verl_arena.judges.preflight.preflight`: one tiny chat request, its cause in words if it fails)."""
     import asyncio
 
-    import yaml
-
     from verl_arena.core.errors import ConfigError
-    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.config import check_judge_config, read_judge_file
     from verl_arena.judges.preflight import preflight
 
     try:
-        with open(path, encoding="utf-8") as f:
-            raw = yaml.safe_load(f)
-        config = parse_judge_config(raw.get("judge", raw) if isinstance(raw, dict) else raw)
-    except (OSError, ConfigError, AttributeError) as exc:
+        config = check_judge_config(read_judge_file(path))
+    except ConfigError as exc:
         return [Check("judge configuration", False, str(exc))]
     checks = [Check("judge configuration", True, f"{len(config.endpoints)} endpoint(s), template {config.template}")]
     for endpoint in config.endpoints:

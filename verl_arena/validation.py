@@ -1,17 +1,20 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Turning pydantic's validation errors into one line that names every bad field under its full key."""
+"""Turning pydantic's validation errors into one line that names every bad field under its full key, and a YAML file
+that cannot be read into one line that names the file (and the line and column of bad YAML)."""
 
 from __future__ import annotations
 
 import typing
+from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 
-__all__ = ["problems", "validate"]
+__all__ = ["problems", "read_yaml", "validate"]
 
 
 def problems(exc: ValidationError, prefix: str, separator: str = ".", model: type[BaseModel] | None = None) -> str:
@@ -23,7 +26,7 @@ def problems(exc: ValidationError, prefix: str, separator: str = ".", model: typ
     parts = []
     for err in exc.errors(include_url=False):
         key = ".".join(str(p) for p in err["loc"])
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ")  # our validators' own words, without pydantic's label
         if err["type"] == "extra_forbidden" and model is not None and err["loc"]:
             message += _unknown_key_hint(model, err["loc"])
         parts.append(f"{prefix}{separator}{key}: {message}" if key else f"{prefix}: {message}")
@@ -73,3 +76,25 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
         if found is not None:
             return found
     return None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """Where and what the YAML error is, in one line (``line 3, column 9: mapping values are not allowed here``)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark is not None else problem
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The YAML document of the file ``path``; ``ConfigError`` naming the file when it cannot be read, is not UTF-8,
+    or is not YAML (then with the line and column of the problem)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: cannot read (not UTF-8 text)") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({_yaml_problem(exc)})") from None

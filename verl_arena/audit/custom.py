@@ -28,12 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.audit.probes import Probe, ProbeTask
 from verl_arena.core.errors import ConfigError
-from verl_arena.validation import validate
+from verl_arena.validation import read_yaml, validate
 
 __all__ = ["CustomProbe", "ProbeSpec", "load_custom_probes"]
 
@@ -99,12 +98,7 @@ class CustomProbe(Probe):
 
 def load_custom_probes(path: str | Path, taken: set[str] | frozenset[str] = frozenset()) -> list[CustomProbe]:
     """The probes of a YAML file (a list of :class:`ProbeSpec` items); ``taken``: names already in use."""
-    try:
-        raw: Any = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    raw: Any = read_yaml(path)
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{path}: must hold a non-empty list of probes")
     probes: list[CustomProbe] = []

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.judge_checks import add_preflight_argument, preflight_judges
 from verl_arena.commands.output import print_json
@@ -34,21 +32,6 @@ MOCK_NOTE = (
     "the judge audited is the built-in lexical mock judge (no --judge-config was given): it fails the length, "
     "formatting, non-answer, injection and fact probes by design; audit your own judge with --judge-config"
 )
-
-
-def _load_config(path: str | None) -> dict[str, Any]:
-    """The judge configuration of a YAML file (its ``judge`` key, if it has one), or ``{}``."""
-    from verl_arena.core.errors import ConfigError
-
-    if path is None:
-        return {}
-    try:
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    if not isinstance(loaded, dict):
-        raise ConfigError(f"{path} must hold a mapping")
-    return dict(loaded.get("judge", loaded))
 
 
 def _cell(interval: dict[str, float]) -> str:
@@ -141,7 +124,7 @@ def _audit(args: argparse.Namespace) -> int:
     from verl_arena.audit.runner import run_audit, single_order
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges import build_judge
-    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.config import check_judge_config, read_judge_file
     from verl_arena.judges.templates import load_template
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
@@ -156,17 +139,15 @@ def _audit(args: argparse.Namespace) -> int:
         probes = builtin_probes()
         if args.probes:
             probes += load_custom_probes(args.probes, {p.name for p in probes})
-        config = _load_config(args.judge_config)
+        config = read_judge_file(args.judge_config) if args.judge_config else {}
         mock = mock_if_no_endpoints(config, args.mock_latency)
         if mock is not None:
             print(f"no judge endpoint given: auditing the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
-        cfg = parse_judge_config(config)
-        for endpoint in cfg.endpoints:  # a missing API key fails here, before any judgment
-            endpoint.api_key()
+        cfg = check_judge_config(config)
         skeleton = load_template(cfg.template, cfg.language, kind="pairwise").reply_skeleton("<verdict_id>")
         judge = build_judge(cfg)
-    except (ConfigError, OSError, yaml.YAMLError, ValueError) as exc:
+    except (ConfigError, OSError, ValueError) as exc:
         print(f"verl-arena audit: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from verl_arena.commands.extras import needing
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -249,7 +250,9 @@ def register(sub: Any) -> None:
     bench.add_argument("--groups", type=int, help="groups per cell (100; --train: prompts per step, 16)")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    bench.add_argument("--plot", metavar="FILE.png", help="draw the results (needs matplotlib)")
+    bench.add_argument(
+        "--plot", metavar="FILE.png", type=needing("matplotlib", "plot"), help="draw the results (needs matplotlib)"
+    )
     bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
     tokens = bench.add_argument_group(
         "judge cost in tokens",

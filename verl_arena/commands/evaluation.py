@@ -17,10 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
+from verl_arena.commands.extras import needing
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
@@ -33,18 +32,18 @@ SUMMARIES = {
 
 
 def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
-    """``[NAME=]FILE`` judge configuration files -> name -> configuration."""
+    """``[NAME=]FILE`` judge configuration files -> name -> configuration (not yet validated)."""
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.judges.config import read_judge_file
+
     configs: dict[str, dict[str, Any]] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not (sep and name and path):
             name, path = Path(spec).stem, spec
-        loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(loaded, dict):
-            raise SystemExit(f"verl-arena eval: {path} must hold a mapping")
         if name in configs:
-            raise SystemExit(f"verl-arena eval: two judges are named {name!r}; name them with NAME=FILE")
-        configs[name] = loaded.get("judge", loaded)
+            raise ConfigError(f"two judges are named {name!r}; name them with NAME=FILE")
+        configs[name] = read_judge_file(path)
     return configs
 
 
@@ -79,7 +78,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
                 config.setdefault("cache_path", args.cache)
         judges = single_order_judges(configs)
         log = JudgmentLog(args.log)
-    except (ConfigError, OSError, yaml.YAMLError) as exc:
+    except (ConfigError, OSError) as exc:
         print(f"verl-arena eval {command}: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
@@ -197,6 +196,7 @@ def _rejudge(args: argparse.Namespace) -> int:
     from verl_arena.batch import load_groups
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.rejudge import read_judgment_log, rejudge
+    from verl_arena.judges.config import check_judge_config
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
@@ -214,8 +214,8 @@ def _rejudge(args: argparse.Namespace) -> int:
         mock = mock_if_no_endpoints(config, args.mock_latency)
         if mock is not None:
             print("no judge endpoint given: re-judging with the built-in lexical mock judge", file=sys.stderr)
-        service = JudgeService(config)
-    except (ConfigError, OSError, yaml.YAMLError) as exc:
+        service = JudgeService(check_judge_config(config))
+    except (ConfigError, OSError) as exc:
         print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()
@@ -296,7 +296,12 @@ def register(sub: Any) -> None:
     )
     _shared_arguments(win)
     win.add_argument("--baseline", help="the system the others are compared with (default: the first)")
-    win.add_argument("--plot", metavar="PNG", help="write a plot of the win rates and their intervals")
+    win.add_argument(
+        "--plot",
+        metavar="PNG",
+        type=needing("matplotlib", "plot"),
+        help="write a plot of the win rates and their intervals (needs matplotlib)",
+    )
     win.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     win.set_defaults(func=_winrate)
 

@@ -12,10 +12,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
@@ -40,22 +37,27 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 def _options(items: Sequence[str]) -> dict[str, Any]:
     """``["bracket=standard", "anchor=2"]`` -> ``{"bracket": "standard", "anchor": 2}`` (values read as YAML)."""
+    import yaml
+
+    from verl_arena.core.errors import ConfigError
+
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SystemExit(f"verl-arena: --option must be KEY=VALUE, got {item!r}")
-        out[key] = yaml.safe_load(value)
+            raise ConfigError(f"--option must be KEY=VALUE, got {item!r}")
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ConfigError(f"--option {item!r}: the value is not a YAML scalar, list or mapping") from None
     return out
 
 
 def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
-    config: dict[str, Any] = {}
-    if args.judge_config:
-        loaded = yaml.safe_load(Path(args.judge_config).read_text(encoding="utf-8"))
-        if not isinstance(loaded, dict):
-            raise SystemExit(f"verl-arena: {args.judge_config} must hold a mapping")
-        config.update(loaded.get("judge", loaded))
+    """The judge configuration of ``--judge-config`` with the command's own options over it (not yet validated)."""
+    from verl_arena.judges.config import read_judge_file
+
+    config: dict[str, Any] = read_judge_file(args.judge_config) if args.judge_config else {}
     if args.endpoint:
         config["endpoints"] = [
             {"base_url": url, "model": args.model, "api_key_env": args.api_key_env} for url in args.endpoint
@@ -96,7 +98,7 @@ def _rank(args: argparse.Namespace) -> int:
     )
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
-    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.config import check_judge_config
     from verl_arena.runtime.deadlines import check_deadline, check_tracing_room
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
@@ -116,7 +118,7 @@ def _rank(args: argparse.Namespace) -> int:
         config = _judge_config(args)
         config["cache_path"] = _cache_path(args, config)
         mock = mock_if_no_endpoints(config, args.mock_latency)
-        judge = parse_judge_config(config)
+        judge = check_judge_config(config)
         check_tracing_room(deadline, judge, deadline_name="--deadline", timeout_name="--timeout")
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
@@ -128,7 +130,7 @@ def _rank(args: argparse.Namespace) -> int:
             return JUDGE_UNAVAILABLE
         service = JudgeService(judge, deadline_s=deadline)
         writer = ResultWriter(args.output, args.log, resume=resumed)
-    except (ConfigError, OSError, yaml.YAMLError) as exc:
+    except (ConfigError, OSError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
             mock.stop()

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.types import PairVerdict
 from verl_arena.evaluation.data import System, Task
-from verl_arena.judges.config import parse_judge_config
+from verl_arena.judges.config import check_judge_config
 from verl_arena.judges.factory import build_judge
 
 __all__ = [
@@ -163,10 +163,11 @@ def single_order_judges(configs: Mapping[str, Mapping[str, Any]]) -> dict[str, A
     position bias)."""
     judges = {}
     for name, config in configs.items():
-        parsed = parse_judge_config({**config, "order_swap": False})
-        for endpoint in parsed.endpoints:  # a missing API key fails here, before any judgment
-            endpoint.api_key()
-        judges[name] = build_judge(parsed)
+        try:  # a bad field or an unset key variable fails here, before any judgment
+            checked = check_judge_config({**config, "order_swap": False})
+        except ConfigError as exc:
+            raise ConfigError(f"judge {name!r}: {exc}") from None
+        judges[name] = build_judge(checked)
     return judges
 
 

@@ -2,20 +2,28 @@
 # SPDX-License-Identifier: Apache-2.0
 """Configuration of the LLM judge: endpoints, sampling, limits, retries, template, cache.
 
-Everything is validated when the configuration is built, and every error names the offending field. API keys are
-never part of a configuration: an endpoint names the environment variable that holds its key.
+Everything is validated when the configuration is built, and every error names the offending field: the templates
+too (a name that is no built-in template, or a file that is not a template of the right kind, is refused here, not at
+the first judgment). API keys are never part of a configuration: an endpoint names the environment variable that
+holds its key.
+
+:func:`check_judge_config` is the one check every entry point makes of a judge configuration (``rank``, ``eval``,
+``audit``, ``doctor --judge-config`` and the trainer's start-up), so they accept and refuse the same ones; a file is
+read by :func:`read_judge_file`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.validation import problems, validate
+from verl_arena.judges.templates import load_template
+from verl_arena.validation import problems, read_yaml, validate
 
 __all__ = [
     "HOSTING_FRAMEWORKS",
@@ -23,7 +31,9 @@ __all__ = [
     "EnsembleConfig",
     "JudgeConfig",
     "RetryConfig",
+    "check_judge_config",
     "parse_judge_config",
+    "read_judge_file",
     "resolve_hosted",
     "window_sizing",
 ]
@@ -228,6 +238,24 @@ class JudgeConfig(_Strict):
     max_field_chars: int = Field(default=24_000, ge=200)
     ensemble: EnsembleConfig | None = None
 
+    @field_validator("template")
+    @classmethod
+    def _pairwise_template(cls, value: str) -> str:
+        load_template(value, kind="pairwise")  # a built-in exists in every language; a file names no language
+        return value
+
+    @field_validator("select_template")
+    @classmethod
+    def _select_template(cls, value: str) -> str:
+        load_template(value, kind="select")
+        return value
+
+    @field_validator("order_template")
+    @classmethod
+    def _order_template(cls, value: str) -> str:
+        load_template(value, kind="order")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> JudgeConfig:
         if self.max_tokens > self.context_tokens // 2:
@@ -315,3 +343,26 @@ def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
     if isinstance(data, JudgeConfig):
         return data
     return validate(JudgeConfig, dict(data), "judge", "judge configuration")
+
+
+def check_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
+    """The configuration validated (:func:`parse_judge_config`) with every API-key variable it names set, its ensemble
+    members' too; ``ConfigError`` naming the field, or the variable, otherwise. A hosted endpoint takes no key."""
+    config = parse_judge_config(data)
+    for member in config.member_configs():
+        for endpoint in member.endpoints:
+            endpoint.api_key()
+    return config
+
+
+def read_judge_file(path: str | Path) -> dict[str, Any]:
+    """The judge configuration of a YAML file: the mapping under its ``judge`` key, or the whole file without one (not
+    yet validated: a command may add its options first). ``ConfigError`` naming the file when it cannot be read, is
+    not YAML, or holds no mapping."""
+    loaded = read_yaml(path)
+    judge = loaded.get("judge", loaded) if isinstance(loaded, dict) else loaded
+    if not isinstance(judge, dict):
+        raise ConfigError(
+            f"{path}: a judge configuration must be a mapping (endpoints, template, ...), got {type(judge).__name__}"
+        )
+    return dict(judge)

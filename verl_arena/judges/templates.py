@@ -42,12 +42,11 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
-from verl_arena.validation import validate
+from verl_arena.validation import read_yaml, validate
 
 __all__ = ["BUILTIN_TEMPLATES", "Template", "load_template", "make_nonce"]
 
@@ -305,12 +304,7 @@ def _builtin(name: str, language: str) -> Template:
 
 
 def _from_file(path: Path) -> Template:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read template file {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"template file {path} is not valid YAML: {exc}") from exc
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"template file {path} must hold a mapping")
     return validate(Template, data, "template", f"template file {path}")
@@ -325,8 +319,10 @@ def load_template(name_or_path: str, language: str = "en", *, kind: Kind | None 
     elif name_or_path.endswith((".yaml", ".yml")) or "/" in name_or_path:
         template = _from_file(Path(name_or_path))
     else:
+        known = [name for name in BUILTIN_TEMPLATES if kind is None or _builtin(name, "en").kind == kind]
         raise ConfigError(
-            f"unknown template {name_or_path!r}; built-in: {', '.join(BUILTIN_TEMPLATES)}, or a path to a YAML file"
+            f"unknown template {name_or_path!r}; built-in{f' {kind}' if kind else ''}: {', '.join(known)}, or a path "
+            "to a YAML file"
         )
     if kind is not None and template.kind != kind:
         raise ConfigError(f"template {name_or_path!r} is a {template.kind} template where a {kind} one is needed")

@@ -49,6 +49,7 @@ from verl_arena.integrations.verl.trajectory import (
     scalar,
 )
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
+from verl_arena.judges.config import check_judge_config
 from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.env_outcomes import ENV_META
@@ -84,9 +85,8 @@ def check_trainer_config(
         )
     if resolve:
         arena = arena.model_copy(update={"judge": hosted_judge(arena.judge, config, router_address)})
-    for endpoint in arena.judge.endpoints if keys else ():
-        if endpoint.hosted is None:
-            endpoint.api_key()  # a missing key variable fails here, at start-up, naming the variable
+    if keys:  # the check `rank`, `eval`, `audit` and `doctor` make: a missing key variable fails here, naming it
+        check_judge_config(arena.judge)
     waiting = int(config.data.get("train_batch_size") or 0) * group_size
     capacity = int(config.reward.get("num_workers") or 1) * RAY_CALLS_PER_WORKER
     if waiting > capacity:
