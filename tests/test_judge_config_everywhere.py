@@ -66,21 +66,24 @@ def test_the_doctor_refuses_it_too(tmp_path, capsys):
     assert "FAIL  judge configuration" in out and TYPO in out
 
 
-def test_the_trainer_refuses_it_too():
+def test_the_trainer_refuses_it_too(capsys):
+    """At its start (check_trainer_config), and offline before a run (`verl-arena check`, the same function)."""
     pytest.importorskip("verl")
     from verl_support import verl_config
 
     from verl_arena.core.errors import ConfigError
     from verl_arena.integrations.verl.reward_manager import check_trainer_config
 
-    config = verl_config([
+    overrides = [
         "algorithm.adv_estimator=tournament", "reward.reward_manager.name=arena", "actor_rollout_ref.rollout.n=4",
         "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
         "+reward.reward_kwargs.judge.template=travle",
-    ])  # fmt: skip
+    ]  # fmt: skip
     with pytest.raises(ConfigError) as refused:
-        check_trainer_config(config)
+        check_trainer_config(verl_config(overrides))
     assert f"reward.reward_kwargs.{TYPO}" in str(refused.value)
+    assert main(["check", "--", *overrides]) == 2
+    assert f"reward.reward_kwargs.{TYPO}" in capsys.readouterr().err
 
 
 def test_a_file_that_is_not_yaml_is_named_with_its_line_by_every_command(tmp_path, ranked_log, capsys):

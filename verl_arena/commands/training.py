@@ -16,6 +16,8 @@ SUMMARIES = {
     "prepare": "turn a tasks file (JSONL) into the train/val parquet files verl reads",
     "tiny-model": "build a tiny random Qwen2 and its tokenizer offline (for CPU smoke runs of verl's trainer)",
     "doctor": "check that verl finds the plugin (and optionally Ray and a judge configuration)",
+    "check": "validate a verl run's arena options offline: verl-arena check -- OVERRIDE...",
+    "follow": "follow a verl trainer's log: each step's key metrics as it ends, and the first error",
 }
 
 
@@ -181,7 +183,7 @@ def register(sub: Any) -> None:
 
     check = sub.add_parser(
         "check",
-        help="validate a verl run's arena options offline: verl-arena check -- OVERRIDE...",
+        help=SUMMARIES["check"],
         description="Compose verl's own trainer config (Hydra, verl's trainer/config/ppo_trainer.yaml) with the "
         "overrides of a python -m verl.trainer.main_ppo command, then validate every arena option with the function "
         "the trainer runs at its start: the reward manager's +reward.reward_kwargs.* (the judge, the tournament, "
@@ -195,7 +197,7 @@ def register(sub: Any) -> None:
 
     watch = sub.add_parser(
         "follow",
-        help="follow a verl trainer's log: each step's key metrics as it ends, and the first error",
+        help=SUMMARIES["follow"],
         description="Read a verl trainer's log as it is written (or standard input, -): print one line of key metrics "
         "for each training step as the step ends, and stop at the first error (a traceback's exception line, with the "
         "process that raised it). Exits 1 at an error, 0 at the end of the log with none. With --pid, the log is "
