@@ -223,14 +223,14 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
 def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, command):
     """matplotlib made unimportable in a fresh interpreter: --plot fails while the arguments are parsed (exit 2), before
     a judge is asked or a benchmark cell is run."""
-    root = Path(__file__).resolve().parents[1]
+    examples = Path(__file__).resolve().parents[1] / "examples"
     log = tmp_path / "judgments.jsonl"
+    inputs = [str(examples / "travel_tasks.jsonl"), str(examples / "eval" / "baseline.jsonl")]
+    inputs.append(str(examples / "eval" / "trained.jsonl"))
     argv = {
-        "eval winrate": ["eval", "winrate", "--tasks", str(root / "examples" / "travel_tasks.jsonl"),
-                         str(root / "examples" / "eval" / "baseline.jsonl"),
-                         str(root / "examples" / "eval" / "trained.jsonl"), "--log", str(log)],
+        "eval winrate": ["eval", "winrate", "--tasks", *inputs, "--log", str(log)],
         "bench": ["bench", "--sizes", "4", "--groups", "2"],
-    }[command] + ["--plot", str(tmp_path / "plot.png")]  # fmt: skip
+    }[command] + ["--plot", str(tmp_path / "plot.png")]
     code = f"import sys\nsys.modules['matplotlib'] = None\nfrom verl_arena.cli import main\nsys.exit(main({argv!r}))\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr

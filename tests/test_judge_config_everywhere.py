@@ -74,11 +74,9 @@ def test_the_trainer_refuses_it_too(capsys):
     from verl_arena.core.errors import ConfigError
     from verl_arena.integrations.verl.reward_manager import check_trainer_config
 
-    overrides = [
-        "algorithm.adv_estimator=tournament", "reward.reward_manager.name=arena", "actor_rollout_ref.rollout.n=4",
-        "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
-        "+reward.reward_kwargs.judge.template=travle",
-    ]  # fmt: skip
+    arena = ["algorithm.adv_estimator=tournament", "reward.reward_manager.name=arena", "actor_rollout_ref.rollout.n=4"]
+    judge = "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]"
+    overrides = [*arena, judge, "+reward.reward_kwargs.judge.template=travle"]
     with pytest.raises(ConfigError) as refused:
         check_trainer_config(verl_config(overrides))
     assert f"reward.reward_kwargs.{TYPO}" in str(refused.value)

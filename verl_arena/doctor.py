@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Check", "run_checks"]
+__all__ = ["Check", "planned_checks", "run_checks"]
 
 _REGISTRATION = """
 import json, verl
@@ -123,11 +123,18 @@ def check_judge(path: str) -> list[Check]:
     return checks
 
 
+def planned_checks(
+    *, ray: bool = False, judge_config: str | None = None
+) -> list[tuple[str, Callable[[], list[Check]]]]:
+    """The requested checks in order, each with what it does in words (for progress: each can take many seconds)."""
+    steps: list[tuple[str, Callable[[], list[Check]]]] = [("importing verl in a fresh interpreter", check_registration)]
+    if ray:
+        steps.append(("starting Ray and importing verl in a worker", check_ray))
+    if judge_config:
+        steps.append((f"checking the judge of {judge_config}", lambda: check_judge(judge_config)))
+    return steps
+
+
 def run_checks(*, ray: bool = False, judge_config: str | None = None) -> list[Check]:
     """All requested checks, in order."""
-    steps: list[Callable[[], list[Check]]] = [check_registration]
-    if ray:
-        steps.append(check_ray)
-    if judge_config:
-        steps.append(lambda: check_judge(judge_config))
-    return [check for step in steps for check in step()]
+    return [check for _, step in planned_checks(ray=ray, judge_config=judge_config) for check in step()]

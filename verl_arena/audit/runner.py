@@ -25,6 +25,7 @@ import asyncio
 import functools
 import logging
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,11 +144,16 @@ async def run_audit(
     swapped: bool,
     reply_skeleton: dict[str, Any] | None = None,
     seed: int = 0,
+    on_planned: Callable[[dict[str, int]], None] | None = None,
     on_judged: Callable[[Judged], None] | None = None,
 ) -> AuditRun:
-    """Judge every probe against every task's honest answer, concurrently (the judge's own limits apply)."""
+    """Judge every probe against every task's honest answer, concurrently (the judge's own limits apply).
+
+    Progress: ``on_planned(judgments by probe name)`` once every probe is built, before the first judgment, then
+    ``on_judged(judged)`` as each judgment arrives."""
     run = AuditRun()
     calls = []
+    planned: Counter[str] = Counter()
     ask = functools.partial(_ask, said=set())  # the failure reasons already logged as warnings
     for t_index, task in enumerate(tasks):
         honest = task.honest
@@ -173,6 +179,9 @@ async def run_audit(
             else:
                 calls.append(ask(judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
                 calls.append(ask(judge, task.query, honest, faked, "b", probe.name, task.id, "honest_first"))
+            planned[probe.name] += 1 if swapped and not probe.slots else 2
+    if on_planned is not None:
+        on_planned(dict(planned))
 
     async def tracked(call: Any) -> Judged:
         judged = await call

@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -163,9 +164,14 @@ def _row(
 
 
 def run_gaming_bench(
-    groups: int = 4, topologies: list[str] | None = None, scenarios: list[str] | None = None, seed: int = 0
+    groups: int = 4,
+    topologies: list[str] | None = None,
+    scenarios: list[str] | None = None,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> list[Row]:
-    """Every scenario, topology and way (see the module docstring)."""
+    """Every scenario, topology and way (see the module docstring); ``progress`` is told each scenario and topology
+    as it starts."""
     from verl_arena.core.topologies import TOPOLOGIES
 
     chosen = [s for s in SCENARIOS if scenarios is None or s.name in scenarios]
@@ -180,12 +186,16 @@ def run_gaming_bench(
             ways = ("honest", "attacking", "losing") if scenario.attack is not None else ("honest",)
             with MockJudgeThread(MockJudgeConfig(**scenario.deployment)) as url:
                 for topology in topologies or TOPOLOGIES.names():
+                    if progress is not None:
+                        progress(f"{scenario.name} with {topology}")
                     clean = asyncio.run(_rank_all(clean_url, data, topology, scenario.judge, seed))
                     for way in ways:
                         played = [_played(plans, scenario, way) for plans in data]
                         results = asyncio.run(_rank_all(url, played, topology, scenario.judge, seed))
                         rows.append(_row(topology, scenario, way, results, clean, played))
         if scenarios is None or env_crash.NAME in scenarios:
+            if progress is not None:
+                progress(env_crash.NAME)
             rows += _env_crash_rows(clean_url, groups, topologies or TOPOLOGIES.names(), seed)
     return rows
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -66,9 +66,14 @@ async def _ranked(tournament: Tournament, data: list[list[Candidate]], judge: In
 
 
 def run_core_speed(
-    groups: int = 1000, n: int = 16, topologies: Sequence[str] | None = None, seed: int = 0
+    groups: int = 1000,
+    n: int = 16,
+    topologies: Sequence[str] | None = None,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> list[SpeedResult]:
-    """Time ``rank_group`` over ``groups`` groups of ``n`` per topology, all groups of a topology concurrently."""
+    """Time ``rank_group`` over ``groups`` groups of ``n`` per topology, all groups of a topology concurrently
+    (``progress`` is told each topology as it starts)."""
     qualities = np.random.default_rng(seed).standard_normal((groups, n))
     data = [
         [Candidate(id=str(i), answer=f"{g}/{i}", meta={"quality": float(q)}) for i, q in enumerate(row)]
@@ -77,6 +82,8 @@ def run_core_speed(
     judge = InstantJudge()
     results = []
     for name in topologies or TOPOLOGIES.names():
+        if progress is not None:
+            progress(name)
         tournament = Tournament.from_options(name)
 
         start = time.perf_counter()

@@ -12,9 +12,11 @@ import argparse
 import asyncio
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from verl_arena.commands import progress
 from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.judge_checks import add_preflight_argument, preflight_judges
 from verl_arena.commands.output import print_json
@@ -113,6 +115,37 @@ def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]
     }
 
 
+class _FamilyProgress:
+    """The audit's progress: a bar over its judgments, naming how many probe families are done."""
+
+    def __init__(self, args: argparse.Namespace, probes: list[Any]) -> None:
+        self.args, self.family_of = args, {p.name: p.family for p in probes}
+        self.left: Counter[str] = Counter()
+        self.finished, self.shown = 0, None
+
+    def planned(self, by_probe: dict[str, int]) -> None:
+        for name, n in by_probe.items():
+            self.left[self.family_of[name]] += n
+        self.shown = progress.bar(self.args, sum(by_probe.values()), "judgment", desc=self._desc())
+
+    def judged(self, judged: Any) -> None:
+        family = self.family_of[judged.probe]
+        self.left[family] -= 1
+        if self.shown is not None:
+            if not self.left[family]:
+                self.finished += 1
+                self.shown.set_description(self._desc(family), refresh=False)
+            self.shown.update()
+
+    def _desc(self, last: str | None = None) -> str:
+        done = f"probe families done: {self.finished} of {len(self.left)}"
+        return f"{done} (last: {last})" if last else done
+
+    def close(self) -> None:
+        if self.shown is not None:
+            self.shown.close()
+
+
 def _audit(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -157,11 +190,21 @@ def _audit(args: argparse.Namespace) -> int:
             mock.stop()
         return JUDGE_UNAVAILABLE
     slot_judge = single_order(judge, lambda: build_judge({**config, "order_swap": False}))
+    families = _FamilyProgress(args, probes)
 
     async def run() -> Any:
         try:
-            return await run_audit(tasks, probes, judge, slot_judge, swapped=cfg.order_swap,
-                                   reply_skeleton=skeleton, seed=args.seed)  # fmt: skip
+            return await run_audit(
+                tasks,
+                probes,
+                judge,
+                slot_judge,
+                swapped=cfg.order_swap,
+                reply_skeleton=skeleton,
+                seed=args.seed,
+                on_planned=families.planned,
+                on_judged=families.judged,
+            )
         finally:
             await judge.aclose()
             if slot_judge is not judge and slot_judge is not getattr(judge, "inner", None):
@@ -170,6 +213,7 @@ def _audit(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(run())
     finally:
+        families.close()
         if mock is not None:
             mock.stop()
     meta = {
@@ -217,5 +261,6 @@ def register(sub: Any) -> None:
     audit.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
     add_preflight_argument(audit)
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
+    progress.add_quiet_argument(audit)
     audit.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     audit.set_defaults(func=_audit)

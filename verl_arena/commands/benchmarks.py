@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from verl_arena.commands import progress
 from verl_arena.commands.extras import needing
 from verl_arena.commands.output import print_json
 
@@ -31,6 +32,12 @@ SUMMARIES = {
 }
 
 
+def _running(args: argparse.Namespace, label: str = "running ") -> Callable[[str], None] | None:
+    """The printer of a benchmark's cells as each starts (none with --quiet; --json keeps them on stderr)."""
+    say = progress.say(args)
+    return None if say is None else (lambda what: say(f"{label}{what}"))
+
+
 def _bench(args: argparse.Namespace) -> int:
     if args.train:
         return _bench_train(args)
@@ -41,7 +48,7 @@ def _bench(args: argparse.Namespace) -> int:
     from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens
 
     start = time.perf_counter()
-    progress = None if args.quiet or args.json else (lambda cell: print(f"running {cell}", file=sys.stderr))
+    cells = _running(args)
     results = run_bench(
         sizes=args.sizes or [8, 16],
         noises=args.noise or [0.25, 0.5, 1.0],
@@ -49,9 +56,9 @@ def _bench(args: argparse.Namespace) -> int:
         methods=args.methods or DEFAULT_METHODS,
         groups=args.groups or 100,
         seed=args.seed,
-        progress=progress,
+        progress=cells,
     )
-    tokens = [] if args.no_tokens else _token_rows(args, args.methods or DEFAULT_METHODS, progress)
+    tokens = [] if args.no_tokens else _token_rows(args, args.methods or DEFAULT_METHODS, cells)
     elapsed = time.perf_counter() - start
     legend = (
         "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of "
@@ -74,7 +81,7 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _token_rows(args: argparse.Namespace, methods: Sequence[str], progress: Callable[[str], None] | None) -> list[Any]:
+def _token_rows(args: argparse.Namespace, methods: Sequence[str], cells: Callable[[str], None] | None) -> list[Any]:
     from verl_arena.bench.tokens import run_token_bench
 
     return run_token_bench(
@@ -85,7 +92,7 @@ def _token_rows(args: argparse.Namespace, methods: Sequence[str], progress: Call
         tokenizer=args.tokenizer,
         answer_chars=args.answer_chars,
         path_chars=args.path_chars,
-        progress=progress,
+        progress=cells,
     )
 
 
@@ -93,8 +100,8 @@ def _bench_tokens(args: argparse.Namespace) -> int:
     from verl_arena.bench.tokens import TOKEN_METHODS, TOKENS_LEGEND, format_tokens, plot_tokens
 
     start = time.perf_counter()
-    progress = None if args.quiet or args.json else (lambda what: print(f"running {what}", file=sys.stderr))
-    rows = _token_rows(args, args.methods or TOKEN_METHODS, progress)
+    cells = _running(args)
+    rows = _token_rows(args, args.methods or TOKEN_METHODS, cells)
     elapsed = time.perf_counter() - start
     text = f"{format_tokens(rows)}\n{TOKENS_LEGEND}\n{len(rows)} rows in {elapsed:.1f} s"
     return _report(args, elapsed, "tokens", rows, text, plot_tokens)
@@ -121,7 +128,7 @@ def _bench_train(args: argparse.Namespace) -> int:
         if value is not None and len(value) != 1:
             raise SystemExit(f"verl-arena bench --train: {flag} takes one value, got {len(value)}")
     start = time.perf_counter()
-    progress = None if args.quiet or args.json else (lambda what: print(f"training: {what}", file=sys.stderr))
+    cells = _running(args, "training: ")
     runs = run_training_bench(
         methods=args.methods or TRAIN_METHODS,
         judges=args.judges or ("score", "drift"),
@@ -133,7 +140,7 @@ def _bench_train(args: argparse.Namespace) -> int:
         lr=args.lr,
         seeds=args.runs,
         seed=args.seed,
-        progress=progress,
+        progress=cells,
     )
     elapsed = time.perf_counter() - start
     text = f"{format_training(runs)}\n{len(runs)} training runs (x {args.runs} seeds) in {elapsed:.1f} s"
@@ -143,7 +150,7 @@ def _bench_train(args: argparse.Namespace) -> int:
 def _bench_core(args: argparse.Namespace) -> int:
     from verl_arena.bench.speed import format_speed, run_core_speed
 
-    results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies)
+    results = run_core_speed(groups=args.groups, n=args.n, topologies=args.topologies, progress=_running(args))
     if args.json:
         print_json([r.to_dict() for r in results])
         return 0
@@ -154,7 +161,13 @@ def _bench_core(args: argparse.Namespace) -> int:
 def _bench_gaming(args: argparse.Namespace) -> int:
     from verl_arena.bench.gaming import report, run_gaming_bench
 
-    rows = run_gaming_bench(groups=args.groups, topologies=args.topologies, scenarios=args.scenarios, seed=args.seed)
+    rows = run_gaming_bench(
+        groups=args.groups,
+        topologies=args.topologies,
+        scenarios=args.scenarios,
+        seed=args.seed,
+        progress=_running(args),
+    )
     table, found = report(rows, args.groups)
     if args.json:
         print_json({"rows": [r.__dict__ for r in rows], "problems": [{**r.__dict__, "why": why} for r, why in found]})
@@ -185,7 +198,7 @@ def _bench_judge(args: argparse.Namespace) -> int:
         topology=args.topology,
         fault_rate=args.fault_rate,
         down_deadline_s=args.down_deadline,
-        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+        progress=progress.say(args),
     )
     if args.json:
         print_json(report)
@@ -198,9 +211,9 @@ def _bench_arena(args: argparse.Namespace) -> int:
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
 
     options = dict(tasks=args.tasks, noise=args.noise, gaps=args.gaps)
-    progress = None if args.json else (lambda msg: print(msg, file=sys.stderr))
-    runs = run_leaderboard_bench(args.sizes, args.seeds, tasks_per_match=args.tasks_per_match, progress=progress,
-                                 **options)  # fmt: skip
+    runs = run_leaderboard_bench(
+        args.sizes, args.seeds, tasks_per_match=args.tasks_per_match, progress=progress.say(args), **options
+    )
     if args.json:
         print_json([r.to_dict() for r in runs])
     else:
@@ -253,7 +266,7 @@ def register(sub: Any) -> None:
     bench.add_argument(
         "--plot", metavar="FILE.png", type=needing("matplotlib", "plot"), help="draw the results (needs matplotlib)"
     )
-    bench.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    progress.add_quiet_argument(bench)
     tokens = bench.add_argument_group(
         "judge cost in tokens",
         "every topology through the real judge stack against the mock judge over loopback HTTP, on groups of travel "
@@ -295,6 +308,7 @@ def register(sub: Any) -> None:
     core.add_argument("--n", type=int, default=16, help="group size (16)")
     core.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None)
     core.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(core)
     core.set_defaults(func=_bench_core)
 
     judge = sub.add_parser(
@@ -313,6 +327,7 @@ def register(sub: Any) -> None:
     judge.add_argument("--fault-rate", type=float, default=0.1, help="injected fault rate of the fault run (0.1)")
     judge.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
     judge.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(judge)
     judge.set_defaults(func=_bench_judge)
 
     from verl_arena.bench import gaming
@@ -324,6 +339,7 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     gaming.add_arguments(bench_gaming)
+    progress.add_quiet_argument(bench_gaming)
     bench_gaming.set_defaults(func=_bench_gaming)
 
     from verl_arena.bench import detectors
@@ -340,6 +356,7 @@ def register(sub: Any) -> None:
     bench_detectors.add_argument("--chars", type=int, default=3000, help="characters per rollout for the cost (3000)")
     bench_detectors.add_argument("--seed", type=int, default=0)
     bench_detectors.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(bench_detectors)
     bench_detectors.set_defaults(func=_bench_detectors)
 
     from verl_arena.bench import leaderboard
@@ -358,4 +375,5 @@ def register(sub: Any) -> None:
                        help="quality gaps between neighbours in the true order, in turn (0.4 1.2)")  # fmt: skip
     arena.add_argument("--tasks-per-match", type=int, default=5, help="the arena's tasks per pairing per round (5)")
     arena.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(arena)
     arena.set_defaults(func=_bench_arena)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from verl_arena.commands import progress
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.extras import needing
@@ -105,8 +106,6 @@ def _run_judged(judges: dict[str, Any], log: Any, mock: Any, work: Any) -> Any:
 
 
 def _winrate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from verl_arena.evaluation.judging import judge_tasks, planned
     from verl_arena.evaluation.report import winrate_report
 
@@ -128,12 +127,12 @@ def _winrate(args: argparse.Namespace) -> int:
         return JUDGE_UNAVAILABLE
     if done:
         print(f"resuming: {done} of {len(plan)} judgments already in {args.log}", file=sys.stderr)
-    bar = tqdm(total=len(plan), initial=done, unit="judgment", file=sys.stderr, disable=args.quiet)
+    shown = progress.bar(args, len(plan), "judgment", initial=done)
+    work = judge_tasks(tasks, systems, pairs, judges, log, on_judgment=lambda _: shown.update())
     try:
-        judgments = _run_judged(judges, log, mock, judge_tasks(tasks, systems, pairs, judges, log,
-                                                               on_judgment=lambda _: bar.update()))  # fmt: skip
+        judgments = _run_judged(judges, log, mock, work)
     finally:
-        bar.close()
+        shown.close()
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)
     if args.plot:
         plot_winrates(report, args.plot)
@@ -177,12 +176,13 @@ def _arena(args: argparse.Namespace) -> int:
         confidence=args.confidence, resamples=args.resamples, min_pair_tasks=args.min_pair_tasks, seed=args.seed,
     )  # fmt: skip
 
-    def progress(round_: int, board: list[dict[str, Any]]) -> None:
-        if not args.quiet:
-            top = ", ".join(f"{r['system']} {r['elo']:.0f}" for r in board[:3])
-            print(f"round {round_}: {top}", file=sys.stderr)
-
-    result = _run_judged(judges, log, mock, run_arena(tasks, systems, judges, log, settings, on_round=progress))
+    rounds = _RoundProgress(args, settings.max_rounds)
+    hooks = {"on_round_start": rounds.start, "on_judgment": rounds.judged, "on_round": rounds.done}
+    work = run_arena(tasks, systems, judges, log, settings, **hooks)
+    try:
+        result = _run_judged(judges, log, mock, work)
+    finally:
+        rounds.close()
     if args.html:
         Path(args.html).write_text(arena_html(result), encoding="utf-8")
     if args.json:
@@ -190,6 +190,34 @@ def _arena(args: argparse.Namespace) -> int:
     else:
         print_arena(result)
     return _unanswered_exit("eval arena", result["unanswered_judges"], judges)
+
+
+class _RoundProgress:
+    """The arena's progress: a bar over each round's judgments, then the round's top three on a line."""
+
+    def __init__(self, args: argparse.Namespace, max_rounds: int) -> None:
+        self.args, self.max_rounds, self.shown = args, max_rounds, None
+
+    def start(self, round_: int, judgments: int) -> None:
+        self.close()
+        self.shown = progress.bar(
+            self.args, judgments, "judgment", desc=f"round {round_} (of {self.max_rounds} at most)"
+        )
+
+    def judged(self, _: Any) -> None:
+        if self.shown is not None:
+            self.shown.update()
+
+    def done(self, round_: int, board: list[dict[str, Any]]) -> None:
+        self.close()
+        if not self.args.quiet:
+            top = ", ".join(f"{r['system']} {r['elo']:.0f}" for r in board[:3])
+            progress.note(f"round {round_}: {top}")
+
+    def close(self) -> None:
+        if self.shown is not None:
+            self.shown.close()
+            self.shown = None
 
 
 def _rejudge(args: argparse.Namespace) -> int:
@@ -225,9 +253,11 @@ def _rejudge(args: argparse.Namespace) -> int:
             mock.stop()
         return JUDGE_UNAVAILABLE
 
+    shown = progress.bar(args, len(entries), "group")
+
     async def run() -> dict[str, Any]:
         try:
-            return await rejudge(entries, groups, service, service.rank_group)
+            return await rejudge(entries, groups, service, service.rank_group, on_group=lambda: shown.update())
         finally:
             await service.aclose()
 
@@ -237,6 +267,7 @@ def _rejudge(args: argparse.Namespace) -> int:
         print(f"verl-arena eval rejudge: {exc}", file=sys.stderr)
         return BAD_INPUT
     finally:
+        shown.close()
         if mock is not None:
             mock.stop()
     if args.json:
@@ -277,7 +308,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
     add_preflight_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    progress.add_quiet_argument(parser)
 
 
 def register(sub: Any) -> None:
@@ -342,4 +373,5 @@ def register(sub: Any) -> None:
     again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
     add_preflight_argument(again)
     again.add_argument("--json", action="store_true", help="print the report as JSON")
+    progress.add_quiet_argument(again)
     again.set_defaults(func=_rejudge)

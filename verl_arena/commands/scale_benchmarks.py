@@ -6,9 +6,9 @@ to a step of verl's real trainer."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from verl_arena.commands import progress
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -37,7 +37,7 @@ def _bench_rendezvous(args: argparse.Namespace) -> int:
         spread_s=args.spread,
         chars=args.chars,
         seed=args.seed,
-        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+        progress=progress.say(args),
     )
     if args.json:
         print_json([r.to_dict() for r in rows])
@@ -59,7 +59,7 @@ def _bench_step(args: argparse.Namespace) -> int:
         poll_s=args.poll,
         workdir=args.workdir,
         recipe=args.recipe,
-        progress=None if args.json else (lambda msg: print(msg, file=sys.stderr)),
+        progress=progress.say(args),
     )
     if args.json:
         print_json([b.to_dict() for b in benches])
@@ -98,6 +98,7 @@ def register(sub: Any) -> None:
     bench_rendezvous.add_argument("--chars", type=int, default=3000, help="characters per rollout (3000)")
     bench_rendezvous.add_argument("--seed", type=int, default=0)
     bench_rendezvous.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(bench_rendezvous)
     bench_rendezvous.set_defaults(func=_bench_rendezvous)
 
     from verl_arena.bench import step
@@ -126,4 +127,5 @@ def register(sub: Any) -> None:
     bench_step.add_argument("--workdir", help="where the runs' files go (default: a temporary folder)")
     bench_step.add_argument("--recipe", help="the CPU recipe (default: recipes/cpu_smoke.sh of this checkout)")
     bench_step.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(bench_step)
     bench_step.set_defaults(func=_bench_step)

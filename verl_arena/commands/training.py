@@ -9,6 +9,8 @@ import argparse
 import sys
 from typing import Any
 
+from verl_arena.commands import progress
+
 __all__ = ["SUMMARIES", "register"]
 
 #: the commands this module adds, each with the line `verl-arena --help` shows for it
@@ -52,14 +54,25 @@ def _tiny_model(args: argparse.Namespace) -> int:
     return 0
 
 
-def _doctor(args: argparse.Namespace) -> int:
-    from verl_arena.doctor import run_checks
+#: the width of the check names in the doctor's table (printed one check at a time, as each finishes)
+_CHECK_WIDTH = 31
 
-    checks = run_checks(ray=args.ray, judge_config=args.judge_config)
-    width = max(len(c.name) for c in checks)
-    for c in checks:
-        print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{width}}  {c.detail}")
-    return 0 if all(c.ok for c in checks) else 1
+
+def _doctor(args: argparse.Namespace) -> int:
+    from verl_arena.doctor import planned_checks
+
+    steps = planned_checks(ray=args.ray, judge_config=args.judge_config)
+    shown, ok = progress.bar(args, len(steps), "check"), True
+    try:
+        for what, step in steps:
+            shown.set_description(what)
+            for c in step():
+                ok = ok and c.ok
+                shown.write(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{_CHECK_WIDTH}}  {c.detail}", file=sys.stdout)
+            shown.update()
+    finally:
+        shown.close()
+    return 0 if ok else 1
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -179,6 +192,7 @@ def register(sub: Any) -> None:
     )
     doctor.add_argument("--ray", action="store_true", help="also check inside a Ray worker")
     doctor.add_argument("--judge-config", help="also check this judge configuration (YAML)")
+    progress.add_quiet_argument(doctor)
     doctor.set_defaults(func=_doctor)
 
     check = sub.add_parser(

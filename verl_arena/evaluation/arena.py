@@ -195,11 +195,16 @@ async def run_arena(
     settings: ArenaSettings,
     *,
     on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,
+    on_round_start: Callable[[int, int], None] | None = None,
+    on_judgment: Callable[[Judgment], None] | None = None,
 ) -> dict[str, Any]:
     """Run the arena; returns the standings (each row's ``env``: the system's environment outcomes, see
     :func:`~verl_arena.evaluation.env.env_summary`; its ``mean_answer_length`` and its length-controlled Elo with an
     interval, ``lc_elo``, see :mod:`~verl_arena.evaluation.length`), the pairwise matrix, the tiers, the cost, why it
-    stopped, the judge's agreement with the environment (``env_agreement``) and the length coefficient (``length``)."""
+    stopped, the judge's agreement with the environment (``env_agreement``) and the length coefficient (``length``).
+
+    Progress: ``on_round_start(round, judgments)`` before a round asks the judge (``judgments``: those not already in
+    the log), ``on_judgment(judgment)`` as each of them arrives, ``on_round(round, standings)`` after the round."""
     names = list(systems)
     rng = np.random.default_rng(settings.seed)
     scales = {n: tuple(getattr(getattr(j, "pairwise", None), "scale", (0.0, 10.0))) for n, j in judges.items()}
@@ -233,7 +238,9 @@ async def run_arena(
             stop = "budget" if pairs else "separated" if board and settled(board, met_on, min_tasks) else "exhausted"
             rounds -= 1
             break
-        judgments += await judge_keys(keys, tasks, systems, judges, log)
+        if on_round_start is not None:
+            on_round_start(rounds, sum(key not in log.done for key in keys))
+        judgments += await judge_keys(keys, tasks, systems, judges, log, on_judgment=on_judgment)
         spent += len(keys)
         if len(unanswered_judges(judgments)) == len(judges):  # no judge has answered anything: no more rounds
             stop = "judge_unanswered"

@@ -20,7 +20,7 @@ import asyncio
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,10 +139,13 @@ async def rejudge(
     groups: Mapping[str, Group] | None,
     judge: Any,
     rank_group: Any,
+    *,
+    on_group: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Re-judge ``entries`` with ``judge`` (pairwise verdicts) and re-rank them with ``rank_group`` (e.g.
     ``JudgeService.rank_group``); returns the report (see the module docstring). The candidates come from the log or
-    from ``groups``, and their content is checked before any call."""
+    from ``groups``, and their content is checked before any call. Every group is judged at once (the judge's limits
+    apply); ``on_group()`` is called as each finishes, its verdicts asked again and its ranking made again."""
     plans = [(e.query, e.result, logged_candidates(e, groups)) for e in entries]
     answered = Counter()  # verdicts the judge gave (not a shortcut taken without a call)
 
@@ -155,18 +158,20 @@ async def rejudge(
         answered["verdicts"] += not _shortcut(new.meta)
         return _label(match.winner, match.players), {"a": "first", "b": "second", "tie": "tie"}[new.winner]
 
-    compares = [
-        verdict(query, candidates, m)
-        for query, result, candidates in plans
-        for m in result.matches
-        if m.kind == "compare" and not m.failed and m.verdict is not None
-    ]
-    pairs = await asyncio.gather(*compares)
-    reranked = await asyncio.gather(*(
-        rank_group(query, candidates, Tournament.from_options(result.topology, **result.options),
-                   group_id=result.group_id)
-        for query, result, candidates in plans
-    ))  # fmt: skip
+    async def group(query: str, result: Any, candidates: list[Any]) -> tuple[list[tuple[str, str | None]], Any]:
+        judged = [m for m in result.matches if m.kind == "compare" and not m.failed and m.verdict is not None]
+        compares = [verdict(query, candidates, m) for m in judged]
+        tournament = Tournament.from_options(result.topology, **result.options)
+        verdicts, again = await asyncio.gather(
+            asyncio.gather(*compares), rank_group(query, candidates, tournament, group_id=result.group_id)
+        )
+        if on_group is not None:
+            on_group()
+        return list(verdicts), again
+
+    done = await asyncio.gather(*(group(*plan) for plan in plans))
+    pairs = [pair for verdicts, _ in done for pair in verdicts]
+    reranked = [again for _, again in done]
 
     judged = [(old, new) for old, new in pairs if new is not None and not new.startswith("failed")]
     failures = Counter(new.removeprefix("failed: ") for _, new in pairs if new is not None and new.startswith("failed"))
