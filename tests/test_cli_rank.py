@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import strict_json
+from conftest import judge_config, strict_json
 
 from verl_arena.batch import load_groups
 from verl_arena.cli import main
@@ -26,8 +26,9 @@ def lines(path: Path) -> list[dict]:
 def test_rank_the_example_with_the_built_in_mock_and_replay_it(tmp_path, capsys):
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
     assert main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet"]) == 0
-    printed = capsys.readouterr().out
-    assert "ranked 4 groups" in printed and "order_disagreement_rate" in printed
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "ranked 4 groups (15 candidates) with seeded_single_elimination" in printed
+    assert "the two orders disagreed on" in printed and "went wrong nothing" in printed
     results = {r["id"]: r for r in lines(out)}
     assert set(results) == {"kyoto-day", "qingcheng-weekend", "madrid-barcelona", "lisbon-afternoon"}
     ranks = {r["id"]: {c["id"]: c["rank"] for c in r["candidates"]} for r in results.values()}
@@ -154,3 +155,36 @@ def test_a_deadline_that_cannot_cover_tracing_is_refused_naming_both_options(tmp
     err = capsys.readouterr().err
     assert "--deadline=10 s cannot cover tracing" in err and "lower --timeout to at most 1.66667" in err
     assert not (tmp_path / "out.jsonl").exists()  # refused before anything was written
+
+
+def test_the_summary_says_in_words_what_went_wrong_and_tells_the_two_caches_apart(tmp_path, capsys, mock_judge):
+    out = tmp_path / "ranked.jsonl"
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--quiet"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())  # the summary is wrapped to the terminal
+    assert "went wrong nothing: no failed judgment, no voided group, no forfeit" in printed
+    assert f"answered from the verdict cache {out}.verdicts.sqlite (verdicts already given" in printed
+    assert "the judge server's prefix cache served" in printed and "not the verdict cache" in printed
+
+    url, _ = mock_judge(down=True)  # every request: 503
+    judge = tmp_path / "judge.yaml"
+    judge.write_text(json.dumps(judge_config(url, down_wait_s=0.05)))
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--judge-config", str(judge), "--no-preflight", "--quiet"])
+    printed = " ".join(capsys.readouterr().out.split())
+    assert code == 3  # judge unusable, and the summary says why in words
+    assert "went wrong " in printed and "judgments failed after their retries (" in printed
+    assert "4 of 4 groups voided: no ranking, every candidate's advantage 0 (" in printed
+    assert "HTTP 503: server error" in printed or "every endpoint was down" in printed
+
+
+def test_rank_warns_before_replacing_an_output_it_could_resume(tmp_path, capsys):
+    out = tmp_path / "ranked.jsonl"
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--quiet"]) == 0
+    assert "warning" not in capsys.readouterr().err  # nothing to replace
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    said = f"verl-arena rank: warning: {out} holds 4 groups of this file ranked with these settings, which --resume "
+    assert said + "would keep; they are replaced" in err
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--seed", "1"]) == 0
+    assert (
+        f"warning: {out} holds the results of another run (other groups or other settings)" in capsys.readouterr().err
+    )

@@ -224,6 +224,45 @@ def test_a_result_file_of_an_older_release_resumes_groups_with_ids_and_explains_
     assert "an older verl-arena wrote it, which named a group without an id by its line number" in err
 
 
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (["--seed", "7"], "tournament.seed 0 then, 7 now (--seed)"),
+        (["--option", "bracket=standard"], "tournament.bracket 'arenarl' then, 'standard' now (--option)"),
+        (["--topology", "swiss"], "topology 'seeded_single_elimination' then, 'swiss' now (--topology);"),
+        (["--template", "writing"], "judge.template 'generic' then, 'writing' now (--template or --judge-config)"),
+        (["--no-order-swap"], "judge.order_swap True then, False now (--no-order-swap)"),
+    ],
+)
+def test_resume_with_other_settings_is_refused_naming_what_differs(rank, tmp_path, change, said):
+    """Two rankings in one file would be one result of neither: the run is refused before any judge request."""
+    groups, out = tmp_path / "groups.jsonl", tmp_path / "out.jsonl"
+    write(groups, example(with_ids=True))
+    assert rank(groups, out)[0] == 0
+    ranked = out.read_text(encoding="utf-8")
+    out.write_text("".join(ranked.splitlines(keepends=True)[:2]), encoding="utf-8")  # stopped after two groups
+    code, _, err, requests = rank(groups, out, "--resume", *change)
+    assert code == 2 and requests == 0, err
+    assert f"{out} line 1: group " in err and f"was ranked with other settings than this run's: {said}" in err
+    assert "resume with the settings of that run, or rank into a new output" in err
+    assert len(lines(out)) == 2  # untouched
+    assert rank(groups, out, "--resume")[0] == 0 and len(lines(out)) == 4  # with its own settings, it goes on
+
+
+def test_lines_of_an_older_release_without_their_settings_resume_with_a_note(rank, tmp_path):
+    groups, out = tmp_path / "groups.jsonl", tmp_path / "out.jsonl"
+    write(groups, example(with_ids=True))
+    assert rank(groups, out)[0] == 0
+    assert all(r["settings"]["tournament"]["seed"] == 0 for r in lines(out))
+    write(out, [{k: v for k, v in r.items() if k != "settings"} for r in lines(out)][:2])  # as written before
+    code, summary, err, _ = rank(groups, out, "--resume", "--seed", "7")
+    assert code == 0 and summary["groups"] == 2, err
+    assert f"{out}: 2 of its groups (e.g. " in err and "carry no record of the settings they were ranked with" in err
+    write(out, [{k: v for k, v in r.items() if k != "settings"} for r in lines(out)][:2])
+    code, _, err, _ = rank(groups, out, "--resume", "--topology", "swiss")  # the topology they do record
+    assert code == 2 and "topology 'seeded_single_elimination' then, 'swiss' now (--topology)" in err
+
+
 def test_a_log_of_other_content_is_refused_and_a_missing_log_is_said(rank, tmp_path):
     groups, out, log = tmp_path / "groups.jsonl", tmp_path / "out.jsonl", tmp_path / "log.jsonl"
     write(groups, example()[:2])

@@ -31,7 +31,7 @@ from verl_arena.batch.results import (
     summarize,
     write_replayed,
 )
-from verl_arena.batch.resume import Resumed, check_resume
+from verl_arena.batch.resume import Resumed, check_resume, run_settings
 from verl_arena.batch.runner import groups_in_flight, rank_groups
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "parse_candidate",
     "rank_groups",
     "replay_log",
+    "run_settings",
     "summarize",
     "write_replayed",
 ]

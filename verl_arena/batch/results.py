@@ -3,12 +3,12 @@
 """Where ranked groups go: result lines and the judgment log, written as each group finishes, and what a run did.
 
 Output, one line per group, written as soon as the group is ranked (so an interrupted run keeps every finished group,
-and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.batch.groups.group_key`), the line of
-the groups file it was read from, the ``group_digest`` of its content (what ``--resume`` checks, see
-:mod:`~verl_arena.batch.resume`) and, per candidate, its rank, reward and advantage, plus the group's judge cost and
-failure counts. The judgment log holds every group's full result (match log, verdicts, options) with the same line
-and digest, from which :func:`replay_log` rebuilds the same ranks and advantages with no judge. Lines follow the
-order in which groups finish. Every line is strict JSON (``NaN`` is refused, never written).
+and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.batch.groups.group_key`), the line of the
+groups file it was read from, the ``group_digest`` of its content and the ``settings`` it was ranked with (what
+``--resume`` checks, see :mod:`~verl_arena.batch.resume`) and, per candidate, its rank, reward and advantage, plus the
+group's judge cost and failure counts. The judgment log holds every group's full result (match log, verdicts, options)
+with the same line, digest and settings, from which :func:`replay_log` rebuilds the same ranks and advantages with no
+judge. Lines follow the order in which groups finish. Every line is strict JSON (``NaN`` is refused, never written).
 """
 
 from __future__ import annotations
@@ -62,7 +62,11 @@ def check_output_paths(groups: str | Path, output: str | Path, log: str | Path |
 
 
 def _result_line(
-    group_id: str, result: GroupResult, line: int | None = None, group_digest: str | None = None
+    group_id: str,
+    result: GroupResult,
+    line: int | None = None,
+    group_digest: str | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     forfeited = result.forfeited
     out: dict[str, Any] = {"id": group_id}
@@ -86,6 +90,8 @@ def _result_line(
     }
     if result.void_reason:
         out["void_reason"] = result.void_reason
+    if settings is not None:
+        out["settings"] = settings
     return out
 
 
@@ -95,11 +101,19 @@ class ResultWriter:
     Every line is written whole and flushed, so an interrupted run leaves complete lines only. With ``resume`` (from
     :func:`~verl_arena.batch.resume.check_resume`), the output and the log are first cut to its kept lines (a line cut
     by a crash, and log entries of groups missing from the output, are dropped, so nothing is logged twice), the
-    groups already there are reported by :attr:`done`, and new lines are appended.
+    groups already there are reported by :attr:`done`, and new lines are appended. Every line records the run's
+    ``settings`` (:func:`~verl_arena.batch.resume.run_settings`), when given.
     """
 
-    def __init__(self, output: str | Path, log: str | Path | None = None, *, resume: Resumed | None = None) -> None:
-        self.output, self.log = Path(output), Path(log) if log else None
+    def __init__(
+        self,
+        output: str | Path,
+        log: str | Path | None = None,
+        *,
+        resume: Resumed | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.output, self.log, self.settings = Path(output), Path(log) if log else None, settings
         self.done: set[str] = set()
         if resume is not None:
             resume.rewrite()
@@ -114,9 +128,11 @@ class ResultWriter:
         digest = group.digest
         if self._log is not None:
             entry = {"query": group.query, "line": group.line, "group_digest": digest, "result": result.to_dict()}
+            if self.settings is not None:
+                entry["settings"] = self.settings
             self._log.write(jsonl_line(entry))
             self._log.flush()
-        self._out.write(jsonl_line(_result_line(group.id, result, group.line, digest)))
+        self._out.write(jsonl_line(_result_line(group.id, result, group.line, digest, self.settings)))
         self._out.flush()
         self.written += 1
 
@@ -129,13 +145,14 @@ class ResultWriter:
 
 @dataclass(frozen=True)
 class ReplayedGroup:
-    """One group of a judgment log: the logged result, the same rebuilt with no judge, and the line and digest of the
-    group it was ranked from (absent from logs of older releases)."""
+    """One group of a judgment log: the logged result, the same rebuilt with no judge, and the line, digest and
+    settings of the group it was ranked from (absent from logs of older releases)."""
 
     logged: GroupResult
     replayed: GroupResult
     line: int | None = None
     group_digest: str | None = None
+    settings: dict[str, Any] | None = None
 
     @property
     def identical(self) -> bool:
@@ -148,7 +165,7 @@ def write_replayed(path: str | Path, groups: Sequence[ReplayedGroup]) -> None:
     """One result line per replayed group, as ``verl-arena rank`` writes it."""
     with open(path, "w", encoding="utf-8") as f:
         for g in groups:
-            f.write(jsonl_line(_result_line(g.replayed.group_id or "", g.replayed, g.line, g.group_digest)))
+            f.write(jsonl_line(_result_line(g.replayed.group_id or "", g.replayed, g.line, g.group_digest, g.settings)))
 
 
 def replay_log(path: str | Path) -> list[ReplayedGroup]:
@@ -159,7 +176,13 @@ def replay_log(path: str | Path) -> list[ReplayedGroup]:
         return [await replay(e["result"], e.get("query", "")) for e in entries]
 
     return [
-        ReplayedGroup(GroupResult.from_dict(entry["result"]), again, entry.get("line"), entry.get("group_digest"))
+        ReplayedGroup(
+            GroupResult.from_dict(entry["result"]),
+            again,
+            entry.get("line"),
+            entry.get("group_digest"),
+            entry.get("settings"),
+        )
         for entry, again in zip(entries, asyncio.run(main()), strict=True)
     ]
 

@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Resuming a ``rank`` run: which lines of the output (and of the judgment log) still stand for a group of the input.
+"""Resuming a ``rank`` run: which lines of the output (and of the judgment log) still stand for a group of the input,
+ranked the way this run ranks.
 
 Every result line names its group (its ``id``, or for a group without one a name made of its content, see
 :func:`~verl_arena.batch.groups.group_key`) and carries the ``group_digest`` of the content it was ranked from. On
@@ -9,10 +10,16 @@ whose content changed, or a ranked group that is gone (removed, or edited when i
 anything is written, naming the groups file's line and the output's; groups of the file that no line names are the
 ones left to rank. Lines only inserted, removed elsewhere or reordered change nothing but the ``line`` each result
 points back to, which is brought up to date.
+
+Every line also records the ``settings`` it was ranked with (:func:`run_settings`: the topology, its options with the
+seed, and what decides the judge's verdicts). A resumed run whose settings differ (another ``--topology``, ``--seed``,
+``--option``, template, model...) would mix two rankings in one file: it is refused, naming what differs. Lines
+without the record (an older verl-arena wrote them) are kept with a note, once their ``topology`` matches.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,8 +29,18 @@ from typing import Any
 from verl_arena.batch.files import jsonl_line, jsonl_objects, written_lines
 from verl_arena.batch.groups import GroupRef, GroupsIndex
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.tournament import Tournament
+from verl_arena.judges.config import JudgeConfig
 
-__all__ = ["Resumed", "check_resume"]
+__all__ = ["Resumed", "check_resume", "run_settings"]
+
+
+def run_settings(tournament: Tournament, judge: JudgeConfig) -> dict[str, Any]:
+    """What decides a run's rankings beside each group's content, as every result line records it: the topology, its
+    resolved options (the seed included) and the judge's :meth:`~verl_arena.judges.config.JudgeConfig.verdict_settings`
+    (as JSON reads them back)."""
+    record = {"topology": tournament.topology, "tournament": tournament.resolved_options()}
+    return json.loads(json.dumps({**record, "judge": judge.verdict_settings()}, default=str))
 
 
 @dataclass
@@ -38,6 +55,7 @@ class Resumed:
     output_lines: list[dict[str, Any]] = field(default_factory=list)
     log_lines: list[dict[str, Any]] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
+    unrecorded: list[str] = field(default_factory=list)
     unlogged: int = 0
     output_changed: bool = False
     log_changed: bool = False
@@ -51,6 +69,12 @@ class Resumed:
             notes.append(
                 f"{self.output}: {len(self.unchecked)} of its groups (e.g. {self.unchecked[0]!r}) carry no "
                 "group_digest (an older verl-arena wrote them): kept by their id, their content unchecked"
+            )
+        if self.unrecorded:
+            notes.append(
+                f"{self.output}: {len(self.unrecorded)} of its groups (e.g. {self.unrecorded[0]!r}) carry no record of "
+                "the settings they were ranked with (an older verl-arena wrote them): kept without checking that this "
+                "run's --seed, --option and judge are theirs"
             )
         if self.log is not None and self.unlogged:
             notes.append(f"{self.log}: no entry for {self.unlogged} of the groups in {self.output} (replay skips them)")
@@ -123,7 +147,60 @@ def _gone(inputs: GroupsIndex, output: Path, number: int, line: Mapping[str, Any
     )
 
 
-def _check_output(inputs: GroupsIndex, resumed: Resumed) -> None:
+def _flat(record: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"judge": {"template": "x"}}`` -> ``{"judge.template": "x"}`` (lists of records by index)."""
+    if isinstance(record, Mapping):
+        items: Any = record.items()
+    elif isinstance(record, list) and any(isinstance(v, Mapping) for v in record):
+        items = enumerate(record)
+    else:
+        return {prefix: record}
+    flat: dict[str, Any] = {}
+    for key, value in items:
+        flat.update(_flat(value, f"{prefix}.{key}" if prefix else str(key)))
+    return flat
+
+
+#: where a setting comes from on the command line, for the message (the rest: --option, or the judge configuration)
+_OPTION = {
+    "topology": "--topology",
+    "tournament.seed": "--seed",
+    "judge.template": "--template or --judge-config",
+    "judge.language": "--language or --judge-config",
+    "judge.order_swap": "--no-order-swap",
+}
+
+
+def _settings_differ(then: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    """What differs between the settings a line was ranked with and this run's, key by key (another topology has
+    other options: they go unsaid)."""
+    old, new = _flat(then), _flat(now)
+    other_topology = old.get("topology") != new.get("topology")
+    parts = []
+    for key in sorted(set(old) | set(new), key=lambda k: (k != "topology", k)):
+        was, is_ = old.get(key, "unset"), new.get(key, "unset")
+        if was != is_ and not (other_topology and key.startswith("tournament.")):
+            where = _OPTION.get(key) or ("--option" if key.startswith("tournament.") else "--judge-config")
+            parts.append(f"{key} {was!r} then, {is_!r} now ({where})")
+    return "; ".join(parts[:6]) + (f"; and {len(parts) - 6} more" if len(parts) > 6 else "")
+
+
+def _check_settings(resumed: Resumed, number: int, line: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
+    """Refuse a line ranked with other settings than this run's; a line without the record (an older release's) is
+    checked on its topology and noted."""
+    if "settings" in line:
+        then, now = line["settings"], settings
+    else:
+        resumed.unrecorded.append(line["id"])
+        then, now = {"topology": line.get("topology", settings["topology"])}, {"topology": settings["topology"]}
+    if then != now:
+        raise ConfigError(
+            f"{resumed.output} line {number}: group {line['id']!r} was ranked with other settings than this run's: "
+            f"{_settings_differ(then, now)}; resume with the settings of that run, or rank into a new output"
+        )
+
+
+def _check_output(inputs: GroupsIndex, resumed: Resumed, settings: Mapping[str, Any] | None) -> None:
     by_id, output = {r.id: r for r in inputs.refs}, resumed.output
     lines, resumed.output_changed = written_lines(output)
     seen: dict[str, int] = {}
@@ -141,6 +218,8 @@ def _check_output(inputs: GroupsIndex, resumed: Resumed) -> None:
             resumed.unchecked.append(gid)
         elif line["group_digest"] != ref.digest:
             raise _changed(inputs, ref, output, number, line)
+        if settings is not None:
+            _check_settings(resumed, number, line, settings)
         if line.get("line") != ref.line:
             line["line"], resumed.output_changed = ref.line, True
         resumed.output_lines.append(line)
@@ -172,12 +251,19 @@ def _check_log(inputs: GroupsIndex, log: Path, resumed: Resumed) -> None:
     resumed.unlogged = len(resumed.done - logged)
 
 
-def check_resume(inputs: GroupsIndex, output: str | Path, log: str | Path | None = None) -> Resumed:
+def check_resume(
+    inputs: GroupsIndex,
+    output: str | Path,
+    log: str | Path | None = None,
+    *,
+    settings: Mapping[str, Any] | None = None,
+) -> Resumed:
     """Check that every line of ``output`` (and of ``log``) stands for a group of ``inputs`` with the content it was
-    ranked from, before anything is written; raises ``ConfigError`` naming the lines otherwise (see the module
-    docstring). Nothing is written here: :class:`~verl_arena.batch.results.ResultWriter` writes the kept lines back."""
+    ranked from, and (given this run's ``settings``, from :func:`run_settings`) was ranked with these settings, before
+    anything is written; raises ``ConfigError`` naming the lines otherwise (see the module docstring). Nothing is
+    written here: :class:`~verl_arena.batch.results.ResultWriter` writes the kept lines back."""
     resumed = Resumed(Path(output), Path(log) if log else None, len(inputs.refs))
-    _check_output(inputs, resumed)
+    _check_output(inputs, resumed, settings)
     if resumed.log is not None:
         _check_log(inputs, resumed.log, resumed)
     return resumed

@@ -12,8 +12,10 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from verl_arena.commands import progress
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
@@ -25,14 +27,6 @@ SUMMARIES = {
     "rank": "rank groups of candidates from a JSONL file through a judge",
     "replay": "rebuild ranks and advantages from a judgment log, with no judge",
 }
-
-
-def _print_summary(summary: dict[str, Any]) -> None:
-    width = max(len(k) for k in summary)
-    for key, value in summary.items():
-        if isinstance(value, float):
-            value = f"{value:.3f}"
-        print(f"{key:<{width}}  {value}")
 
 
 def _options(items: Sequence[str]) -> dict[str, Any]:
@@ -85,8 +79,6 @@ def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from verl_arena.batch import (
         ResultWriter,
         RunTally,
@@ -95,6 +87,7 @@ def _rank(args: argparse.Namespace) -> int:
         check_resume,
         iter_groups,
         rank_groups,
+        run_settings,
     )
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
@@ -108,7 +101,6 @@ def _rank(args: argparse.Namespace) -> int:
     try:  # everything is checked before the first judge call
         inputs = check_groups(args.groups, render=render)
         check_output_paths(args.groups, args.output, args.log)
-        resumed = check_resume(inputs, args.output, args.log) if args.resume else None
         options = {"seed": args.seed, **_options(args.option)}
         tournament = Tournament.from_options(args.topology, **options)
         check_deadline("--run-deadline", args.run_deadline)
@@ -120,6 +112,8 @@ def _rank(args: argparse.Namespace) -> int:
         mock = mock_if_no_endpoints(config, args.mock_latency)
         judge = check_judge_config(config)
         check_tracing_room(deadline, judge, deadline_name="--deadline", timeout_name="--timeout")
+        settings = run_settings(tournament, judge)
+        resumed = check_resume(inputs, args.output, args.log, settings=settings) if args.resume else None
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
@@ -129,7 +123,9 @@ def _rank(args: argparse.Namespace) -> int:
                 mock.stop()
             return JUDGE_UNAVAILABLE
         service = JudgeService(judge, deadline_s=deadline)
-        writer = ResultWriter(args.output, args.log, resume=resumed)
+        if resumed is None:
+            _warn_overwrite(inputs, args.output, settings, judge.cache_path)
+        writer = ResultWriter(args.output, args.log, resume=resumed, settings=settings)
     except (ConfigError, OSError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
@@ -139,7 +135,7 @@ def _rank(args: argparse.Namespace) -> int:
     for note in inputs.notes() + (resumed.notes() if resumed else []):
         print(note, file=sys.stderr)
     todo = len([r for r in inputs.refs if r.id not in writer.done])
-    bar = tqdm(total=todo, unit="group", file=sys.stderr, disable=args.quiet)
+    bar = progress.bar(args, todo, "group")
     tally = RunTally()
     stopped_by: list[str] = []
     in_flight = args.groups_in_flight or _groups_in_flight(judge, tournament)
@@ -187,8 +183,9 @@ def _rank(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary)
     else:
-        print(f"ranked {tally.groups} groups with {args.topology}; results in {args.output}")
-        _print_summary(summary)
+        from verl_arena.commands.rank_output import summary_lines
+
+        print("\n".join(summary_lines(summary, topology=args.topology, output=args.output, cache=judge.cache_path)))
     voided = sum(tally.voids.values())
     # the judge gave no group a signal (a run deadline too short for every group is the run's, not the judge's)
     if tally.groups and voided == tally.groups and voided > tally.voids["run_deadline"]:
@@ -196,6 +193,28 @@ def _rank(args: argparse.Namespace) -> int:
         what = f"all {voided} groups voided ({reasons}), results in {args.output}"
         return judge_unusable("rank", what, tally.failures, service.health()["endpoints"])
     return OK
+
+
+def _warn_overwrite(inputs: Any, output: str, settings: dict[str, Any], cache: str | None) -> None:
+    """Say so before replacing an output that holds ranked groups, and whether ``--resume`` would have kept them."""
+    from verl_arena.batch import check_resume
+    from verl_arena.core.errors import ConfigError
+
+    if not Path(output).is_file() or not Path(output).stat().st_size:
+        return
+    try:
+        kept = len(check_resume(inputs, output, settings=settings).done)
+    except ConfigError:  # other groups, or other settings: nothing --resume could keep
+        kept = 0
+    if kept:
+        cost = f"its verdict cache {cache} still answers for them" if cache else "--no-cache: the judge is asked again"
+        said = (
+            f"{output} holds {kept} groups of this file ranked with these settings, which --resume would keep; they "
+            f"are replaced and ranked again ({cost})"
+        )
+    else:
+        said = f"{output} holds the results of another run (other groups or other settings); they are replaced"
+    print(f"verl-arena rank: warning: {said}", file=sys.stderr)
 
 
 def _groups_in_flight(judge: Any, tournament: Any) -> int:
@@ -235,7 +254,9 @@ def register(sub: Any) -> None:
         "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
         "groups missing from the output and asks the judge nothing it already answered. A group without an 'id' is "
         "known by its content, so lines may be inserted, removed or reordered between runs; --resume refuses a "
-        "ranked group whose content changed, naming both lines. Before the first group, one tiny request goes to "
+        "ranked group whose content changed, naming both lines, and a run whose settings differ from those the output "
+        "was ranked with (each result line records them). Without --resume, an output that holds ranked groups is "
+        "replaced, after a warning. Before the first group, one tiny request goes to "
         "every judge endpoint (--no-preflight skips it). Exits 0; 2 on bad input; 3 when no judge endpoint answers "
         "that request, or when every group was voided (the results are written, one line says why); 130 or 143 when "
         "interrupted.",
@@ -273,14 +294,15 @@ def register(sub: Any) -> None:
         "--resume",
         action="store_true",
         help="keep the groups already in the output (and log) and rank the rest; refuses (exit 2) a ranked group "
-        "whose content changed or that is no longer in the groups file",
+        "whose content changed, that is no longer in the groups file, or that was ranked with other settings "
+        "(--topology, --seed, --option, the judge's template, models, sampling...)",
     )
     rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
     rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
     rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
     add_preflight_argument(rank)
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
-    rank.add_argument("--quiet", action="store_true", help="no progress bar")
+    progress.add_quiet_argument(rank)
     rank.set_defaults(func=_rank)
 
     rep = sub.add_parser(

@@ -14,6 +14,8 @@ read by :func:`read_judge_file`.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -270,6 +272,27 @@ class JudgeConfig(_Strict):
             self.member_configs()  # a member that does not validate fails here, naming itself
         return self
 
+    def verdict_settings(self) -> dict[str, Any]:
+        """What decides this judge's verdicts, as a JSON-ready record (``rank`` writes it on every result line, and
+        ``rank --resume`` refuses a run whose record differs): the models, templates and language, the sampling, what
+        the judge is shown, the order swap, rubrics, the no-answer rule and the ensemble's members. Addresses, keys,
+        limits, timeouts, retries and the cache decide no verdict and are left out; ``extra_body`` (which may carry
+        headers) is recorded as a digest."""
+        body = json.dumps(self.extra_body, sort_keys=True, default=str)
+        ensemble = self.ensemble
+        return {
+            "models": sorted({e.model or str(e.hosted) for e in self.endpoints}),
+            **self.model_dump(include=_VERDICT_FIELDS),
+            "extra_body": hashlib.sha256(body.encode()).hexdigest()[:16] if self.extra_body else None,
+            "ensemble": None
+            if ensemble is None
+            else {
+                "members": [member.verdict_settings() for member in self.member_configs()],
+                "samples": ensemble.samples,
+                "combine": ensemble.combine,
+            },
+        }
+
     @property
     def reask_room(self) -> int:
         """Reply tokens for asking again after a reply was cut at ``max_tokens``."""
@@ -287,6 +310,28 @@ class JudgeConfig(_Strict):
             except ValidationError as exc:
                 raise ValueError(problems(exc, f"ensemble.members[{i}]", model=JudgeConfig)) from None
         return members
+
+
+#: the fields of a judge configuration that decide its verdicts, recorded as they are (see ``verdict_settings``)
+_VERDICT_FIELDS = frozenset(
+    {
+        "template",
+        "select_template",
+        "order_template",
+        "language",
+        "temperature",
+        "max_tokens",
+        "seed",
+        "json_mode",
+        "context_tokens",
+        "tokenizer",
+        "max_field_chars",
+        "order_swap",
+        "require_agreement",
+        "rubrics",
+        "no_answer",
+    }
+)
 
 
 def window_sizing(judge: JudgeConfig, window: int, *, option: str, what: str, source: str) -> dict[str, int]:
