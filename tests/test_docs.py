@@ -1,13 +1,17 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The reference pages cannot drift from the code, and every link in the docs leads somewhere."""
+"""The reference pages cannot drift from the code, every link in the docs leads somewhere, and every YAML and JSON
+block of the docs parses (a judge configuration or a probe list in one is valid)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -59,3 +63,58 @@ def test_links_lead_somewhere(page):
         if target.startswith(("http://", "https://")):
             continue
         assert (page.parent / target).exists(), f"{page.name} links to {target}, which does not exist"
+
+
+#: the line before a fenced block that is deliberately partial (an excerpt that does not parse alone); keep it rare
+PARTIAL = "<!-- partial -->"
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>yaml|json|jsonl)\b[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.M | re.S)
+
+
+def fenced_blocks() -> list[Any]:
+    """Every ```yaml, ```json and ```jsonl block of the README and docs/, with where it is."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for match in FENCE.finditer(text):
+            before = text[: match.start()].rstrip("\n").splitlines()[-1:]
+            if before == [PARTIAL]:
+                continue
+            indent = len(match["indent"])
+            body = "".join(line[indent:] for line in match["body"].splitlines(keepends=True))
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(pytest.param(match["lang"], body, id=f"{page.name}:{line}"))
+    return found
+
+
+def _check_what_it_is(data: Any, tmp_path: Path) -> None:
+    """A block that is a judge configuration (the slime options' ``arena_judge`` too) or a list of custom probes is
+    validated as one, with the functions the commands use."""
+    from verl_arena.audit.custom import load_custom_probes
+    from verl_arena.judges.config import parse_judge_config
+
+    if isinstance(data, dict) and "endpoints" in data:
+        parse_judge_config(data)
+    elif isinstance(data, dict) and "arena_judge" in data:
+        parse_judge_config(data["arena_judge"])
+    elif isinstance(data, list) and data and all(isinstance(item, dict) and "family" in item for item in data):
+        probes = tmp_path / "probes.yaml"
+        probes.write_text(yaml.safe_dump(data), encoding="utf-8")
+        load_custom_probes(probes)
+
+
+@pytest.mark.parametrize(("lang", "body"), fenced_blocks())
+def test_every_yaml_and_json_block_of_the_docs_parses(lang, body, tmp_path):
+    """What a reader copies works: each block parses (a JSONL block line by line), and a judge configuration or a
+    probe list in one is valid."""
+    if lang == "jsonl":
+        for line in body.splitlines():
+            if line.strip():
+                json.loads(line)
+        return
+    data = yaml.safe_load(body) if lang == "yaml" else json.loads(body)
+    _check_what_it_is(data, tmp_path)
+
+
+def test_the_docs_have_blocks_to_check():
+    langs = [param.values[0] for param in fenced_blocks()]
+    assert langs.count("yaml") >= 9 and "json" in langs
