@@ -93,7 +93,7 @@ elif [[ -n "${JUDGE_CONFIG}" ]]; then
 import sys
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import judge_overrides
-from verl_arena.judges.config import read_judge_file
+from verl_arena.judges.loading import read_judge_file
 try:
     print("\n".join(judge_overrides(read_judge_file(sys.argv[1]))))
 except ConfigError as exc:

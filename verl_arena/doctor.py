@@ -107,7 +107,7 @@ def check_judge(path: str) -> list[Check]:
     import asyncio
 
     from verl_arena.core.errors import ConfigError
-    from verl_arena.judges.config import check_judge_config, read_judge_file
+    from verl_arena.judges.loading import check_judge_config, read_judge_file
     from verl_arena.judges.preflight import preflight
 
     try:

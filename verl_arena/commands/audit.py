@@ -157,7 +157,7 @@ def _audit(args: argparse.Namespace) -> int:
     from verl_arena.audit.runner import run_audit, single_order
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges import build_judge
-    from verl_arena.judges.config import check_judge_config, read_judge_file
+    from verl_arena.judges.loading import check_judge_config, read_judge_file
     from verl_arena.judges.templates import load_template
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 

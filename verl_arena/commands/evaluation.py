@@ -35,7 +35,7 @@ SUMMARIES = {
 def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
     """``[NAME=]FILE`` judge configuration files -> name -> configuration (not yet validated)."""
     from verl_arena.core.errors import ConfigError
-    from verl_arena.judges.config import read_judge_file
+    from verl_arena.judges.loading import read_judge_file
 
     configs: dict[str, dict[str, Any]] = {}
     for spec in specs:
@@ -224,7 +224,7 @@ def _rejudge(args: argparse.Namespace) -> int:
     from verl_arena.batch import load_groups
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.rejudge import read_judgment_log, rejudge
-    from verl_arena.judges.config import check_judge_config
+    from verl_arena.judges.loading import check_judge_config
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 

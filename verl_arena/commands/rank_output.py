@@ -47,7 +47,7 @@ def _judgments(s: Mapping[str, Any], cache: str | None) -> str:
 
 def _requests(s: Mapping[str, Any]) -> str:
     text = f"{s['judge_requests']:,} sent to the judge ({s['judge_retries']:,} retries of a failed attempt, "
-    text += f"{s['reasked']:,} re-asked after a reply cut at max_tokens)"
+    text += f"{s['reasked']:,} asked again after an unusable reply: cut at max_tokens, or not a verdict)"
     if s.get("latency_p50_s") is not None:
         text += f"; latency median {s['latency_p50_s']:.3f} s, 95th percentile {s['latency_p95_s']:.3f} s"
     return text

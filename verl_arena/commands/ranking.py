@@ -49,7 +49,7 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
 
 def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
     """The judge configuration of ``--judge-config`` with the command's own options over it (not yet validated)."""
-    from verl_arena.judges.config import read_judge_file
+    from verl_arena.judges.loading import read_judge_file
 
     config: dict[str, Any] = read_judge_file(args.judge_config) if args.judge_config else {}
     if args.endpoint:
@@ -91,7 +91,7 @@ def _rank(args: argparse.Namespace) -> int:
     )
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
-    from verl_arena.judges.config import check_judge_config
+    from verl_arena.judges.loading import check_judge_config
     from verl_arena.runtime.deadlines import check_deadline, check_tracing_room
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints

@@ -21,8 +21,8 @@ from typing import Any, TextIO
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.types import PairVerdict
 from verl_arena.evaluation.data import System, Task
-from verl_arena.judges.config import check_judge_config
 from verl_arena.judges.factory import build_judge
+from verl_arena.judges.loading import check_judge_config
 
 __all__ = [
     "Judgment",

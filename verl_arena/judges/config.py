@@ -7,9 +7,8 @@ too (a name that is no built-in template, or a file that is not a template of th
 the first judgment). API keys are never part of a configuration: an endpoint names the environment variable that
 holds its key.
 
-:func:`check_judge_config` is the one check every entry point makes of a judge configuration (``rank``, ``eval``,
-``audit``, ``doctor --judge-config`` and the trainer's start-up), so they accept and refuse the same ones; a file is
-read by :func:`read_judge_file`.
+Where a configuration enters (a file, a command, the trainer's start-up) it is read and checked by
+:mod:`~verl_arena.judges.loading`.
 """
 
 from __future__ import annotations
@@ -18,14 +17,13 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges.templates import load_template
-from verl_arena.validation import problems, read_yaml, validate
+from verl_arena.validation import problems, validate
 
 __all__ = [
     "HOSTING_FRAMEWORKS",
@@ -33,9 +31,7 @@ __all__ = [
     "EnsembleConfig",
     "JudgeConfig",
     "RetryConfig",
-    "check_judge_config",
     "parse_judge_config",
-    "read_judge_file",
     "resolve_hosted",
     "window_sizing",
 ]
@@ -388,26 +384,3 @@ def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
     if isinstance(data, JudgeConfig):
         return data
     return validate(JudgeConfig, dict(data), "judge", "judge configuration")
-
-
-def check_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
-    """The configuration validated (:func:`parse_judge_config`) with every API-key variable it names set, its ensemble
-    members' too; ``ConfigError`` naming the field, or the variable, otherwise. A hosted endpoint takes no key."""
-    config = parse_judge_config(data)
-    for member in config.member_configs():
-        for endpoint in member.endpoints:
-            endpoint.api_key()
-    return config
-
-
-def read_judge_file(path: str | Path) -> dict[str, Any]:
-    """The judge configuration of a YAML file: the mapping under its ``judge`` key, or the whole file without one (not
-    yet validated: a command may add its options first). ``ConfigError`` naming the file when it cannot be read, is
-    not YAML, or holds no mapping."""
-    loaded = read_yaml(path)
-    judge = loaded.get("judge", loaded) if isinstance(loaded, dict) else loaded
-    if not isinstance(judge, dict):
-        raise ConfigError(
-            f"{path}: a judge configuration must be a mapping (endpoints, template, ...), got {type(judge).__name__}"
-        )
-    return dict(judge)
