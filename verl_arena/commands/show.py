@@ -18,7 +18,12 @@ from typing import Any
 from verl_arena.commands.exit_codes import BAD_INPUT, OK
 from verl_arena.commands.output import print_json
 
-__all__ = ["register"]
+__all__ = ["SUMMARIES", "register"]
+
+#: the commands this module adds, each with the line `verl-arena --help` shows for it
+SUMMARIES = {
+    "show": "one group's tournament from a judgment log: who met whom, scores per dimension, the judge's analysis",
+}
 
 #: how many group ids the message for an unknown id lists
 _LISTED = 20
@@ -125,7 +130,7 @@ def register(sub: Any) -> None:
     """Add ``show`` to the command's sub-parsers."""
     show = sub.add_parser(
         "show",
-        help="one group's tournament from a judgment log: who met whom, scores per dimension, the judge's analysis",
+        help=SUMMARIES["show"],
         description="Show one group of a judgment log (`verl-arena rank --log`, or a trainer's judgment_log): its "
         "standings, and round by round every judgment (who met whom, the winner, the scores per dimension where the "
         "verdict has them, the judge's analysis), for every topology and for voided groups. --html writes the same "
