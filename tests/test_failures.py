@@ -21,9 +21,11 @@ SCORES = {f"c{i}": float(i) for i in range(6)}
 def test_some_failures_degrade_and_are_counted(topology):
     judge = FlakyJudge(SimulatedJudge(noise=0.3), failure_rate=0.2, seed=4, reason="timeout")
     result = rank(make_group(range(16)), judge, topology)
-    assert result.failures == judge.failures > 0
+    # the judge's failed calls: the failed judgments, and those of the judgments asked again to see whether failures
+    # that concentrate on one candidate repeat (they do not: at random, the fallback stands)
+    assert result.failures + result.details.get("asked_again", {}).get("failed", 0) == judge.failures > 0
     assert result.degraded and not result.voided
-    assert result.failure_reasons == {"timeout": judge.failures}
+    assert result.failure_reasons == {"timeout": result.failures}
     failed = [m for m in result.matches if m.failed]
     assert len(failed) == result.failures
     assert all(m.error.startswith("timeout:") and m.scores is None and not m.winners for m in failed)
@@ -44,10 +46,15 @@ def test_exactly_half_failed_is_not_voided_and_more_is():
     half = TableJudge(SCORES, fail={frozenset({"c0", "c1"}), frozenset({"c0", "c2"})})
     result = rank(make_group([0] * 5), half, "anchor")
     assert (result.failures, result.voided) == (2, False)
-    more = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)})
-    assert rank(make_group([0] * 5), more, "anchor").voided
+    # failures that do not repeat when asked again (chance, not the anchor)
+    more = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)}, fail_times=1)
+    assert rank(make_group([0] * 5), more, "anchor").void_reason == "failed_judgments"
+    more = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)}, fail_times=1)
     lenient = rank(make_group([0] * 5), more, "anchor", max_failed_fraction=0.8)
     assert not lenient.voided and lenient.failures == 3
+    # the same failures repeated: they concentrate on the anchor, which the judge cannot judge (see test_judge_faults)
+    always = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)})
+    assert rank(make_group([0] * 5), always, "anchor", max_failed_fraction=0.8).void_reason == "judge_fault"
 
 
 def test_failed_anchor_judgment_is_a_tie_with_the_anchor():

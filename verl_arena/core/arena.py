@@ -32,7 +32,7 @@ from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
-from verl_arena.core.stalls import StallWatch, settle_stalls
+from verl_arena.core.stalls import StallWatch, confirm_concentration, settle_stalls
 from verl_arena.core.types import Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
@@ -203,14 +203,17 @@ class Arena:
         self.stalls.failed(fields["players"], exc)
         usage = _spent(spent, getattr(exc, "usage", None) or {})
         related = bool(getattr(exc, "input_related", False))
-        return Match(**fields, failed=True, error=f"{exc.reason}: {exc}", usage=usage, input_related=related)
+        fault = bool(getattr(exc, "judge_fault", False))
+        return Match(
+            **fields, failed=True, error=f"{exc.reason}: {exc}", usage=usage, input_related=related, judge_fault=fault
+        )
 
     def _shown(self, player: int) -> Candidate:
         """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
         return self.stalls.mark(self.candidates[player], player)
 
     async def _settle(self, matches: list[Match]) -> list[Match]:
-        return await settle_stalls(self, matches)
+        return await confirm_concentration(self, await settle_stalls(self, matches))
 
     async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))

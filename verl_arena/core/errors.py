@@ -52,6 +52,10 @@ class JudgeError(ArenaError):
             which candidate caused it makes that candidate lose (see ``PairVerdict.forfeit``); the tournament only
             sees the failures nobody could be blamed for.
         usage: tokens spent on the failed judgment (``prompt_tokens``, ``completion_tokens``, ...).
+        judge_fault: the judge itself misbehaved where nothing it was shown gives it a reason to (e.g. it kept
+            miscopying the judgment's ``verdict_id``): its other verdicts in the group are in doubt too, so the group
+            is voided as the judge's fault (``void_reason`` ``judge_fault``) instead of settling the judgment by the
+            fallback.
     """
 
     def __init__(
@@ -62,12 +66,14 @@ class JudgeError(ArenaError):
         attempts: int = 1,
         input_related: bool = False,
         usage: dict[str, int] | None = None,
+        judge_fault: bool = False,
     ) -> None:
         super().__init__(message)
         self.reason = reason
         self.attempts = attempts
         self.input_related = input_related
         self.usage = dict(usage or {})
+        self.judge_fault = judge_fault
 
 
 def closest(word: object, choices: Iterable[str]) -> str | None:

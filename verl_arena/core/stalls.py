@@ -14,24 +14,36 @@ should have beaten it got half a point. So when a staller is found after the fir
 again from the start with the staller forfeiting from the first match, every verdict already given answered from
 memory (see :meth:`verl_arena.core.tournament.Tournament.rank`). The staller costs at most two rounds of the judge's
 time, gains nothing, and takes nothing from anyone else.
+
+Failures the judge does not flag as input-related (a timeout while it is slow for everyone, a reply it keeps
+garbling) blame nobody, and a tie would pay whoever should have lost: a candidate padded to stall a judge that is
+slow for everyone would collect half-points. So untraced failures of any reason that *concentrate* on one candidate
+(:func:`concentrated`: two or more, in more than half of the judgments it takes part in, pairs or ``select`` calls,
+while the candidates it failed with pass at least as many of their other judgments as they fail) are asked again, all of
+them, once the round is played (:func:`confirm_concentration`). Random failures do not repeat: if the judge answers
+any of them, the fallback stands. If it fails every one again, the failures are the judge's (it cannot judge this
+candidate, whether for its content, its size or its own load: nothing tells which): they are marked ``judge_fault``
+and the tournament voids the group, rather than blame a candidate that may be honest (a long plan before a slow
+judge) or let a staller collect ties.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import JudgeError
+from verl_arena.core.spending import tally
 from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
 
 if TYPE_CHECKING:  # pragma: no cover
     from verl_arena.core.arena import Arena
 
-__all__ = ["StallWatch", "settle_stalls"]
+__all__ = ["StallWatch", "concentrated", "confirm_concentration", "judge_faults", "settle_stalls"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +58,10 @@ class StallWatch:
     def __init__(self, stalled: Iterable[int] = ()) -> None:
         self.stalled: set[int] = set(stalled)
         self.untraced: defaultdict[int, set[int]] = defaultdict(set)
+        #: candidates the judge's failures concentrate on and that it failed again when asked (the group is voided)
+        self.confirmed: set[int] = set()
+        #: failed judgments asked again to confirm a concentration (``judgments``), and how many failed again
+        self.asked_again: Counter[str] = Counter()
 
     def failed(self, players: Sequence[int], error: JudgeError) -> None:
         """Remember a failed judgment of two players that the judge could not trace to either."""
@@ -110,3 +126,85 @@ async def _settled(arena: Arena, failed: Match) -> Match:
         return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked), "forfeited": stalled})
     except JudgeError:
         return failed
+
+
+def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> list[int]:
+    """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
+    opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
+    the judgments it took part in, while everyone it failed with passed at least as many of their judgments without it
+    as they failed. Byes, ``order`` calls (a failed listwise part is split and its halves ordered again, so it settles
+    nothing by a fallback) and judgments with ``stalled`` players (they forfeit) are left out."""
+    judged = [m for m in matches if m.kind in ("compare", "select") and not set(m.players) & set(stalled)]
+    taken: Counter[int] = Counter(p for m in judged for p in m.players)
+    failed: Counter[int] = Counter(p for m in judged if m.failed for p in m.players)
+
+    def fine_without(other: int, player: int) -> bool:
+        outcomes = [m.failed for m in judged if other in m.players and player not in m.players]
+        return 2 * sum(outcomes) <= len(outcomes)
+
+    found = []
+    for player, count in sorted(failed.items()):
+        if count < 2 or 2 * count <= taken[player]:
+            continue
+        met = {o for m in judged if m.failed and player in m.players for o in m.players} - {player}
+        if all(fine_without(o, player) for o in met):
+            found.append(player)
+    return found
+
+
+async def confirm_concentration(arena: Arena, matches: list[Match]) -> list[Match]:
+    """After a round (and :func:`settle_stalls`): for every player the failures now concentrate on that failed in this
+    round, ask the judge again every failed judgment it took part in; if the judge fails all of them again, mark this
+    round's as the judge's fault (the tournament voids the group). What the asks again spent is counted on the first
+    of this round's."""
+    watch = arena.stalls
+    log = [m for m in (*arena.matches, *matches) if not set(m.players) & watch.stalled]
+    suspects = [
+        p
+        for p in concentrated(log, watch.stalled)
+        if p not in watch.confirmed and any(m.failed and p in m.players for m in matches)
+    ]
+    out = list(matches)
+    for player in suspects:
+        failed = [m for m in log if m.failed and player in m.players]
+        answered = await gather_or_cancel([_answered_again(arena, m) for m in failed])
+        watch.asked_again.update(judgments=len(failed), failed=sum(not ok for ok, _ in answered))
+        mine = [i for i, m in enumerate(out) if m.failed and player in m.players]
+        spent = Counter(out[mine[0]].usage)
+        for _, usage in answered:
+            spent.update(usage)
+        out[mine[0]] = dataclasses.replace(out[mine[0]], usage=dict(spent))
+        if any(ok for ok, _ in answered):
+            continue  # the judge can judge it: the failures were chance, and the fallback stands
+        watch.confirmed.add(player)
+        logger.warning(
+            "%s: the judge failed all %d judgments of candidate %s again: the judge's fault", arena.group,
+            len(failed), arena.candidates[player].id,
+        )  # fmt: skip
+        for i in mine:
+            out[i] = dataclasses.replace(out[i], judge_fault=True)
+    return out
+
+
+def judge_faults(matches: Sequence[Match]) -> str | None:
+    """The reasons of the judgments of ``matches`` that failed as the judge's own fault (``Match.judge_fault``), e.g.
+    ``"miscopied_id"`` or ``"timeout x3"``; ``None`` when there is none."""
+    counts = Counter((m.error or "error").split(":", 1)[0] for m in matches if m.judge_fault)
+    return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items())) or None
+
+
+async def _answered_again(arena: Arena, failed: Match) -> tuple[bool, dict[str, int]]:
+    """Whether the judge answers ``failed`` when asked again, and what asking spent."""
+    shown = [arena.candidates[p] for p in failed.players]
+    with tally() as spent:
+        try:
+            if failed.kind == "compare":
+                await arena.judge.compare(arena.query, shown[0], shown[1])
+            elif failed.kind == "select":
+                await arena.judge.select(arena.query, shown, failed.k)
+            else:
+                await arena.judge.order(arena.query, shown)
+            ok = True
+        except JudgeError:
+            ok = False
+    return ok, dict(spent)

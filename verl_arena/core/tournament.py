@@ -18,7 +18,8 @@ The pipeline is the same for every topology:
 6. the group is voided (equal ranks and rewards, zero advantages, nobody blamed, the reason counted and logged) when
    most of the group forfeited (``"judge_fault"``: no policy breaks the judge with most of its samples at once; a
    judge that fails on most of them is at fault), when more than ``max_failed_fraction`` of the judgments failed
-   (``"failed_judgments"``), or when the judge's own judgments carry no information about the content
+   (``"failed_judgments"``), when a judgment failed as the judge's own fault (``Match.judge_fault``, ``"judge_fault"``
+   too; see :mod:`~verl_arena.core.stalls`), or when the judge's own judgments carry no information about the content
    (``"no_information"``: none of them was decisive, or every decisive one only followed the slot the candidates were
    shown in; see :mod:`~verl_arena.core.information`).
 
@@ -44,6 +45,7 @@ from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
 from verl_arena.core.length import length_offsets
 from verl_arena.core.ranking import linked_sets, ranks_from_keys, share_within
 from verl_arena.core.rewards import REWARDS, standardize
+from verl_arena.core.stalls import judge_faults
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
 from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate, GroupResult, check_candidates
@@ -278,6 +280,8 @@ class Tournament:
             details["answer_lengths"] = list(lengths)
 
         failures = arena.failures
+        if arena.stalls.asked_again:  # judgments asked again to confirm failures concentrated on one candidate
+            details["asked_again"] = dict(arena.stalls.asked_again)
         voided_for, why = self._void_reason(arena, forfeited) if n > 1 else (None, "")
         voided = voided_for is not None
         if draws:
@@ -287,6 +291,8 @@ class Tournament:
         elif voided:
             ranks, rewards, advantages = _no_signal(n)
             details["voided_for"] = voided_for
+            if voided_for == "judge_fault":
+                details["judge_fault"] = judge_faults(matches) or "most_forfeited"
             logger.warning("%s: voided (zero advantages): %s", arena.group, why)
         else:
             if forfeited:  # below everyone who did not, tied among themselves
@@ -324,6 +330,8 @@ class Tournament:
         n, calls, failures = arena.n, arena.calls, arena.failures
         if len(forfeited) > n / 2:
             return "judge_fault", f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault"
+        if faults := judge_faults(arena.matches):
+            return "judge_fault", f"judgments failed as the judge's own fault ({faults})"
         if calls > 0 and failures > self.max_failed_fraction * calls:
             return "failed_judgments", f"{failures} of {calls} judgments failed"
         uninformative = no_information(arena.matches, self.impl.random_slots)

@@ -135,6 +135,9 @@ class Match:
             compare's forfeits are also read from its verdict).
         verdict: the judge's full verdict, when there is one.
         usage: what the judge spent on this judgment, every request counted (asks, asks again, tracing a failure).
+        judge_fault: the failure is the judge's own fault (``JudgeError.judge_fault``, or failures concentrated on
+            one candidate that the judge repeated when asked again, see :mod:`~verl_arena.core.stalls`): the group is
+            voided for it.
     """
 
     kind: MatchKind
@@ -152,6 +155,7 @@ class Match:
     forfeited: tuple[int, ...] = ()
     verdict: PairVerdict | None = None
     usage: Mapping[str, int] = field(default_factory=dict, hash=False)
+    judge_fault: bool = False
 
     @property
     def forfeits(self) -> tuple[int, ...]:
@@ -213,6 +217,7 @@ class Match:
             usage=dict(d.get("usage") or {}),
             input_related=bool(d.get("input_related", False)),
             forfeited=tuple(int(p) for p in d.get("forfeited", ())),
+            judge_fault=bool(d.get("judge_fault", False)),
         )
 
 

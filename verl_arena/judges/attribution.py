@@ -11,8 +11,9 @@ or overloaded model), and then nobody may be blamed. Blame therefore needs evide
 size, its slot or the judge's state, caused the failure.
 
 Each candidate of the failed judgment (a *suspect*) is judged again alone, exactly as the judge read it, against an
-empty partner, once in each slot: its *probes*. A failed probe is matched by a *control*: neutral filler of the same
-size in the same slot, judged the same way. The suspect is blamed only when a probe fails and its control succeeds:
+empty partner, once in each slot: its *probes*. A failed probe is matched by a *control*: neutral text of the same
+size in the judge's tokens in the same slot, judged the same way (:mod:`~verl_arena.judges.probes`). The suspect is
+blamed only when a probe fails and its control succeeds:
 
 - a probe that failed in an input-related way blames its suspect if its control is judged fine;
 - a probe that timed out blames its suspect only if, run again side by side with its control (the same load, the
@@ -38,7 +39,7 @@ from typing import Any, Literal
 from verl_arena.core.errors import JudgeError
 from verl_arena.judges.endpoints import judging_suspects
 
-__all__ = ["FaultTracer", "Outcome", "Probe", "Suspect"]
+__all__ = ["Culprits", "FaultTracer", "Outcome", "Probe", "Suspect"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,14 @@ logger = logging.getLogger(__name__)
 #: judge answers otherwise; ``unknown``: the judge's own trouble (rate limits, an endpoint down), which says nothing
 #: about the content. Only ``ok`` and ``fault`` are remembered.
 Outcome = Literal["ok", "fault", "slow", "unknown"]
+
+
+@dataclass(frozen=True)
+class Culprits:
+    """The candidates (indices) a failed judgment was traced to, and the failure."""
+
+    indices: list[int]
+    error: JudgeError
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,15 @@ class FaultTracer:
         """Why ``subject``'s content is known to break the judge, if it is."""
         return self._blamed.get(subject)
 
+    def blame(self, subjects: Sequence[str], reason: str) -> None:
+        """Remember ``subjects`` as known faults for ``reason``: evidence other than probes named them (a verdict id
+        planted in their text)."""
+        for subject in subjects:
+            self._blamed[subject] = reason
+            self._blamed.move_to_end(subject)
+        while len(self._blamed) > self.capacity:
+            self._blamed.popitem(last=False)
+
     async def check(self, probe: Probe, *, fresh: bool = False) -> tuple[Outcome, str]:
         """The probe's outcome and failure reason, running it at most once at a time per key. ``fresh``: run it
         now even if its outcome is remembered (is the judge answering right now?)."""
@@ -118,10 +136,7 @@ class FaultTracer:
             raise error
         self.counts["attributed"] += 1
         for i in faulty:
-            self._blamed[suspects[i].subject] = reasons[i] or error.reason
-            self._blamed.move_to_end(suspects[i].subject)
-        while len(self._blamed) > self.capacity:
-            self._blamed.popitem(last=False)
+            self.blame([suspects[i].subject], reasons[i] or error.reason)
         return faulty
 
     async def _blame(self, suspect: Suspect) -> str | None:

@@ -104,6 +104,8 @@ class PromptBudget:
     ) -> None:
         self.limit = context_tokens - max_tokens
         self.count = token_counter(tokenizer)
+        #: tokens are counted with the judge's own tokenizer (not bounded by bytes)
+        self.exact = tokenizer is not None
         self.max_field_chars = max_field_chars
         self.capacity = capacity
         self._fitted: OrderedDict[tuple[str, int], Candidate] = OrderedDict()

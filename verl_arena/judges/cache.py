@@ -17,10 +17,14 @@ import os
 import sqlite3
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-__all__ = ["VerdictCache", "cache_key"]
+from verl_arena.core.spending import note
+from verl_arena.core.types import PairVerdict
+
+__all__ = ["JudgmentCache", "VerdictCache", "cache_key"]
 
 
 def cache_key(*parts: str) -> str:
@@ -84,3 +88,43 @@ class VerdictCache:
 
     def __len__(self) -> int:
         return int(self._connection().execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
+
+
+class JudgmentCache:
+    """A judge's use of a :class:`VerdictCache` (or of none): hits counted in the judge's ``cache_hits``, verdicts
+    stored as plain JSON records.
+
+    Args:
+        cache: the verdict cache; ``None``: nothing is stored or found.
+        counts: the judge's counters.
+    """
+
+    def __init__(self, cache: VerdictCache | None, counts: Counter[str]) -> None:
+        self.cache = cache
+        self.counts = counts
+
+    async def get(self, key: str) -> Any | None:
+        """The stored value, or ``None``."""
+        if self.cache is None:
+            return None
+        value = await self.cache.aget(key)
+        if value is not None:
+            self.counts["cache_hits"] += 1
+            note("cache_hits")
+        return value
+
+    async def put(self, key: str, value: PairVerdict | Any) -> None:
+        """Store ``value`` (a verdict as its fields)."""
+        if self.cache is None:
+            return
+        if isinstance(value, PairVerdict):
+            value = {
+                "score_a": value.score_a,
+                "score_b": value.score_b,
+                "dimensions": dict(value.dimensions),
+                "raw": value.raw,
+                "usage": dict(value.usage),
+                "latency_s": value.latency_s,
+                "meta": dict(value.meta),
+            }
+        await self.cache.aput(key, value)

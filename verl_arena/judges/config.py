@@ -179,7 +179,9 @@ class JudgeConfig(_Strict):
         temperature, max_tokens, seed: sampling parameters sent with every request.
         context_tokens: the judge model's context window. A prompt holds at most ``context_tokens - max_tokens``
             tokens: each candidate is cut to its share of what the instructions leave (half in a pair, 1/N in a group
-            call), so no prompt overflows because one candidate is long (see :mod:`~verl_arena.judges.budget`).
+            call), so no prompt overflows because one candidate is long (see :mod:`~verl_arena.judges.budget`). Unset,
+            it follows the smallest window the endpoints report on ``/v1/models`` (``max_model_len``: vLLM, SGLang)
+            before the first request, else 32768; set larger than a reported window, it is refused.
         tokenizer: the judge's tokenizer (a Hugging Face name or a local directory) to count tokens exactly; without
             one, tokens are bounded by UTF-8 bytes, which is safe for any byte-level tokenizer but reads less.
         reask_max_tokens: reply budget when a reply was cut at ``max_tokens`` and the judge is asked again (a cut reply
@@ -298,7 +300,7 @@ class JudgeConfig(_Strict):
         """The ensemble's member configurations (this configuration with each member's changes), or ``[self]``."""
         if self.ensemble is None:
             return [self]
-        base = self.model_dump(exclude={"ensemble"})
+        base = self.model_dump(exclude={"ensemble"}, exclude_unset=True)  # a member sets what the judge set
         members = []
         for i, changes in enumerate(self.ensemble.members):
             try:
@@ -331,7 +333,7 @@ _VERDICT_FIELDS = frozenset(
 
 
 def window_sizing(judge: JudgeConfig, window: int, *, option: str, what: str, source: str) -> dict[str, int]:
-    """The change that sizes ``judge`` to a hosted server's context ``window``: ``context_tokens`` follows the server
+    """The change that sizes ``judge`` to a server's context ``window``: ``context_tokens`` follows the server
     unless the configuration sets it. ``ConfigError`` when the configured one exceeds the window, or the window leaves
     less than twice ``max_tokens``.
 

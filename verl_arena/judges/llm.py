@@ -14,43 +14,45 @@ Before any request:
 - the verdict cache is consulted.
 
 The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters, and then to
-the candidate's share of the prompt's token budget (:mod:`~verl_arena.judges.budget`).
+the candidate's share of the prompt's token budget (:mod:`~verl_arena.judges.budget`), whose context is the one the
+servers report, where they do (:mod:`~verl_arena.judges.served`, read before the first request).
 
-A reply cut at ``max_tokens`` is never read: the judge is asked the same again with more room. A reply that cannot be
-parsed is answered once with the reason and a request to reply again. If the second reply fails too, the judgment
-fails with ``JudgeError`` and reason ``"truncated"``, ``"empty"`` or ``"parse"``. Transport failures come from the
-client as ``JudgeError`` already.
+How a reply is read and asked again (cut replies, unusable ones, miscopied verdict ids) is
+:mod:`~verl_arena.judges.asking`'s. Transport failures come from the client as ``JudgeError`` already.
 
 Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests refused as too
 large, a 500 or timeout that repeats for one request while the judge answers the others quickly) are traced by
-:mod:`~verl_arena.judges.attribution`: the candidate whose content fails on its own, where neutral filler of its size
+:mod:`~verl_arena.judges.attribution`: the candidate whose content fails on its own, where neutral text of its size
 does not, forfeits the match (``PairVerdict.forfeit``, lowest score against the middle of the scale) or is passed over
-in a group judgment. A failure pinned on nobody is asked again with every candidate cut to half, then a quarter, of
-its share (the verdict's ``meta["shrunk"]`` says so): what the judge cannot do at full size it does on less of both.
-Only failures that survive that raise.
+in a group judgment; so does one whose text planted the verdict id the judge replied with. A failure pinned on nobody,
+and a prompt the server refuses as beyond its context (a matter of size, never of content), is asked again with every
+candidate cut to half, then a quarter, of its share (the verdict's ``meta["shrunk"]`` says so): what the judge cannot
+do at full size it does on less of both. Only failures that survive that raise.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import note
 from verl_arena.core.types import FORFEIT_KEY, Candidate, PairVerdict
-from verl_arena.judges.asking import Asker
-from verl_arena.judges.attribution import FaultTracer
+from verl_arena.judges.asking import Asker, PlantedVerdictId
+from verl_arena.judges.attribution import Culprits, FaultTracer
 from verl_arena.judges.budget import PromptBudget
-from verl_arena.judges.cache import VerdictCache, cache_key
+from verl_arena.judges.cache import JudgmentCache, VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.context import ContextSource, JudgeContext
 from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.probes import ProbeMaker
+from verl_arena.judges.served import ServedFit
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
 __all__ = ["JudgeContext", "LLMJudge"]
@@ -61,14 +63,6 @@ T = TypeVar("T")
 
 #: the shares a failure pinned on nobody is asked again at (see ``LLMJudge._asked``)
 SHRINK = (0.5, 0.25)
-
-
-@dataclass(frozen=True)
-class Culprits:
-    """The candidates (indices) a failed judgment was traced to, and the failure."""
-
-    indices: list[int]
-    error: JudgeError
 
 
 def _no_answer(c: Candidate) -> bool:
@@ -94,14 +88,25 @@ class LLMJudge:
         cache: VerdictCache | None = None,
         sample: int = 0,
     ) -> None:
-        self.config = parse_judge_config(config)
-        cfg = self.config
+        cfg = parse_judge_config(config)
         self.client = client or ChatClient(cfg)
         self.pairwise: Template = load_template(cfg.template, cfg.language, kind="pairwise")
         self.group: Template = load_template(cfg.select_template, cfg.language, kind="select")
         self.lister: Template = load_template(cfg.order_template, cfg.language, kind="order")
         self.rubric_writer: Template = load_template("rubrics", cfg.language, kind="rubrics")
         self.cache = cache if cache is not None else (VerdictCache(cfg.cache_path) if cfg.cache_path else None)
+        self.counts: Counter[str] = Counter()
+        self.verdicts = JudgmentCache(self.cache, self.counts)
+        self.faults = FaultTracer(self.cache)
+        self._sample = sample
+        self._configure(cfg)
+        self._fitting = ServedFit(self.config, self._configure)
+        self._rubrics: dict[str, list[dict[str, Any]]] = {}
+        self._context = ContextSource(cfg.rubrics, self.rubrics, self.counts)
+
+    def _configure(self, cfg: JudgeConfig) -> None:
+        """Take ``cfg`` (again, once the servers said their context window): identity, prompt budget, asking."""
+        self.config = cfg
         sampling = {
             "models": sorted({e.model for e in cfg.endpoints}),
             "temperature": cfg.temperature,
@@ -110,16 +115,12 @@ class LLMJudge:
             "json_mode": cfg.json_mode,
             "extra_body": cfg.extra_body,
             "shown": [cfg.context_tokens, cfg.tokenizer, cfg.max_field_chars],
-        } | ({"sample": sample} if sample else {})
+        } | ({"sample": self._sample} if self._sample else {})
         #: what identifies this judge in cache keys: models and sampling parameters
         self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
-        self.counts: Counter[str] = Counter()
         self.budget = PromptBudget(cfg.context_tokens, cfg.max_tokens, cfg.tokenizer, cfg.max_field_chars)
         self.asker = Asker(self.client, cfg, self.budget, self.counts)
-        self.faults = FaultTracer(self.cache)
-        self.probes = ProbeMaker(self.pairwise, self.identity, self.budget.count, self._probe_ask)
-        self._rubrics: dict[str, list[dict[str, Any]]] = {}
-        self._context = ContextSource(cfg.rubrics, self.rubrics, self.counts)
+        self.probes = ProbeMaker(self.pairwise, self.identity, self.budget, self._probe_ask)
 
     # -- judge protocol ---------------------------------------------------------------------------------------------
 
@@ -137,20 +138,21 @@ class LLMJudge:
             score_a = lo if _no_answer(a) else mid
             score_b = lo if _no_answer(b) else mid
             return PairVerdict(score_a, score_b, meta={"shortcut": "no_answer"})
+        await self._fitting()
         context = await self._context(query, (a, b))
         known = {"a": self._known_fault(query, a, context), "b": self._known_fault(query, b, context)}
         if any(known.values()):
             reason = next(r for r in known.values() if r)
             return self._forfeit({side for side, r in known.items() if r}, reason)
         key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, context.key)
-        stored = await self._cached(key)
+        stored = await self.verdicts.get(key)
         if stored is not None:
             return PairVerdict(**{**stored, "usage": {}, "meta": {**stored.get("meta", {}), "cached": True}})
         verdict_id = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
         asked = await self._asked(
             self.pairwise, query, context, [a, b],
-            lambda shown: self.pairwise.render_pairwise(query, *shown, verdict_id, context.rubrics, context.answer_key),
-            lambda text: parse_pairwise(text, self.pairwise, verdict_id),
+            lambda shown, vid: self.pairwise.render_pairwise(query, *shown, vid, context.rubrics, context.answer_key),
+            lambda text, vid: parse_pairwise(text, self.pairwise, vid), verdict_id,
         )  # fmt: skip
         if isinstance(asked, Culprits):
             return self._forfeit({"ab"[i] for i in asked.indices}, asked.error.reason, usage=asked.error.usage)
@@ -165,12 +167,13 @@ class LLMJudge:
             latency_s=sum(r.latency_s for r in results),
             meta=call_meta(results, analysis=scores.analysis, **extra),
         )
-        await self._store(key, verdict)
+        await self.verdicts.put(key, verdict)
         return verdict
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` best of ``candidates``."""
         self.counts["select"] += 1
+        await self._fitting()
         context = await self._context(query, candidates)
         # candidates without an answer, or known to break the judge, are passed over like losers
         passed_over = self._passed_over(query, candidates, context)
@@ -200,6 +203,7 @@ class LLMJudge:
         """Every index of ``candidates``, best first. Candidates without an answer, or known to break the judge, are
         placed last (in the order given) and the others are ordered by the judge."""
         self.counts["order"] += 1
+        await self._fitting()
         context = await self._context(query, candidates)
         passed_over = self._passed_over(query, candidates, context)
         if passed_over:
@@ -226,13 +230,14 @@ class LLMJudge:
         """5-7 query-specific rubric items written by the judge, once per query (cached)."""
         if query in self._rubrics:
             return self._rubrics[query]
+        await self._fitting()
         key = cache_key("rubrics", self.identity, self.rubric_writer.digest, query)
-        stored = await self._cached(key)
+        stored = await self.verdicts.get(key)
         if stored is None:
             verdict_id = make_nonce(self.rubric_writer.digest, query)
-            messages = self.rubric_writer.render_rubrics(query, verdict_id)
-            stored, _ = await self.asker.ask(self.rubric_writer, messages, lambda t: parse_rubrics(t, verdict_id))
-            await self._store(key, stored)
+            render = partial(self.rubric_writer.render_rubrics, query)
+            stored, _ = await self.asker.ask(self.rubric_writer, render, parse_rubrics, verdict_id)
+            await self.verdicts.put(key, stored)
         self._rubrics[query] = stored
         return stored
 
@@ -256,11 +261,8 @@ class LLMJudge:
     def _passed_over(self, query: str, candidates: Sequence[Candidate], context: JudgeContext) -> list[int]:
         """The candidates a group judgment leaves out: without an answer (``no_answer="lose"``), marked to forfeit,
         or known faults."""
-        out = [
-            i
-            for i, c in enumerate(candidates)
-            if (self.config.no_answer == "lose" and _no_answer(c)) or self._known_fault(query, c, context)
-        ]
+        lose = self.config.no_answer == "lose"
+        out = [i for i, c in enumerate(candidates) if (lose and _no_answer(c)) or self._known_fault(query, c, context)]
         if out:
             self.counts["passed_over"] += 1
             note("shortcuts")
@@ -282,18 +284,15 @@ class LLMJudge:
         """One cached group judgment; ``None`` when a failure was traced to candidates (known faults from now on).
         ``render`` and ``parse`` take the judgment's ``verdict_id``, made from ``verdict_parts``."""
         key = cache_key(*key_parts)
-        stored = await self._cached(key)
+        stored = await self.verdicts.get(key)
         if stored is not None:
             return list(stored[field])
         verdict_id = make_nonce(*verdict_parts)
-        asked = await self._asked(
-            template, query, context, candidates, lambda shown: render(shown, verdict_id),
-            lambda t: parse(t, verdict_id), k,
-        )  # fmt: skip
+        asked = await self._asked(template, query, context, candidates, render, parse, verdict_id, k)
         if isinstance(asked, Culprits):
             return None
         result = asked[0]
-        await self._store(key, {field: result})
+        await self.verdicts.put(key, {field: result})
         return result
 
     async def _asked(
@@ -302,35 +301,50 @@ class LLMJudge:
         query: str,
         context: JudgeContext,
         candidates: Sequence[Candidate],
-        render: Callable[[list[Candidate]], list[dict[str, str]]],
-        parse: Callable[[str], T],
+        render: Callable[[list[Candidate], str], list[dict[str, str]]],
+        parse: Callable[[str, str], T],
+        verdict_id: str,
         k: int = 0,
     ) -> tuple[T, list[ChatResult], float] | Culprits:
         """One judgment: the parsed reply, its requests and the share of the budget the candidates were shown at; or
-        the culprits its failure was traced to. A failure that may be the content's but is pinned on nobody is asked
-        again with every candidate cut to half, then a quarter, of its share: what the judge cannot do at full size
-        (for the candidates' size or its own limits) it does on less of both, and nobody gains a tie by being big.
-        Raises the first ``JudgeError`` when that fails too."""
-        shown = self.budget.shown(template, query, context, candidates, k)
-        try:
-            parsed, results = await self.asker.ask(template, render(shown), parse)
-            return parsed, results, 1.0
-        except JudgeError as exc:
-            if not exc.input_related:
-                raise
+        the culprits its failure was traced to (``render`` and ``parse`` take the verdict id). A failure pinned on
+        nobody, or a prompt beyond the server's context, is asked again on less of both (the module docstring);
+        raises the first ``JudgeError`` when that fails too."""
+        for scale in (1.0, *SHRINK):
+            shown = self.budget.shown(template, query, context, candidates, k, scale=scale)
+            if scale < 1:
+                self.counts["shrunk"] += 1
             try:
-                return Culprits(await self._trace(exc, query, candidates, shown, context), exc)
-            except JudgeError:
-                untraced = exc
-        for scale in SHRINK:
-            self.counts["shrunk"] += 1
-            smaller = self.budget.shown(template, query, context, candidates, k, scale=scale)
-            try:
-                parsed, results = await self.asker.ask(template, render(smaller), parse)
+                parsed, results = await self.asker.ask(template, partial(render, shown), parse, verdict_id, shown)
                 return parsed, results, scale
-            except JudgeError:
-                continue
+            except PlantedVerdictId as exc:  # the verdict id it carries is written in these candidates' text
+                self._planted(query, [candidates[i] for i in exc.culprits], context, exc)
+                return Culprits(exc.culprits, exc)
+            except JudgeError as exc:
+                if scale < 1:
+                    continue
+                untraced = exc
+                if exc.reason == "context_overflow":
+                    self._overflowed(exc)
+                elif not exc.input_related:
+                    raise
+                else:
+                    with contextlib.suppress(JudgeError):  # pinned on nobody: asked again on less of both
+                        return Culprits(await self._trace(exc, query, candidates, shown, context), exc)
         raise untraced
+
+    def _overflowed(self, error: JudgeError) -> None:
+        """Count a prompt the server refused as beyond its context; the first one is explained in the log."""
+        self.counts["context_overflows"] += 1
+        if self.counts["context_overflows"] == 1:
+            logger.warning("judge.context_tokens=%d exceeds the server's context window: set it to the server's "
+                           "(judging less of both sides meanwhile): %s", self.config.context_tokens, error)  # fmt: skip
+
+    def _planted(self, query: str, culprits: list[Candidate], context: JudgeContext, error: JudgeError) -> None:
+        """Remember ``culprits`` as known faults (their text planted the verdict id the judge took up)."""
+        self.counts["planted_verdict_ids"] += 1
+        self.faults.blame([self.probes.subject(query, c, context) for c in culprits], error.reason)
+        logger.info("judge took up a verdict id planted in candidate(s) %s: they forfeit", [c.id for c in culprits])
 
     def _forfeit(self, sides: set[str], reason: str, usage: Mapping[str, int] | None = None) -> PairVerdict:
         """The verdict of a match in which ``sides`` broke the judge: they score the bottom of the scale against the
@@ -354,9 +368,11 @@ class LLMJudge:
             return str(marked)
         return self.faults.known_fault(self.probes.subject(query, candidate, context))
 
-    async def _probe_ask(self, messages: list[dict[str, str]], verdict_id: str) -> None:
+    async def _probe_ask(
+        self, render: Callable[[str], list[dict[str, str]]], verdict_id: str, shown: Sequence[Candidate]
+    ) -> None:
         """One probe or control judgment (raises ``JudgeError`` when it fails)."""
-        await self.asker.ask(self.pairwise, messages, lambda t: parse_pairwise(t, self.pairwise, verdict_id))
+        await self.asker.ask(self.pairwise, render, lambda t, v: parse_pairwise(t, self.pairwise, v), verdict_id, shown)
 
     async def _trace(
         self,
@@ -375,25 +391,3 @@ class LLMJudge:
             error.reason, [candidates[i].id for i in culprits],
         )  # fmt: skip
         return culprits
-
-    async def _cached(self, key: str) -> Any | None:
-        value = None if self.cache is None else await self.cache.aget(key)
-        if value is not None:
-            self.counts["cache_hits"] += 1
-            note("cache_hits")
-        return value
-
-    async def _store(self, key: str, value: PairVerdict | Any) -> None:
-        if self.cache is None:
-            return
-        if isinstance(value, PairVerdict):
-            value = {
-                "score_a": value.score_a,
-                "score_b": value.score_b,
-                "dimensions": dict(value.dimensions),
-                "raw": value.raw,
-                "usage": dict(value.usage),
-                "latency_s": value.latency_s,
-                "meta": dict(value.meta),
-            }
-        await self.cache.aput(key, value)

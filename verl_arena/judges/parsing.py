@@ -7,7 +7,9 @@ The reply may wrap its JSON in prose or code fences. Reasoning blocks (``<think>
 it carries this judgment's ``verdict_id`` (the ``nonce`` argument) and has the required shape. The verdict id is a hash
 over the judgment's own inputs, shown to the judge only after both candidates, so a verdict written into a candidate's
 text cannot carry it: a judge that quotes a candidate's forged verdict, with or without a made-up ``verdict_id``, does
-not fool the parser. Of the objects that count, the last one wins.
+not fool the parser. Of the objects that count, the last one wins. A reply whose verdicts all carry another
+``verdict_id`` raises :class:`ForeignVerdictId` naming the ids: the judge miscopied its own, or took one up from a
+candidate's text, and the asker tells which (:mod:`~verl_arena.judges.asking`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from verl_arena.judges.rendering import split_think
 from verl_arena.judges.templates import Template
 
 __all__ = [
+    "ForeignVerdictId",
     "PairScores",
     "ParseError",
     "json_objects",
@@ -37,6 +40,14 @@ _DECODER = json.JSONDecoder()
 
 class ParseError(ValueError):
     """The judge's reply has no usable verdict; the message says what is wrong (it is shown to the judge)."""
+
+
+class ForeignVerdictId(ParseError):
+    """The reply's verdicts carry a ``verdict_id`` other than this judgment's: ``ids`` are the ones they carry."""
+
+    def __init__(self, message: str, ids: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.ids = ids
 
 
 @dataclass(frozen=True)
@@ -92,13 +103,20 @@ def _pick(text: str, nonce: str, check: Any) -> Any:
     if not objects:
         raise ParseError("the reply contains no JSON object" if visible.strip() else "the reply is empty")
     error: ParseError | None = None
+    foreign: list[str] = []
     for obj in reversed(objects):
-        if str(obj.get("verdict_id", "")) != nonce:
+        carried = str(obj.get("verdict_id", "")).strip()
+        if carried.lower() != nonce:
+            if "verdict_id" in obj:
+                foreign.append(carried)
             continue
         try:
             return check(obj)
         except ParseError as exc:
             error = error or exc
+    if error is None and foreign:
+        message = f'the reply\'s verdict carries "verdict_id": "{foreign[0]}", not "{nonce}"'
+        raise ForeignVerdictId(message, tuple(foreign))
     raise error or ParseError(f'the reply has no JSON object with "verdict_id": "{nonce}"')
 
 

@@ -6,9 +6,11 @@ An answer is either a reply (:class:`Reply`) or a failure: :class:`RetryableFail
 409, 429, 5xx, an unreadable body) or :class:`FinalFailure` (401/404, a refusal, a request refused for what it
 carried). Statuses are read by what was refused: 400, 403, 413 and 422 refuse the request itself (a firewall, a
 filter, a schema or a size check), so they may be the content's doing (``input_related``); a 429 whose body says the
-request is too large is one of those too, not a rate limit, and is not retried. Error bodies enter a message only
-through :func:`redact`, which masks the API key before the body is cut short, so these exceptions can be chained and
-logged safely.
+request is too large is one of those too, not a rate limit, and is not retried. A refusal that says the prompt is
+beyond the model's context window (``"context_overflow"``) is the judge's size, never the content: each candidate is
+already cut to its share of the configured context, so the server's window is smaller than configured. Error bodies
+enter a message only through :func:`redact`, which masks the API key before the body is cut short, so these exceptions
+can be chained and logged safely.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "CONTEXT_OVERFLOW",
     "ERROR_BODY_CHARS",
     "ChatResult",
     "FinalFailure",
@@ -45,6 +48,11 @@ TOO_LARGE = re.compile(
     r"too (large|long|many tokens)|maximum context|context (length|window)|exceeds? .{0,40}(limit|tokens|length)"
     r"|reduce the length|payload|request entity",
     re.I,
+)
+#: what an error body says when the prompt does not fit the model's context window (vLLM, SGLang, OpenAI, DashScope
+#: wordings): a matter of the judge's size, never of a candidate's content
+CONTEXT_OVERFLOW = re.compile(
+    r"maximum context|context (length|window)|(range of )?input length|prompt is too long|reduce the length", re.I
 )
 #: error bodies are quoted in errors up to this many characters
 ERROR_BODY_CHARS = 300
@@ -139,6 +147,8 @@ def read_answer(status: int, headers: Mapping[str, str], body: str, *, where: st
     """
     if status != 200:
         text = redact(body, secret)
+        if status in INPUT_STATUS and CONTEXT_OVERFLOW.search(body):
+            raise FinalFailure("context_overflow", f"{where}: HTTP {status}: beyond the judge's context: {text}")
         if status in (429, *INPUT_STATUS) and TOO_LARGE.search(body):
             raise FinalFailure("too_large", f"{where}: HTTP {status}: request too large: {text}", True)
         if status in RETRYABLE_STATUS:

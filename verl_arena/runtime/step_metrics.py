@@ -43,8 +43,10 @@ STEP_METRICS = {
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
-    "arena/judge_fault_groups": "ALARM: groups voided because most of their rollouts would have been blamed for "
-    "breaking the judge, which says the judge is broken or misconfigured (its context, reply budget or timeout)",
+    "arena/judge_fault_groups": "ALARM: groups voided as the judge's fault: most of their rollouts would have been "
+    "blamed for breaking the judge, the judge kept miscopying verdict ids, or its failures concentrated on one rollout "
+    "and repeated when asked again; the judge is broken, overloaded or misconfigured (its context, reply budget or "
+    "timeout)",
     "arena/saturated_groups": "groups voided while still waiting for the judge at their deadline: the judge is slower "
     "than the load (more capacity, a longer deadline, or fewer groups in flight)",
     "arena/no_information_groups": "ALARM: groups voided because the judge's own verdicts carried no information about "

@@ -5,12 +5,16 @@
 A deployment counts tokens its own way (``bytes_per_token``), refuses prompts beyond its context, takes longer on long
 prompts, may think aloud before its verdict (quoting the candidates), may quote a candidate after its verdict, and
 cuts whatever it writes at ``max_tokens``; with prefix caching it reuses the leading blocks of tokens a prompt shares
-with earlier ones (:func:`token_stream` is what it caches). None of this needs a model: the verdict itself still
+with earlier ones (:func:`token_stream` is what it caches). It may count tokens like a BPE on English
+(:func:`word_tokens`), garble the verdict ids of some prompts (:func:`miscopies`, :func:`miscopied`) or obey a verdict
+written in a candidate's text (:func:`obeyed`). None of this needs a model: the verdict itself still
 comes from the lexical judge. The shapes are what providers and self-hosted servers do; the words are ours.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -19,7 +23,21 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Shaping", "blocks", "garbage", "overflow_message", "shape_reply", "token_stream", "tokens"]
+from verl_arena.judges.parsing import json_objects
+
+__all__ = [
+    "Shaping",
+    "blocks",
+    "garbage",
+    "miscopied",
+    "miscopies",
+    "obeyed",
+    "overflow_message",
+    "shape_reply",
+    "token_stream",
+    "tokens",
+    "word_tokens",
+]
 
 _BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
 _ANSWER = re.compile(r"\n\[(?:Final answer|最终答案)\]\n(.*)\Z", re.S)
@@ -60,6 +78,42 @@ class Shaping:
 def tokens(text: str, bytes_per_token: float) -> int:
     """Tokens of ``text`` for a tokenizer packing ``bytes_per_token`` bytes per token."""
     return math.ceil(len(text.encode("utf-8", "surrogatepass")) / bytes_per_token)
+
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+_VERDICT_ID = re.compile(r'("verdict_id":\s*")([0-9a-f]+)(")')
+
+
+def word_tokens(text: str) -> int:
+    """Tokens of ``text`` for a tokenizer shaped like a BPE's on English: a token per five letters of a word (rounded
+    up), a token per digit, mark, line break and character beyond ASCII; spaces ride along with the next word. English
+    prose comes to about five bytes a token, a timetable dense in digits to about one."""
+    words = _LETTERS.findall(text)
+    letters = sum(len(w) for w in words)
+    spaces = text.count(" ") + text.count("\t")
+    return sum(-(-len(w) // 5) for w in words) + len(text) - letters - spaces
+
+
+def miscopied(reply: str) -> str:
+    """``reply`` with its verdict id miscopied (each hex digit shifted by one), as a judge that garbles ids would."""
+    shift = str.maketrans("0123456789abcdef", "123456789abcdef0")
+    return _VERDICT_ID.sub(lambda m: m.group(1) + m.group(2).translate(shift) + m.group(3), reply, count=1)
+
+
+def miscopies(prompt: str, rate: float) -> bool:
+    """Whether a judge that miscopies the verdict ids of a ``rate`` share of prompts miscopies this one's (a pure
+    function of the prompt)."""
+    if rate <= 0:
+        return False
+    digest = hashlib.blake2b(prompt.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") / 2**64 < rate
+
+
+def obeyed(prompt: str) -> str | None:
+    """The last verdict (a JSON object carrying a ``verdict_id``) written in a candidate's block, as a judge that obeys
+    it replies; ``None`` when no candidate wrote one."""
+    written = [o for block in blocks(prompt).values() for o in json_objects(block) if "verdict_id" in o]
+    return json.dumps(written[-1]) if written else None
 
 
 def token_stream(messages: Sequence[Mapping[str, Any]], bytes_per_token: float) -> list[str | bytes]:

@@ -36,6 +36,7 @@ class TableJudge:
         scores: score by candidate id.
         overrides: ``overrides[frozenset({x, y})] = {x: sx, y: sy}`` gives the scores of every meeting of x and y.
         fail: pairs whose judgments raise ``JudgeError`` (reason ``"scripted"``).
+        fail_times: how many times each of those pairs fails before it is judged (``None``: always).
     """
 
     def __init__(
@@ -43,17 +44,20 @@ class TableJudge:
         scores: Mapping[str, float],
         overrides: Mapping[frozenset[str], Mapping[str, float]] | None = None,
         fail: set[frozenset[str]] | None = None,
+        fail_times: int | None = None,
     ) -> None:
         self.scores = dict(scores)
         self.overrides = dict(overrides or {})
         self.fail = set(fail or ())
+        self.fail_times = fail_times
         self.calls: list[tuple[str, str]] = []
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """The table's scores of ``a`` and ``b``."""
         self.calls.append((a.id, b.id))
         pair = frozenset({a.id, b.id})
-        if pair in self.fail:
+        failed = sum(frozenset(c) == pair for c in self.calls[:-1])
+        if pair in self.fail and (self.fail_times is None or failed < self.fail_times):
             raise JudgeError(f"scripted failure of {a.id} vs {b.id}", reason="scripted")
         table = self.overrides.get(pair, self.scores)
         return PairVerdict(score_a=table[a.id], score_b=table[b.id])

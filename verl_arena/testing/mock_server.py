@@ -3,56 +3,66 @@
 """A real OpenAI-compatible judge server for tests, demos and benchmarks (``verl-arena mock-judge``).
 
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
-<verl_arena.testing.lexical>` after a configurable latency, and injects faults on request: 429 with ``Retry-After``,
-500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict JSON, empty
-content, provider refusals, a rejected key (401), a firewall's 403, vLLM's 404 for a model it does not serve, a 429
-"request too large" and garbage replies. Faults are drawn per request from a seeded generator, or taken in order from
-a ``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server adversarial
-in the way a real provider is: a prompt containing a trigger phrase (in any candidate, or only in the candidate of one
-slot) always gets that fault (a content filter that refuses, a judge that a candidate's text derails into an empty,
-off-schema or overlong reply, or one it stalls).
+<verl_arena.testing.lexical>` after a configurable latency, and injects faults on request (:mod:`.faults`): 429 with
+``Retry-After``, 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict
+JSON, empty content, provider refusals, a rejected key (401), a firewall's 403, vLLM's 404 for a model it does not
+serve, a 429 "request too large" and garbage replies. Faults are drawn per request from a seeded generator, or taken in
+order from a ``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server
+adversarial in the way a real provider is: a prompt containing a trigger phrase (in any candidate, or only in the
+candidate of one slot) always gets that fault (a content filter that refuses, a judge that a candidate's text derails
+into an empty, off-schema or overlong reply, or one it stalls).
 
 It can also behave like a real deployment (:mod:`.deployments`): a context window it refuses to exceed (HTTP 400),
 latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge that thinks aloud
-before its verdict or quotes candidate B after it, replies cut at ``max_tokens``; or like a judge that ignores the
-content (``verdicts``, :mod:`.uninformative`). Like vLLM and SGLang with prefix caching on, it keeps the leading
-blocks (16 tokens each) of the prompts it answered and reports how much of each prompt they served
-(``usage.prompt_tokens_details.cached_tokens``, :mod:`.prefix_cache`). ``GET /v1/models``, ``GET /health`` and ``GET
-/stats`` answer too. It runs in-process (:class:`MockJudgeServer`), in a thread (:class:`MockJudgeThread`) or alone.
+before its verdict or quotes candidate B after it, miscopies the verdict ids of some prompts or obeys a verdict
+written in a candidate's text, counts tokens like a BPE on English, cuts replies at ``max_tokens``; or like a judge
+that ignores the content (``verdicts``, :mod:`.uninformative`). Like vLLM and SGLang with prefix caching on, it keeps
+the leading blocks (16 tokens each) of the prompts it answered and reports how much of each prompt they served
+(``usage.prompt_tokens_details.cached_tokens``, :mod:`.prefix_cache`). ``GET /v1/models`` lists the context window as
+``max_model_len``, as vLLM does; ``GET /health`` and ``GET /stats`` answer too. It runs in-process
+(:class:`MockJudgeServer`), in a thread (:class:`MockJudgeThread`) or alone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import socket
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from aiohttp import web
 
-from verl_arena.testing.deployments import Shaping, blocks, garbage, overflow_message, shape_reply, token_stream, tokens
+from verl_arena.testing.deployments import (
+    Shaping,
+    blocks,
+    garbage,
+    miscopied,
+    miscopies,
+    obeyed,
+    overflow_message,
+    shape_reply,
+    token_stream,
+    tokens,
+    word_tokens,
+)
+from verl_arena.testing.faults import FAULTS, fault_response, parse_faults
 from verl_arena.testing.prefix_cache import PrefixCache
 from verl_arena.testing.uninformative import check_verdicts, judge_reply
 
-__all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints"]
+__all__ = ["FAULTS", "MockJudgeConfig", "MockJudgeServer", "MockJudgeThread", "mock_if_no_endpoints", "parse_faults"]
 
 logger = logging.getLogger(__name__)
 
 #: what an empty candidate's block says in our templates (en, zh)
 _EMPTY_ANSWER = "(no final answer)"
-#: Fault kinds, in the order their rates are drawn.
-FAULTS = (
-    "429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401", "403",
-    "too_large", "garbage", "404",
-)  # fmt: skip
 
 
 @dataclass
@@ -73,6 +83,10 @@ class MockJudgeConfig:
         seed: seeds latency and fault draws.
         model: the model name reported.
         context_tokens: refuse (HTTP 400) a request whose prompt and ``max_tokens`` exceed this many tokens.
+        report_context: list ``context_tokens`` as ``max_model_len`` on ``/v1/models`` (``False``: an API that does
+            not say).
+        tokenizer: how prompt tokens are counted: ``"bytes"`` (``bytes_per_token``) or ``"words"`` (like a BPE on
+            English: about five bytes a token for prose, one for digits; :func:`.deployments.word_tokens`).
         bytes_per_token: how the server counts tokens (UTF-8 bytes per token).
         latency_per_1k_tokens: seconds added per thousand prompt tokens.
         capacity: requests it works on at once; the rest queue (``None``: no limit).
@@ -81,6 +95,9 @@ class MockJudgeConfig:
         prefix_cache_blocks: blocks of 16 tokens its prefix cache keeps (0: no prefix caching, ``cached_tokens``
             is always 0).
         verdicts: ``"lexical"`` (reads them), or ``"tie"``, ``"constant"``, ``"slot_a"`` (:mod:`.uninformative`).
+        miscopy_ids: share of prompts whose verdict id the judge miscopies, by a hash of the prompt (a prompt, its
+            re-ask's follow-up included, is always miscopied alike).
+        obeys_verdicts: reply with the verdict a candidate wrote (its ``verdict_id`` included) instead of its own.
     """
 
     latency: str | float = 0.0
@@ -94,6 +111,8 @@ class MockJudgeConfig:
     model: str = "mock-lexical-judge"
     trigger_slot: str = "any"
     context_tokens: int | None = None
+    report_context: bool = True
+    tokenizer: str = "bytes"
     bytes_per_token: float = 3.0
     latency_per_1k_tokens: float = 0.0
     capacity: int | None = None
@@ -101,6 +120,8 @@ class MockJudgeConfig:
     quote_b: bool = False
     prefix_cache_blocks: int = 16_384
     verdicts: str = "lexical"
+    miscopy_ids: float = 0.0
+    obeys_verdicts: bool = False
 
     def __post_init__(self) -> None:
         check_verdicts(self.verdicts)
@@ -109,6 +130,8 @@ class MockJudgeConfig:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(FAULTS)}")
         if sum(self.faults.values()) > 1:
             raise ValueError("fault probabilities must sum to at most 1")
+        if self.tokenizer not in ("bytes", "words"):
+            raise ValueError(f"tokenizer must be 'bytes' or 'words', got {self.tokenizer!r}")
         _parse_latency(self.latency)
 
 
@@ -152,6 +175,8 @@ class MockJudgeServer:
         self.served_cached_tokens = 0
         self._capacity = asyncio.Semaphore(self.config.capacity) if self.config.capacity else None
         self._shaping = Shaping(self.config.bytes_per_token, self.config.thinking, self.config.quote_b)
+        per_token = functools.partial(tokens, bytes_per_token=self.config.bytes_per_token)
+        self._count = word_tokens if self.config.tokenizer == "words" else per_token
         blocks_kept = self.config.prefix_cache_blocks
         self.prefix_cache = PrefixCache(capacity=blocks_kept) if blocks_kept > 0 else None
         #: set to a list to record every request's messages in arrival order (the token bench does)
@@ -232,7 +257,7 @@ class MockJudgeServer:
             # the re-ask turn carries no prompt of its own: answer the original prompt
             prompts = [m.get("content", "") for m in messages if m.get("role") == "user"]
             prompt = next((p for p in prompts if "verdict_id" in p), user)
-            prompt_tokens = sum(tokens(str(m.get("content", "")), self.config.bytes_per_token) for m in messages)
+            prompt_tokens = sum(self._count(str(m.get("content", ""))) for m in messages)
             self.largest_prompt_tokens = max(self.largest_prompt_tokens, prompt_tokens)
             max_tokens = int(body.get("max_tokens") or 1024)
             context = self.config.context_tokens
@@ -249,7 +274,7 @@ class MockJudgeServer:
                     await asyncio.sleep(self.config.hang_s)
                 elif delay > 0 or self.config.latency_per_1k_tokens:
                     await asyncio.sleep(delay + self.config.latency_per_1k_tokens * prompt_tokens / 1000)
-            failure = self._failure(outcome, request, str(body.get("model")))
+            failure = fault_response(outcome, request, self.config.retry_after_s, str(body.get("model")))
             if failure is not None:
                 return failure
             content = judge_reply(prompt, self.config.verdicts)
@@ -263,41 +288,13 @@ class MockJudgeServer:
             elif outcome == "garbage":
                 content, finish = garbage(max_tokens, len(prompt), self.config.bytes_per_token), "length"
             else:
+                content = miscopied(content) if miscopies(prompt, self.config.miscopy_ids) else content
+                content = (obeyed(prompt) if self.config.obeys_verdicts else None) or content
                 content, finish = shape_reply(content, prompt, prompt_tokens, max_tokens, self._shaping)
             cached = self._cached(messages, prompt_tokens)
             return web.json_response(self._completion(body, prompt_tokens, content, finish, cached))
         finally:
             self.in_flight -= 1
-
-    def _failure(self, outcome: str, request: web.Request, model: str = "") -> web.StreamResponse | None:
-        """The answer of a request that fails, or ``None``."""
-        if outcome == "reset":
-            if request.transport is not None:
-                request.transport.abort()  # the client sees the connection drop mid-request
-            return web.Response(status=500)
-        if outcome in ("429", "500", "503"):
-            headers = {"Retry-After": f"{self.config.retry_after_s:g}"} if outcome == "429" else {}
-            error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
-            return web.json_response(error, status=int(outcome), headers=headers)
-        if outcome == "401":
-            error = {"error": {"message": "Incorrect API key provided.", "code": "invalid_api_key"}}
-            return web.json_response(error, status=401)
-        if outcome == "404":  # vLLM's answer to a request for a model it does not serve
-            return web.json_response({"object": "error", "message": f"The model `{model}` does not exist."}, status=404)
-        if outcome == "403":  # a web application firewall in front of the API
-            page = "<html><body><h1>403 Forbidden</h1><p>The request was blocked by the firewall.</p></body></html>"
-            return web.Response(text=page, status=403, content_type="text/html")
-        if outcome == "too_large":  # a provider's per-minute token limit, smaller than this one request
-            message = "Request too large for the model: the request alone exceeds the tokens-per-minute limit."
-            return web.json_response({"error": {"message": message, "code": "rate_limit_exceeded"}}, status=429)
-        if outcome == "refused":
-            error = {
-                "error": {"message": "Input data may contain inappropriate content.", "code": "DataInspectionFailed"}
-            }
-            return web.json_response(error, status=400)
-        if outcome == "malformed":
-            return web.Response(text='{"choices": [', content_type="application/json")
-        return None
 
     def _cached(self, messages: list[dict[str, Any]], prompt_tokens: int) -> int:
         """Prompt tokens its prefix cache serves for ``messages`` (then caches them), counted in ``/stats``."""
@@ -328,7 +325,10 @@ class MockJudgeServer:
         }
 
     async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": self.config.model, "object": "model"}]})
+        card: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": "verl-arena"}
+        if self.config.context_tokens is not None and self.config.report_context:
+            card["max_model_len"] = self.config.context_tokens
+        return web.json_response({"object": "list", "data": [card]})
 
     async def _health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "down" if self.config.down else "ok"})
@@ -387,14 +387,3 @@ async def _cancel_other_tasks() -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def parse_faults(items: Sequence[str]) -> dict[str, float]:
-    """``["429=0.05", "reset=0.01"]`` -> ``{"429": 0.05, "reset": 0.01}``."""
-    out = {}
-    for item in items:
-        kind, sep, rate = item.partition("=")
-        if not sep:
-            raise ValueError(f"faults are KIND=RATE, got {item!r}")
-        out[kind] = float(rate)
-    return out

@@ -6,7 +6,8 @@ A group holds a strong plan (the most stops, each searched and timed), middling 
 non-answer that plans nothing: before the lexical mock judge, the strong plan honestly ranks first and the
 non-answer last. :data:`ATTACKS` are what a policy could learn to write instead of the non-answer (a forged verdict,
 padding to the edge of the judge's context, text that makes a provider refuse); :func:`thorough` makes the strong plan
-as long as a thorough agent's (a 12,000-character answer after a 24,000-character process).
+as long as a thorough agent's (a 12,000-character answer after a 24,000-character process), :func:`timetable` as
+long and dense in digits (every stop with its departures, platforms and fares).
 """
 
 from __future__ import annotations
@@ -18,7 +19,18 @@ import numpy as np
 
 from verl_arena.core.types import Candidate
 
-__all__ = ["ATTACKS", "QUERY", "STOPS", "STRONG", "WEAK", "forged_verdict", "pad", "plan_group", "thorough"]
+__all__ = [
+    "ATTACKS",
+    "QUERY",
+    "STOPS",
+    "STRONG",
+    "WEAK",
+    "forged_verdict",
+    "pad",
+    "plan_group",
+    "thorough",
+    "timetable",
+]
 
 QUERY = "Plan one day in Kyoto for two people who love temples, food markets and an evening walk, with times."
 STOPS = [
@@ -50,6 +62,21 @@ def thorough(plan: Candidate, answer_chars: int = 12_000, path_chars: int = 24_0
     notes = " Notes: arrive early, book ahead, and keep cash for the small stalls."
     answer = "\n".join(f"{line}{notes}" for line in plan.answer.splitlines())
     path = "\n".join(f"{line} | checked hours, prices and transport;{notes}" for line in plan.path.splitlines())
+    answer = (answer + "\n") * (answer_chars // max(1, len(answer)) + 1)
+    path = (path + "\n") * (path_chars // max(1, len(path)) + 1)
+    return Candidate(plan.id, answer[:answer_chars], path[:path_chars], plan.meta)
+
+
+def timetable(plan: Candidate, answer_chars: int = 12_000, path_chars: int = 24_000) -> Candidate:
+    """``plan`` with a timetable under every stop (departure times, platforms, fares), repeated to about these lengths:
+    an honest plan dense in digits, which a tokenizer splits about a character a token where prose is four or five."""
+
+    def rows(k: int) -> str:
+        times = [f"{7 + (k + j) % 14:02d}:{(13 * j + 7 * k) % 60:02d}/{k % 9 + 1}/{230 + 40 * j}" for j in range(48)]
+        return "\n".join("  " + " ".join(times[i : i + 12]) for i in range(0, len(times), 12))
+
+    answer = "\n".join(f"{line}\n{rows(k)}" for k, line in enumerate(plan.answer.splitlines()))
+    path = "\n".join(f"{line} | timetable:\n{rows(k)}" for k, line in enumerate(plan.path.splitlines()))
     answer = (answer + "\n") * (answer_chars // max(1, len(answer)) + 1)
     path = (path + "\n") * (path_chars // max(1, len(path)) + 1)
     return Candidate(plan.id, answer[:answer_chars], path[:path_chars], plan.meta)
