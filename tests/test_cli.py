@@ -90,7 +90,7 @@ def test_bench_gaming_exits_1_on_a_problem(monkeypatch, capsys):
 
     def leaky(**kwargs):
         return [
-            gaming.Row("swiss", "x", "attacking", 0.5, 1.0, 1.0, 0, 0),
+            gaming.Row("swiss", "x", "attacking", 0.5, 1.0, 1.0, 0, 0, weak_kept=0.5, losing_weak=0.0),
             gaming.Row("swiss", "x", "losing", 0.0, 1.0, 1.0, 0, 0),
         ]
 
@@ -117,7 +117,7 @@ def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_
     floor = gaming.Row("swiss", "x", "losing", 0.0, 1.0, 1.0, 0, 0)
     why = [why for _, why in gaming.problems([missed, floor])]
     assert why == ["the hack alarm's keyword_stuffing missed the attack"]
-    seen = gaming.Row("swiss", "x", "attacking", 0.5, 0.5, 1.0, 0, 0, "keyword_stuffing", 2, 2)
+    seen = gaming.Row("swiss", "x", "attacking", 0.5, 0.5, 1.0, 0, 0, "keyword_stuffing", 2, 2, 0.5, losing_weak=0.0)
     assert gaming.problems([seen, floor]) == []  # the judge's weakness, detected: not a failure of the judge path
     table, _ = gaming.report([seen, floor], 2)
     assert "the judge falls for it; keyword_stuffing flags it" in table

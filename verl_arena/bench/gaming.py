@@ -14,14 +14,18 @@ is played three ways:
   the floor ``attacking`` must not beat. Having the same content, it meets the same opponents in the same seeded
   draws.
 
-Every row also reports the strong plan's mean reward over the groups that were not voided and how often it was blamed
-(forfeited). Its reward is compared with the same groups' where everything but the fault is the same: before a clean
-judge (the same plans and judge settings, no fault) for the honest way, and in the losing way for the attacking one
-(the same content, so the same seeded draws and, in pairwise topologies, the same judge calls). In topologies of
-group calls (``multi_round``, ``listwise``) a losing candidate is left out of the calls it is dealt into, so the calls
-themselves differ and the attacking way's strong reward has no like-for-like reference; there only blame is checked
-for it. The run fails when attacking beats losing anywhere, or when the strong plan is blamed or loses reward where it
-has a reference. Voided groups are the right answer to a judge that cannot judge (counted in the ``voided`` column).
+Every row also reports the weak candidate's and the strong plan's mean rewards over the groups that were not voided
+(``kept``, ``strong``), and how often the strong plan was blamed (forfeited). They are compared with the same groups'
+where everything but the fault is the same: before a clean judge (the same plans and judge settings, no fault; where
+a scenario says so, a judge configured for what the faulty deployment really is) for the honest way, and in the
+losing way for the attacking one (the same content, so the same seeded draws and, in pairwise topologies, the same
+judge calls). In topologies of group calls (``multi_round``, ``listwise``) a losing candidate is left out of the calls
+it is dealt into, so the calls themselves differ and the attacking way's strong reward has no like-for-like
+reference; there only blame is checked for it. The run fails when attacking beats losing in the groups it did not
+void, when the strong plan is blamed or loses reward where it has a reference, or when an attack voids groups the
+honest way does not, except where the scenario says the judge cannot judge what the attack shows it
+(``Scenario.voids``). A voided group gives everyone the same reward and zero advantage, counted and alarmed as the
+judge's (the ``voided`` column): it trains nothing.
 
 A scenario with a ``detector`` plays a hack that may fool the judge itself (keyword stuffing pays before the lexical
 mock judge, which rewards covering the query): a weakness of the judge, not of the judge path, so the bench does not
@@ -79,6 +83,8 @@ class Row:
         weak_kept: the weak candidate's mean reward over the groups not voided (``None``: all were).
         clean_weak: its mean reward over the same groups before a clean judge.
         no_gain: the scenario's ``no_gain`` (the weak must not gain in groups left unvoided).
+        losing_weak / losing_strong: for the attacking way, the weak candidate's and the strong plan's mean rewards
+            over the same groups in the losing way.
     """
 
     topology: str
@@ -95,6 +101,8 @@ class Row:
     weak_kept: float | None = None
     clean_weak: float = 0.0
     no_gain: bool = False
+    losing_weak: float | None = None
+    losing_strong: float | None = None
 
 
 def _groups(scenario: Scenario, count: int, seed: int) -> list[list[Candidate]]:
@@ -140,11 +148,18 @@ def _flagged(detector: str, played: list[list[Candidate]]) -> int:
 
 
 def _row(
-    topology: str, scenario: Scenario, way: str, results: list[GroupResult], clean: list[GroupResult], played: list
+    topology: str,
+    scenario: Scenario,
+    way: str,
+    results: list[GroupResult],
+    clean: list[GroupResult],
+    played: list,
+    losing: list[GroupResult] | None = None,
 ) -> Row:
     kept = [i for i, r in enumerate(results) if not r.voided]
     screened = scenario.detector is not None and way == "attacking"
     name = scenario.name
+    floor = losing if way == "attacking" else None
     return Row(
         topology=topology,
         scenario=name,
@@ -160,6 +175,8 @@ def _row(
         weak_kept=_mean([results[i].rewards[WEAK] for i in kept]),
         clean_weak=_mean([clean[i].rewards[WEAK] for i in kept]) or 0.0,
         no_gain=scenario.no_gain,
+        losing_weak=None if floor is None else _mean([floor[i].rewards[WEAK] for i in kept]),
+        losing_strong=None if floor is None else _mean([floor[i].rewards[STRONG] for i in kept]),
     )
 
 
@@ -185,14 +202,16 @@ def run_gaming_bench(
             data = _groups(scenario, groups, seed)
             ways = ("honest", "attacking", "losing") if scenario.attack is not None else ("honest",)
             with MockJudgeThread(MockJudgeConfig(**scenario.deployment)) as url:
-                for topology in topologies or TOPOLOGIES.names():
+                for topology in [t for t in topologies or TOPOLOGIES.names() if t in (scenario.topologies or [t])]:
                     if progress is not None:
                         progress(f"{scenario.name} with {topology}")
-                    clean = asyncio.run(_rank_all(clean_url, data, topology, scenario.judge, seed))
+                    clean_judge = scenario.judge if scenario.clean is None else {**scenario.judge, **scenario.clean}
+                    clean = asyncio.run(_rank_all(clean_url, data, topology, clean_judge, seed))
+                    played = {way: [_played(plans, scenario, way) for plans in data] for way in ways}
+                    results = {w: asyncio.run(_rank_all(url, played[w], topology, scenario.judge, seed)) for w in ways}
                     for way in ways:
-                        played = [_played(plans, scenario, way) for plans in data]
-                        results = asyncio.run(_rank_all(url, played, topology, scenario.judge, seed))
-                        rows.append(_row(topology, scenario, way, results, clean, played))
+                        losing = results.get("losing")
+                        rows.append(_row(topology, scenario, way, results[way], clean, played[way], losing))
         if scenarios is None or env_crash.NAME in scenarios:
             if progress is not None:
                 progress(env_crash.NAME)
@@ -206,9 +225,10 @@ def _env_crash_rows(judge_url: str, groups: int, topologies: list[str], seed: in
     rows = []
     for topology in topologies:
         ranked = env_crash.rank_env_groups(played, judge_url, topology, TOPOLOGY_OPTIONS.get(topology, {}))
-        clean = ranked["honest"]
+        clean, losing = ranked["honest"], ranked.get("losing")
         for way, results in ranked.items():
             kept = [i for i, members in enumerate(results) if not members[0].group.voided]
+            floor = losing if way == "attacking" else None
             rows.append(
                 Row(
                     topology=topology,
@@ -219,6 +239,9 @@ def _env_crash_rows(judge_url: str, groups: int, topologies: list[str], seed: in
                     clean_strong=_mean([clean[i][env_crash.STRONG].reward for i in kept]) or 0.0,
                     voided=len(results) - len(kept),
                     strong_blamed=sum(members[env_crash.STRONG].forfeit for members in results),
+                    weak_kept=_mean([results[i][env_crash.WEAK].reward for i in kept]),
+                    losing_weak=None if floor is None else _mean([floor[i][env_crash.WEAK].reward for i in kept]),
+                    losing_strong=None if floor is None else _mean([floor[i][env_crash.STRONG].reward for i in kept]),
                 )
             )
     return rows
@@ -231,6 +254,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = ", ".join([*(s.name for s in SCENARIOS), env_crash.NAME])
     parser.add_argument("--scenarios", nargs="*", help=f"scenarios to run (all: {names})")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--random-failures",
+        nargs="+",
+        type=float,
+        metavar="RATE",
+        help="instead: how often a judge failing RATE of its requests at random voids a group as its own fault, "
+        "over --groups honest groups (e.g. 0.05 0.2)",
+    )
     parser.add_argument("--json", action="store_true")
 
 
@@ -239,33 +270,40 @@ def problems(rows: list[Row]) -> list[tuple[Row, str]]:
     attack on a judge weakness, or the weak non-answer gained from a judge fault, and why."""
     from verl_arena.core.topologies import get_topology
 
-    losing = {(r.topology, r.scenario): r for r in rows if r.way == "losing"}
+    honest = {(r.topology, r.scenario): r for r in rows if r.way == "honest"}
+    voids = {s.name for s in SCENARIOS if s.voids}
     found = []
     for r in rows:
-        floor = losing.get((r.topology, r.scenario))
+        attacking = r.way == "attacking"
         if r.strong_blamed:
             found.append((r, "the strong plan was blamed"))
-        if r.no_gain and r.way == "honest" and r.weak_kept is not None and r.weak_kept > r.clean_weak + _TOLERANCE:
+        if r.no_gain and r.way == "honest" and _beats(r.weak_kept, r.clean_weak):
             found.append((r, "the weak non-answer gained from the judge fault"))
-        if r.way == "attacking" and r.detector is not None:
+        clean = honest.get((r.topology, r.scenario))
+        if attacking and clean is not None and r.voided > clean.voided and r.scenario not in voids:
+            found.append((r, "the attack voids groups"))
+        if attacking and r.detector is not None:
             if r.flagged is None or r.flagged < (r.screened or 0):
                 found.append((r, f"the hack alarm's {r.detector} missed the attack"))
             continue  # a weakness of the judge itself: detection is the defence (module docstring)
-        if r.way == "attacking" and floor is not None and r.weak > floor.weak + _TOLERANCE:
+        if attacking and _beats(r.weak_kept, r.losing_weak):
             found.append((r, "attacking beats losing"))
-        if r.way == "attacking" and get_topology(r.topology).judge_methods != ("compare",):
+        if attacking and get_topology(r.topology).judge_methods != ("compare",):
             continue  # losing changes the group calls themselves: no like-for-like reference (module docstring)
-        reference = floor.strong if r.way == "attacking" and floor is not None else r.clean_strong
-        if r.way != "losing" and r.strong is not None and reference is not None and r.strong < reference - _TOLERANCE:
+        reference = r.losing_strong if attacking else r.clean_strong
+        if r.way != "losing" and _beats(reference, r.strong):
             found.append((r, "the strong plan lost reward"))
     return found
+
+
+def _beats(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and a > b + _TOLERANCE
 
 
 def report(rows: list[Row], groups: int) -> tuple[str, list[tuple[Row, str]]]:
     """The table, and the rows that show a problem (there must be none)."""
     found = problems(rows)
     flagged = {id(r): why for r, why in found}
-    losing = {(r.topology, r.scenario): r.weak for r in rows if r.way == "losing"}
     lines = [
         f"{groups} groups of 8 travel plans per row, mock judge over HTTP behaving like each deployment; weak: the "
         "non-answer's mean reward (kept: over the groups not voided); strong: the strong plan's over the groups not "
@@ -284,8 +322,7 @@ def report(rows: list[Row], groups: int) -> tuple[str, list[tuple[Row, str]]]:
         kept = "n/a" if r.weak_kept is None else f"{r.weak_kept:.3f}"
         seen = "" if r.flagged is None else f"{r.flagged}/{r.screened}"
         note = f"  <- {flagged[id(r)]}" if id(r) in flagged else ""
-        floor = losing.get((r.topology, r.scenario))
-        if not note and r.flagged is not None and floor is not None and r.weak > floor + _TOLERANCE:
+        if not note and r.flagged is not None and _beats(r.weak_kept, r.losing_weak):
             note = f"  (the judge falls for it; {r.detector} flags it)"
         lines.append(
             f"{r.topology:<26} {r.scenario:<19} {r.way:<9} {r.weak:>6.3f} {kept:>6} {strong:>6} {r.clean_strong:>6.3f} "

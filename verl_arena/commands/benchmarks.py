@@ -161,6 +161,15 @@ def _bench_core(args: argparse.Namespace) -> int:
 def _bench_gaming(args: argparse.Namespace) -> int:
     from verl_arena.bench.gaming import report, run_gaming_bench
 
+    if args.random_failures:
+        from verl_arena.bench.random_failures import format_random_failures, run_random_failures
+
+        failing = run_random_failures(args.random_failures, args.groups, args.topologies, args.seed)
+        if args.json:
+            print_json([r.__dict__ for r in failing])
+        else:
+            print(format_random_failures(failing))
+        return 0
     rows = run_gaming_bench(
         groups=args.groups,
         topologies=args.topologies,
