@@ -19,7 +19,8 @@ Failures the judge does not flag as input-related (a timeout while it is slow fo
 garbling) blame nobody, and a tie would pay whoever should have lost: a candidate padded to stall a judge that is
 slow for everyone would collect half-points. So untraced failures of any reason that *concentrate* on one candidate
 (:func:`concentrated`: two or more, in more than half of the judgments it takes part in, pairs or ``select`` calls,
-while the candidates it failed with pass at least as many of their other judgments as they fail) are asked again, all of
+and more than half of all that failed, while the candidates it failed with pass at least as many of their other
+judgments as they fail) are asked again, all of
 them, once the round is played (:func:`confirm_concentration`). Random failures do not repeat: if the judge answers
 any of them, the fallback stands. If it fails every one again, the failures are the judge's (it cannot judge this
 candidate, whether for its content, its size or its own load: nothing tells which): they are marked ``judge_fault``
@@ -128,15 +129,21 @@ async def _settled(arena: Arena, failed: Match) -> Match:
         return failed
 
 
+#: the judgments whose failure a fallback settles (a tie, shared points): where concentrated failures are looked for
+_SETTLED = ("compare", "select")
+
+
 def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> list[int]:
     """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
     opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
-    the judgments it took part in, while everyone it failed with passed at least as many of their judgments without it
-    as they failed. Byes, ``order`` calls (a failed listwise part is split and its halves ordered again, so it settles
-    nothing by a fallback) and judgments with ``stalled`` players (they forfeit) are left out."""
-    judged = [m for m in matches if m.kind in ("compare", "select") and not set(m.players) & set(stalled)]
+    the judgments it took part in and in more than half of all that failed, while everyone it failed with passed at
+    least as many of their judgments without it as they failed. Byes, ``order`` calls (a failed listwise part is split
+    and its halves ordered again, so it settles nothing by a fallback) and judgments with ``stalled`` players (they
+    forfeit) are left out."""
+    judged = [m for m in matches if m.kind in _SETTLED and not set(m.players) & set(stalled)]
     taken: Counter[int] = Counter(p for m in judged for p in m.players)
     failed: Counter[int] = Counter(p for m in judged if m.failed for p in m.players)
+    failures = sum(m.failed for m in judged)
 
     def fine_without(other: int, player: int) -> bool:
         outcomes = [m.failed for m in judged if other in m.players and player not in m.players]
@@ -144,7 +151,7 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
 
     found = []
     for player, count in sorted(failed.items()):
-        if count < 2 or 2 * count <= taken[player]:
+        if count < 2 or 2 * count <= taken[player] or 2 * count <= failures:
             continue
         met = {o for m in judged if m.failed and player in m.players for o in m.players} - {player}
         if all(fine_without(o, player) for o in met):
@@ -158,18 +165,15 @@ async def confirm_concentration(arena: Arena, matches: list[Match]) -> list[Matc
     round's as the judge's fault (the tournament voids the group). What the asks again spent is counted on the first
     of this round's."""
     watch = arena.stalls
-    log = [m for m in (*arena.matches, *matches) if not set(m.players) & watch.stalled]
-    suspects = [
-        p
-        for p in concentrated(log, watch.stalled)
-        if p not in watch.confirmed and any(m.failed and p in m.players for m in matches)
-    ]
+    log = [m for m in (*arena.matches, *matches) if m.kind in _SETTLED and not set(m.players) & watch.stalled]
     out = list(matches)
-    for player in suspects:
+    for player in concentrated(log, watch.stalled):
+        mine = [i for i, m in enumerate(out) if m.failed and m.kind in _SETTLED and player in m.players]
+        if player in watch.confirmed or not mine:
+            continue
         failed = [m for m in log if m.failed and player in m.players]
         answered = await gather_or_cancel([_answered_again(arena, m) for m in failed])
         watch.asked_again.update(judgments=len(failed), failed=sum(not ok for ok, _ in answered))
-        mine = [i for i, m in enumerate(out) if m.failed and player in m.players]
         spent = Counter(out[mine[0]].usage)
         for _, usage in answered:
             spent.update(usage)
