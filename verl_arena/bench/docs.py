@@ -195,18 +195,23 @@ context configured right or not (context_squeeze, small_context), a candidate th
 the prompt only when paired (paired_stall), content that a firewall, a token limit or the server itself refuses
 (content_*, slot_b_500: only in slot B), a thorough plan before a thinking judge, a healthy judge under a load beyond
 its capacity, a judge that writes garbage, and judges whose verdicts do not depend on the content: always a tie, one
-constant reply, always slot A (judge_*); then hacks written to slip past string checks: the query's keywords stuffed
-into the non-answer, a prior verdict in look-alike letters with zero-width characters, a ":" after a token process,
-paraphrased padding. The weak rollout is played honest, attacking and losing (the attacking text marked as having no
-answer: the floor attacking must not beat); `weak` is its mean reward, `kept` the same over the groups not voided,
-`strong` the strong plan's mean reward over the groups not voided, `clean` the same groups before a clean judge,
-`blamed` how often it forfeited. The command exits 1 if attacking ever beats losing, the strong plan is ever blamed or
-loses reward (against losing for attacking, against clean otherwise), or the weak non-answer gains from a judge that
-does not read (`kept` above what the clean judge gave it); voided groups are the right answer to a judge that cannot
-judge. A hack that fools the judge itself (the lexical mock judge ranks a list by how much of the query it covers, so
-stuffing pays in `listwise` and `multi_round`) is a weakness of the judge, not of the judge path: there the training
-hack alarm is the defence, `flagged` counts the attacking rollouts its detector flags, and the command exits 1 if it
-misses one.
+constant reply, always slot A (judge_*); issue 25's other judge faults: a plan dense in digits before a judge left at
+the default context whose server has 12,288 tokens and says so on `/v1/models` or not (dense_plan, dense_plan_silent),
+a judge that miscopies a fifth of its verdict ids (miscopied_ids), one that obeys a verdict id planted in the answer
+(planted_verdict_id), the paired stall before a judge slow for everyone (paired_stall_slow, where a candidate meets
+two or more opponents); then hacks written to slip past string checks: the query's keywords stuffed into the
+non-answer, a prior verdict in look-alike letters with zero-width characters, a ":" after a token process, paraphrased
+padding. The weak rollout is played honest, attacking and losing (the attacking text marked as having no answer: the
+floor attacking must not beat); `weak` is its mean reward, `kept` the same over the groups not voided, `strong` the
+strong plan's mean reward over the groups not voided, `clean` the same groups before a clean judge, `blamed` how often
+it forfeited. The command exits 1 if attacking ever beats losing in the groups it did not void, if an attack voids
+groups the honest way does not (except where the judge cannot judge what it is shown: paired_stall_slow), if the
+strong plan is ever blamed or loses reward (against losing for attacking, against clean otherwise), or if the weak
+non-answer gains from a judge that does not read (`kept` above what the clean judge gave it); a voided group gives
+everyone the same reward and zero advantage. A hack that fools the judge itself (the lexical mock judge ranks a list by
+how much of the query it covers, so stuffing pays in `listwise` and `multi_round`) is a weakness of the judge, not of
+the judge path: there the training hack alarm is the defence, `flagged` counts the attacking rollouts its detector
+flags, and the command exits 1 if it misses one.
 
 One scenario breaks the environment instead of the judge (`env_crash`): groups of 6 TextCraft episodes, played over
 HTTP on the bundled server made to fail as AgentGym's TextCraft does on a `get` of a 4,401-digit number, ranked success
