@@ -8,16 +8,21 @@ like vLLM)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 from conftest import judge_config
 
 from verl_arena import Candidate
+from verl_arena.cli import main
+from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges import LLMJudge, build_judge, parse_judge_config
 from verl_arena.judges.served import fit_to_servers
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_groups.jsonl"
 A = Candidate("a", "Kiyomizu temple at 9:00, Nishiki market lunch, Gion walk at 18:00", "call search(kyoto)")
 B = Candidate("b", "Kyoto is nice.", "")
 
@@ -86,3 +91,16 @@ def test_the_smallest_window_of_several_endpoints_wins_and_ensemble_members_foll
         assert "context_tokens" not in member.config.model_fields_set
         compare(member)
         assert member.config.context_tokens == 16_384
+
+
+def test_a_command_stops_before_judging_when_the_judge_is_configured_for_more_context_than_its_server(
+    mock_judge, tmp_path, capsys
+):
+    url, server = mock_judge(context_tokens=12_288)
+    config = tmp_path / "judge.yaml"
+    config.write_text(yaml.safe_dump({"endpoints": [{"base_url": url, "model": "mock"}], "context_tokens": 32_768}))
+    out = tmp_path / "ranked.jsonl"
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--judge-config", str(config), "--quiet"])
+    assert code == JUDGE_UNAVAILABLE and not out.exists()
+    assert f"judge.context_tokens=32768 exceeds the context window {url}" in capsys.readouterr().err
+    assert server.received == 1  # the pre-flight request, and no judgment

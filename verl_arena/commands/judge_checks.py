@@ -4,7 +4,8 @@
 
 Before: one pre-flight request to every endpoint (:func:`~verl_arena.judges.preflight.preflight`). An endpoint that
 does not answer is named, with its cause, on one line; a judge none of whose endpoints answers stops the command with
-status 3 before anything is judged. ``--no-preflight`` skips the check.
+status 3 before anything is judged, and so does a judge configured for a larger context than a server lists on
+``/v1/models`` (:func:`~verl_arena.judges.served.fit_to_servers`). ``--no-preflight`` skips the check.
 
 After: a run in which the judge never answered (every group voided, every judgment failed) is no result: its files
 are written, and the command exits 3 with one line of the causes (failed judgments by reason, and each endpoint's
@@ -42,10 +43,24 @@ async def _preflight_all(configs: Mapping[str, Any]) -> dict[str, list[Any]]:
     return dict(zip(names, found, strict=True))
 
 
+async def _context_refusal(config: Any) -> str | None:
+    """Why the judge's configured context does not fit what its servers list on ``/v1/models``, if it does not."""
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.judges.config import parse_judge_config
+    from verl_arena.judges.served import fit_to_servers
+
+    try:
+        await asyncio.gather(*(fit_to_servers(m) for m in parse_judge_config(config).member_configs()))
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
 def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
     """Ask every endpoint of every judge (``name -> configuration``; a single judge's name is ``""``) one tiny
-    question; print one line for each endpoint that did not answer, and one more for each judge none of whose
-    endpoints did. Returns whether every judge can be asked."""
+    question; print one line for each endpoint that did not answer, one more for each judge none of whose endpoints
+    did, and one for each judge configured for a larger context than a server lists. Returns whether every judge can
+    be asked."""
     usable = True
     for name, checks in asyncio.run(_preflight_all(configs)).items():
         judge = f"judge {name!r}" if name else "the judge"
@@ -59,6 +74,10 @@ def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
         elif failed:
             print(f"verl-arena {command}: going on with the {len(checks) - len(failed)} endpoint(s) of {judge} that "
                   "answered", file=sys.stderr)  # fmt: skip
+        refused = asyncio.run(_context_refusal(configs[name])) if len(failed) < len(checks) else None
+        if refused is not None:
+            usable = False
+            print(f"verl-arena {command}: {judge}: {refused}", file=sys.stderr)
     return usable
 
 

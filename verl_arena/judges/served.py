@@ -45,7 +45,9 @@ def _window(listing: Any, model: str | None) -> int | None:
 
 async def served_window(client: httpx.AsyncClient, endpoint: EndpointConfig) -> int | None:
     """The context window ``endpoint`` serves its model with (``max_model_len`` on ``/models``), or ``None`` when it
-    does not say or cannot be asked."""
+    does not say or cannot be asked (a judge a training job hosts has no address yet)."""
+    if endpoint.base_url is None:
+        return None
     try:
         key = endpoint.api_key()
     except ConfigError:
