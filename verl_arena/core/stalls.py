@@ -136,8 +136,8 @@ _SETTLED = ("compare", "select")
 def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> list[int]:
     """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
     opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
-    the judgments it took part in and in more than half of all that failed, while everyone it failed with passed at
-    least as many of their judgments without it as they failed. Byes, ``order`` calls (a failed listwise part is split
+    the judgments it took part in and in more than half of all that failed, while everyone it failed with took part in
+    judgments without it and passed at least as many of them as they failed. Byes, ``order`` calls (a failed listwise part is split
     and its halves ordered again, so it settles nothing by a fallback) and judgments with ``stalled`` players (they
     forfeit) are left out."""
     judged = [m for m in matches if m.kind in _SETTLED and not set(m.players) & set(stalled)]
@@ -147,7 +147,7 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
 
     def fine_without(other: int, player: int) -> bool:
         outcomes = [m.failed for m in judged if other in m.players and player not in m.players]
-        return 2 * sum(outcomes) <= len(outcomes)
+        return bool(outcomes) and 2 * sum(outcomes) <= len(outcomes)  # no judgment without the player: no evidence
 
     found = []
     for player, count in sorted(failed.items()):
