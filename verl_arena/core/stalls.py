@@ -136,18 +136,21 @@ _SETTLED = ("compare", "select")
 def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> list[int]:
     """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
     opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
-    the judgments it took part in and in more than half of all that failed, while everyone it failed with took part in
-    judgments without it and passed at least as many of them as they failed. Byes, ``order`` calls (a failed listwise part is split
+    the judgments it took part in and in more than half of all that failed, while everyone it failed with passed at
+    least as many of their judgments without it as they failed. A judge that failed every judgment shows no
+    concentration (nothing passed to compare with). Byes, ``order`` calls (a failed listwise part is split
     and its halves ordered again, so it settles nothing by a fallback) and judgments with ``stalled`` players (they
     forfeit) are left out."""
     judged = [m for m in matches if m.kind in _SETTLED and not set(m.players) & set(stalled)]
     taken: Counter[int] = Counter(p for m in judged for p in m.players)
     failed: Counter[int] = Counter(p for m in judged if m.failed for p in m.players)
     failures = sum(m.failed for m in judged)
+    if failures == len(judged):
+        return []
 
     def fine_without(other: int, player: int) -> bool:
         outcomes = [m.failed for m in judged if other in m.players and player not in m.players]
-        return bool(outcomes) and 2 * sum(outcomes) <= len(outcomes)  # no judgment without the player: no evidence
+        return 2 * sum(outcomes) <= len(outcomes)
 
     found = []
     for player, count in sorted(failed.items()):
