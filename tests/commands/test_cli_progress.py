@@ -1,0 +1,75 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Progress on stderr for every command that can run longer than a few seconds: a bar that appears once a run has
+lasted ``DELAY_S`` (none with ``--quiet``), per group for ``rank`` and ``eval rejudge``, per round for ``eval arena``,
+per probe family for ``audit``, per check for ``doctor``; stdout keeps the results alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import strict_json
+
+from verl_arena.cli import main
+from verl_arena.commands import progress
+
+ROOT = Path(__file__).resolve().parents[2]
+GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
+TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
+OUTPUTS = [str(ROOT / "examples" / "eval" / "baseline.jsonl"), str(ROOT / "examples" / "eval" / "trained.jsonl")]
+
+
+@pytest.mark.slow
+def test_a_long_rank_shows_its_progress_on_stderr_and_its_results_alone_on_stdout(tmp_path, capsys):
+    """A mock judge slowed to 1.5 s a request: three waves of requests take longer than DELAY_S by seconds, however
+    loaded the machine."""
+    out = tmp_path / "ranked.jsonl"
+    assert main(["rank", GROUPS, "-o", str(out), "--mock-latency", "1.5", "--no-cache", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert strict_json(captured.out)["groups"] == 4  # stdout: the summary, nothing else
+    assert "4/4" in captured.err and "group" in captured.err
+
+
+@pytest.fixture
+def at_once(monkeypatch):
+    """Bars shown from the start, so that a quick run shows the progress a long one would."""
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+
+
+def test_audit_counts_its_probe_families_as_they_finish(tmp_path, capsys, at_once):
+    assert main(["audit", "--tasks", TASKS, "--sample", "2", "--json", "--max-rate", "1"]) == 0
+    captured = capsys.readouterr()
+    families = {p["family"] for p in strict_json(captured.out)["probes"] if p["judged"] or p["failed"]}
+    assert f"probe families done: {len(families)} of {len(families)} (last: " in captured.err, captured.err
+
+
+@pytest.mark.slow
+def test_the_arena_shows_each_round(tmp_path, capsys, at_once):
+    code = main(["eval", "arena", "--tasks", TASKS, *OUTPUTS, "--max-rounds", "2", "--tasks-per-match", "2", "--json"])
+    captured = capsys.readouterr()
+    assert code == 0 and "round 1 (of 2 at most)" in captured.err and "round 1: " in captured.err
+    assert strict_json(captured.out)["rounds"] >= 1
+
+
+@pytest.mark.slow
+def test_rejudge_counts_groups(tmp_path, capsys, at_once):
+    log = tmp_path / "judgments.jsonl"
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--log", str(log), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--json"]) == 0
+    assert "4/4" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_doctor_says_which_check_runs(capsys, at_once):
+    pytest.importorskip("verl")
+    assert main(["doctor"]) == 0
+    captured = capsys.readouterr()
+    assert "importing verl in a fresh interpreter" in captured.err and "1/1" in captured.err
+    assert "ok    advantage estimator 'tournament'" in captured.out
+
+
+def test_quiet_shows_nothing(tmp_path, capsys, at_once):
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--quiet"]) == 0
+    assert "group" not in capsys.readouterr().err

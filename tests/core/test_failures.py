@@ -1,0 +1,118 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Failed judgments: counted, visible, and never a silent fake signal."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from helpers import make_group, rank
+
+from verl_arena import JudgeError, rank_group
+from verl_arena.testing import FlakyJudge, SimulatedJudge, TableJudge
+
+SCORES = {f"c{i}": float(i) for i in range(6)}
+
+
+@pytest.mark.parametrize(
+    "topology", ["round_robin", "anchor", "seeded_single_elimination", "double_elimination", "swiss", "multi_round"]
+)
+def test_some_failures_degrade_and_are_counted(topology):
+    judge = FlakyJudge(SimulatedJudge(noise=0.3), failure_rate=0.2, seed=4, reason="timeout")
+    result = rank(make_group(range(16)), judge, topology)
+    # the judge's failed calls: the failed judgments, and those of the judgments asked again to see whether failures
+    # that concentrate on one candidate repeat (they do not: at random, the fallback stands)
+    assert result.failures + result.details.get("asked_again", {}).get("failed", 0) == judge.failures > 0
+    assert result.degraded and not result.voided
+    assert result.failure_reasons == {"timeout": result.failures}
+    failed = [m for m in result.matches if m.failed]
+    assert len(failed) == result.failures
+    assert all(m.error.startswith("timeout:") and m.scores is None and not m.winners for m in failed)
+    assert result.comparisons == rank(make_group(range(16)), SimulatedJudge(), topology).comparisons
+
+
+@pytest.mark.parametrize("topology", ["round_robin", "seeded_single_elimination", "multi_round"])
+def test_judge_down_voids_the_group(topology):
+    result = rank(make_group(range(8)), FlakyJudge(SimulatedJudge(), failure_rate=1.0), topology)
+    assert result.voided and result.degraded
+    assert result.failures == result.comparisons > 0
+    assert result.advantages == [0.0] * 8
+    assert result.ranks == [3.5] * 8 and result.rewards == [0.5] * 8
+
+
+def test_exactly_half_failed_is_not_voided_and_more_is():
+    # anchor with 5 candidates: 4 judgments, against c0
+    half = TableJudge(SCORES, fail={frozenset({"c0", "c1"}), frozenset({"c0", "c2"})})
+    result = rank(make_group([0] * 5), half, "anchor")
+    assert (result.failures, result.voided) == (2, False)
+    # failures that do not repeat when asked again (chance, not the anchor)
+    more = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)}, fail_times=1)
+    assert rank(make_group([0] * 5), more, "anchor").void_reason == "failed_judgments"
+    more = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)}, fail_times=1)
+    lenient = rank(make_group([0] * 5), more, "anchor", max_failed_fraction=0.8)
+    assert not lenient.voided and lenient.failures == 3
+    # the same failures repeated: they concentrate on the anchor, which the judge cannot judge (see test_judge_faults)
+    always = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)})
+    assert rank(make_group([0] * 5), always, "anchor", max_failed_fraction=0.8).void_reason == "judge_fault"
+
+
+def test_failed_anchor_judgment_is_a_tie_with_the_anchor():
+    judge = TableJudge(SCORES, fail={frozenset({"c0", "c3"})})
+    result = rank(make_group([0] * 4), judge, "anchor")
+    # anchor c0 received 0 from every judgment; c3 gets the anchor's score, 0, and ties with it
+    assert result.points == [0.0, 1.0, 2.0, 0.0]
+    assert result.ranks[0] == result.ranks[3] == 2.5
+
+
+def test_failed_round_robin_judgment_is_half_a_point_each():
+    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
+    result = rank(make_group([0] * 3), judge, "round_robin")
+    assert result.points == [0.0, 1.5, 1.5]
+
+
+def test_failed_bracket_match_goes_to_the_better_seed():
+    # seeds 1:c3 2:c2 3:c1 4:c0; bracket [c3 c0 | c2 c1]; c2-c1 fails -> c2 (seed 2) advances
+    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
+    result = rank(make_group([0] * 4), judge, "seeded_single_elimination")
+    final = result.matches[-1]
+    assert {result.ids[p] for p in final.players} == {"c3", "c2"}
+    assert result.failures == 1 and not result.voided
+
+
+def test_failed_select_shares_the_points():
+    class Down:
+        async def select(self, query, candidates, k):
+            raise JudgeError("down", reason="http_503")
+
+    result = asyncio.run(
+        rank_group("q", make_group([0] * 4), Down(), "multi_round", group_size=4, winners_per_group=2, final_size=2,
+                   repeats=1, max_failed_fraction=1.0)
+    )  # fmt: skip
+    assert result.points == [0.5] * 4 and result.failure_reasons == {"http_503": 1}
+
+
+def test_raise_policy_propagates_and_cancels_the_rest_of_the_round():
+    class FailFirst(SimulatedJudge):
+        async def compare(self, query, a, b):
+            if a.id == "c1" or b.id == "c1":
+                raise JudgeError("boom", reason="refused")
+            return await super().compare(query, a, b)
+
+    judge = FailFirst(latency=0.05)
+    with pytest.raises(JudgeError, match="boom"):
+        rank(make_group(range(8)), judge, "round_robin", on_judge_error="raise")
+    assert judge.in_flight == 0  # cancelled calls did not leak
+
+
+def test_failures_replay_as_failures():
+    from verl_arena import replay
+
+    judge = FlakyJudge(SimulatedJudge(noise=0.3), failure_rate=0.3, seed=1)
+    result = rank(make_group(range(9)), judge, "swiss")
+    again = asyncio.run(replay(result))
+    assert (again.failures, again.failure_reasons, again.ranks) == (
+        result.failures,
+        result.failure_reasons,
+        result.ranks,
+    )

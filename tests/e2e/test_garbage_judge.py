@@ -1,0 +1,97 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A garbage judge, really served: ``transformers serve`` (transformers ships with verl) with a tiny random model.
+
+Every reply is noise cut at ``max_tokens``. Nothing can be parsed, the probes and their controls fail alike, so
+nobody is blamed: every group is voided, counted, and no rollout gains or loses anything. The judge's context is the
+tiny model's (2048 positions) and its tokenizer counts the prompt budget, so no prompt exceeds what the model can
+read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+from verl_arena.runtime.service import JudgeService
+from verl_arena.testing.travel import QUERY, plan_group
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``(base_url, model directory, log file)`` of a ``transformers serve`` process on loopback."""
+    cli = Path(sys.executable).with_name("transformers")
+    model = build_tiny_model(tmp_path_factory.mktemp("model"))
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    command = [str(cli), "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
+               "--log-level", "info"]  # fmt: skip
+    with log.open("w") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1", model, log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_garbage_judge_served_by_transformers_voids_every_group_and_blames_nobody(served):
+    url, model, log = served
+    judge = {
+        "endpoints": [{"base_url": url, "model": str(model)}],
+        "template": "generic",
+        "context_tokens": 2048,  # the tiny model's positions
+        "tokenizer": str(model),
+        "max_tokens": 48,
+        "timeout_s": 60,
+        "retry": {"initial_wait_s": 0.05},
+    }
+    service = JudgeService(judge, deadline_s=600)
+    rng = np.random.default_rng(0)
+    groups = [plan_group(rng, size=4) for _ in range(2)]
+
+    async def run():
+        try:
+            return await asyncio.gather(
+                *(service.rank_group(QUERY, g, "round_robin", group_id=f"g{i}") for i, g in enumerate(groups))
+            )
+        finally:
+            await service.aclose()
+
+    results = asyncio.run(run())
+    assert all(r.voided and r.void_reason in ("judge_fault", "failed_judgments") for r in results)
+    assert not any(any(r.forfeited) for r in results) and all(a == 0.0 for r in results for a in r.advantages)
+    metrics = service.metrics()
+    served_requests = log.read_text().count('"POST /v1/chat/completions HTTP/1.1" 200')
+    assert metrics["http"]["requests"] > 0 and served_requests == metrics["http"]["requests"]  # all reached it
+    assert metrics["judge"]["reasked_truncated"] > 0  # every reply was cut at max_tokens
+    assert "overflow" not in str(metrics["http"]["failures"]) and not metrics["http"]["failures"].get("http_400")

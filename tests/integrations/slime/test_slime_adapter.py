@@ -1,0 +1,192 @@
+"""The slime adapter's own logic on duck-typed samples (no slime needed): options, rendering, grouping, voiding."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+from helpers import Status, judge_config, sample
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.rewards import group_advantages
+from verl_arena.integrations.slime.config import arena_config
+from verl_arena.integrations.slime.samples import candidate_of, query_of
+from verl_arena.slime import group_rm, log_rollout, reward_post_process
+
+
+def args(**options: Any) -> SimpleNamespace:
+    return SimpleNamespace(**{f"arena_{k}": v for k, v in options.items()})
+
+
+@pytest.fixture(autouse=True)
+def no_options_file(monkeypatch):
+    monkeypatch.delenv("VERL_ARENA_CONFIG", raising=False)
+
+
+# -- options --------------------------------------------------------------------------------------------------------
+
+
+def test_options_come_from_slimes_arguments_and_errors_name_the_key():
+    cfg = arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="swiss", normalize="grpo"))
+    assert cfg.topology == "swiss" and cfg.normalize == "grpo"
+    assert arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="swiss", normalize="grpo")) is cfg
+    with pytest.raises(ConfigError, match="arena_anchor"):
+        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), anchor="best"))
+    with pytest.raises(ConfigError, match=r"arena_judge\.endpoints"):
+        arena_config(args(judge={"endpoints": []}))
+    with pytest.raises(ConfigError, match="arena_tournament_size"):
+        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), tournament_size=4))
+    with pytest.raises(ConfigError, match="topology"):
+        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="ladder"))
+
+
+def test_options_file_is_the_fallback(monkeypatch, tmp_path):
+    with pytest.raises(ConfigError, match="VERL_ARENA_CONFIG"):
+        arena_config(SimpleNamespace())
+    assert arena_config(None, required=False) is None
+    path = tmp_path / "arena.yaml"
+    path.write_text(yaml.safe_dump({"judge": judge_config("http://127.0.0.1:9/v1"), "truncated": "lose"}))
+    monkeypatch.setenv("VERL_ARENA_CONFIG", str(path))
+    assert arena_config(SimpleNamespace()).truncated == "lose"
+    path.write_text(yaml.safe_dump({"judge": judge_config("http://127.0.0.1:9/v1"), "truncated": "skip"}))
+    with pytest.raises(ConfigError, match=r"options\.truncated"):
+        arena_config(SimpleNamespace())
+    path.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        arena_config(SimpleNamespace())
+    monkeypatch.setenv("VERL_ARENA_CONFIG", str(tmp_path / "missing.yaml"))
+    with pytest.raises(ConfigError, match="cannot read"):
+        arena_config(SimpleNamespace())
+
+
+# -- what the judge reads ----------------------------------------------------------------------------------------
+
+
+def test_candidates_from_samples():
+    cfg = arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), truncated="lose"))
+    thought = candidate_of(sample(0, 0, "<think>compare hotels</think>Stay in Trastevere."), "0", cfg)
+    assert thought.answer == "Stay in Trastevere." and "compare hotels" in thought.path
+    assert candidate_of(sample(0, 1, "Cut off mid", status=Status.TRUNCATED), "1", cfg).meta["no_answer"]
+    assert candidate_of(sample(0, 2, "Partial plan", status=Status.FAILED), "2", cfg).meta["no_answer"]
+    assert candidate_of(sample(0, 3, "   "), "3", cfg).meta["no_answer"]
+    messages = [
+        {"role": "user", "content": "Plan a trip to Rome."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "search", "arguments": '{"q": "Rome hotels"}'}}]},
+        {"role": "tool", "content": "Hotel Raphael, 180 EUR"},
+        {"role": "assistant", "content": "Book Hotel Raphael."},
+    ]  # fmt: skip
+    recorded = sample(0, 4, "Book Hotel Raphael.", format_reward=None)
+    recorded.metadata = {"messages": messages, "format_reward": 0.5}
+    candidate = candidate_of(recorded, "4", cfg)
+    assert candidate.answer == "Book Hotel Raphael." and "Rome hotels" in candidate.path
+    assert "Hotel Raphael, 180 EUR" in candidate.path and candidate.meta["format_reward"] == 0.5
+    chat = sample(0, 5)
+    chat.prompt = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Plan Rome."}]
+    assert query_of(chat) == "Plan Rome."
+
+
+# -- advantages per slime group ----------------------------------------------------------------------------------
+
+
+def test_post_process_groups_by_group_index_not_by_shape():
+    rewards = {0: [0.9, 0.1, 0.5], 1: [0.2, 0.4, 0.6, 0.8, 1.0], 2: [0.7]}
+    batch = [sample(g, 10 * g + i, reward=r) for g, rs in rewards.items() for i, r in enumerate(rs)]
+    batch = batch[::2] + batch[1::2]  # interleaved: neither contiguous nor of one size
+    raw, advantages = reward_post_process(SimpleNamespace(), batch)
+    assert raw == [s.reward for s in batch]
+    for g, rs in rewards.items():
+        want = group_advantages(rs)
+        got = [a for s, a in zip(batch, advantages, strict=True) if s.group_index == g]
+        assert got == pytest.approx([want[s.index - 10 * g] for s in batch if s.group_index == g])
+    assert advantages[[s.group_index for s in batch].index(2)] == 0.0  # a group of one
+
+
+def test_post_process_zeroes_voided_groups_and_reads_reward_keys():
+    voided = [sample(0, i, reward=0.5) for i in range(3)]
+    for s in voided:
+        s.metadata = {"arena": {"group": {"voided": True}}}
+    keyed = [sample(1, 3 + i, reward={"arena": r, "other": 9.0}) for i, r in enumerate([0.1, 0.9])]
+    raw, advantages = reward_post_process(SimpleNamespace(reward_key="arena"), voided + keyed)
+    assert raw == [0.5, 0.5, 0.5, 0.1, 0.9]
+    assert advantages[:3] == [0.0] * 3 and advantages[3] < 0 < advantages[4]
+    batch = [sample(0, 0, reward=0.0), sample(0, 1, reward=0.25), sample(0, 2, reward=1.0)]
+    grpo = reward_post_process(args(judge=judge_config("http://127.0.0.1:9/v1"), normalize="grpo"), batch)
+    rank = reward_post_process(SimpleNamespace(), batch)
+    assert grpo[1] != pytest.approx(rank[1])  # standardised rewards, not ranks
+    assert grpo[1] == pytest.approx(group_advantages([0.0, 0.25, 1.0], "grpo"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    groups=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from([0.0, 1 / 7, 1 / 3, 0.5, 2 / 3, 1.0, 3.5]),
+                st.sampled_from(["votes", "votes", "votes", "left_out", "removed"]),
+                st.integers(1, 2),  # samples per rollout (fan-out siblings share the rollout's reward)
+            ),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    normalize=st.sampled_from(["rank", "grpo"]),
+)
+def test_removing_a_rollout_that_does_not_vote_changes_its_siblings_advantages_by_nothing(groups, normalize):
+    options = args(judge=judge_config("http://127.0.0.1:9/v1"), normalize=normalize)
+
+    def build(keep_all: bool) -> tuple[list[SimpleNamespace], list[str]]:
+        samples, states = [], []
+        for g, rollouts in enumerate(groups):
+            for r, (reward, state, count) in enumerate(rollouts):
+                if not keep_all and state != "votes":
+                    continue
+                for k in range(count):
+                    s = sample(g, 100 * g + 10 * r + k, reward=reward, rollout_id=100 * g + r)
+                    if state == "left_out":  # the arena left it out of its group's ranking
+                        s.metadata = {"arena": {"votes": False, "group": {"voided": False}}}
+                    s.remove_sample = state == "removed"  # slime trains on none of its samples
+                    samples.append(s)
+                    states.append(state)
+        return samples, states
+
+    full, states = build(keep_all=True)
+    kept, _ = build(keep_all=False)
+    _, with_them = reward_post_process(options, full)
+    _, without = reward_post_process(options, kept)
+    assert [a for a, state in zip(with_them, states, strict=True) if state == "votes"] == without  # exactly
+    assert all(a == 0.0 for a, state in zip(with_them, states, strict=True) if state != "votes")
+
+
+def test_a_rollout_with_some_samples_removed_still_votes():
+    batch = [sample(0, i, reward=r, rollout_id=i // 2) for i, r in enumerate([1.0, 1.0, 0.0, 0.0, 0.5, 0.5])]
+    batch[0].remove_sample = True  # one fan-out segment of rollout 0 is not trained on; the other is
+    _, advantages = reward_post_process(SimpleNamespace(), batch)
+    assert advantages == pytest.approx([a for a in group_advantages([1.0, 0.0, 0.5]) for _ in range(2)])
+
+
+# -- a judge that is down ----------------------------------------------------------------------------------------
+
+
+def test_a_dead_judge_voids_the_group_and_never_raises_into_slime(mock_judge):
+    url, _ = mock_judge(down=True)
+    options = args(
+        judge=judge_config(url, down_wait_s=0.0, timeout_s=0.5), topology="round_robin", judge_deadline_s=5.0
+    )
+    group = [sample(7, i, f"Plan {i}: Colosseum, Vatican, trattoria number {i}.") for i in range(4)]
+    rewards = asyncio.run(group_rm(options, group))
+    assert len(rewards) == 4 and len(set(rewards)) == 1
+    assert all(s.metadata["arena"]["group"]["voided"] for s in group)
+    for s, r in zip(group, rewards, strict=True):
+        s.reward = r
+    assert reward_post_process(options, group)[1] == [0.0] * 4
+    metrics: dict[str, float] = {}
+    log_rollout(1, options, group, metrics, 0.5)
+    assert metrics["arena/voided_groups"] == 1 and metrics["arena/failed_judgments"] > 0

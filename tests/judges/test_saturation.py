@@ -1,0 +1,108 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A judge slower than the load: the earliest groups are served first, so as many groups finish as the judge's
+capacity allows, in arrival order, and the rest are voided as saturated (never all of them, late)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+from helpers import judge_config, make_group
+
+from verl_arena.judges.priority import PriorityGate, Ticket, group_ticket
+from verl_arena.runtime.service import JudgeService
+
+LATENCY, SLOTS, DEADLINE, GROUPS = 0.2, 16, 4.0, 40
+#: seeded single elimination of 8 with order swapping: 14 judgments, two requests each
+REQUESTS_PER_GROUP = 28
+
+
+def test_the_gate_serves_the_smallest_priority_first_and_survives_cancelled_waiters():
+    async def main() -> list[int]:
+        gate = PriorityGate(1)
+        served: list[int] = []
+        await gate.acquire(Ticket((0.0, 0)))  # the only slot is taken: everyone else waits
+
+        async def request(priority: int) -> None:
+            await gate.acquire(Ticket((float(priority), priority)))
+            served.append(priority)
+            gate.release()
+
+        tasks = [asyncio.ensure_future(request(p)) for p in (5, 3, 9, 1, 7)]
+        await asyncio.sleep(0.01)
+        tasks[0].cancel()  # 5 gives up while waiting
+        await asyncio.sleep(0.01)
+        gate.release()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return served
+
+    assert asyncio.run(main()) == [1, 3, 7, 9]
+
+
+@pytest.mark.slow
+def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_saturated(mock_judge):
+    url, server = mock_judge(latency=LATENCY)
+    service = JudgeService(judge_config(url, max_concurrency=SLOTS, timeout_s=0.6), deadline_s=DEADLINE)
+
+    async def main():
+        async def one(i: int):
+            await asyncio.sleep(0.001 * i)  # they arrive in this order, all within 40 ms
+            # plans the lexical judge tells apart (equal ones it ties, and a group of ties is voided as uninformative)
+            plans = make_group(range(8))
+            group = [
+                replace(c, answer=f"g{i} Chengdu pandas plan" + " with more detail" * k) for k, c in enumerate(plans)
+            ]
+            return await service.rank_group("q", group, group_id=str(i))
+
+        return await asyncio.gather(*(one(i) for i in range(GROUPS)))
+
+    results = asyncio.run(main())
+    finished = [i for i, r in enumerate(results) if not r.voided]
+    bound = int(SLOTS / LATENCY * DEADLINE / REQUESTS_PER_GROUP)  # what the judge could finish: 11 groups
+    assert finished == list(range(len(finished)))  # the earliest, in arrival order
+    assert bound // 2 <= len(finished) <= bound
+    # the groups being judged when the deadline came were "deadline" (the next ones in arrival order: how many depends
+    # on the machine's load); every later one was still waiting for the judge
+    reasons = [r.void_reason for r in results[len(finished) :]]
+    judged = reasons.count("deadline")
+    assert reasons == ["deadline"] * judged + ["saturated"] * (len(reasons) - judged), reasons
+    assert "saturated" in reasons
+    # the client never had more than its slots in flight; the server may hold more only while it still works on
+    # requests the client gave up on at their timeout (a slow machine: each one freed a slot for another)
+    errors = service.metrics().get("http", {}).get("attempt_errors", {})
+    assert server.max_in_flight <= SLOTS + errors.get("timeout", 0)
+
+
+def test_a_group_ticket_reaches_every_task_the_group_starts():
+    async def main():
+        with group_ticket() as ticket:
+            seen = await asyncio.ensure_future(_ticket_here())
+        return ticket, seen, await _ticket_here()
+
+    ticket, seen, outside = asyncio.run(main())
+    assert seen is ticket and outside is not ticket
+
+
+async def _ticket_here() -> Ticket:
+    from verl_arena.judges.priority import current_ticket
+
+    return current_ticket()
+
+
+@pytest.mark.slow
+def test_rank_finishes_every_group_of_a_file_a_saturated_judge_could_not_take_at_once(tmp_path, capsys):
+    # 40 groups, a judge taking 4 requests of 0.1 s at once: sent together, no group could finish within its 1.2 s
+    # deadline; rank keeps a few in flight and counts each deadline from the group's first request, so all finish
+    from helpers import distinct_groups, strict_json
+
+    from verl_arena.cli import main
+
+    groups = tmp_path / "groups.jsonl"
+    distinct_groups(groups, 10)
+    out = tmp_path / "out.jsonl"
+    code = main(["rank", str(groups), "-o", str(out), "--quiet", "--json", "--concurrency", "4", "--timeout", "0.2",
+                 "--deadline", "1.2", "--mock-latency", "0.1", "--no-cache"])  # fmt: skip
+    summary = strict_json(capsys.readouterr().out)
+    assert code == 0 and summary["groups"] == 40 and summary["voided_groups"] == 0

@@ -1,0 +1,106 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The judge's context is the one its server serves: read from ``/v1/models`` (``max_model_len``, as vLLM and SGLang
+report it) before the first request, followed when the configuration does not set one, and a configured one larger
+than the server's refused, naming the endpoint and both values. Over real HTTP (the mock judge answers ``/v1/models``
+like vLLM)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from helpers import judge_config
+
+from verl_arena import Candidate
+from verl_arena.cli import main
+from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
+from verl_arena.core.errors import ConfigError
+from verl_arena.judges import LLMJudge, build_judge, parse_judge_config
+from verl_arena.judges.served import fit_to_servers
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
+A = Candidate("a", "Kiyomizu temple at 9:00, Nishiki market lunch, Gion walk at 18:00", "call search(kyoto)")
+B = Candidate("b", "Kyoto is nice.", "")
+
+
+def compare(judge: LLMJudge, a: Candidate = A, b: Candidate = B):
+    async def run():
+        try:
+            return await judge.compare("Plan a day in Kyoto", a, b)
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(run())
+
+
+def test_the_mock_judge_lists_its_context_on_v1_models_as_vllm_does(mock_judge):
+    url, _ = mock_judge(context_tokens=12_288)
+    card = httpx.get(f"{url}/models").json()["data"][0]
+    assert card["max_model_len"] == 12_288 and card["id"] == "mock-lexical-judge"
+    silent, _ = mock_judge(context_tokens=12_288, report_context=False)  # an API that does not say
+    assert "max_model_len" not in httpx.get(f"{silent}/models").json()["data"][0]
+    unlimited, _ = mock_judge()
+    assert "max_model_len" not in httpx.get(f"{unlimited}/models").json()["data"][0]
+
+
+def test_the_judge_reads_its_servers_context_before_the_first_request_and_never_overflows_it(mock_judge):
+    url, server = mock_judge(context_tokens=12_288, tokenizer="words")
+    judge = LLMJudge(judge_config(url))  # context_tokens not set: the default 32768 would overflow this server
+    long = Candidate("long", " ".join(f"{h:02d}:{m:02d}" for h in range(24) for m in range(60)) * 4, "")
+    verdict = compare(judge, long, A)
+    assert judge.config.context_tokens == 12_288 and judge.budget.limit == 12_288 - judge.config.max_tokens
+    assert not verdict.forfeit and not verdict.meta.get("shrunk")
+    assert server.served["overflow"] == 0 and server.largest_prompt_tokens + judge.config.max_tokens <= 12_288
+
+
+def test_a_configured_context_larger_than_the_served_one_is_refused_naming_the_endpoint_and_both_values(mock_judge):
+    url, server = mock_judge(context_tokens=12_288)
+    judge = LLMJudge(judge_config(url, context_tokens=32_768))
+    with pytest.raises(ConfigError, match=rf"judge\.context_tokens=32768 exceeds .*{url}.* \(12288, max_model_len"):
+        compare(judge)
+    assert sum(server.served.values()) == 0  # refused before any judge request
+    with pytest.raises(ConfigError, match="32768"):  # and the next judgment is refused too
+        compare(judge)
+    with pytest.raises(ConfigError, match=r"context_tokens=32768 exceeds"):  # the function pre-flight checks call
+        asyncio.run(fit_to_servers(parse_judge_config(judge_config(url, context_tokens=32_768))))
+
+
+def test_a_smaller_configured_context_is_kept_and_a_silent_server_changes_nothing(mock_judge):
+    url, _ = mock_judge(context_tokens=12_288)
+    smaller = parse_judge_config(judge_config(url, context_tokens=8192))
+    assert asyncio.run(fit_to_servers(smaller)) is smaller
+    silent, _ = mock_judge(context_tokens=12_288, report_context=False)
+    config = parse_judge_config(judge_config(silent))
+    assert asyncio.run(fit_to_servers(config)) is config
+    closed = parse_judge_config(judge_config("http://127.0.0.1:9/v1"))  # nothing listens: the first request will say
+    assert asyncio.run(fit_to_servers(closed)) is closed
+
+
+def test_the_smallest_window_of_several_endpoints_wins_and_ensemble_members_follow_it(mock_judge):
+    big, _ = mock_judge(context_tokens=65_536)
+    small, _ = mock_judge(context_tokens=16_384)
+    fitted = asyncio.run(fit_to_servers(parse_judge_config(judge_config(big, small))))
+    assert fitted.context_tokens == 16_384
+    # a member that does not set the context inherits "not set" (and follows its server), not the default 32768
+    ensemble = build_judge(judge_config(small, ensemble={"members": [{}, {"temperature": 0.5}]}, order_swap=False))
+    for member in ensemble.members:
+        assert "context_tokens" not in member.config.model_fields_set
+        compare(member)
+        assert member.config.context_tokens == 16_384
+
+
+def test_a_command_stops_before_judging_when_the_judge_is_configured_for_more_context_than_its_server(
+    mock_judge, tmp_path, capsys
+):
+    url, server = mock_judge(context_tokens=12_288)
+    config = tmp_path / "judge.yaml"
+    config.write_text(yaml.safe_dump({"endpoints": [{"base_url": url, "model": "mock"}], "context_tokens": 32_768}))
+    out = tmp_path / "ranked.jsonl"
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--judge-config", str(config), "--quiet"])
+    assert code == JUDGE_UNAVAILABLE and not out.exists()
+    assert f"judge.context_tokens=32768 exceeds the context window {url}" in capsys.readouterr().err
+    assert server.received == 1  # the pre-flight request, and no judgment

@@ -1,0 +1,148 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The hack detectors see through obfuscation: keyword stuffing, a bare answer after a token process (or none),
+paraphrased padding and disguised planted text are flagged, honest groups are not, the literal prefilter hides no
+match, and the thresholds reach the coordinator's screening."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH
+from pydantic import ValidationError
+
+from verl_arena import Candidate, Tournament
+from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
+from verl_arena.batch.groups import load_groups
+from verl_arena.core.normalise import normalise
+from verl_arena.integrations.verl.config import HackAlarmConfig
+from verl_arena.runtime import JudgeService
+from verl_arena.runtime.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
+from verl_arena.runtime.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
+from verl_arena.runtime.rendezvous import GroupCoordinator
+from verl_arena.testing import SimulatedJudge
+from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
+NEW = ("keyword_stuffing", "bare_answer", "generic_padding")
+
+
+def flagged(candidates, query=QUERY, thresholds=None) -> dict[str, list[bool]]:
+    group = ScreenedGroup.of(candidates, query)
+    return {name: d.flags(group, thresholds) for name, d in HACK_DETECTORS.items()}
+
+
+def with_weak(plans: list[Candidate], hacked: Candidate) -> list[Candidate]:
+    return [*plans[:WEAK], hacked]
+
+
+@pytest.fixture
+def plans():
+    return plan_group(np.random.default_rng(7))
+
+
+def test_a_stuffed_non_answer_is_flagged_even_in_disguise_and_only_it(plans):
+    rng = np.random.default_rng(0)
+    weak = plans[WEAK]
+    for text in (stuffed(QUERY, rng), disguise(stuffed(QUERY, rng), rng), f"{weak.answer} {stuffed(QUERY, rng)}"):
+        flags = flagged(with_weak(plans, replace(weak, answer=text)))
+        assert flags["keyword_stuffing"] == [False] * 7 + [True], text
+        assert not any(flags["short"]) and not any(flags["filler"]) and not any(flags["judge_directed"])
+    stuffed_process = replace(plans[1], path=stuffed(QUERY, rng, times=8))  # stuffing in the process counts too
+    assert flagged([plans[0], stuffed_process, *plans[2:]])["keyword_stuffing"] == [False, True] + [False] * 6
+    # without the query, or with thresholds no answer reaches, nobody is flagged
+    hacked = with_weak(plans, replace(weak, answer=stuffed(QUERY, rng)))
+    assert not any(flagged(hacked, query="")["keyword_stuffing"])
+    assert not any(flagged(hacked, thresholds=HackThresholds(stuffing_ratio=5.0))["keyword_stuffing"])
+
+
+def test_a_bare_answer_after_a_token_process_or_none_is_flagged_where_the_group_works(plans):
+    colon = replace(plans[WEAK], answer=":", path=TOKEN_PROCESS["en"])
+    assert not plans[WEAK].path  # the generator's non-answer: no process
+    flags = flagged(with_weak(plans, colon))
+    assert flags["bare_answer"] == [False] * 7 + [True]
+    assert not any(flags["short"])  # the token process is what lets it past the check for short content
+    cut = replace(plans[1], answer=f": {plans[1].answer}", path=TOKEN_PROCESS["en"])
+    assert flagged([plans[0], cut, *plans[2:]])["bare_answer"] == [False, True] + [False] * 5 + [True]
+    dropped = replace(plans[1], path="")  # (the weak non-answer has no process either)
+    assert flagged([plans[0], dropped, *plans[2:]])["bare_answer"] == [False, True] + [False] * 5 + [True]
+    # ": answer" after a full process is a style, not a hack; a group that does no work flags no missing process
+    styled = replace(plans[2], answer=f": {plans[2].answer}")
+    assert flagged([*plans[:2], styled, *plans[3:WEAK]])["bare_answer"] == [False] * 7
+    answers_only = [replace(c, path="") for c in plans[:WEAK]]
+    assert not any(flagged(answers_only)["bare_answer"])
+    # a lone colon after a token process is flagged among answers without processes too (it is far shorter)
+    assert flagged([*answers_only, colon])["bare_answer"] == [False] * 7 + [True]
+    assert not any(flagged(with_weak(plans, colon), thresholds=HackThresholds(bare_share=0.001))["bare_answer"])
+
+
+def test_paraphrased_padding_is_flagged_where_filler_misses_it(plans):
+    rng = np.random.default_rng(1)
+    weak = replace(plans[WEAK], answer=f"{plans[WEAK].answer} {paraphrased_padding(rng, 1500)}")
+    strong = plans[STRONG]
+    padded = replace(strong, answer=f"{strong.answer}\n{paraphrased_padding(rng, 2 * len(strong.answer))}")
+    flags = flagged([padded, *plans[1:WEAK], weak])
+    assert flags["generic_padding"] == [True] + [False] * 6 + [True]
+    assert not any(flags["filler"])  # no sentence repeats: the check for repetition does not see it
+    zh = [Candidate(f"z{i}", f"第{i}天：9:00 出发，12:00 午餐（{50 + i}元），18:00 返回。", "") for i in range(4)]
+    zh_padded = replace(zh[0], answer=zh[0].answer + paraphrased_padding(rng, 600, "zh"))
+    assert flagged([zh_padded, *zh[1:]], query="")["generic_padding"] == [True, False, False, False]
+    # a group of prose, all generic, flags nobody: the share must stand out from the group's
+    prose = [Candidate(f"p{i}", paraphrased_padding(np.random.default_rng(i), 600 * (i + 1)), "") for i in range(4)]
+    assert not any(flagged(prose, query="")["generic_padding"])
+
+
+def test_disguised_text_hides_nothing_from_the_detectors():
+    rng = np.random.default_rng(2)
+    for text in JUDGE_DIRECTED + JUDGE_DIRECTED_ZH:
+        disguised = disguise(text, rng, hide=0.8)
+        assert disguised != text and judge_directed_matches(disguised) == judge_directed_matches(text), text
+    # zero-width characters add no length: a ":" padded with them is still short
+    group = [Candidate(f"c{i}", "A plan with times, places and prices for the whole day. " * 3, "") for i in range(3)]
+    assert flagged([*group, Candidate("x", ":" + "\u200b" * 300, "")], query="")["short"] == [False] * 3 + [True]
+
+
+def test_the_prefilter_hides_no_match():
+    rng = np.random.default_rng(3)
+    texts = [*JUDGE_DIRECTED, *JUDGE_DIRECTED_ZH, *HONEST]
+    texts += [disguise(t, rng) for t in texts] + [f"{a} {b}" for a, b in zip(texts, reversed(texts), strict=True)]
+    for text in map(normalise, texts):
+        unfiltered = [name for name, pattern in JUDGE_DIRECTED_PATTERNS.items() if pattern.search(text)]
+        assert matches_normalised(text) == unfiltered, text
+
+
+def test_honest_groups_raise_no_flag_of_the_new_detectors():
+    groups = [(g.query, list(g.candidates)) for g in load_groups(EXAMPLES)]
+    rng = np.random.default_rng(4)
+    groups += [(QUERY, plan_group(rng)) for _ in range(100)]
+    for query, candidates in groups:
+        flags = flagged(candidates, query)
+        assert not any(flags["keyword_stuffing"]) and not any(flags["generic_padding"]), query
+        # the generator's non-answer has no process where every plan searched: a bare answer (it loses anyway)
+        bare = [c.id for c, f in zip(candidates, flags["bare_answer"], strict=True) if f]
+        assert bare in ([], [candidates[WEAK].id]), (query, bare)
+
+
+def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
+    config = HackAlarmConfig(window=4, stuffing_share=0.9, bare_group_chars=50)
+    assert config.stuffing_share == 0.9 and config.window == 4
+    for bad in ({"stuffing_share": 0}, {"generic_margin": 1.5}, {"bare_group_chars": 0}, {"stufing_share": 0.5}):
+        with pytest.raises(ValidationError):
+            HackAlarmConfig(**bad)
+    rng = np.random.default_rng(5)
+    hacked = with_weak(plans, replace(plans[WEAK], answer=stuffed(QUERY, rng)))
+    hacked = [replace(c, meta={"quality": float(-i)}) for i, c in enumerate(hacked)]
+
+    async def screened(thresholds) -> dict[str, int]:
+        service = JudgeService(judge_impl=SimulatedJudge(noise=0.0))
+        coord = GroupCoordinator(service, Tournament.from_options("round_robin"), hack_thresholds=thresholds)
+        submitted = [coord.submit("g", str(i), c, len(hacked), QUERY) for i, c in enumerate(hacked)]
+        outcomes = await asyncio.gather(*submitted)
+        return outcomes[0].group.hack_flagged
+
+    assert asyncio.run(screened(None))["keyword_stuffing"] == 1
+    assert asyncio.run(screened({"stuffing_ratio": 5.0}))["keyword_stuffing"] == 0

@@ -1,0 +1,250 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The group rendezvous, without Ray: members meet, groups close, nothing waits forever."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from helpers import MemoryStore, make_group
+
+from verl_arena import Tournament
+from verl_arena.integrations.verl.columns import INFO_KEYS, columns
+from verl_arena.runtime import JudgeService
+from verl_arena.runtime.rendezvous import GroupCoordinator, group_seed
+from verl_arena.testing import SimulatedJudge
+
+
+def coordinator(**kwargs) -> GroupCoordinator:
+    ranker = JudgeService(judge_impl=SimulatedJudge())
+    tournament = Tournament.from_options(kwargs.pop("topology", "seeded_single_elimination"))
+    return GroupCoordinator(ranker, tournament, **kwargs)
+
+
+async def submit_all(coord: GroupCoordinator, group_id: str, qualities, expected=None, order=None, **kwargs):
+    group = make_group(qualities, tag=group_id)
+    order = order or range(len(group))
+    return await asyncio.gather(
+        *(coord.submit(group_id, str(i), group[i], expected or len(group), "q", **kwargs) for i in order)
+    )
+
+
+def test_members_meet_and_get_the_groups_rewards():
+    async def scenario():
+        coord = coordinator()
+        results = await submit_all(coord, "g1", [0.1, 0.9, 0.5, 0.3], order=[2, 0, 3, 1])
+        return coord, results
+
+    coord, results = asyncio.run(scenario())
+    # results come back in submission order: members 2, 0, 3, 1
+    by_member = dict(zip([2, 0, 3, 1], results, strict=True))
+    assert [columns(by_member[i])["arena_rank"] for i in range(4)] == [3.0, 0.0, 1.0, 2.0]
+    assert [by_member[i].reward for i in range(4)] == pytest.approx([0.0, 1.0, 2 / 3, 1 / 3])
+    assert all(list(columns(r)) == list(INFO_KEYS) for r in results)  # the same keys, in the same order, every time
+    assert columns(by_member[0])["arena_anchor"] == 1.0 and columns(by_member[1])["arena_anchor"] == 0.0
+    assert columns(results[0])["arena_judgments"] == 6 and coord.stats()["groups"] == 1
+
+
+def test_rewards_equal_rank_group_with_the_derived_seed():
+    group = make_group([0.4, 0.2, 0.8, 0.6, 0.1], tag="g7")
+
+    async def scenario():
+        coord = coordinator(topology="double_elimination")
+        got = await asyncio.gather(*(coord.submit("g7", str(i), c, 5, "q") for i, c in enumerate(group)))
+        members = [c.__class__(str(i), c.answer, c.path, c.meta) for i, c in enumerate(group)]
+        expected = await Tournament.from_options("double_elimination", seed=group_seed("g7")).rank(
+            "q", members, SimulatedJudge()
+        )
+        return got, expected
+
+    got, expected = asyncio.run(scenario())
+    assert [r.reward for r in got] == expected.rewards
+
+
+def test_the_marked_anchor_is_used():
+    async def scenario():
+        coord = coordinator(topology="anchor")
+        group = make_group([0.1, 0.9, 0.5], tag="a")
+        return await asyncio.gather(
+            *(coord.submit("a", str(i), c, 3, "q", anchor=(i == 2)) for i, c in enumerate(group))
+        )
+
+    results = asyncio.run(scenario())
+    assert [columns(r)["arena_anchor"] for r in results] == [0.0, 0.0, 1.0]
+    assert columns(results[0])["arena_judgments"] == 2
+
+
+def test_incomplete_group_is_ranked_with_what_arrived_after_the_timeout():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.2)
+        return await submit_all(coord, "g2", [0.1, 0.9, 0.5], expected=4)
+
+    results = asyncio.run(scenario())
+    assert all(columns(r)["arena_incomplete"] == 1.0 and columns(r)["arena_group_size"] == 3.0 for r in results)
+    assert [columns(r)["arena_rank"] for r in results] == [2.0, 0.0, 1.0]
+
+
+def test_incomplete_group_can_get_zero_instead():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.1, incomplete="zero")
+        return await submit_all(coord, "g3", [0.1, 0.9], expected=4)
+
+    results = asyncio.run(scenario())
+    assert [r.reward for r in results] == [0.0, 0.0] and columns(results[0])["arena_incomplete"] == 1.0
+
+
+def test_duplicates_get_the_same_answer_and_late_arrivals_a_neutral_one():
+    async def scenario():
+        coord = coordinator()
+        group = make_group([0.1, 0.9, 0.5], tag="g4")
+        first = await asyncio.gather(
+            coord.submit("g4", "0", group[0], 3, "q"),
+            coord.submit("g4", "0", group[0], 3, "q"),  # delivered twice while the group waits
+            coord.submit("g4", "1", group[1], 3, "q"),
+            coord.submit("g4", "2", group[2], 3, "q"),
+        )
+        again = await coord.submit("g4", "1", group[1], 3, "q")  # a resumed step re-delivers a finished member
+        late = await coord.submit("g4", "9", make_group([2.0], tag="late")[0], 3, "q")
+        return coord, first, again, late
+
+    coord, first, again, late = asyncio.run(scenario())
+    assert first[0].reward == first[1].reward and columns(first[1])["arena_duplicate"] == 1.0
+    assert again.reward == first[2].reward and columns(again)["arena_duplicate"] == 1.0
+    # a late member does not vote: a stand-in for the group's mean that no ranked member has (0.5 is the middle one's)
+    ranked = sorted(r.reward for r in first)
+    assert columns(late)["arena_late"] == 1.0 and columns(late)["arena_votes"] == 0.0 and not late.votes
+    assert late.reward == pytest.approx(0.5, abs=1e-5) and late.reward not in ranked and all(r.votes for r in first)
+    assert coord.stats()["duplicates"] == 2 and coord.stats()["late"] == 1 and coord.stats()["groups"] == 1
+
+
+def test_single_member_timeout_and_overflow():
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=0.05, max_pending=1)
+        alone = coord.submit("solo", "0", make_group([1.0], tag="s")[0], 4, "q")
+        other = coord.submit("other", "0", make_group([1.0], tag="o")[0], 4, "q")
+        return await asyncio.gather(alone, other)
+
+    alone, other = asyncio.run(scenario())
+    assert alone.reward == 0.0 and columns(alone)["arena_incomplete"] == 1.0 and alone.votes
+    assert columns(other)["arena_overflow"] == 1.0 and columns(other)["arena_votes"] == 0.0  # turned away: no vote
+
+
+def test_a_failing_ranker_still_answers_everyone():
+    class Broken:
+        async def rank_group(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+    async def scenario():
+        coord = GroupCoordinator(Broken(), Tournament())
+        return coord, await asyncio.gather(
+            *(coord.submit("g", str(i), c, 2, "q") for i, c in enumerate(make_group([0, 1])))
+        )
+
+    coord, results = asyncio.run(scenario())
+    assert [r.reward for r in results] == [0.0, 0.0] and columns(results[0])["arena_voided"] == 1.0
+    assert coord.stats()["errors"] == 1
+
+
+def test_reference_anchor_is_ranked_but_never_rewarded():
+    async def scenario():
+        coord = coordinator(topology="anchor")
+        group = make_group([0.1, 0.9, 0.5], tag="r")
+        reference = make_group([0.6], tag="ref")[0]
+        return await asyncio.gather(
+            *(coord.submit("r", str(i), c, 3, "q", reference=reference) for i, c in enumerate(group))
+        )
+
+    results = asyncio.run(scenario())
+    assert columns(results[0])["arena_judgments"] == 3  # every member against the reference
+    assert [columns(r)["arena_rank"] for r in results] == [3.0, 0.0, 2.0]  # the reference (0.6) is rank 1
+    assert all(columns(r)["arena_anchor"] == 0.0 for r in results)
+
+
+def test_a_restarted_coordinator_still_answers_members_of_groups_it_had_finished():
+    store = MemoryStore()
+
+    async def scenario():
+        before = coordinator(store=store)
+        first = await submit_all(before, "g5", [0.1, 0.9, 0.5])
+        # the coordinator dies; its replacement starts with an empty memory, but the same store
+        after = coordinator(store=store, recovered=True, arrival_timeout_s=60)
+        group = make_group([0.1, 0.9, 0.5], tag="g5")
+        again = await asyncio.wait_for(after.submit("g5", "1", group[1], 3, "q"), 1.0)  # at once, not after 60 s
+        late = await asyncio.wait_for(after.submit("g5", "7", group[0], 3, "q"), 1.0)
+        fresh = await submit_all(after, "g6", [0.3, 0.2])  # new groups work as before
+        return first, again, late, fresh, after
+
+    first, again, late, fresh, after = asyncio.run(scenario())
+    assert again.reward == first[1].reward and columns(again)["arena_rank"] == columns(first[1])["arena_rank"] == 0.0
+    assert columns(again)["arena_duplicate"] == 1.0 and columns(late)["arena_late"] == 1.0
+    assert [columns(r)["arena_rank"] for r in fresh] == [0.0, 1.0]
+    assert after.stats()["recalled"] == 1 and set(store.data) == {"g5", "g6"}
+
+
+def test_the_store_keeps_only_the_latest_groups():
+    store = MemoryStore()
+
+    async def scenario():
+        coord = coordinator(store=store, stored_capacity=2)
+        for g in ("a", "b", "c"):
+            await submit_all(coord, g, [0.1, 0.2])
+
+    asyncio.run(scenario())
+    assert set(store.data) == {"b", "c"}
+
+
+def test_a_failing_store_never_holds_a_group_back():
+    class Broken(MemoryStore):
+        async def put(self, group_id, value):
+            raise OSError("store down")
+
+    async def scenario():
+        coord = coordinator(store=Broken())
+        return coord, await submit_all(coord, "g", [0.1, 0.2])
+
+    coord, results = asyncio.run(scenario())
+    assert [columns(r)["arena_rank"] for r in results] == [1.0, 0.0] and coord.stats()["store_errors"] == 1
+
+
+class SlowRanker:
+    """The simulated judge, taking ``seconds`` of wall time per group."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.inner = JudgeService(judge_impl=SimulatedJudge())
+
+    async def rank_group(self, *args, **kwargs):
+        await asyncio.sleep(self.seconds)
+        return await self.inner.rank_group(*args, **kwargs)
+
+
+def test_each_answer_says_when_its_member_arrived_and_when_its_group_was_with_the_judge():
+    async def scenario():
+        coord = GroupCoordinator(SlowRanker(0.3), Tournament())
+        a, b = make_group([0.1, 0.9], tag="a"), make_group([0.2, 0.8], tag="b")
+
+        async def later():
+            await asyncio.sleep(0.2)
+            return await coord.submit("b", "1", b[1], 2, "q", step=1)
+
+        answers = await asyncio.gather(
+            coord.submit("a", "0", a[0], 2, "q", step=1),
+            coord.submit("a", "1", a[1], 2, "q", step=1),
+            coord.submit("b", "0", b[0], 2, "q", step=1),
+            later(),
+        )
+        return answers, coord.step_metrics.pop()
+
+    (a0, a1, b0, b1), metrics = asyncio.run(scenario())
+    for group, members in (("a", (a0, a1)), ("b", (b0, b1))):
+        summary = members[0].group
+        assert summary.judged_at >= max(m.arrived_at for m in members) > 0, group  # judged once all had arrived
+        assert summary.judge_s >= 0.3 and members[1].group == summary
+    assert b1.arrived_at - b0.arrived_at >= 0.2
+    # a was with the judge for 0.3 s from the start, b from its last arrival (0.2 s) on: a's first 0.2 s were hidden
+    start, last = a0.group.judged_at, b1.arrived_at
+    assert metrics["arena/judge_busy_s"] == pytest.approx(b1.group.judged_at + b1.group.judge_s - start)
+    assert metrics["arena/judge_exposed_s"] == pytest.approx(metrics["arena/judge_busy_s"] - (last - start))
+    assert 0.2 < metrics["arena/judge_hidden_share"] < 0.5  # 0.4 on an idle machine
+    assert metrics["arena/rank_s_mean"] == pytest.approx((a0.group.judge_s + b0.group.judge_s) / 2)

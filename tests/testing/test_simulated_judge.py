@@ -1,0 +1,91 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The simulated judges behave as documented (these are statistics, so the thresholds are loose)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from helpers import make_group
+
+from verl_arena import Candidate, ConfigError, JudgeError
+from verl_arena.bench.metrics import spearman
+from verl_arena.testing import FlakyJudge, SimulatedJudge
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_noiseless_scores_are_the_qualities():
+    a, b = make_group([0.7, -0.2])
+    v = run(SimulatedJudge().compare("q", a, b))
+    assert (v.score_a, v.score_b, v.winner) == (0.7, -0.2, "a")
+    w = run(SimulatedJudge(kind="winner").compare("q", b, a))
+    assert (w.score_a, w.score_b) == (0.0, 1.0)
+    t = run(SimulatedJudge(kind="winner").compare("q", *make_group([1.0, 1.0])))
+    assert (t.score_a, t.score_b, t.winner) == (0.5, 0.5, "tie")
+
+
+def test_drift_cancels_in_a_comparison_but_not_across_calls():
+    judge = SimulatedJudge(drift=3.0, seed=1)
+    group = make_group(np.linspace(0, 1, 20))
+    wins = [run(judge.compare("q", group[i], group[i + 1])).winner for i in range(19)]
+    assert wins == ["b"] * 19  # drift is shared by both sides of a call
+    pointwise = [run(judge.score("q", c)) for c in group]
+    assert spearman(pointwise, np.linspace(0, 1, 20)) < 0.8  # but scores from separate calls are scrambled
+
+
+def test_position_bias_favours_the_first_slot():
+    judge = SimulatedJudge(kind="winner", noise=1.0, position_bias=0.5, seed=2)
+    group = make_group([0.0] * 40)
+    first = sum(run(judge.compare("q", group[i], group[i + 1])).winner == "a" for i in range(39))
+    assert first > 26  # about 64% expected; 50% without bias
+
+
+def test_length_bias_favours_long_answers():
+    judge = SimulatedJudge(length_bias=1.0)
+    short, long_ = Candidate("s", "x", meta={"quality": 0.5}), Candidate("l", "x" * 1000, meta={"quality": 0.0})
+    assert run(judge.compare("q", short, long_)).winner == "b"
+
+
+def test_noise_is_seeded_and_content_addressed():
+    a, b = make_group([0.0, 0.0])
+    first = [run(SimulatedJudge(noise=1.0, seed=5).compare("q", a, b)).score_a for _ in range(2)]
+    assert first[0] == first[1]
+    other_seed = run(SimulatedJudge(noise=1.0, seed=6).compare("q", a, b)).score_a
+    assert other_seed != first[0]
+    judge = SimulatedJudge(noise=1.0, seed=5)
+    repeated = [run(judge.compare("q", a, b)).score_a for _ in range(3)]
+    assert repeated[0] == first[0] and len(set(repeated)) == 3  # a repeated call draws fresh noise
+
+
+def test_select_returns_the_k_best():
+    group = make_group([0.1, 0.9, 0.5, 0.7])
+    assert sorted(run(SimulatedJudge().select("q", group, 2))) == [1, 3]
+
+
+def test_unknown_quality_and_bad_settings():
+    with pytest.raises(ConfigError, match="no quality for candidate 'x'"):
+        run(SimulatedJudge().compare("q", Candidate("x", "a"), Candidate("y", "b")))
+    with pytest.raises(ConfigError, match="noise"):
+        SimulatedJudge(noise=-1)
+    with pytest.raises(ConfigError, match="kind"):
+        SimulatedJudge(kind="pointwise")
+
+
+@pytest.mark.slow
+def test_flaky_judge_fails_at_about_its_rate():
+    judge = FlakyJudge(SimulatedJudge(), failure_rate=0.25, seed=3, reason="rate_limit")
+    group = make_group(range(200))
+    outcomes = []
+    for i in range(199):
+        try:
+            run(judge.compare("q", group[i], group[i + 1]))
+            outcomes.append(0)
+        except JudgeError as exc:
+            assert exc.reason == "rate_limit"
+            outcomes.append(1)
+    assert 0.15 < np.mean(outcomes) < 0.35 and judge.failures == sum(outcomes)
