@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench-rendezvous``: the group rendezvous at cluster scale, against the judge's own bound.
+"""``verl-arena bench rendezvous``: the group rendezvous at cluster scale, against the judge's own bound.
 
 B groups of N rollouts are submitted by W reward-worker stand-ins (real Ray actors, each calling the real
 :class:`~verl_arena.runtime.actors.CoordinatorActor`'s ``submit`` as the ``arena`` reward manager does: by name, on the
@@ -29,23 +29,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from verl_arena.bench.rendezvous_report import MemberRecord, RendezvousRow, format_rendezvous, make_row
+from verl_arena.bench.rendezvous_load import WARM_UP, MemberRecord, RewardWorker, submit, warm_up
+from verl_arena.bench.rendezvous_measures import RendezvousRow, format_rendezvous, make_row
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 
 __all__ = ["RendezvousRow", "format_rendezvous", "run_rendezvous_bench"]
 
 logger = logging.getLogger(__name__)
-
-_QUERY = "Plan three days in Chengdu"
-_WARM_UP = "warm-up-"
 
 
 class _TimedRanker:
@@ -65,41 +60,6 @@ class _TimedRanker:
         return result
 
 
-class _RewardWorker:
-    """A reward worker stand-in (run as a Ray actor): submits its members as the ``arena`` reward manager does."""
-
-    async def ready(self) -> bool:
-        """Answers once the actor is up."""
-        return True
-
-    async def run(
-        self, names: Sequence[str], namespace: str, items: Sequence[tuple[str, str, Candidate, int]], start_at: float,
-        delays: Sequence[float], patience_s: float,
-    ) -> list[MemberRecord]:  # fmt: skip
-        """Submit every item (group, member, candidate, expected) at ``start_at + delay``; return what happened."""
-        import ray
-
-        from verl_arena.runtime.sharding import shard_of
-
-        handles = [ray.get_actor(name, namespace=namespace) for name in names]
-
-        async def one(item: tuple[str, str, Candidate, int], delay: float) -> MemberRecord:
-            group_id, member, candidate, expected = item
-            await asyncio.sleep(max(0.0, start_at + delay - time.time()))
-            coordinator = handles[shard_of(group_id, len(handles))]
-            sent = time.time()
-            call = coordinator.submit.remote(
-                group_id, member, candidate, expected, _QUERY, anchor=False, reference=None, step=1, horizon=0
-            )
-            try:
-                outcome = await asyncio.wait_for(call, patience_s)
-            except Exception as exc:  # counted, never raised: the bench reports it
-                return group_id, member, sent, time.time(), math.nan, type(exc).__name__
-            return group_id, member, sent, time.time(), float(outcome.reward), ""
-
-        return list(await asyncio.gather(*(one(item, delay) for item, delay in zip(items, delays, strict=True))))
-
-
 def _process_stats(_actor: Any) -> dict[str, float]:
     """CPU seconds and resident memory of the process it runs in (called inside the coordinator actor)."""
     import os
@@ -116,45 +76,7 @@ def _process_stats(_actor: Any) -> dict[str, float]:
 
 def _spans(actor: Any) -> dict[str, tuple[float, float]]:
     """The coordinator actor's tournament spans, the warm-up's left out (called inside the actor)."""
-    return {g: span for g, span in actor.coordinator.ranker.spans.items() if not g.startswith(_WARM_UP)}
-
-
-def _warm_up(workers: Sequence[Any], names: Sequence[str], namespace: str) -> None:
-    """One group per shard, one member from every worker, before the clock starts (first calls, imports)."""
-    import ray
-
-    from verl_arena.runtime.sharding import shard_of
-
-    ids: dict[int, str] = {}
-    for i in itertools.count():
-        ids.setdefault(shard_of(f"{_WARM_UP}{i}", len(names)), f"{_WARM_UP}{i}")
-        if len(ids) == len(names):
-            break
-    size = max(2, len(workers))
-    members = {g: [Candidate(str(m), f"warm-up answer {g} {m}", "", {"quality": m}) for m in range(size)]
-               for g in ids.values()}  # fmt: skip
-    shares: list[list[tuple[str, str, Candidate, int]]] = [[] for _ in workers]
-    for g, group in members.items():
-        for m, candidate in enumerate(group):
-            shares[m % len(workers)].append((g, str(m), candidate, size))
-    start_at = time.time() + 0.2
-    ray.get([w.run.remote(list(names), namespace, share, start_at, [0.0] * len(share), 120.0)
-             for w, share in zip(workers, shares, strict=True)])  # fmt: skip
-
-
-def _members(groups: int, n: int, chars: int, seed: int) -> list[tuple[str, str, Candidate]]:
-    """B x N rendered rollouts of about ``chars`` characters each, with qualities for the simulated judge."""
-    rng = np.random.default_rng(seed)
-    qualities = rng.standard_normal((groups, n))
-    line = "- day {d}: visit place {g}-{i}-{d}, about {m} minutes by metro, tickets booked\n"
-    out = []
-    for g in range(groups):
-        for i in range(n):
-            steps = "".join(f"[step {s}] search_poi(city {g}, place {i}-{s}) -> opens 9:00\n" for s in range(64))
-            answer = "".join(line.format(d=d, g=g, i=i, m=10 + (d * 7 + i) % 50) for d in range(64))
-            path, answer = steps[: 2 * chars // 3], answer[: chars - 2 * chars // 3]
-            out.append((f"uid-{g}", str(i), Candidate(str(i), answer, path, {"quality": float(qualities[g, i])})))
-    return out
+    return {g: span for g, span in actor.coordinator.ranker.spans.items() if not g.startswith(WARM_UP)}
 
 
 def run_rendezvous_bench(
@@ -186,7 +108,6 @@ def run_rendezvous_bench(
     """
     import ray
 
-    from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
     from verl_arena.runtime.sharding import shard_names
 
     if judge not in ("simulated", "mock"):
@@ -198,8 +119,7 @@ def run_rendezvous_bench(
     started_ray = not ray.is_initialized()
     if started_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, namespace="verl_arena_bench")
-    namespace = ray.get_runtime_context().namespace
-    worker_class = ray.remote(num_cpus=0, max_concurrency=1000)(_RewardWorker)
+    worker_class = ray.remote(num_cpus=0, max_concurrency=1000)(RewardWorker)
     pool_workers = [worker_class.remote() for _ in range(max(workers))]
     ray.get([w.ready.remote() for w in pool_workers])
     rows: list[RendezvousRow] = []
@@ -211,36 +131,53 @@ def run_rendezvous_bench(
                 for b, w, k in itertools.product(groups, workers, shards):
                     say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
                     names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
-                    coordinators = [
-                        CoordinatorActor.options(**named_actor_options(name, namespace)).remote(
-                            make_ranker(), tournament, arrival_timeout_s=600.0
-                        )
-                        for name in names
-                    ]
-                    ray.get([c.stats.remote() for c in coordinators])
-                    _warm_up(pool_workers[:w], names, namespace)
-                    ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))  # forget the warm-up
-                    before = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
-                    records = _submit(pool_workers[:w], names, namespace, b, n, chars, spread_s, seed)
-                    after = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
-                    spans: dict[str, tuple[float, float]] = {}
-                    for part in ray.get([c.__ray_call__.remote(_spans) for c in coordinators]):
-                        spans.update(part)
-                    metrics = ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))
-                    for c in coordinators:
-                        ray.kill(c, no_restart=True)
-                    bound = max(spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock"
-                                else 0.0)  # fmt: skip
-                    row = make_row(
-                        judge, k, w, b, n, latency, records, spans, before, after, metrics, bound, first_answers
+                    recorded = _measure(make_ranker, tournament, pool_workers[:w], names, (b, n, chars, spread_s, seed))
+                    bound = max(
+                        spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
                     )
-                    rows.append(row)
+                    rows.append(make_row(judge, k, w, b, n, latency, *recorded, bound, first_answers))
     finally:
         for worker in pool_workers:
             ray.kill(worker, no_restart=True)
         if started_ray:
             ray.shutdown()
     return rows
+
+
+def _measure(
+    make_ranker: Callable[[], _TimedRanker],
+    tournament: Tournament,
+    workers: Sequence[Any],
+    names: Sequence[str],
+    load: tuple[int, int, int, float, int],
+) -> tuple[list[MemberRecord], dict[str, tuple[float, float]], list[dict[str, float]], list[dict[str, float]], Any]:
+    """One configuration: start the coordinator shards ``names``, warm them up, let ``workers`` send the
+    ``load`` (B, N, characters, spread, seed) and collect what was recorded (the members' records, the tournaments'
+    spans, the shards' process stats before and after, the step metrics); the shards are gone after."""
+    import ray
+
+    from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
+
+    namespace = ray.get_runtime_context().namespace
+    coordinators = [
+        CoordinatorActor.options(**named_actor_options(name, namespace)).remote(
+            make_ranker(), tournament, arrival_timeout_s=600.0
+        )
+        for name in names
+    ]
+    ray.get([c.stats.remote() for c in coordinators])
+    warm_up(workers, names, namespace)
+    ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))  # forget the warm-up
+    before = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
+    records = submit(workers, names, namespace, *load)
+    after = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
+    spans: dict[str, tuple[float, float]] = {}
+    for part in ray.get([c.__ray_call__.remote(_spans) for c in coordinators]):
+        spans.update(part)
+    metrics = ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))
+    for c in coordinators:
+        ray.kill(c, no_restart=True)
+    return records, spans, before, after, metrics
 
 
 class _judge:
@@ -272,30 +209,3 @@ class _judge:
             self._pool.shutdown()
         if self._mock is not None:
             self._mock.__exit__(*exc)
-
-
-def _submit(
-    workers: Sequence[Any], names: Sequence[str], namespace: str, b: int, n: int, chars: int, spread_s: float,
-    seed: int,
-) -> list[MemberRecord]:  # fmt: skip
-    """Deal the B x N members to the workers in a random order and run them; every member's record."""
-    import ray
-
-    rng = np.random.default_rng(seed)
-    members = _members(b, n, chars, seed)
-    order = rng.permutation(len(members))
-    owner = rng.integers(len(workers), size=len(members))
-    delays = np.sort(rng.uniform(0.0, spread_s, size=len(members))) if spread_s > 0 else np.zeros(len(members))
-    shares: list[list[tuple[str, str, Candidate, int]]] = [[] for _ in workers]
-    share_delays: list[list[float]] = [[] for _ in workers]
-    for slot, index in enumerate(order):
-        group_id, member, candidate = members[index]
-        shares[owner[slot]].append((group_id, member, candidate, n))
-        share_delays[owner[slot]].append(float(delays[slot]))
-    start_at = time.time() + 1.0 + len(members) / 20_000  # every share delivered before the first member is sent
-    patience = 600.0 + spread_s
-    replies = [
-        worker.run.remote(list(names), namespace, share, start_at, delay, patience)
-        for worker, share, delay in zip(workers, shares, share_delays, strict=True)
-    ]
-    return [record for reply in ray.get(replies) for record in reply]

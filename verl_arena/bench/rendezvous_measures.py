@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The rendezvous bench's rows (:mod:`verl_arena.bench.rendezvous`): one configuration's measurements from what the
-workers and the coordinators recorded, and the table."""
+"""What the rendezvous bench (:mod:`verl_arena.bench.rendezvous`) measures: one configuration's row, from what the
+workers (:mod:`~verl_arena.bench.rendezvous_load`) and the coordinators recorded, and the table of rows."""
 
 from __future__ import annotations
 
@@ -13,12 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from verl_arena.bench.rendezvous_load import MemberRecord
 from verl_arena.core.tournament import Tournament
 
-__all__ = ["RENDEZVOUS_LEGEND", "MemberRecord", "RendezvousRow", "format_rendezvous", "make_row"]
-
-#: one member's record from a worker: group, member, sent, answered (epoch seconds), reward, error
-MemberRecord = tuple[str, str, float, float, float, str]
+__all__ = ["RENDEZVOUS_LEGEND", "RendezvousRow", "format_rendezvous", "make_row"]
 
 
 @dataclass(frozen=True)
@@ -71,10 +69,20 @@ def _digest(rewards: dict[tuple[str, str], float]) -> str:
 
 
 def make_row(
-    judge: str, shards: int, workers: int, b: int, n: int, latency: float, records: list[MemberRecord],
-    spans: dict[str, tuple[float, float]], before: list[dict[str, float]], after: list[dict[str, float]],
-    metrics: dict[str, float], bound: float, first_answers: dict[int, dict[tuple[str, str], float]],
-) -> RendezvousRow:  # fmt: skip
+    judge: str,
+    shards: int,
+    workers: int,
+    b: int,
+    n: int,
+    latency: float,
+    records: list[MemberRecord],
+    spans: dict[str, tuple[float, float]],
+    before: list[dict[str, float]],
+    after: list[dict[str, float]],
+    metrics: dict[str, float],
+    bound: float,
+    first_answers: dict[int, dict[tuple[str, str], float]],
+) -> RendezvousRow:
     last_sent: dict[str, float] = {}
     answered_at: dict[str, float] = {}
     for group_id, _member, sent, answered, _reward, _error in records:
