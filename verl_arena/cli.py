@@ -57,7 +57,9 @@ def _stdout_closed() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``verl-arena`` command."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    from verl_arena.commands.aliases import resolve
+
+    argv = resolve(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(_command_named(argv)).parse_args(argv)
         status = args.func(args)

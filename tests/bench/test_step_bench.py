@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench-step``: the arena's step time against a rule-based reward as slow, in verl's real trainer.
+"""``verl-arena bench step``: the arena's step time against a rule-based reward as slow, in verl's real trainer.
 
 The arithmetic and the log parsing on their own; the two trainer runs end to end (marked ``e2e``); the rule-based
 reward and the fine-polling sampler in the pieces of verl that load them.

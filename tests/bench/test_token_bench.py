@@ -75,7 +75,7 @@ def test_markers_tagged_per_judgment_would_lose_most_of_the_share(rows, tokenize
 def test_bench_tokens_command_json_and_plot(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     plot = tmp_path / "tokens.png"
-    argv = ["bench", "--tokens", "--sizes", "4", "--methods", "anchor", "pointwise", "--token-groups", "1"]
+    argv = ["bench", "tokens", "--sizes", "4", "--methods", "anchor", "pointwise", "--groups", "1"]
     assert main([*argv, "--json", "--plot", str(plot)]) == 0
     doc = strict_json(capsys.readouterr().out)
     assert [r["method"] for r in doc["tokens"]] == ["anchor"]  # pointwise has no judge prompt

@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The training-efficacy bench (``verl-arena bench --train``): a simulated policy-gradient loop."""
+"""The training-efficacy bench (``verl-arena bench training``): a simulated policy-gradient loop."""
 
 from __future__ import annotations
 
@@ -43,10 +43,11 @@ def test_the_same_seed_gives_the_same_run_and_bad_settings_are_named():
 def test_the_command_writes_json_and_a_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     plot = tmp_path / "train.png"
-    argv = ["bench", "--train", "--steps", "2", "--runs", "1", "--judges", "drift", "--methods", "pointwise", "swiss"]
+    argv = ["bench", "training", "--steps", "2", "--runs", "1", "--judges", "drift", "--methods", "pointwise", "swiss"]
     assert main([*argv, "--json", "--plot", str(plot)]) == 0
     runs = strict_json(capsys.readouterr().out)["runs"]
     assert [r["method"] for r in runs] == ["pointwise", "swiss"] and all(len(r["quality"]) == 3 for r in runs)
     assert plot.stat().st_size > 10_000
-    with pytest.raises(SystemExit, match="--sizes takes one value"):
-        main([*argv, "--sizes", "8", "16"])
+    with pytest.raises(SystemExit) as refused:  # one group size: the policy trains on groups of n
+        main([*argv, "--n", "8", "16"])
+    assert refused.value.code == 2 and "unrecognized arguments: 16" in capsys.readouterr().err

@@ -15,7 +15,7 @@ from helpers import strict_json
 
 from verl_arena.cli import main
 
-SMALL = ["bench", "--sizes", "4", "8", "--noise", "0.5", "--groups", "12", "--quiet"]
+SMALL = ["bench", "fidelity", "--sizes", "4", "8", "--noise", "0.5", "--groups", "12", "--quiet"]
 
 
 def test_bench_prints_tables(capsys):
@@ -46,8 +46,8 @@ def test_bench_plot_writes_a_png(tmp_path):
 
 def test_bench_fidelity_ordering_is_sane(capsys):
     """With a noisy ordinal judge, round robin (28 calls) must rank better than the anchor (7 calls)."""
-    main(["bench", "--sizes", "8", "--noise", "0.5", "--groups", "60", "--judges", "winner", "--json",
-          "--methods", "anchor", "round_robin"])  # fmt: skip
+    argv = ["--sizes", "8", "--noise", "0.5", "--groups", "60", "--judges", "winner", "--json"]
+    main(["bench", "fidelity", *argv, "--methods", "anchor", "round_robin"])
     results = {r["method"]: r for r in strict_json(capsys.readouterr().out)["results"]}
     assert results["round_robin"]["kendall_tau"] > results["anchor"]["kendall_tau"] + 0.1
 
@@ -62,7 +62,9 @@ def test_console_script_is_installed():
 
 def test_unknown_method_is_refused():
     done = subprocess.run(
-        [sys.executable, "-m", "verl_arena.cli", "bench", "--methods", "nope"], capture_output=True, text=True
+        [sys.executable, "-m", "verl_arena.cli", "bench", "fidelity", "--methods", "nope"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 2 and "invalid choice: 'nope'" in done.stderr
 
@@ -70,8 +72,9 @@ def test_unknown_method_is_refused():
 @pytest.mark.slow
 def test_bench_gaming_finds_that_no_attack_pays_and_no_honest_plan_loses_to_the_judges_trouble(capsys):
     scenarios = ["refused", "forged_verdict", "context_squeeze", "content_500", "thorough_plan", "garbage_judge"]
-    code = main(["bench-gaming", "--groups", "2", "--topologies", "seeded_single_elimination", "swiss", "--scenarios",
-                 *scenarios, "env_crash", "--json"])  # fmt: skip
+    topologies = ["seeded_single_elimination", "swiss"]
+    argv = ["--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "env_crash", "--json"]
+    code = main(["bench", "gaming", *argv])
     report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["problems"] == []
     rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}
@@ -97,7 +100,7 @@ def test_bench_gaming_exits_1_on_a_problem(monkeypatch, capsys):
         ]
 
     monkeypatch.setattr(gaming, "run_gaming_bench", leaky)
-    assert main(["bench-gaming"]) == 1 and "attacking beats losing" in capsys.readouterr().out
+    assert main(["bench", "gaming"]) == 1 and "attacking beats losing" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -106,7 +109,7 @@ def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_
 
     scenarios = ["keyword_stuffing", "disguised_verdict"]
     topologies = ["listwise", "seeded_single_elimination"]
-    code = main(["bench-gaming", "--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "--json"])
+    code = main(["bench", "gaming", "--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "--json"])
     report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["problems"] == []
     rows = {(r["topology"], r["scenario"], r["way"]): r for r in report["rows"]}
@@ -127,7 +130,7 @@ def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_
 
 
 def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys):
-    assert main(["bench-detectors", "--groups", "10", "--chars", "600", "--json"]) == 0
+    assert main(["bench", "detectors", "--groups", "10", "--chars", "600", "--json"]) == 0
     report = strict_json(capsys.readouterr().out)
     assert {c["kind"] for c in report["cost"]} == {"ascii plan", "English prose", "Chinese", "disguised"}
     assert all(c["screen_us"] > 0 and c["prefiltered_us"] > 0 for c in report["cost"])
@@ -139,14 +142,14 @@ def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys
 
 @pytest.mark.slow
 def test_bench_arena_reports_the_arenas_cost_beside_round_robin_and_an_even_spread(capsys):
-    assert main(["bench-arena", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
+    assert main(["bench", "leaderboard", "--sizes", "5", "--seeds", "0", "1", "--tasks", "20", "--json"]) == 0
     runs = strict_json(capsys.readouterr().out)
     assert [(r["systems"], r["seed"]) for r in runs] == [(5, 0), (5, 1)]
     for r in runs:
         assert r["round_robin_judgments"] == 10 * 20 * 2 and r["ratio"] == r["judgments"] / 400 < 0.6
         assert r["kendall_tau"] == 1.0 and r["exact_order"]  # the known order, for a fraction of the judgments
         assert 0 < r["even_judgments"] <= r["judgments"]  # the comparison spends no more than the arena did
-    assert main(["bench-arena", "--sizes", "4", "--seeds", "0", "--tasks", "12"]) == 0
+    assert main(["bench", "leaderboard", "--sizes", "4", "--seeds", "0", "--tasks", "12"]) == 0
     table = capsys.readouterr().out
     assert "K=4: the arena used" in table and "even spread" in table
 
@@ -235,7 +238,7 @@ def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, comma
     inputs.append(str(examples / "eval" / "trained.jsonl"))
     argv = {
         "eval winrate": ["eval", "winrate", "--tasks", *inputs, "--log", str(log)],
-        "bench": ["bench", "--sizes", "4", "--groups", "2"],
+        "bench": ["bench", "fidelity", "--sizes", "4", "--groups", "2"],
     }[command] + ["--plot", str(tmp_path / "plot.png")]
     code = f"import sys\nsys.modules['matplotlib'] = None\nfrom verl_arena.cli import main\nsys.exit(main({argv!r}))\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

@@ -3,7 +3,7 @@
 """Judges whose verdicts do not depend on the content, served over real HTTP on loopback (the mock judge with
 ``verdicts`` set: always a tie, one constant reply, always slot A), through the paths training and the commands use:
 every group is voided ``no_information`` and nobody gains, the step metrics show it and the judge alarm fires, ``rank``
-reports it and ``replay`` reproduces it, ``audit`` flags the ``content`` family, and ``bench-gaming`` passes."""
+reports it and ``replay`` reproduces it, ``audit`` flags the ``content`` family, and ``bench gaming`` passes."""
 
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def test_audit_flags_the_content_family(servers, kind, tmp_path, capsys):
 def test_bench_gaming_finds_that_no_judge_fault_moves_a_reward(capsys):
     topologies = ["seeded_single_elimination", "round_robin", "multi_round"]
     scenarios = ["judge_tie", "judge_constant", "judge_slot_a"]
-    code = main(["bench-gaming", "--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "--json"])
+    code = main(["bench", "gaming", "--groups", "2", "--topologies", *topologies, "--scenarios", *scenarios, "--json"])
     report = strict_json(capsys.readouterr().out)
     assert code == 0 and report["problems"] == []
     assert len(report["rows"]) == 3 * 3 and all(r["voided"] == 2 and r["weak_kept"] is None for r in report["rows"])

@@ -168,7 +168,7 @@ def run_step_bench(
     script = Path(recipe) if recipe is not None else default_recipe()
     if not script.is_file():
         raise ConfigError(
-            f"bench-step runs the CPU recipe, not found at {script}: run it from a source checkout or pass --recipe"
+            f"bench step runs the CPU recipe, not found at {script}: run it from a source checkout or pass --recipe"
         )
     say = progress or (lambda _: None)
     root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="verl_arena_bench_step_"))
@@ -189,7 +189,7 @@ def run_step_bench(
         }
         runs = {}
         for reward in ("rule", "arena"):  # the rule first: a machine slowing down later counts against the arena
-            say(f"bench-step: L = {latency:g} s, {reward} reward, {steps} steps of verl's trainer (2-3 minutes) ...")
+            say(f"bench step: L = {latency:g} s, {reward} reward, {steps} steps of verl's trainer (2-3 minutes) ...")
             runs[reward] = _run(script, root / f"L{latency:g}" / reward, reward, env, timeout_s)
         benches.append(StepBench(latency, runs["arena"], runs["rule"], settings))
     return benches

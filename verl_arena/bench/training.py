@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Does a method's ranking signal make a policy learn, and at what judge cost? (``verl-arena bench --train``)
+"""Does a method's ranking signal make a policy learn, and at what judge cost? (``verl-arena bench training``)
 
 A simulated policy-gradient loop. Every prompt has ``behaviours`` possible answers with hidden qualities drawn from
 a standard normal; the policy is a softmax over them per prompt, uniform at the start. Each step samples a group of
@@ -192,9 +192,9 @@ def run_training_bench(
     for name, value, lo in (("n", n, 2), ("prompts", prompts, 1), ("behaviours", behaviours, 2), ("steps", steps, 1),
                             ("seeds", seeds, 1)):  # fmt: skip
         if not (isinstance(value, int) and value >= lo):
-            raise ConfigError(f"bench --train: {name} must be an integer >= {lo}, got {value!r}")
+            raise ConfigError(f"bench training: {name} must be an integer >= {lo}, got {value!r}")
     if not (lr > 0 and math.isfinite(lr)):
-        raise ConfigError(f"bench --train: lr must be a positive number, got {lr!r}")
+        raise ConfigError(f"bench training: lr must be a positive number, got {lr!r}")
     runs: list[TrainRun] = []
     for kind in kinds:
         for method in chosen:

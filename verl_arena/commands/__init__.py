@@ -16,11 +16,10 @@ from verl_arena.commands import (
     evaluation,
     judge_server,
     ranking,
-    scale_benchmarks,
     show,
     training,
 )
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (ranking, show, evaluation, audit, training, judge_server, environments, benchmarks, scale_benchmarks, docs)
+COMMANDS = (ranking, show, evaluation, audit, training, judge_server, environments, benchmarks, docs)

@@ -43,9 +43,8 @@ def register(sub: Any) -> None:
         "docs",
         help=SUMMARIES["docs"],
         description="configuration: every option and metric, from the configuration models (instant). benchmarks: "
-        "runs every benchmark (bench with --tokens and --train, bench-core, bench-judge, bench-rendezvous, bench-step, "
-        "bench-gaming, bench-arena; about 40 minutes on 2 cores, from a source checkout) and writes their tables and "
-        "plots.",
+        "runs every bench of `verl-arena bench` in full (about 40 minutes on 2 cores, from a source checkout) and "
+        "writes their tables and plots.",
     )
     docs.add_argument("page", choices=["configuration", "benchmarks"])
     docs.add_argument("-o", "--output", help="where to write (default: docs/<page>.md in the source tree)")

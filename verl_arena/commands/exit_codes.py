@@ -7,7 +7,7 @@ status  meaning
 ======  =========================================================================================================
 0       done, and the result means what it says
 1       the check found something: ``audit`` flagged a probe (``replay``: a group differs from its log; ``doctor``:
-        a check failed; ``bench-gaming``: an attack paid)
+        a check failed; ``bench gaming``: an attack paid)
 2       bad input: a file, an option or a configuration, named in the message; nothing was asked of the judge
 3       the judge is unavailable or unusable: no endpoint answered the pre-flight request, or no judgment of the
         run succeeded (results are still written), or the audit is inconclusive; one line says why

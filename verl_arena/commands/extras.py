@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 from collections.abc import Callable
 
-__all__ = ["installed", "needing"]
+__all__ = ["installed", "needing", "write_plot"]
 
 
 def installed(module: str) -> bool:
@@ -33,3 +34,10 @@ def needing(module: str, extra: str) -> Callable[[str], str]:
         return value
 
     return check
+
+
+def write_plot(path: str | None, draw: Callable[[str], None]) -> None:
+    """Draw the results to ``path`` (the ``--plot`` given; ``None``: no plot) and say where on stderr."""
+    if path:
+        draw(path)
+        print(f"wrote {path}", file=sys.stderr)

@@ -48,7 +48,9 @@ def note(message: str) -> None:
     tqdm.write(message, file=sys.stderr)
 
 
-def say(args: argparse.Namespace) -> Callable[[str], None] | None:
-    """The printer of a run's lines of progress (for the library's ``progress=`` hooks), or ``None`` with
-    ``--quiet``."""
-    return None if getattr(args, "quiet", False) else note
+def say(args: argparse.Namespace, prefix: str = "") -> Callable[[str], None] | None:
+    """The printer of a run's lines of progress (for the library's ``progress=`` hooks), each after ``prefix``, or
+    ``None`` with ``--quiet``."""
+    if getattr(args, "quiet", False):
+        return None
+    return (lambda message: note(f"{prefix}{message}")) if prefix else note

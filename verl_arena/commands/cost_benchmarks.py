@@ -1,0 +1,293 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena bench tokens``, ``core``, ``throughput``, ``rendezvous`` and ``step``: what does judging cost? Judge
+prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its bound, the group
+rendezvous at cluster scale, and what the arena adds to a step of verl's real trainer."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from verl_arena.commands import progress
+from verl_arena.commands.extras import needing, write_plot
+from verl_arena.commands.output import print_json
+
+__all__ = ["SUMMARIES", "register"]
+
+#: the benches this module adds, each with the line `verl-arena bench --help` shows for it
+SUMMARIES = {
+    "tokens": "judge prompt tokens per group of every topology through the real judge stack, and the share a prefix "
+    "cache serves (minutes)",
+    "core": "CPU cost of ranking many groups through an instant judge",
+    "throughput": "wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client; "
+    "faults; a judge that is down (minutes)",
+    "rendezvous": "the group coordinator at cluster scale: B groups x N rollouts from W reward workers, against the "
+    "judge (minutes)",
+    "step": "what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow "
+    "(minutes)",
+}
+
+
+def _tokens(args: argparse.Namespace) -> int:
+    from verl_arena.bench.tokens import TOKEN_METHODS, TOKENS_LEGEND, format_tokens, plot_tokens, run_token_bench
+
+    start = time.perf_counter()
+    rows = run_token_bench(
+        methods=args.methods or TOKEN_METHODS,
+        sizes=args.sizes,
+        groups=args.groups,
+        seed=args.seed,
+        tokenizer=args.tokenizer,
+        answer_chars=args.answer_chars,
+        path_chars=args.path_chars,
+        progress=progress.say(args, "running "),
+    )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        print_json({"elapsed_s": round(elapsed, 2), "tokens": [r.to_dict() for r in rows]})
+    else:
+        print(f"{format_tokens(rows)}\n{TOKENS_LEGEND}\n{len(rows)} rows in {elapsed:.1f} s")
+    write_plot(args.plot, lambda path: plot_tokens(rows, path))
+    return 0
+
+
+def _core(args: argparse.Namespace) -> int:
+    from verl_arena.bench.speed import format_speed, run_core_speed
+
+    results = run_core_speed(
+        groups=args.groups, n=args.n, topologies=args.topologies, progress=progress.say(args, "running ")
+    )
+    if args.json:
+        print_json([r.to_dict() for r in results])
+    else:
+        print(format_speed(results, groups=args.groups, n=args.n))
+    return 0
+
+
+def _throughput(args: argparse.Namespace) -> int:
+    from verl_arena.bench.judge_throughput import format_report, run_judge_bench
+
+    report = run_judge_bench(
+        groups=args.groups,
+        n=args.n,
+        latency=args.latency,
+        concurrencies=args.concurrency,
+        topology=args.topology,
+        fault_rate=args.fault_rate,
+        down_deadline_s=args.down_deadline,
+        progress=progress.say(args),
+    )
+    if args.json:
+        print_json(report)
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _rendezvous(args: argparse.Namespace) -> int:
+    from verl_arena.bench.rendezvous import run_rendezvous_bench
+    from verl_arena.bench.rendezvous_measures import format_rendezvous
+
+    rows = run_rendezvous_bench(
+        groups=args.groups,
+        n=args.n,
+        workers=args.workers,
+        latencies=args.latency,
+        shards=args.shards,
+        judge=args.judge,
+        concurrency=args.concurrency,
+        topology=args.topology,
+        spread_s=args.spread,
+        chars=args.chars,
+        seed=args.seed,
+        progress=progress.say(args),
+    )
+    if args.json:
+        print_json([r.to_dict() for r in rows])
+    else:
+        print(format_rendezvous(rows, topology=args.topology))
+    return 0
+
+
+def _step(args: argparse.Namespace) -> int:
+    from verl_arena.bench.step import format_step_bench, run_step_bench
+
+    benches = run_step_bench(
+        latencies=args.latency,
+        steps=args.steps,
+        prompts=args.prompts,
+        n=args.n,
+        topology=args.topology,
+        response_length=args.response_length,
+        poll_s=args.poll,
+        workdir=args.workdir,
+        recipe=args.recipe,
+        progress=progress.say(args),
+    )
+    if args.json:
+        print_json([b.to_dict() for b in benches])
+    else:
+        print(format_step_bench(benches))
+    return 0
+
+
+def _described(sub: Any, name: str, module: Any) -> argparse.ArgumentParser:
+    """The parser of the bench ``name``, described by the body of its module's docstring."""
+    return sub.add_parser(
+        name,
+        help=SUMMARIES[name],
+        description=module.__doc__.split("\n\n", 1)[1] if module.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _register_tokens(sub: Any) -> None:
+    from verl_arena.bench import tokens
+    from verl_arena.bench.fidelity import METHODS
+
+    parser = _described(sub, "tokens", tokens)
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=METHODS.names(),
+        metavar="METHOD",
+        help=f"ranking methods: {', '.join(METHODS.names())} (default: all but pointwise, which has no template)",
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 16], metavar="N", help="group sizes (8 16)")
+    parser.add_argument("--groups", type=int, default=4, help="travel groups per method and size (4)")
+    parser.add_argument(
+        "--tokenizer",
+        choices=["auto", "qwen", "tiny"],
+        default="auto",
+        help="qwen: Qwen's BPE (pip install 'verl-arena[tokens]'); tiny: a small BPE trained offline; auto: qwen "
+        "where installed, else tiny (auto)",
+    )
+    parser.add_argument("--answer-chars", type=int, default=1000, help="characters of each plan's answer (1000)")
+    parser.add_argument("--path-chars", type=int, default=2000, help="characters of each plan's process (2000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument(
+        "--plot", metavar="FILE.png", type=needing("matplotlib", "plot"), help="draw the results (needs matplotlib)"
+    )
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_tokens)
+
+
+def _register_core(sub: Any) -> None:
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = sub.add_parser(
+        "core",
+        help=SUMMARIES["core"],
+        description="Time rank_group over many groups with a judge that answers at once, against the same judge "
+        "calls issued bare in the same run.",
+    )
+    parser.add_argument("--groups", type=int, default=1000, help="groups per topology (1000)")
+    parser.add_argument("--n", type=int, default=16, help="group size (16)")
+    parser.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None)
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_core)
+
+
+def _register_throughput(sub: Any) -> None:
+    from verl_arena.bench import judge_throughput
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "throughput", judge_throughput)
+    parser.add_argument("--groups", type=int, default=64, help="B (64)")
+    parser.add_argument("--n", type=int, default=16, help="N (16)")
+    parser.add_argument("--latency", type=float, default=0.5, help="L in seconds (0.5)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256], metavar="Q", help="Q values (64 256)")
+    parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    parser.add_argument("--fault-rate", type=float, default=0.1, help="injected fault rate of the fault run (0.1)")
+    parser.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_throughput)
+
+
+def _register_rendezvous(sub: Any) -> None:
+    from verl_arena.bench import rendezvous
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "rendezvous", rendezvous)
+    parser.add_argument(
+        "--groups", type=int, nargs="+", default=[8, 32], metavar="B", help="B values (8 32; a 512-GPU step: 512)"
+    )
+    parser.add_argument("--n", type=int, default=8, help="N, rollouts per group (8; 16 for the papers)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[4],
+        metavar="W",
+        help="W values, reward-worker stand-ins (4; up to 32)",
+    )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.1],
+        metavar="L",
+        help="judge latency per call in seconds (0 0.1)",
+    )
+    parser.add_argument(
+        "--shards", type=int, nargs="+", default=[1, 2], metavar="K", help="coordinator shard counts (1 2)"
+    )
+    parser.add_argument(
+        "--judge",
+        choices=["simulated", "mock"],
+        default="simulated",
+        help="simulated: in the coordinator, no cap; mock: the mock judge over loopback behind the Ray judge pool "
+        "(simulated)",
+    )
+    parser.add_argument("--concurrency", type=int, default=256, help="Q, the mock judge's cap (256)")
+    parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    parser.add_argument(
+        "--spread", type=float, default=0.0, help="seconds over which members are sent (0: all at once)"
+    )
+    parser.add_argument("--chars", type=int, default=3000, help="characters per rollout (3000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_rendezvous)
+
+
+def _register_step(sub: Any) -> None:
+    from verl_arena.bench import step
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "step", step)
+    parser.add_argument(
+        "--latency",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.5],
+        metavar="L",
+        help="seconds per judge request, and per rollout for the rule; two runs each (0 0.5)",
+    )
+    parser.add_argument("--steps", type=int, default=6, help="training steps per run, the first left out (6)")
+    parser.add_argument("--prompts", type=int, default=4, help="prompts per step (4)")
+    parser.add_argument("--n", type=int, default=4, help="rollouts per prompt (4)")
+    parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    parser.add_argument("--response-length", type=int, default=48, help="tokens per rollout (48)")
+    parser.add_argument(
+        "--poll", type=float, default=0.05, help="seconds between verl's looks for finished rollouts (0.05; verl: 2)"
+    )
+    parser.add_argument("--workdir", help="where the runs' files go (default: a temporary folder)")
+    parser.add_argument("--recipe", help="the CPU recipe (default: recipes/cpu_smoke.sh of this checkout)")
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_step)
+
+
+def register(sub: Any) -> None:
+    """Add ``tokens``, ``core``, ``throughput``, ``rendezvous`` and ``step`` to the ``bench`` group's sub-parsers."""
+    _register_tokens(sub)
+    _register_core(sub)
+    _register_throughput(sub)
+    _register_rendezvous(sub)
+    _register_step(sub)
