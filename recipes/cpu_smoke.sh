@@ -22,7 +22,7 @@
 # sampler, verl_arena.integrations.verl.fine_poll): step times then show differences below 2 s.
 #
 # REWARD=rule runs the same recipe without the arena: verl's naive reward manager, a rule-based reward that waits
-# MOCK_LATENCY per rollout (verl_arena.bench.rule_reward) and GRPO advantages. verl-arena bench-step compares the two.
+# MOCK_LATENCY per rollout (verl_arena.bench.rule_reward) and GRPO advantages. verl-arena bench step compares the two.
 #
 # HOSTED_JUDGE=model|lexical: no judge outside the job. verl hosts the judge as its reward model
 # (reward.reward_model.enable=True, a standalone pool of one logical GPU, the transformers rollout serving an

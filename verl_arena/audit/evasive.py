@@ -6,7 +6,7 @@ non-answer, padding by paraphrase instead of repetition, a ``":"`` after a token
 dropped (the probes that vary the process: a judge that reads only the final answer lets a policy skip the work).
 
 The text makers (:func:`disguise`, :func:`stuffed`, :func:`paraphrased_padding`, :data:`TOKEN_PROCESS`) are public:
-``verl-arena bench-gaming`` and the tests play the same hacks in training-like groups.
+``verl-arena bench gaming`` and the tests play the same hacks in training-like groups.
 """
 
 from __future__ import annotations

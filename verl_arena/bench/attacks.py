@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The attacks and broken judges ``verl-arena bench-gaming`` plays: each a judge deployment (the mock judge made to
+"""The attacks and broken judges ``verl-arena bench gaming`` plays: each a judge deployment (the mock judge made to
 behave like one), the judge configuration training would use against it, and what a policy writes instead of its
 weak non-answer (``attack``) or what an honest strong plan looks like there (``strong``).
 

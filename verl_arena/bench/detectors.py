@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What the hack alarm's detectors cost per rollout, how often they flag honest rollouts, and whether they see the
-hacks written to slip past them: the ``verl-arena bench-detectors`` command.
+hacks written to slip past them: the ``verl-arena bench detectors`` command.
 
 - **cost**: microseconds per rollout of about 3,000 characters (process and answer), for text of several kinds (an
   ASCII plan, English prose with typographic quotes and accents, Chinese, English in disguise): normalising it, the

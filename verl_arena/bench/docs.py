@@ -25,7 +25,7 @@ RENDEZVOUS_DOCS_RUN = {"groups": (64, 512), "n": 16, "workers": (8,), "latencies
 RENDEZVOUS_DOCS_FLAGS = "--groups 64 512 --n 16 --workers 8 --latency 0 0.5 --shards 1 2"
 
 _FIDELITY = """\
-## Ranking fidelity (`verl-arena bench`)
+## Ranking fidelity (`verl-arena bench fidelity`)
 
 Groups of candidates with true qualities drawn from a standard normal are ranked through three simulated judges:
 `score` (cardinal scores with independent per-candidate noise), `winner` (names the winner only) and `drift`
@@ -64,7 +64,7 @@ prefill once a prefix cache has served its share (hollow), from the token bench 
 """
 
 _TOKENS = """\
-## Judge cost in tokens (`verl-arena bench --tokens`)
+## Judge cost in tokens (`verl-arena bench tokens`)
 
 Calls are the wrong unit of cost: a listwise call reads eight candidates, a pairwise judgment with order swapping is two
 requests, and a self-hosted judge (vLLM, SGLang) spends its time prefilling prompts. This bench runs every topology
@@ -98,7 +98,7 @@ once the cache has served its share.
 """
 
 _TRAINING = """\
-## Does the signal train a policy? (`verl-arena bench --train`)
+## Does the signal train a policy? (`verl-arena bench training`)
 
 The papers' claim is about learning, so this bench closes the loop in simulation. Each of 16 prompts has 32 possible
 answers with hidden qualities; the policy is a softmax over them per prompt, uniform at the start. Each step samples a
@@ -132,7 +132,7 @@ fixed step size; treat it as a check of the signal's direction, not of its size 
 """
 
 _JUDGE = """\
-## Judge throughput and robustness (`verl-arena bench-judge`)
+## Judge throughput and robustness (`verl-arena bench throughput`)
 
 64 groups of 16 candidates, seeded single elimination with order swapping (depth 5, 60 requests per group), go
 through the Ray judge pool to the mock judge in its own process with 0.5 s latency. The wall time is compared with
@@ -146,7 +146,7 @@ against a judge that is down (every group voided with zero advantages well befor
 """
 
 _RENDEZVOUS = """\
-## The group rendezvous at scale (`verl-arena bench-rendezvous`)
+## The group rendezvous at scale (`verl-arena bench rendezvous`)
 
 B groups of 16 rollouts (about 3,000 characters each) are sent all at once, in a random order across groups, by 8
 reward-worker stand-ins (Ray actors calling the coordinator actor's `submit` as the `arena` reward manager does) to
@@ -162,7 +162,7 @@ coordinator shards and judge concurrency for 8 to 512 GPUs.
 """
 
 _STEP = """\
-## What the arena adds to a training step (`verl-arena bench-step`)
+## What the arena adds to a training step (`verl-arena bench step`)
 
 verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny
 random model, 4 prompts x 4 rollouts of 48 tokens) runs twice at each judge latency L: with a rule-based reward that
@@ -176,7 +176,7 @@ wait of L.
 """
 
 _CORE = """\
-## Cost of the core (`verl-arena bench-core`)
+## Cost of the core (`verl-arena bench core`)
 
 1,000 groups of 16 ranked concurrently through a judge that answers at once, against the same number of judge calls
 issued bare with `asyncio.gather` in the same run: the CPU the tournament itself costs outside the judge (wall less
@@ -185,7 +185,7 @@ between waves, is the dearest per call.
 """
 
 _GAMING = """\
-## Breaking or fooling the judge never pays (`verl-arena bench-gaming`)
+## Breaking or fooling the judge never pays (`verl-arena bench gaming`)
 
 Groups of 8 travel plans, in which a strong plan honestly ranks first and a weak non-answer last, are ranked through
 the mock judge made to behave like each deployment of issue 17's table: content that makes the provider refuse or
@@ -223,7 +223,7 @@ agent's failure from the environment's, the rollout that broke the server was le
 
 
 _ARENA = """\
-## What the evaluation arena saves (`verl-arena bench-arena`)
+## What the evaluation arena saves (`verl-arena bench leaderboard`)
 
 `verl-arena eval arena` on simulated systems of known quality: K systems on 30 tasks, neighbours in the true order
 alternately 0.4 and 1.2 apart (some hard to tell apart, some easy), a judge with noise sd 1. Each arena is compared
@@ -258,36 +258,37 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         timings[name] = time.perf_counter() - start
         return value
 
-    fidelity = timed("bench", run_bench)
-    tokens = timed("bench --tokens", run_token_bench)
+    fidelity = timed("bench fidelity", run_bench)
+    tokens = timed("bench tokens", run_token_bench)
     plot_frontier(fidelity, str(Path(out_dir) / "frontier.png"), tokens=tokens)
-    training = timed("bench --train", lambda: run_training_bench(progress=say))
+    training = timed("bench training", lambda: run_training_bench(progress=say))
     plot_training(training, str(Path(out_dir) / "training.png"))
-    core = timed("bench-core", run_core_speed)
-    judge = timed("bench-judge", lambda: run_judge_bench(progress=say))
-    rendezvous = timed("bench-rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
-    step = timed("bench-step", lambda: run_step_bench(progress=say))
-    gaming_rows = timed("bench-gaming", run_gaming_bench)
+    core = timed("bench core", run_core_speed)
+    judge = timed("bench throughput", lambda: run_judge_bench(progress=say))
+    rendezvous = timed("bench rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
+    step = timed("bench step", lambda: run_step_bench(progress=say))
+    gaming_rows = timed("bench gaming", run_gaming_bench)
     gaming_table, _ = report(gaming_rows, 4)
-    arena_runs = timed("bench-arena", run_leaderboard_bench)
+    arena_runs = timed("bench leaderboard", run_leaderboard_bench)
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     sections = [
         "# Benchmarks",
         "",
         f"Written by `verl-arena docs benchmarks` on {date.today().isoformat()} ({machine}); every table below is that"
         " run's output. Rerun the command to regenerate this page on your machine, or run each benchmark alone with"
-        " the command in its heading.",
+        " the command in its heading (`verl-arena bench --help` lists them; `verl-arena bench` alone runs a short"
+        " version of the quick ones in under a minute).",
         "",
         _FIDELITY,
-        _code(format_tables(fidelity), f"{len(fidelity)} cells in {timings['bench']:.1f} s"),
+        _code(format_tables(fidelity), f"{len(fidelity)} cells in {timings['bench fidelity']:.1f} s"),
         _TOKENS,
-        _code(format_tokens(tokens), TOKENS_LEGEND, f"{len(tokens)} rows in {timings['bench --tokens']:.1f} s"),
+        _code(format_tokens(tokens), TOKENS_LEGEND, f"{len(tokens)} rows in {timings['bench tokens']:.1f} s"),
         _TRAINING,
-        _code(format_training(training), f"{len(training)} training runs in {timings['bench --train']:.1f} s"),
+        _code(format_training(training), f"{len(training)} training runs in {timings['bench training']:.1f} s"),
         _JUDGE,
         _code(format_report(judge)),
         _RENDEZVOUS,
-        _code(format_rendezvous(rendezvous), f"`verl-arena bench-rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
+        _code(format_rendezvous(rendezvous), f"`verl-arena bench rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
         _STEP,
         _code(format_step_bench(step)),
         _CORE,

@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Can an agent buy reward by breaking the environment? The ``env_crash`` scenario of ``verl-arena bench-gaming``.
+"""Can an agent buy reward by breaking the environment? The ``env_crash`` scenario of ``verl-arena bench gaming``.
 
 Groups of TextCraft episodes are played over HTTP on the bundled server, made to fail as AgentGym's TextCraft does on
 a ``get`` of a 4,401-digit number, the way ``arena_env_agent`` plays them (:meth:`EnvClient.act
@@ -33,7 +33,7 @@ from verl_arena.testing.env_agents import HUGE_NUMBER, Episode, crasher, fumbler
 
 __all__ = ["NAME", "STRONG", "WAYS", "WEAK", "Played", "play_env_groups", "rank_env_groups"]
 
-#: the scenario's name in ``bench-gaming``
+#: the scenario's name in ``bench gaming``
 NAME = "env_crash"
 #: the ways the weak agent plays
 WAYS = ("honest", "attacking", "losing")

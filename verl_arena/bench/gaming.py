@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """Can a rollout buy reward by breaking or fooling the judge, and does an honest one lose reward to the judge's own
-trouble? The ``verl-arena bench-gaming`` command.
+trouble? The ``verl-arena bench gaming`` command.
 
 Groups of travel plans (:mod:`verl_arena.testing.travel`: a strong plan that honestly ranks first, middling plans, a
 weak non-answer that honestly ranks last) are ranked through the mock judge over loopback HTTP, made to behave like

@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench-judge``: the Ray judge pool against the mock judge, measured against two references.
+"""``verl-arena bench throughput``: the Ray judge pool against the mock judge, measured against two references.
 
 - The bound of the performance model: ``max(D x L, B x C x L / Q)`` for B groups whose tournament has depth D and
   costs C requests per group (order swapping doubles the judgments), latency L and concurrency cap Q.

@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What the adaptive arena saves: ``verl-arena eval arena`` on simulated systems of known quality
-(``verl-arena bench-arena``).
+(``verl-arena bench leaderboard``).
 
 K systems of known true quality answer a shared task set: neighbours in the true order are ``gaps`` apart, taken in
 turn (by default 0.4, 1.2, 0.4, ...: some neighbours are hard to tell apart and others easy, as on real leaderboards).

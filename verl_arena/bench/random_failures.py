@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""How often does a judge that fails at random void a group as its own fault? ``verl-arena bench-gaming
+"""How often does a judge that fails at random void a group as its own fault? ``verl-arena bench gaming
 --random-failures``.
 
 Failures concentrated on one candidate, which the judge repeats when asked again, void the group as the judge's fault

@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""A rule-based reward with a set latency: the baseline that ``verl-arena bench-step`` holds the arena against.
+"""A rule-based reward with a set latency: the baseline that ``verl-arena bench step`` holds the arena against.
 
 verl's ``naive`` reward manager awaits :func:`compute_score` once per rollout. It waits ``latency_s`` (a stand-in for
 a remote scorer as slow as one judge request) and scores the answer by its word overlap with the task's reference

@@ -15,7 +15,7 @@
   slower than the load, the groups that arrived first finish and the rest wait), and global requests- and
   tokens-per-minute buckets; per endpoint, a concurrency limit and
   several small ``httpx`` connection pools (a single pool of hundreds of connections is slow: httpcore scans every
-  connection of a pool for each request it places; ``verl-arena bench-judge`` measures it).
+  connection of a pool for each request it places; ``verl-arena bench throughput`` measures it).
 - Token usage (prompt, completion, cached, reasoning) and latency are recorded for every request.
 - API keys are read from the environment when a request is made and never appear in errors, logs or statistics: an
   error body is masked before it is cut short, and a beginning of the key left at the cut is masked too

@@ -17,7 +17,7 @@ from verl_arena.judges.config import JudgeConfig
 __all__ = ["CONNECTIONS_PER_POOL", "connection_pools", "request_timeout"]
 
 #: connections per httpx pool: httpcore scans every connection of a pool for every request it places, so CPU per
-#: request grows with the pool size; many small pools keep it flat (measured in `verl-arena bench-judge`)
+#: request grows with the pool size; many small pools keep it flat (measured in `verl-arena bench throughput`)
 CONNECTIONS_PER_POOL = 8
 
 

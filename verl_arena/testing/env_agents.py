@@ -6,7 +6,7 @@ An episode opens on the server, starts its task, plays the script's actions one 
 :meth:`~verl_arena.environments.client.EnvClient.act` (so a server failing on an action is checked with a control
 episode, exactly as in training) and always closes. The scripts are TextCraft's: a solver, an honest failure that
 fumbles with real commands, and a crasher that plays a few right moves and then sends the ``get`` AgentGym's TextCraft
-fails on (a number past Python's 4300-digit limit). For tests and ``verl-arena bench-gaming``.
+fails on (a number past Python's 4300-digit limit). For tests and ``verl-arena bench gaming``.
 """
 
 from __future__ import annotations

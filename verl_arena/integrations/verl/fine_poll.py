@@ -4,7 +4,7 @@
 
 verl 0.9's v1 trainer waits for a step's rollouts by polling its replay buffer every 2 s (a constructor argument
 the trainer does not expose), so a step's generation phase lasts a whole number of polls: on a small CPU run every step
-takes about 2 s of generation whatever the reward costs. ``verl-arena bench-step`` plugs this subclass in through
+takes about 2 s of generation whatever the reward costs. ``verl-arena bench step`` plugs this subclass in through
 verl's custom-sampler option to see differences below that::
 
     trainer.v1.sampler.custom_sampler.path=pkg://verl_arena.integrations.verl.fine_poll
