@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The README's example runs and prints what it says; its two commands are where .ci/run looks for them."""
+"""The README: its two commands are where .ci/run looks for them, its verl overrides validate, it stays short."""
 
 from __future__ import annotations
 
@@ -10,17 +10,6 @@ from pathlib import Path
 import pytest
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-
-
-def test_python_example_runs_as_documented():
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    (code,) = [b for b in blocks if "SimulatedJudge" in b]  # the runnable example; the others need a real judge
-    namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
-    result, again = namespace["result"], namespace["again"]
-    assert result.ranks == [3.0, 0.0, 2.0, 1.0]
-    assert (result.comparisons, result.depth, result.degraded, result.failures) == (6, 3, False, 0)
-    assert again.ranks == result.ranks and again.advantages == result.advantages
 
 
 def test_exactly_two_marked_commands():
@@ -46,3 +35,10 @@ def test_the_verl_overrides_in_the_readme_compose_and_validate(monkeypatch):
     config = verl_config([*overrides, "actor_rollout_ref.rollout.n=8"])
     arena, group_size = check_trainer_config(config)
     assert (arena.topology, arena.judge.template, group_size) == ("seeded_single_elimination", "travel", 8)
+
+
+def test_the_readme_stays_short_and_leaves_the_detail_to_docs():
+    """What it is, the two commands, one training snippet, links: the detail lives in docs/ (and CHANGELOG.md)."""
+    assert len(README.splitlines()) < 200
+    assert re.findall(r"^```(\w*)$", README, re.M).count("python") == 0
+    assert "[CHANGELOG.md](CHANGELOG.md)" in README and "[docs/commands.md](docs/commands.md)" in README
