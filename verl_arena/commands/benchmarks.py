@@ -3,7 +3,7 @@
 """``verl-arena bench``: the lab benchmarks, one command group, with simulated and mock judges (no API key, no GPU).
 
 ``verl-arena bench NAME`` runs one bench in full; ``verl-arena bench`` alone runs :data:`QUICK_SET`, a short run of
-the quick benches (well under a minute on two cores), each headed on stdout by the command that repeats it, with its
+the quick benches (under a minute on two idle cores), each headed on stdout by the command that repeats it, with its
 progress on stderr. The benches are added by their concern's module: :mod:`~verl_arena.commands.signal_benchmarks`
 (is the ranking signal right?), :mod:`~verl_arena.commands.gaming_benchmarks` (can a rollout buy reward?) and
 :mod:`~verl_arena.commands.cost_benchmarks` (what does judging cost?). The old ``bench-*`` spellings are in
@@ -77,7 +77,7 @@ def register(sub: Any) -> None:
         "runs one in full (`verl-arena bench NAME --help`: its options); `verl-arena bench` alone runs a short "
         "version of the quick ones ("
         + ", ".join(run.split()[0] for run in QUICK_SET)
-        + ") in well under a minute on two cores, each headed by the command that repeats it. `verl-arena docs "
+        + ") in under a minute on two idle cores, each headed by the command that repeats it. `verl-arena docs "
         "benchmarks` runs them all in full and writes docs/benchmarks.md.",
     )
     progress.add_quiet_argument(group)
