@@ -63,12 +63,11 @@ def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_sa
     bound = int(SLOTS / LATENCY * DEADLINE / REQUESTS_PER_GROUP)  # what the judge could finish: 11 groups
     assert finished == list(range(len(finished)))  # the earliest, in arrival order
     assert bound // 2 <= len(finished) <= bound
-    # the groups being judged when the deadline came were "deadline" (the next ones in arrival order: how many depends
-    # on the machine's load); every later one was still waiting for the judge
+    # the groups being judged when the deadline came were "deadline", those waiting for the judge "saturated" (how many
+    # of each depends on the machine's load, and a group waiting between two rounds can be passed by a later one
+    # starting its first); the last to arrive never reached the judge
     reasons = [r.void_reason for r in results[len(finished) :]]
-    judged = reasons.count("deadline")
-    assert reasons == ["deadline"] * judged + ["saturated"] * (len(reasons) - judged), reasons
-    assert "saturated" in reasons
+    assert set(reasons) <= {"deadline", "saturated"} and reasons[-1] == "saturated", reasons
     # the client never had more than its slots in flight; the server may hold more only while it still works on
     # requests the client gave up on at their timeout (a slow machine: each one freed a slot for another)
     errors = service.metrics().get("http", {}).get("attempt_errors", {})
