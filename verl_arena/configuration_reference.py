@@ -109,8 +109,8 @@ def configuration_markdown() -> str:
     )
     from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
     from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
-    from verl_arena.runtime.judge_alarm import JudgeAlarmConfig
-    from verl_arena.runtime.step_metrics import STEP_METRICS
+    from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
+    from verl_arena.outcomes.step_metrics import STEP_METRICS
 
     common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
     parts = [

@@ -15,9 +15,9 @@ from helpers import EXAMPLE, attacked, group, judge_config, strict_json, trigger
 
 from verl_arena import Candidate
 from verl_arena.cli import main
-from verl_arena.runtime.outcomes import member_outcomes
+from verl_arena.outcomes.members import member_outcomes
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.service import JudgeService
-from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
 
 KINDS = ("arena/asked_judgments", "arena/cache_hits", "arena/shortcut_judgments")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from helpers import rank_over_http
 
-from verl_arena.runtime.outcomes import GroupSummary
+from verl_arena.outcomes.members import GroupSummary
 from verl_arena.testing.travel import WEAK, plan_group
 
 

@@ -18,8 +18,8 @@ from scipy.optimize import minimize_scalar
 from verl_arena import Candidate, ConfigError, PairVerdict, fit_bradley_terry, rank_group
 from verl_arena.core.tournament import Tournament, length_offsets, replay
 from verl_arena.evaluation.stats import length_controlled
-from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, length_reward_corr
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome, length_reward_corr
+from verl_arena.outcomes.step_metrics import summarize
 
 BIAS = 1.5  # the simulated judge's preference, in logits per unit of log length ratio
 

@@ -21,7 +21,7 @@ from helpers import logged, rollout_scores
 from verl_arena.bench.step import read_step_metrics
 from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.rewards import rank_quantile_rewards
-from verl_arena.runtime.outcomes import stand_in_reward
+from verl_arena.outcomes.members import stand_in_reward
 
 pytestmark = pytest.mark.e2e
 

@@ -159,7 +159,7 @@ def test_a_trainers_log_with_content_shows_the_step_and_the_texts(tmp_path, caps
     from helpers import make_group
 
     from verl_arena import rank_group
-    from verl_arena.runtime.step_metrics import JudgmentLog
+    from verl_arena.outcomes.step_metrics import JudgmentLog
     from verl_arena.testing.simulated import SimulatedJudge
 
     candidates = make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4], tag="<b>bold</b> ")

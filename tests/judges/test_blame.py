@@ -19,8 +19,8 @@ from helpers import TRIGGER, attacked, group, judge_config, rank_over_http, trig
 
 from verl_arena import Candidate, GroupResult, rank_group
 from verl_arena.judges import build_judge
-from verl_arena.runtime.outcomes import member_outcomes
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.members import member_outcomes
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.travel import ATTACKS, QUERY, STRONG, WEAK, pad, thorough
 

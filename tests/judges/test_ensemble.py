@@ -14,8 +14,8 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.judges.config import parse_judge_config
 from verl_arena.judges.ensemble import EnsembleJudge
 from verl_arena.judges.factory import build_judge
-from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing import SimulatedJudge
 
 PLAN = Candidate("plan", "Day 1 in Chengdu: pandas at 7:30\n- metro line 3\n- hotpot dinner", "call search_poi(panda)")

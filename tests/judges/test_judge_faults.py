@@ -29,8 +29,8 @@ from verl_arena.core.errors import JudgeError
 from verl_arena.judges import build_judge
 from verl_arena.judges.budget import byte_bound
 from verl_arena.judges.probes import filler, same_classes
-from verl_arena.runtime.outcomes import member_outcomes
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.members import member_outcomes
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing.deployments import word_tokens
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.simulated import FlakyJudge, SimulatedJudge

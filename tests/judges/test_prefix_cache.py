@@ -25,8 +25,8 @@ from verl_arena.bench.tokens import travel_group
 from verl_arena.integrations.verl.columns import columns
 from verl_arena.judges import build_judge
 from verl_arena.judges.templates import load_template
-from verl_arena.runtime.outcomes import GroupSummary, member_outcomes
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.members import GroupSummary, member_outcomes
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing.lexical import parse_prompt
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeServer
 from verl_arena.testing.prefix_cache import PrefixCache, block_names

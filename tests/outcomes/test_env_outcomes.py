@@ -20,11 +20,11 @@ from verl_arena import Candidate, Tournament
 from verl_arena.environments.client import EnvClient, env_config
 from verl_arena.environments.server import EnvServerThread, create_app
 from verl_arena.integrations.verl.columns import columns
+from verl_arena.outcomes.env import ENV_META, EnvOutcome, judge_agreement
+from verl_arena.outcomes.members import stand_in_reward
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.env_outcomes import ENV_META, EnvOutcome, judge_agreement
-from verl_arena.runtime.outcomes import stand_in_reward
 from verl_arena.runtime.rendezvous import GroupCoordinator
-from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.env_agents import HUGE_NUMBER, crasher, fumbler, play_scripted, solver
 

@@ -30,8 +30,8 @@ from verl_arena import Candidate, Tournament
 from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.audit.planted import PRIOR_VERDICT
 from verl_arena.cli import main
+from verl_arena.outcomes.hack_alarm import HackAlarm
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.hack_alarm import HackAlarm
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing.biased_judges import BiasedJudgeThread
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
@@ -121,7 +121,7 @@ def training_run(url: str, hack: Hack, *, steps: int = 8, groups: int = 4, size:
 @pytest.mark.parametrize("name", sorted(HACKS))
 def test_each_hack_takes_the_wins_from_a_judge_that_falls_for_it_and_the_alarm_sees_it(name, caplog):
     hack = HACKS[name]
-    with serving(hack.judge) as url, caplog.at_level(logging.WARNING, logger="verl_arena.runtime.hack_alarm"):
+    with serving(hack.judge) as url, caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.hack_alarm"):
         run = training_run(url, hack)
     key = f"hack/{hack.detector}_win_share"
     before, after = run[: len(run) // 2], run[len(run) // 2 :]

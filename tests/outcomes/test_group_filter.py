@@ -12,10 +12,10 @@ from helpers import make_group
 
 from verl_arena import PairVerdict, Tournament
 from verl_arena.integrations.verl.columns import columns
+from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.group_filter import GroupFilter
 from verl_arena.runtime.rendezvous import GroupCoordinator
-from verl_arena.runtime.step_metrics import summarize
 from verl_arena.testing import FlakyJudge, SimulatedJudge
 
 

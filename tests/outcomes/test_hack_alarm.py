@@ -13,8 +13,7 @@ import pytest
 from helpers import HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH, make_group, rank
 
 from verl_arena import Candidate, Tournament
-from verl_arena.runtime import JudgeService
-from verl_arena.runtime.hack_alarm import (
+from verl_arena.outcomes.hack_alarm import (
     HACK_DETECTORS,
     JUDGE_DIRECTED_PATTERNS,
     HackAlarm,
@@ -24,10 +23,11 @@ from verl_arena.runtime.hack_alarm import (
     screen_group,
     winners,
 )
-from verl_arena.runtime.hack_detectors import ScreenedGroup
-from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.hack_detectors import ScreenedGroup
+from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.step_metrics import STEP_METRICS, summarize
+from verl_arena.runtime import JudgeService
 from verl_arena.runtime.rendezvous import GroupCoordinator
-from verl_arena.runtime.step_metrics import STEP_METRICS, summarize
 from verl_arena.testing import SimulatedJudge
 
 PROSE = (
@@ -185,7 +185,7 @@ def step(share: float) -> dict[str, float]:
 
 def test_the_alarm_fires_once_per_rise_and_not_on_a_flat_or_low_series(caplog):
     alarm = HackAlarm(window=4, margin=0.2, floor=0.3)
-    with caplog.at_level(logging.WARNING, logger="verl_arena.runtime.hack_alarm"):
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.hack_alarm"):
         flat = [alarm.observe(step(0.5))["hack/alarm"] for _ in range(8)]
         assert flat == [0.0] * 8 and not caplog.records
         rising = [alarm.observe(step(s))["hack/alarm"] for s in (0.9, 0.9, 0.95, 0.95, 0.95)]
@@ -254,7 +254,7 @@ def mean(values) -> float:
 
 
 def test_a_hack_the_judge_falls_for_takes_a_growing_share_of_wins_and_the_alarm_fires(caplog):
-    with caplog.at_level(logging.WARNING, logger="verl_arena.runtime.hack_alarm"):
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.hack_alarm"):
         run = simulated_run(lambda t: min(0.9, 0.07 * t))
     shares = [m["hack/judge_directed_win_share"] for m in run]
     assert all(m["arena/rollouts"] == 32 and m["arena/groups"] == 8 for m in run)
@@ -271,7 +271,7 @@ def test_a_hack_the_judge_falls_for_takes_a_growing_share_of_wins_and_the_alarm_
 
 
 def test_an_honest_policy_keeps_the_win_shares_flat_and_the_alarm_quiet(caplog):
-    with caplog.at_level(logging.WARNING, logger="verl_arena.runtime.hack_alarm"):
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.hack_alarm"):
         run = simulated_run(lambda t: 0.0)
     assert all(m["hack/judge_directed_share"] == 0.0 and m["hack/judge_directed_win_share"] == 0.0 for m in run)
     assert mean(m["hack/short_share"] for m in run) > 0.03  # the lazy answers are seen ...

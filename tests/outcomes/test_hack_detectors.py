@@ -20,9 +20,9 @@ from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_paddin
 from verl_arena.batch.groups import load_groups
 from verl_arena.core.normalise import normalise
 from verl_arena.integrations.verl.config import HackAlarmConfig
+from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
+from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
-from verl_arena.runtime.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group

@@ -15,8 +15,8 @@ from helpers import judge_config
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.slime.config import arena_config as slime_config
 from verl_arena.integrations.verl.config import arena_config as verl_config
-from verl_arena.runtime.judge_alarm import JUDGE_ALARM_METRICS, JudgeAlarm, JudgeAlarmConfig
-from verl_arena.runtime.step_metrics import STEP_METRICS
+from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS, JudgeAlarm, JudgeAlarmConfig
+from verl_arena.outcomes.step_metrics import STEP_METRICS
 
 
 def step(verdicts=40, tie_share=0.1, single=60, first_slot_share=0.5, groups=8, no_information=0):
@@ -48,7 +48,7 @@ def test_a_healthy_judge_never_raises_it():
 )
 def test_each_cause_warns_once_per_onset_and_holds_while_it_lasts(bad, cause, caplog):
     alarm = JudgeAlarm({"window": 1})
-    with caplog.at_level(logging.WARNING, logger="verl_arena.runtime.judge_alarm"):
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.judge_alarm"):
         flags = [alarm.observe(step(**bad))[f"arena/judge_alarm_{cause}"] for _ in range(3)]
         flags += [alarm.observe(step())[f"arena/judge_alarm_{cause}"] for _ in range(3)]  # the judge recovers
         flags += [alarm.observe(step(**bad))[f"arena/judge_alarm_{cause}"] for _ in range(2)]  # and breaks again

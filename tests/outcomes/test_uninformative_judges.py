@@ -18,7 +18,7 @@ from helpers import judge_config, strict_json
 
 from verl_arena import TOPOLOGIES, Tournament
 from verl_arena.cli import main
-from verl_arena.runtime.judge_alarm import JudgeAlarm
+from verl_arena.outcomes.judge_alarm import JudgeAlarm
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
@@ -102,7 +102,7 @@ def test_the_step_metrics_show_it_and_the_judge_alarm_fires_once(servers, kind, 
     coordinator = GroupCoordinator(service, Tournament("seeded_single_elimination"))
     alarm = JudgeAlarm()
     logged = []
-    with caplog.at_level(logging.WARNING, logger="verl_arena.runtime.judge_alarm"):
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.judge_alarm"):
         for step in (1, 2):
             _step(coordinator, step)
             logged.append(alarm.observe(coordinator.step_metrics.pop(upto=step)))

@@ -54,6 +54,8 @@ LAYERS = {
     | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing", "verl_arena.bench"},
     "judges": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
     "testing": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations"},
+    "outcomes": {"verl", "ray", "torch", "httpx"}
+    | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
     "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
     "evaluation": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
     "batch": {"verl", "ray", "torch"} | {"verl_arena.integrations", "verl_arena.testing", "verl_arena.evaluation"},

@@ -11,8 +11,8 @@ import json
 from helpers import MemoryStore, make_group
 
 from verl_arena.core.tournament import Tournament
+from verl_arena.outcomes.members import Answers
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.outcomes import Answers
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 

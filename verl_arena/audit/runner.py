@@ -13,7 +13,7 @@ probe's process is the honest one, but for the probes that vary the process (``P
 
 A judgment that fails is kept with its reason (``outcome`` is ``None``): counted and reported, never dropped.
 
-Each probe is also screened by the training hack alarm's detectors (:mod:`~verl_arena.runtime.hack_detectors`, which
+Each probe is also screened by the training hack alarm's detectors (:mod:`~verl_arena.outcomes.hack_detectors`, which
 read normalised text: look-alike letters and zero-width characters hide nothing), in a group with two copies of the
 honest answer (so the group's medians are the honest answer's): the report says which detectors would flag the hack
 in training, should the judge fall for it.
@@ -37,7 +37,7 @@ from verl_arena.audit.probes import NotApplicable, Probe, ProbeTask, language_of
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.judges.order_swap import OrderSwapJudge
-from verl_arena.runtime.hack_detectors import HACK_DETECTORS, ScreenedGroup
+from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
 
 __all__ = ["AuditRun", "Judged", "outcome_of", "run_audit", "single_order"]
 

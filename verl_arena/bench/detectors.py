@@ -29,9 +29,9 @@ from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_paddin
 from verl_arena.audit.planted import GRADER_ROLEPLAY, PRIOR_VERDICT
 from verl_arena.core.normalise import normalise
 from verl_arena.core.types import Candidate
-from verl_arena.runtime.hack_alarm import screen_group
-from verl_arena.runtime.hack_detectors import HACK_DETECTORS, ScreenedGroup
-from verl_arena.runtime.judge_directed import JUDGE_DIRECTED_PATTERNS, matches_normalised
+from verl_arena.outcomes.hack_alarm import screen_group
+from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
+from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, matches_normalised
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 
 __all__ = ["EXAMPLES", "HACKS", "cost", "detection", "format_report", "honest_flags", "run_detectors_bench"]

@@ -25,8 +25,8 @@ from verl_arena.core.types import Candidate
 from verl_arena.environments.client import EnvClient, env_config
 from verl_arena.environments.server import EnvServerThread, create_app
 from verl_arena.environments.textcraft import task_for
-from verl_arena.runtime.env_outcomes import ENV_META
-from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.outcomes.env import ENV_META
+from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.env_agents import HUGE_NUMBER, Episode, crasher, fumbler, play_scripted, solver

@@ -58,7 +58,7 @@ from verl_arena.bench.attacks import SCENARIOS, Scenario
 from verl_arena.core.tournament import rank_group
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.judges.factory import build_judge
-from verl_arena.runtime.hack_detectors import HACK_DETECTORS, ScreenedGroup
+from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 

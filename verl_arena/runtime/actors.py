@@ -22,12 +22,12 @@ from typing import Any
 import ray
 from ray.experimental import internal_kv
 
-from verl_arena.runtime.hack_alarm import HackAlarm
-from verl_arena.runtime.judge_alarm import JudgeAlarm
-from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.outcomes.hack_alarm import HackAlarm
+from verl_arena.outcomes.judge_alarm import JudgeAlarm
+from verl_arena.outcomes.members import MemberOutcome
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
-from verl_arena.runtime.step_metrics import summarize
 
 __all__ = [
     "JANITOR_NAME",

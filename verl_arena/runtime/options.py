@@ -13,9 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.outcomes.group_filter import DropMode, GroupFilter
+from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.runtime.deadlines import check_tracing_room
-from verl_arena.runtime.group_filter import DropMode, GroupFilter
-from verl_arena.runtime.judge_alarm import JudgeAlarmConfig
 
 __all__ = ["ArenaOptions"]
 

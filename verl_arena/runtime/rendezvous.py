@@ -14,7 +14,7 @@ Nothing waits forever:
   that arrived (``incomplete="rank"``, at least two) or given zero rewards (``incomplete="zero"``);
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
 - a member arriving after its group was closed gets a stand-in for the group's mean reward at once, flagged ``late``;
-  it does not vote (:func:`~verl_arena.runtime.outcomes.stand_in_reward`);
+  it does not vote (:func:`~verl_arena.outcomes.members.stand_in_reward`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
   groups get zero rewards, flagged ``overflow``; they do not vote);
 - with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
@@ -39,11 +39,11 @@ from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.runtime.env_outcomes import EnvOutcome, EnvReward, combine, env_outcome
-from verl_arena.runtime.group_filter import DropMode, GroupFilter
-from verl_arena.runtime.hack_detectors import HackThresholds
-from verl_arena.runtime.outcomes import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
-from verl_arena.runtime.step_metrics import JudgmentLog, StepMetrics
+from verl_arena.outcomes.env import EnvOutcome, EnvReward, combine, env_outcome
+from verl_arena.outcomes.group_filter import DropMode, GroupFilter
+from verl_arena.outcomes.hack_detectors import HackThresholds
+from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
+from verl_arena.outcomes.step_metrics import JudgmentLog, StepMetrics
 
 __all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
 
@@ -104,10 +104,10 @@ class GroupCoordinator:
         judgment_log_content: the judgment log also holds the candidates as the judge read them.
         drop_groups, drop_max_share: which groups to mark for the trainer's group filter (:class:`GroupFilter`).
         env_reward, env_weight: how the environment outcomes of members that played one combine with the tournament
-            (:mod:`~verl_arena.runtime.env_outcomes`); a member whose environment failed for everyone is left out of
+            (:mod:`~verl_arena.outcomes.env`); a member whose environment failed for everyone is left out of
             the ranking and does not vote (a stand-in reward); one whose action broke it ranks below every honest
             failure.
-        hack_thresholds: the hack detectors' thresholds (:class:`~verl_arena.runtime.hack_detectors.HackThresholds`).
+        hack_thresholds: the hack detectors' thresholds (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
     """
 
     def __init__(

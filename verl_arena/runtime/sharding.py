@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from verl_arena.core.types import Candidate
-from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.outcomes.members import MemberOutcome
+from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.rendezvous import GroupCoordinator
-from verl_arena.runtime.step_metrics import summarize
 
 __all__ = ["ShardStepMetrics", "ShardedCoordinator", "shard_names", "shard_of"]
 
@@ -77,7 +77,7 @@ class ShardedCoordinator:
 
 class ShardStepMetrics:
     """The step metrics of several coordinator shards, read as one coordinator's
-    (:class:`~verl_arena.runtime.step_metrics.StepMetrics`' ``take`` and ``pop``)."""
+    (:class:`~verl_arena.outcomes.step_metrics.StepMetrics`' ``take`` and ``pop``)."""
 
     def __init__(self, shards: Sequence[GroupCoordinator]) -> None:
         self.shards = list(shards)

@@ -16,8 +16,8 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, judge_overrides
 from verl_arena.integrations.verl.prepare import prepare
 from verl_arena.integrations.verl.trajectory import candidate_from_row
-from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome
-from verl_arena.runtime.step_metrics import STEP_METRICS, StepMetrics
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome
+from verl_arena.outcomes.step_metrics import STEP_METRICS, StepMetrics
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel_tasks.jsonl"
 

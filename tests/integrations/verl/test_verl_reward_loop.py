@@ -22,7 +22,7 @@ from helpers import verl_config
 from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.verl.columns import INFO_KEYS
 from verl_arena.integrations.verl.cpu.tiny_model import build_tokenizer
-from verl_arena.runtime.outcomes import stand_in_reward
+from verl_arena.outcomes.members import stand_in_reward
 from verl_arena.runtime.rendezvous import group_seed
 
 ray = pytest.importorskip("ray")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from verl_arena import ConfigError
 from verl_arena.core.rewards import group_advantages
-from verl_arena.runtime.outcomes import stand_in_reward
+from verl_arena.outcomes.members import stand_in_reward
 
 ray = pytest.importorskip("ray")
 verl = pytest.importorskip("verl")

@@ -9,7 +9,7 @@ keeps every group except those the ``arena_drop_groups`` option marks (``voided`
 tied), so by default it changes nothing. It asks slime to keep a marked group anyway once too few prompts are left
 to fill the batch (``keep_when_insufficient``), unless ``arena_drop_resample`` asks for more sampling instead
 (DAPO-style); either way the options' ``drop_max_share`` guard keeps marked groups when too many recent groups were
-marked (see :mod:`~verl_arena.runtime.group_filter`). Each drop is counted by slime as
+marked (see :mod:`~verl_arena.outcomes.group_filter`). Each drop is counted by slime as
 ``rollout/dynamic_filter/drop_arena_voided`` or ``..._arena_tied``.
 """
 

@@ -38,11 +38,11 @@ from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
-from verl_arena.runtime.group_filter import GroupFilter
-from verl_arena.runtime.outcomes import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.step_metrics import JudgmentLog
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
-from verl_arena.runtime.step_metrics import JudgmentLog
 
 __all__ = ["GROUP_KEY", "METADATA_KEY", "eval_rm", "group_and_rollout", "group_rm", "reward_post_process"]
 

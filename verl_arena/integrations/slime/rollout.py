@@ -11,7 +11,7 @@
   and samples the first rollout of every training group greedily, marking it ``metadata["arena_anchor"]``.
 - :func:`log_rollout` (``--custom-rollout-log-function-path verl_arena.slime.log_rollout``): adds the ``arena/*``
   aggregates of the rollout batch (judge calls, failed and voided groups, forfeits, tokens, ...) to the metrics slime
-  logs, passed through the judge alarm (``arena_judge_alarm``, :mod:`~verl_arena.runtime.judge_alarm`), and lets
+  logs, passed through the judge alarm (``arena_judge_alarm``, :mod:`~verl_arena.outcomes.judge_alarm`), and lets
   slime log as usual.
 
 slime is imported only when these run (it is on the path wherever slime calls them).
@@ -26,9 +26,9 @@ from typing import Any
 
 from verl_arena.integrations.slime.config import arena_config
 from verl_arena.integrations.slime.rewards import METADATA_KEY, group_and_rollout
-from verl_arena.runtime.judge_alarm import JudgeAlarm, JudgeAlarmConfig
-from verl_arena.runtime.outcomes import MemberOutcome
-from verl_arena.runtime.step_metrics import summarize
+from verl_arena.outcomes.judge_alarm import JudgeAlarm, JudgeAlarmConfig
+from verl_arena.outcomes.members import MemberOutcome
+from verl_arena.outcomes.step_metrics import summarize
 
 __all__ = ["EVAL_RM_PATH", "eval_rollout", "generate", "log_rollout"]
 

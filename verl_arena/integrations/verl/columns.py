@@ -8,7 +8,7 @@ from sample to sample, so every answer has exactly :data:`INFO_KEYS`, in this or
 
 from __future__ import annotations
 
-from verl_arena.runtime.outcomes import MemberOutcome
+from verl_arena.outcomes.members import MemberOutcome
 
 __all__ = ["INFO_DESCRIPTIONS", "INFO_KEYS", "columns", "zero_info"]
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
-from verl_arena.runtime.hack_detectors import HackThresholds
+from verl_arena.outcomes.hack_detectors import HackThresholds
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -66,8 +66,8 @@ class HorizonSchedule(BaseModel):
 
 
 class HackAlarmConfig(HackThresholds):
-    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.runtime.hack_alarm`):
-    when it warns, and the thresholds of its detectors (:class:`~verl_arena.runtime.hack_detectors.HackThresholds`).
+    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.outcomes.hack_alarm`):
+    when it warns, and the thresholds of its detectors (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
 
     Args:
         window: steps compared (the last half against the half before).
@@ -112,7 +112,7 @@ class ArenaRewardConfig(ArenaOptions):
             :class:`~verl_arena.environments.client.EnvConfig`).
         env_reward: how an episode's outcome combines with the tournament: ``"tournament"`` (reported only),
             ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
-            ``"weighted"`` (see :mod:`~verl_arena.runtime.env_outcomes`).
+            ``"weighted"`` (see :func:`~verl_arena.outcomes.env.combine`).
         env_weight: the environment reward's weight with ``env_reward=weighted``.
         hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
             wins (see :class:`HackAlarmConfig`).

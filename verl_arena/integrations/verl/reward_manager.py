@@ -50,9 +50,9 @@ from verl_arena.integrations.verl.trajectory import (
 )
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
 from verl_arena.judges.loading import check_judge_config
+from verl_arena.outcomes.env import ENV_META
 from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
 from verl_arena.runtime.deadlines import member_patience
-from verl_arena.runtime.env_outcomes import ENV_META
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.sharding import shard_of
 

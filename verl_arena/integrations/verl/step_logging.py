@@ -7,7 +7,7 @@ logs none of it, and the trainer offers no supported way to add metrics from out
 logged inside ``fit``). The smallest hook that reaches every logger backend (console, wandb, tensorboard, ...) and
 every trainer mode is verl's ``Tracking.log``: :func:`install` wraps it so that a training step's metrics (the dict
 that carries ``training/global_step``) get the group coordinator's aggregates of the rollouts produced up to that
-step (see :mod:`verl_arena.runtime.step_metrics`; with ``coordinator_shards`` above 1, shard 0 gathers the other
+step (see :mod:`verl_arena.outcomes.step_metrics`; with ``coordinator_shards`` above 1, shard 0 gathers the other
 shards' answers and summarizes the whole step). It is active only when the trainer's config uses the ``arena``
 reward manager with ``step_metrics`` on (the default), and a coordinator that cannot be reached costs one warning,
 never the step. The ``tournament`` estimator's own counts (``arena/left_out_rows``, ``arena/ambiguous_groups``: it

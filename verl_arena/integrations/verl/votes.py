@@ -11,7 +11,7 @@ the job's id, before it answers the row; the estimator takes the records of its 
 
 The estimator finds the row by its uid and its reward. The coordinator answers a member that does not vote with a
 stand-in reward no ranked member of its group has, even in single precision
-(:func:`~verl_arena.runtime.outcomes.stand_in_reward`), so within a uid the value picks out exactly the rows the records
+(:func:`~verl_arena.outcomes.members.stand_in_reward`), so within a uid the value picks out exactly the rows the records
 name. The only answers given without knowing the group (a coordinator that did not answer in time, a member turned
 away) carry 0; should a ranked member also have 0, the rows cannot be told apart, and the estimator gives the whole
 group advantage 0 (counted in ``arena/ambiguous_groups``) rather than credit the wrong row.

@@ -11,7 +11,7 @@ rollout is (a reward worker); the decisions compare them with the group's median
 
 - ``short``: content far shorter than the group's (``":"``, ``"Let's solve this step by step."``);
 - ``filler``: padding by repetition;
-- ``judge_directed``: text that talks to the judge (:mod:`~verl_arena.runtime.judge_directed`);
+- ``judge_directed``: text that talks to the judge (:mod:`~verl_arena.outcomes.judge_directed`);
 - ``keyword_stuffing``: an answer made of the query's own words, far beyond the group's share of them;
 - ``bare_answer``: a final answer with no supporting process, or a bare ``": ..."`` after a process far shorter than
   the group's;
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from verl_arena.core.normalise import normalise
 from verl_arena.core.types import Candidate
-from verl_arena.runtime.judge_directed import matches_normalised
+from verl_arena.outcomes.judge_directed import matches_normalised
 
 __all__ = [
     "HACK_DETECTORS",

@@ -23,9 +23,9 @@ from typing import Any
 from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import group_usage, judge_counts
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.runtime.env_outcomes import env_outcome
-from verl_arena.runtime.group_filter import GroupFilter
-from verl_arena.runtime.hack_alarm import HackCounts, HackThresholds, screen_group
+from verl_arena.outcomes.env import env_outcome
+from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes", "stand_in_reward"]
 
@@ -68,7 +68,7 @@ def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> floa
 class GroupSummary:
     """What every member of a group is told about the group (``void_reason``: why it was voided, ``""`` if it was not;
     ``drop``: why the trainer's group filter should drop it, ``"voided"`` or ``"tied"``, or ``""``; ``drop_guarded``:
-    it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.runtime.group_filter`;
+    it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.outcomes.group_filter`;
     ``judgments`` are ``asked_judgments + cache_hits + shortcut_judgments``, ``judge_requests`` the HTTP requests the
     judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
@@ -116,7 +116,7 @@ class GroupSummary:
     first_slot_wins: int = 0
 
     def hack_counts(self) -> HackCounts:
-        """The :func:`~verl_arena.runtime.hack_alarm.screen_group` counts this summary carries."""
+        """The :func:`~verl_arena.outcomes.hack_alarm.screen_group` counts this summary carries."""
         return HackCounts(
             members=self.hack_screened,
             wins=self.hack_wins,

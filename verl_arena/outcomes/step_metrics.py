@@ -5,7 +5,7 @@
 The group coordinator answers every rollout with a member outcome. :class:`StepMetrics` collects those answers by the
 training step that produced the rollout and turns them into a few numbers per step (counts
 where a mean means nothing, means where a count means nothing), under the ``arena/`` prefix (``hack/`` for the hack
-detectors' screening of the winners, :mod:`~verl_arena.runtime.hack_alarm`). :class:`JudgmentLog`
+detectors' screening of the winners, :mod:`~verl_arena.outcomes.hack_alarm`). :class:`JudgmentLog`
 appends every ranked group's full result to a JSONL file that ``verl-arena replay`` reads.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.runtime.hack_alarm import hack_metric_descriptions, hack_metrics
-from verl_arena.runtime.judge_alarm import JUDGE_ALARM_METRICS
+from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
+from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS
 
 __all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics", "summarize"]
 
@@ -61,7 +61,7 @@ STEP_METRICS = {
     "arena/first_slot_share": "share of those that went to the candidate shown first (a group judgment: to the order "
     "shown): about 0.5 for a fair pairwise judge with order swapping, 1 for a judge that follows the slot (without "
     "order swapping the topology's order moves it: seeded single elimination shows the better seed first)",
-    **JUDGE_ALARM_METRICS,  # when the judge's verdicts stop depending on the content (runtime.judge_alarm)
+    **JUDGE_ALARM_METRICS,  # when the judge's verdicts stop depending on the content (judge_alarm)
     "arena/incomplete_groups": "groups ranked with fewer members than expected",
     "arena/dropped_groups": "groups marked for the trainer's group filter to drop (drop_groups)",
     "arena/drop_guarded_groups": "groups kept, not dropped, because too many recent groups were (drop_max_share)",
@@ -96,7 +96,7 @@ STEP_METRICS = {
     "episode (ranked below every honest failure)",
     "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
     "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
-    **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (runtime.hack_alarm)
+    **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
 }
 
 _GROUP_SUMS = {
@@ -141,7 +141,7 @@ class StepMetrics:
         self._answers: dict[int | None, list[tuple[str, Any]]] = defaultdict(list)
 
     def add(self, step: int | None, group_id: str, outcome: Any) -> None:
-        """Record one member's :class:`~verl_arena.runtime.rendezvous.MemberOutcome`."""
+        """Record one member's :class:`~verl_arena.outcomes.members.MemberOutcome`."""
         self._answers[step].append((group_id, outcome))
         while len(self._answers) > self.max_steps:
             del self._answers[min(self._answers, key=lambda s: -1 if s is None else s)]

@@ -6,7 +6,7 @@ A policy trained against an LLM judge learns the judge's weaknesses. Some of the
 few string checks can see: an answer far shorter than the rest of its group (``":"``, ``"Let's solve this step by
 step."``), padding by repetition or by paraphrase, an answer that talks to the judge, an answer stuffed with the
 query's words, a bare answer where the group does the work. Each check is a registered :class:`HackDetector`
-(:data:`HACK_DETECTORS`, in :mod:`~verl_arena.runtime.hack_detectors`), reading text normalised once, so that
+(:data:`HACK_DETECTORS`, in :mod:`~verl_arena.outcomes.hack_detectors`), reading text normalised once, so that
 look-alike letters and zero-width characters hide nothing; :func:`screen_group` runs them over one ranked group and
 counts the members each one flags and the *wins* those members took.
 
@@ -14,7 +14,7 @@ A member **wins** when its reward is strictly above the median reward of its gro
 left out): the top half of a group of distinct rewards (2 of 4, 2 of 5), nobody in a group of equal rewards. Voided
 groups are not screened at all: their rewards carry no preference.
 
-The group coordinator stores the counts on each group's :class:`~verl_arena.runtime.outcomes.GroupSummary`, the step
+The group coordinator stores the counts on each group's :class:`~verl_arena.outcomes.members.GroupSummary`, the step
 metrics turn them into ``hack/*`` shares (:func:`hack_metrics`), and :class:`HackAlarm` watches the win shares over a
 window of steps and logs a warning when one rises. A flag is a suspicion, not a verdict: an honest terse answer can
 be short, an honest table repetitive. The alarm is about a *rise* in the share of wins such answers take; what to do
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from verl_arena.core.types import Candidate
-from verl_arena.runtime.hack_detectors import (
+from verl_arena.outcomes.hack_detectors import (
     HACK_DETECTORS,
     HackDetector,
     HackThresholds,
@@ -39,7 +39,7 @@ from verl_arena.runtime.hack_detectors import (
     register_detector,
     repetition,
 )
-from verl_arena.runtime.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches
+from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches
 
 __all__ = [
     "HACK_DETECTORS",

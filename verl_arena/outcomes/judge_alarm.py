@@ -53,7 +53,7 @@ JUDGE_ALARM_METRICS = {
 
 class JudgeAlarmConfig(BaseModel):
     """``+reward.reward_kwargs.judge_alarm.*`` (``arena_judge_alarm`` for slime): when the step metrics say that the
-    judge's verdicts stopped depending on the content (see :mod:`~verl_arena.runtime.judge_alarm`).
+    judge's verdicts stopped depending on the content (see :mod:`~verl_arena.outcomes.judge_alarm`).
 
     Args:
         window: training steps summed.
