@@ -15,7 +15,7 @@ from helpers import judge_config, strict_json
 from verl_arena.cli import main
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.evaluation.data import load_system, load_tasks
-from verl_arena.evaluation.judging import JudgmentLog, judge_tasks
+from verl_arena.evaluation.judging import EvaluationLog, judge_tasks
 from verl_arena.evaluation.report import winrate_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +132,7 @@ def test_position_bias_shows_and_cancels_out_over_both_orders(tmp_path):
     tasks = load_tasks(TASKS)
     systems = {s.name: s for s in (load_system(BASELINE, tasks), load_system(f"other={BASELINE}", tasks))}
     judgments = asyncio.run(
-        judge_tasks(tasks, systems, [("other", "baseline")], {"biased": FirstSlotJudge()}, JudgmentLog(None))
+        judge_tasks(tasks, systems, [("other", "baseline")], {"biased": FirstSlotJudge()}, EvaluationLog(None))
     )
     report = winrate_report(tasks, systems, "baseline", judgments)
     result = report["comparisons"][0]["by_judge"]["biased"]

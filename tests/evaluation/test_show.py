@@ -159,7 +159,7 @@ def test_a_trainers_log_with_content_shows_the_step_and_the_texts(tmp_path, caps
     from helpers import make_group
 
     from verl_arena import rank_group
-    from verl_arena.outcomes.step_metrics import JudgmentLog
+    from verl_arena.outcomes.judgment_log import JudgmentLog
     from verl_arena.testing.simulated import SimulatedJudge
 
     candidates = make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4], tag="<b>bold</b> ")
@@ -167,7 +167,7 @@ def test_a_trainers_log_with_content_shows_the_step_and_the_texts(tmp_path, caps
 
     async def train_step() -> None:
         result = await rank_group("query", candidates, SimulatedJudge(seed=0), "swiss", group_id="uid-7f3a")
-        await log.write("query", result, candidates, step=3)
+        await log.awrite("query", result, candidates, step=3)
 
     asyncio.run(train_step())
     assert main(["show", str(log.path), "--group", "uid-7f3a"]) == 0
@@ -178,6 +178,38 @@ def test_a_trainers_log_with_content_shows_the_step_and_the_texts(tmp_path, caps
     assert main(["show", str(log.path), "--group", "uid-7f3a", "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
     assert "training step 3" in html and "&lt;b&gt;bold&lt;/b&gt; answer 1" in html and "<b>" not in html
+
+
+def test_a_trainers_log_is_the_format_replay_reads_and_stays_strict_json(tmp_path, capsys):
+    """Training writes the judgment log through the writer ``rank --log`` uses: ``replay`` rebuilds a trainer's groups
+    without a judge, and a group that strict JSON cannot hold is refused whole, never written as ``NaN``."""
+    import asyncio
+    import dataclasses
+
+    from helpers import make_group
+
+    from verl_arena import rank_group
+    from verl_arena.outcomes.judgment_log import JudgmentLog
+    from verl_arena.testing.simulated import SimulatedJudge
+
+    candidates = make_group([0.3, 1.2, -0.5, 0.8], tag="")
+    log = JudgmentLog(tmp_path / "judgments.jsonl")
+
+    async def train_step() -> list:
+        results = []
+        for gid, topology in (("g1", "round_robin"), ("g2", "seeded_single_elimination")):
+            results.append(await rank_group("query", candidates, SimulatedJudge(seed=1), topology, group_id=gid))
+            await log.awrite("query", results[-1], candidates, step=1)
+        return results
+
+    results = asyncio.run(train_step())
+    assert main(["replay", str(log.path)]) == 0
+    assert "replayed 2 groups" in capsys.readouterr().out
+    broken = dataclasses.replace(results[0], rewards=[float("nan"), *results[0].rewards[1:]])
+    with pytest.raises(ValueError):
+        log.write("query", broken, candidates, step=2)
+    lines = log.path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and all(strict_json(line)["step"] == 1 for line in lines)
 
 
 def test_an_unknown_id_in_a_long_log_lists_the_first_ids_and_how_many_more():

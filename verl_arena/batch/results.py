@@ -6,8 +6,9 @@ Output, one line per group, written as soon as the group is ranked (so an interr
 and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.batch.groups.group_key`), the line of the
 groups file it was read from, the ``group_digest`` of its content and the ``settings`` it was ranked with (what
 ``--resume`` checks, see :mod:`~verl_arena.batch.resume`) and, per candidate, its rank, reward and advantage, plus the
-group's judge cost and failure counts. The judgment log holds every group's full result (match log, verdicts, options)
-with the same line, digest and settings, from which :func:`replay_log` rebuilds the same ranks and advantages with no
+group's judge cost and failure counts. The judgment log (:mod:`~verl_arena.outcomes.judgment_log`, the same lines
+training writes) holds every group's full result (match log, verdicts, options) with the same line, digest and
+settings, from which :func:`replay_log` rebuilds the same ranks and advantages with no
 judge. Lines follow the order in which groups finish. Every line is strict JSON (``NaN`` is refused, never written).
 """
 
@@ -29,6 +30,7 @@ from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import JudgeCounts, judge_counts
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
+from verl_arena.outcomes.judgment_log import JudgmentLog
 
 __all__ = [
     "ReplayedGroup",
@@ -120,27 +122,22 @@ class ResultWriter:
             self.done = set(resume.done)
         mode = "a" if resume is not None else "w"
         self._out: TextIO = open(self.output, mode, encoding="utf-8")  # noqa: SIM115 - closed in close()
-        self._log: TextIO | None = open(self.log, mode, encoding="utf-8") if self.log else None  # noqa: SIM115
+        self._log = JudgmentLog(self.log, fresh=resume is None) if self.log else None
         self.written = 0
 
     def write(self, group: Group, result: GroupResult) -> None:
         """Log the group's full result, then its summary line."""
         digest = group.digest
         if self._log is not None:
-            entry = {"query": group.query, "line": group.line, "group_digest": digest, "result": result.to_dict()}
-            if self.settings is not None:
-                entry["settings"] = self.settings
-            self._log.write(jsonl_line(entry))
-            self._log.flush()
+            settings = {} if self.settings is None else {"settings": self.settings}
+            self._log.write(group.query, result, line=group.line, group_digest=digest, **settings)
         self._out.write(jsonl_line(_result_line(group.id, result, group.line, digest, self.settings)))
         self._out.flush()
         self.written += 1
 
     def close(self) -> None:
-        """Close both files."""
+        """Close the output (each log line is closed as it is written)."""
         self._out.close()
-        if self._log is not None:
-            self._log.close()
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from verl_arena.bench.metrics import kendall_tau_b
 from verl_arena.core.types import Candidate
 from verl_arena.evaluation.arena import ArenaSettings, leaderboard, run_arena, task_results
 from verl_arena.evaluation.data import System, Task
-from verl_arena.evaluation.judging import JudgmentLog, judge_keys
+from verl_arena.evaluation.judging import EvaluationLog, judge_keys
 from verl_arena.testing.simulated import SimulatedJudge
 
 __all__ = ["DEFAULT_GAPS", "LeaderboardRun", "format_leaderboard_bench", "run_leaderboard_bench", "simulated_arena"]
@@ -83,7 +83,7 @@ def simulated_arena(
         order = [row["system"] for row in board]
         return kendall_tau_b([-order.index(n) for n in names], [qualities[n] for n in names]), order == truth
 
-    arena = asyncio.run(run_arena(task_list, systems, judges, JudgmentLog(None), settings))
+    arena = asyncio.run(run_arena(task_list, systems, judges, EvaluationLog(None), settings))
     tau, exact = judged(arena["leaderboard"])
 
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
@@ -95,7 +95,7 @@ def simulated_arena(
         for t in sorted(rng.choice(tasks, size=per_pair, replace=False))
         for x, y in ((a, b), (b, a))
     ]
-    even = asyncio.run(judge_keys(keys, task_list, systems, judges, JudgmentLog(None)))
+    even = asyncio.run(judge_keys(keys, task_list, systems, judges, EvaluationLog(None)))
     outcomes, _ = task_results(even, {_JUDGE: (0.0, 10.0)}, settings.clear_margin)
     even_tau, even_exact = judged(leaderboard(names, outcomes, settings))
     return LeaderboardRun(

@@ -53,7 +53,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
     before the first judge call; ``None`` (after printing why) when an input is bad."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.data import load_system, load_tasks
-    from verl_arena.evaluation.judging import JudgmentLog, single_order_judges
+    from verl_arena.evaluation.judging import EvaluationLog, single_order_judges
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
     mock = None
@@ -78,7 +78,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
             if args.cache:
                 config.setdefault("cache_path", args.cache)
         judges = single_order_judges(configs)
-        log = JudgmentLog(args.log)
+        log = EvaluationLog(args.log)
     except (ConfigError, OSError) as exc:
         print(f"verl-arena eval {command}: {exc}", file=sys.stderr)
         if mock is not None:

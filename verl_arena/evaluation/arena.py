@@ -29,7 +29,7 @@ import numpy as np
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.env import env_agreement, env_summary
-from verl_arena.evaluation.judging import Judgment, JudgmentLog, judge_keys, unanswered_judges
+from verl_arena.evaluation.judging import EvaluationLog, Judgment, judge_keys, unanswered_judges
 from verl_arena.evaluation.length import LengthControlledBoard, length_controlled_board
 from verl_arena.evaluation.report import position_bias, task_outcome
 
@@ -191,7 +191,7 @@ async def run_arena(
     tasks: Sequence[Task],
     systems: Mapping[str, System],
     judges: Mapping[str, Any],
-    log: JudgmentLog,
+    log: EvaluationLog,
     settings: ArenaSettings,
     *,
     on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Judging two systems' outputs task by task, in both orders, with one or more judges, resumably.
 
-Each single-order judgment is a :class:`Judgment`, appended to the judgment log as soon as it arrives. A re-run with
-the same log skips every judgment already there (failed ones are asked again); with a verdict cache in the judge
-configuration, the judge is not asked again for what it already answered either.
+Each single-order judgment is a :class:`Judgment`, appended to the evaluation's log (:class:`EvaluationLog`) as soon
+as it arrives. A re-run with the same log skips every judgment already there (failed ones are asked again); with a
+verdict cache in the judge configuration, the judge is not asked again for what it already answered either.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 
 __all__ = [
+    "EvaluationLog",
     "Judgment",
-    "JudgmentLog",
     "flat_dimensions",
     "judge_keys",
     "judge_tasks",
@@ -115,8 +115,10 @@ def flat_dimensions(groups: Any) -> dict[str, float]:
     return out
 
 
-class JudgmentLog:
-    """The judgment log: a JSONL file of :class:`Judgment` lines, appended as judgments arrive.
+class EvaluationLog:
+    """An evaluation's log (``verl-arena eval winrate|arena --log``): a JSONL file of :class:`Judgment` lines, one
+    single-order judgment of two systems' outputs each, appended as they arrive. (Not the judgment log of ranked groups,
+    :mod:`~verl_arena.outcomes.judgment_log`, which training and ``verl-arena rank`` write.)
 
     ``done`` holds the successful judgments already in the file (a torn last line, from an interrupted run, is
     ignored and rewritten).
@@ -187,7 +189,7 @@ async def judge_keys(
     tasks: Sequence[Task],
     systems: Mapping[str, System],
     judges: Mapping[str, Any],
-    log: JudgmentLog,
+    log: EvaluationLog,
     *,
     on_judgment: Callable[[Judgment], None] | None = None,
 ) -> list[Judgment]:
@@ -226,7 +228,7 @@ async def judge_tasks(
     systems: Mapping[str, System],
     pairs: Sequence[tuple[str, str]],
     judges: Mapping[str, Any],
-    log: JudgmentLog,
+    log: EvaluationLog,
     *,
     on_judgment: Callable[[Judgment], None] | None = None,
 ) -> list[Judgment]:

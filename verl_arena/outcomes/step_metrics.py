@@ -1,29 +1,24 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""What the arena did in each training step, summed up for the trainer's logger, and the judgment log.
+"""What the arena did in each training step, summed up for the trainer's logger.
 
 The group coordinator answers every rollout with a member outcome. :class:`StepMetrics` collects those answers by the
 training step that produced the rollout and turns them into a few numbers per step (counts
 where a mean means nothing, means where a count means nothing), under the ``arena/`` prefix (``hack/`` for the hack
-detectors' screening of the winners, :mod:`~verl_arena.outcomes.hack_alarm`). :class:`JudgmentLog`
-appends every ranked group's full result to a JSONL file that ``verl-arena replay`` reads.
+detectors' screening of the winners, :mod:`~verl_arena.outcomes.hack_alarm`). Every ranked group's full result goes
+to the judgment log (:mod:`~verl_arena.outcomes.judgment_log`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import math
 from collections import defaultdict
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS
 
-__all__ = ["STEP_METRICS", "JudgmentLog", "StepMetrics", "summarize"]
+__all__ = ["STEP_METRICS", "StepMetrics", "summarize"]
 
 #: the per-step metrics, and what each one is
 STEP_METRICS = {
@@ -243,31 +238,3 @@ def _covered(spans: list[tuple[float, float]]) -> float:
             total += end - max(start, reach)
             reach = end
     return total
-
-
-class JudgmentLog:
-    """Appends one JSON line per ranked group (``query``, ``result``, any extra fields, and with ``content`` the
-    ``candidates`` as the judge read them) to ``path``.
-
-    The format is ``verl-arena rank --log``'s, so ``verl-arena replay`` rebuilds every group from it; with the content,
-    ``verl-arena eval rejudge`` can ask another judge about every verdict without the rollouts.
-    """
-
-    def __init__(self, path: str | Path, *, content: bool = False) -> None:
-        self.path = Path(path)
-        self.content = content
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = asyncio.Lock()
-
-    async def write(self, query: str, result: GroupResult, candidates: Sequence[Candidate], **extra: Any) -> None:
-        """Append one group's entry as one line (lines never interleave)."""
-        entry = {"query": query, "result": result.to_dict(), **extra}
-        if self.content:
-            entry["candidates"] = [c.to_record() for c in candidates]
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
-        async with self._lock:
-            await asyncio.to_thread(self._append, line)
-
-    def _append(self, line: str) -> None:
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(line)

@@ -42,8 +42,9 @@ from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, EnvReward, combine, env_outcome
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
 from verl_arena.outcomes.hack_detectors import HackThresholds
+from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
-from verl_arena.outcomes.step_metrics import JudgmentLog, StepMetrics
+from verl_arena.outcomes.step_metrics import StepMetrics
 
 __all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
 
@@ -362,8 +363,8 @@ class GroupCoordinator:
             result = combine(result, [o for o in played if o is not None], self.env_reward, self.env_weight)
         if self.judgment_log is not None:
             try:
-                await self.judgment_log.write(group.query, result, candidates, step=group.step)
-            except OSError:
+                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
+            except (OSError, ValueError):
                 logger.exception("group %s: could not write the judgment log", group_id)
                 self.counts["log_errors"] += 1
         outcomes, late = member_outcomes(

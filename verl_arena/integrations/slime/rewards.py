@@ -39,8 +39,8 @@ from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
 from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
-from verl_arena.outcomes.step_metrics import JudgmentLog
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
 
@@ -102,8 +102,8 @@ async def _rank(
     if cfg.judgment_log:
         log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
-            await log.write(query, result, candidates)
-        except OSError:
+            await log.awrite(query, result, candidates)
+        except (OSError, ValueError):
             logger.exception("group %s: could not write the judgment log", key)
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
