@@ -9,12 +9,12 @@ import pytest
 import yaml
 from helpers import judge_config, strict_json
 
-from verl_arena.batch import Group
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.evaluation.rejudge import LoggedGroup, read_judgment_log, rejudge
+from verl_arena.offline import Group
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.simulated import SimulatedJudge

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from helpers import judge_config, strict_json
 
-from verl_arena.batch import load_groups
 from verl_arena.cli import main
+from verl_arena.offline import load_groups
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
 

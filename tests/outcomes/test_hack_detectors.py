@@ -17,9 +17,9 @@ from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
 from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
-from verl_arena.batch.groups import load_groups
 from verl_arena.core.normalise import normalise
 from verl_arena.integrations.verl.config import HackAlarmConfig
+from verl_arena.offline.groups import load_groups
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
 from verl_arena.runtime import JudgeService

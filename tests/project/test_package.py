@@ -58,7 +58,7 @@ LAYERS = {
     | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
     "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
     "evaluation": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
-    "batch": {"verl", "ray", "torch"} | {"verl_arena.integrations", "verl_arena.testing", "verl_arena.evaluation"},
+    "offline": {"verl", "ray", "torch"} | {"verl_arena.integrations", "verl_arena.testing", "verl_arena.evaluation"},
 }
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from verl_arena.batch.files import jsonl_objects
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
 from verl_arena.evaluation.data import load_system, load_tasks
+from verl_arena.offline.files import jsonl_objects
 
 __all__ = ["AuditTask", "HonestAnswers", "load_honest", "sample_tasks"]
 

@@ -136,7 +136,7 @@ def _honest_groups(groups: int, seed: int) -> list[tuple[str, str, list[Candidat
     """``(source, query, members)`` of the honest groups."""
     out = []
     if EXAMPLES.exists():
-        from verl_arena.batch.groups import load_groups
+        from verl_arena.offline.groups import load_groups
 
         out += [("examples", g.query, list(g.candidates)) for g in load_groups(EXAMPLES)]
     rng = np.random.default_rng(seed)

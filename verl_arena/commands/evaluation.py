@@ -221,10 +221,10 @@ class _RoundProgress:
 
 
 def _rejudge(args: argparse.Namespace) -> int:
-    from verl_arena.batch import load_groups
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.rejudge import read_judgment_log, rejudge
     from verl_arena.judges.loading import check_judge_config
+    from verl_arena.offline import load_groups
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 

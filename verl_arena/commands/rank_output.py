@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What ``verl-arena rank`` prints after a run: the summary in words (``--json`` keeps the raw keys of
-:meth:`~verl_arena.batch.results.RunTally.summary`).
+:meth:`~verl_arena.offline.results.RunTally.summary`).
 
 Two caches are told apart: the *verdict cache* is ours (a sqlite file of verdicts already given, reused without a
 request: ``cache_hits``); the *prefix cache* is the judge server's (vLLM, SGLang, DashScope keep the key-value cache

@@ -79,7 +79,10 @@ def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from verl_arena.batch import (
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.core.tournament import Tournament
+    from verl_arena.judges.loading import check_judge_config
+    from verl_arena.offline import (
         ResultWriter,
         RunTally,
         check_groups,
@@ -89,9 +92,6 @@ def _rank(args: argparse.Namespace) -> int:
         rank_groups,
         run_settings,
     )
-    from verl_arena.core.errors import ConfigError
-    from verl_arena.core.tournament import Tournament
-    from verl_arena.judges.loading import check_judge_config
     from verl_arena.runtime.deadlines import check_deadline, check_tracing_room
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
@@ -197,8 +197,8 @@ def _rank(args: argparse.Namespace) -> int:
 
 def _warn_overwrite(inputs: Any, output: str, settings: dict[str, Any], cache: str | None) -> None:
     """Say so before replacing an output that holds ranked groups, and whether ``--resume`` would have kept them."""
-    from verl_arena.batch import check_resume
     from verl_arena.core.errors import ConfigError
+    from verl_arena.offline import check_resume
 
     if not Path(output).is_file() or not Path(output).stat().st_size:
         return
@@ -219,15 +219,15 @@ def _warn_overwrite(inputs: Any, output: str, settings: dict[str, Any], cache: s
 
 def _groups_in_flight(judge: Any, tournament: Any) -> int:
     """Enough groups in flight to keep the judge busy, from the topology's mean wave for a group of 8."""
-    from verl_arena.batch import groups_in_flight
+    from verl_arena.offline import groups_in_flight
 
     requests = (2 if judge.order_swap else 1) * tournament.judge_calls(8) / max(1, tournament.depth(8))
     return groups_in_flight(judge.max_concurrency, requests)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from verl_arena.batch import replay_log, write_replayed
     from verl_arena.core.errors import ConfigError
+    from verl_arena.offline import replay_log, write_replayed
 
     try:
         groups = replay_log(args.log)

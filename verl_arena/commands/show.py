@@ -94,11 +94,11 @@ def _print_view(view: Any) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from verl_arena.batch import load_groups
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.rejudge import logged_candidates, read_judgment_log
     from verl_arena.evaluation.tournament_html import tournament_html
     from verl_arena.evaluation.tournament_view import find_groups, group_view
+    from verl_arena.offline import load_groups
 
     try:
         entries = read_judgment_log(args.log)

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verl_arena.batch import parse_candidate
-from verl_arena.batch.files import jsonl_objects, task_context
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
+from verl_arena.offline import parse_candidate
+from verl_arena.offline.files import jsonl_objects, task_context
 
 __all__ = ["System", "Task", "load_system", "load_tasks", "system_name"]
 

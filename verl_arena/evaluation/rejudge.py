@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from verl_arena.batch import Group
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.evaluation.stats import cohen_kappa
+from verl_arena.offline import Group
 
 __all__ = ["LoggedGroup", "logged_candidates", "read_judgment_log", "rejudge"]
 
@@ -40,7 +40,7 @@ __all__ = ["LoggedGroup", "logged_candidates", "read_judgment_log", "rejudge"]
 @dataclass(frozen=True)
 class LoggedGroup:
     """One group of a judgment log: its query, its result, its candidates where the log holds them, the digest of
-    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.batch.group_digest`) and
+    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.offline.group_digest`) and
     the training step that ranked it (a trainer's log)."""
 
     query: str

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from verl_arena.batch.files import answer_key_field, jsonl_objects, optional_text, rubrics_field
 from verl_arena.core.errors import ConfigError
+from verl_arena.offline.files import answer_key_field, jsonl_objects, optional_text, rubrics_field
 
 __all__ = ["PreparedData", "prepare", "task_rows"]
 

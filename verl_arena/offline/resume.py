@@ -4,7 +4,7 @@
 ranked the way this run ranks.
 
 Every result line names its group (its ``id``, or for a group without one a name made of its content, see
-:func:`~verl_arena.batch.groups.group_key`) and carries the ``group_digest`` of the content it was ranked from. On
+:func:`~verl_arena.offline.groups.group_key`) and carries the ``group_digest`` of the content it was ranked from. On
 ``--resume`` each line must name a group of the groups file with that same content: a group whose id stayed but
 whose content changed, or a ranked group that is gone (removed, or edited when it has no id), stops the run before
 anything is written, naming the groups file's line and the output's; groups of the file that no line names are the
@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verl_arena.batch.files import jsonl_line, jsonl_objects, written_lines
-from verl_arena.batch.groups import GroupRef, GroupsIndex
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.offline.files import jsonl_line, jsonl_objects, written_lines
+from verl_arena.offline.groups import GroupRef, GroupsIndex
 
 __all__ = ["Resumed", "check_resume", "run_settings"]
 
@@ -261,7 +261,7 @@ def check_resume(
     """Check that every line of ``output`` (and of ``log``) stands for a group of ``inputs`` with the content it was
     ranked from, and (given this run's ``settings``, from :func:`run_settings`) was ranked with these settings, before
     anything is written; raises ``ConfigError`` naming the lines otherwise (see the module docstring). Nothing is
-    written here: :class:`~verl_arena.batch.results.ResultWriter` writes the kept lines back."""
+    written here: :class:`~verl_arena.offline.results.ResultWriter` writes the kept lines back."""
     resumed = Resumed(Path(output), Path(log) if log else None, len(inputs.refs))
     _check_output(inputs, resumed, settings)
     if resumed.log is not None:

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verl_arena.batch.files import jsonl_objects, optional_text, task_context
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate, check_candidates
 from verl_arena.judges.rendering import candidate_from_messages
+from verl_arena.offline.files import jsonl_objects, optional_text, task_context
 
 __all__ = [
     "Group",
@@ -131,7 +131,8 @@ def _messages(raw: Any, where: str) -> list[Mapping[str, Any]]:
 
 def parse_candidate(raw: Any, where: str, context: Mapping[str, Any], render: Mapping[str, Any]) -> Candidate:
     """A candidate from its JSON form (``id`` and ``messages``, or ``answer`` and an optional ``path``); ``context``
-    (the task's ``rubrics`` and ``answer_key``, see :func:`~verl_arena.batch.files.task_context`) goes into its meta."""
+    (the task's ``rubrics`` and ``answer_key``, see :func:`~verl_arena.offline.files.task_context`) goes into its
+    meta."""
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: each candidate must be an object, got {raw!r:.40}")
     cid = raw.get("id")

@@ -3,10 +3,10 @@
 """Where ranked groups go: result lines and the judgment log, written as each group finishes, and what a run did.
 
 Output, one line per group, written as soon as the group is ranked (so an interrupted run keeps every finished group,
-and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.batch.groups.group_key`), the line of the
-groups file it was read from, the ``group_digest`` of its content and the ``settings`` it was ranked with (what
-``--resume`` checks, see :mod:`~verl_arena.batch.resume`) and, per candidate, its rank, reward and advantage, plus the
-group's judge cost and failure counts. The judgment log (:mod:`~verl_arena.outcomes.judgment_log`, the same lines
+and ``--resume`` skips them): the group's name (its id, see :func:`~verl_arena.offline.groups.group_key`), the line of
+the groups file it was read from, the ``group_digest`` of its content and the ``settings`` it was ranked with (what
+``--resume`` checks, see :mod:`~verl_arena.offline.resume`) and, per candidate, its rank, reward and advantage, plus
+the group's judge cost and failure counts. The judgment log (:mod:`~verl_arena.outcomes.judgment_log`, the same lines
 training writes) holds every group's full result (match log, verdicts, options) with the same line, digest and
 settings, from which :func:`replay_log` rebuilds the same ranks and advantages with no
 judge. Lines follow the order in which groups finish. Every line is strict JSON (``NaN`` is refused, never written).
@@ -22,14 +22,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from verl_arena.batch.files import jsonl_line, written_lines
-from verl_arena.batch.groups import Group
-from verl_arena.batch.resume import Resumed
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import JudgeCounts, judge_counts
 from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
+from verl_arena.offline.files import jsonl_line, written_lines
+from verl_arena.offline.groups import Group
+from verl_arena.offline.resume import Resumed
 from verl_arena.outcomes.judgment_log import JudgmentLog
 
 __all__ = [
@@ -101,10 +101,10 @@ class ResultWriter:
     """Writes each group's result line (and log entry) the moment the group is ranked.
 
     Every line is written whole and flushed, so an interrupted run leaves complete lines only. With ``resume`` (from
-    :func:`~verl_arena.batch.resume.check_resume`), the output and the log are first cut to its kept lines (a line cut
+    :func:`~verl_arena.offline.resume.check_resume`), the output and the log are first cut to its kept lines (a line cut
     by a crash, and log entries of groups missing from the output, are dropped, so nothing is logged twice), the
     groups already there are reported by :attr:`done`, and new lines are appended. Every line records the run's
-    ``settings`` (:func:`~verl_arena.batch.resume.run_settings`), when given.
+    ``settings`` (:func:`~verl_arena.offline.resume.run_settings`), when given.
     """
 
     def __init__(

@@ -15,8 +15,8 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from verl_arena.batch.groups import Group
 from verl_arena.core.types import GroupResult
+from verl_arena.offline.groups import Group
 
 __all__ = ["groups_in_flight", "rank_groups"]
 
