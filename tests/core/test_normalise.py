@@ -10,9 +10,9 @@ import unicodedata
 import numpy as np
 import pytest
 
-from verl_arena.audit.evasive import disguise
 from verl_arena.core import normalise as module
 from verl_arena.core.normalise import CONFUSABLES, normalise
+from verl_arena.evaluation.audit.evasive import disguise
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,13 @@ import pytest
 import yaml
 from helpers import PLACES, strict_json, travel_task
 
-from verl_arena.audit.advice import advice_for
-from verl_arena.audit.custom import load_custom_probes
-from verl_arena.audit.probes import FAMILIES, PROBES, ProbeTask, builtin_probes
-from verl_arena.audit.scoring import excess_interval, wilson
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
+from verl_arena.evaluation.audit.advice import advice_for
+from verl_arena.evaluation.audit.custom import load_custom_probes
+from verl_arena.evaluation.audit.probes import builtin_probes
+from verl_arena.evaluation.audit.registry import FAMILIES, PROBES, ProbeTask
+from verl_arena.evaluation.audit.scoring import excess_interval, wilson
 from verl_arena.evaluation.stats import Interval
 from verl_arena.testing.biased_judges import BiasedJudgeThread, config_for
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import render, strict_json
 
-from verl_arena.audit.advice import advice_for
 from verl_arena.cli import main
+from verl_arena.evaluation.audit.advice import advice_for
 from verl_arena.evaluation.html_kit import ChartRow, Html, bar_chart, interval_chart, page, table, text_block
 
 ROOT = Path(__file__).resolve().parents[2]

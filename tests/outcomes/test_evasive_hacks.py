@@ -27,9 +27,9 @@ import yaml
 from helpers import judge_config, strict_json
 
 from verl_arena import Candidate, Tournament
-from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
-from verl_arena.audit.planted import PRIOR_VERDICT
 from verl_arena.cli import main
+from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
+from verl_arena.evaluation.audit.planted import PRIOR_VERDICT
 from verl_arena.outcomes.hack_alarm import HackAlarm
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.rendezvous import GroupCoordinator

@@ -16,8 +16,8 @@ from helpers import HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH
 from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
-from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.core.normalise import normalise
+from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.integrations.verl.config import HackAlarmConfig
 from verl_arena.offline.groups import load_groups
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup

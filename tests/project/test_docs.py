@@ -38,8 +38,8 @@ def test_the_python_example_runs_as_documented():
 
 
 def test_every_audit_family_has_its_advice_and_the_docs_say_the_same():
-    from verl_arena.audit.advice import ADVICE, advice_markdown
-    from verl_arena.audit.probes import FAMILIES
+    from verl_arena.evaluation.audit.advice import ADVICE, advice_markdown
+    from verl_arena.evaluation.audit.registry import FAMILIES
 
     assert {f for families, _ in ADVICE for f in families} == set(FAMILIES)
     docs = (ROOT / "docs" / "judging.md").read_text(encoding="utf-8")
@@ -102,7 +102,7 @@ def fenced_blocks() -> list[Any]:
 def _check_what_it_is(data: Any, tmp_path: Path) -> None:
     """A block that is a judge configuration (the slime options' ``arena_judge`` too) or a list of custom probes is
     validated as one, with the functions the commands use."""
-    from verl_arena.audit.custom import load_custom_probes
+    from verl_arena.evaluation.audit.custom import load_custom_probes
     from verl_arena.judges.config import parse_judge_config
 
     if isinstance(data, dict) and "endpoints" in data:

@@ -10,11 +10,11 @@ slow for everyone), content that makes a provider or a firewall refuse, a thorou
 aloud, a healthy judge under load, a judge that writes garbage, judges whose verdicts do not depend on the content at
 all (always a tie, one constant reply, always slot A), a plan dense in digits before a judge whose context is smaller
 than configured, a judge that miscopies verdict ids and one that obeys a verdict id planted in a candidate. The last
-ones are hacks written to slip past string checks (:mod:`~verl_arena.audit.evasive`): the query's keywords stuffed
-into the non-answer, a prior verdict planted in look-alike letters with zero-width characters, a ":" after a token
-process, paraphrased padding. Where such a hack fools the judge itself (the lexical mock judge does reward covering the
-query's words), that is a weakness of the judge, not of the judge path: the defence is the training hack alarm, and
-the scenario names the detector that must flag every attacking rollout (``detector``).
+ones are hacks written to slip past string checks (:mod:`~verl_arena.evaluation.audit.evasive`): the query's keywords
+stuffed into the non-answer, a prior verdict planted in look-alike letters with zero-width characters, a ":" after a
+token process, paraphrased padding. Where such a hack fools the judge itself (the lexical mock judge does reward
+covering the query's words), that is a weakness of the judge, not of the judge path: the defence is the training hack
+alarm, and the scenario names the detector that must flag every attacking rollout (``detector``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
-from verl_arena.audit.planted import PRIOR_VERDICT
 from verl_arena.core.types import Candidate
+from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
+from verl_arena.evaluation.audit.planted import PRIOR_VERDICT
 from verl_arena.testing.travel import ATTACKS, QUERY, pad, thorough, timetable
 
 __all__ = ["EVASIVE", "SCENARIOS", "Scenario"]

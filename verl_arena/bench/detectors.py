@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from verl_arena.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
-from verl_arena.audit.planted import GRADER_ROLEPLAY, PRIOR_VERDICT
 from verl_arena.core.normalise import normalise
 from verl_arena.core.types import Candidate
+from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
+from verl_arena.evaluation.audit.planted import GRADER_ROLEPLAY, PRIOR_VERDICT
 from verl_arena.outcomes.hack_alarm import screen_group
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, matches_normalised

@@ -58,7 +58,7 @@ def _verdict(row: dict[str, Any]) -> str:
 
 
 def _print_table(report: dict[str, Any]) -> None:
-    from verl_arena.audit.report import audit_headline
+    from verl_arena.evaluation.audit.report import audit_headline
 
     level = round(report["confidence"] * 100)
     if report["verdict"] == "inconclusive":
@@ -149,13 +149,13 @@ class _FamilyProgress:
 def _audit(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from verl_arena.audit.custom import load_custom_probes
-    from verl_arena.audit.data import load_honest, sample_tasks
-    from verl_arena.audit.html import audit_html
-    from verl_arena.audit.probes import builtin_probes
-    from verl_arena.audit.report import audit_headline, audit_report
-    from verl_arena.audit.runner import run_audit, single_order
     from verl_arena.core.errors import ConfigError
+    from verl_arena.evaluation.audit.custom import load_custom_probes
+    from verl_arena.evaluation.audit.data import load_honest, sample_tasks
+    from verl_arena.evaluation.audit.html import audit_html
+    from verl_arena.evaluation.audit.probes import builtin_probes
+    from verl_arena.evaluation.audit.report import audit_headline, audit_report
+    from verl_arena.evaluation.audit.runner import run_audit, single_order
     from verl_arena.judges import build_judge
     from verl_arena.judges.loading import check_judge_config, read_judge_file
     from verl_arena.judges.templates import load_template
@@ -235,7 +235,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``audit`` to the command's sub-parsers."""
-    from verl_arena.audit.report import DEFAULT_MAX_RATE
+    from verl_arena.evaluation.audit.report import DEFAULT_MAX_RATE
 
     audit = sub.add_parser(
         "audit",

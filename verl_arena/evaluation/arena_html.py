@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from verl_arena.evaluation.html_kit import ChartRow, Html, interval_chart, num, page, table, text
+from verl_arena.evaluation.html_kit import ChartRow, Html, figure, interval_chart, num, page, table, text
 
 __all__ = ["arena_html", "env_cell", "env_note"]
 
@@ -66,13 +66,13 @@ def _leaderboard(result: Mapping[str, Any], level: int) -> Html:
         + ([env_cell(r.get("env"))] if env else [])
         for i, r in enumerate(board, 1)
     ]
-    points = [_nan(r.get(k)) for r in board for k in ("elo_low", "elo_high", "lc_elo_low", "lc_elo_high")]
+    points = [figure(r.get(k)) for r in board for k in ("elo_low", "elo_high", "lc_elo_low", "lc_elo_high")]
     points = [p for p in points if not math.isnan(p)] + [1000.0]
     lo, hi = min(points) - 20, max(points) + 20
     chart_rows = []
     for r in board:
         chart_rows.append(ChartRow(r["system"], r["elo"], r["elo_low"], r["elo_high"], "elo"))
-        lc = [_nan(r.get(k)) for k in ("lc_elo", "lc_elo_low", "lc_elo_high")]
+        lc = [figure(r.get(k)) for k in ("lc_elo", "lc_elo_low", "lc_elo_high")]
         chart_rows.append(ChartRow(f"{r['system']} (length-controlled)", *lc, "lc"))
     chart = interval_chart(
         "leaderboard-chart",
@@ -90,14 +90,10 @@ def _leaderboard(result: Mapping[str, Any], level: int) -> Html:
         f'<p class="note">Bradley-Terry strengths on the Elo scale (1000 = average), {level}% bootstrap intervals over '
         "the task-level results. Length-controlled Elo: the same fit with the answers' length difference as a "
         "covariate (as length-controlled AlpacaEval and Arena-Hard's style control): what is left of each system's "
-        f"strength at equal lengths (length coefficient {num(_nan(coefficient))}; positive: longer answers win). Mean "
-        f"answer length in characters, over the usable answers.</p>\n{chart}\n"
+        f"strength at equal lengths (length coefficient {num(figure(coefficient))}; positive: longer answers win). "
+        f"Mean answer length in characters, over the usable answers.</p>\n{chart}\n"
         f"{table('leaderboard', head, rows, names=(1,))}"
     )
-
-
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else float(value)
 
 
 def _matrix(result: Mapping[str, Any]) -> Html:
@@ -142,7 +138,7 @@ def arena_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboar
         "position",
         ["judge", "decisive verdicts", "first slot wins"],
         [
-            [judge, p["decisive"], num(_nan(p["first_slot_rate"]["value"]), 3)]
+            [judge, p["decisive"], num(figure(p["first_slot_rate"]["value"]), 3)]
             for judge, p in result["position"].items()
         ],
     )

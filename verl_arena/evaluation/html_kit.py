@@ -24,7 +24,9 @@ __all__ = [
     "Html",
     "bar_chart",
     "code_text",
+    "figure",
     "interval_chart",
+    "interval_figures",
     "interval_text",
     "num",
     "page",
@@ -74,6 +76,18 @@ def _cell(value: Any) -> str:
 def num(value: float | None, digits: int = 2) -> str:
     """A number to ``digits`` places; ``n/a`` for a missing or NaN one."""
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def figure(value: float | None) -> float:
+    """A figure of a JSON-ready report as a float: ``None`` (strict JSON's NaN) is NaN."""
+    return math.nan if value is None else float(value)
+
+
+def interval_figures(interval: Mapping[str, Any] | None) -> tuple[float, float, float]:
+    """``(value, low, high)`` of a JSON-ready interval as floats, NaN where it has none."""
+    if interval is None:
+        return math.nan, math.nan, math.nan
+    return figure(interval["value"]), figure(interval["low"]), figure(interval["high"])
 
 
 def interval_text(ci: Mapping[str, float] | None, digits: int = 2) -> str:

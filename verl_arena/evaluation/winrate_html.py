@@ -6,22 +6,23 @@ comparison each judge's rate, the judges' agreement, the dimensions, position bi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from verl_arena.evaluation.arena_html import env_cell, env_note
-from verl_arena.evaluation.html_kit import ChartRow, Html, interval_chart, interval_text, num, page, table, text
+from verl_arena.evaluation.html_kit import (
+    ChartRow,
+    Html,
+    interval_chart,
+    interval_figures,
+    interval_text,
+    num,
+    page,
+    table,
+    text,
+)
 
 __all__ = ["winrate_html"]
-
-
-def _ci(interval: Mapping[str, Any] | None) -> tuple[float, float, float]:
-    """``(value, low, high)`` of a JSON-ready interval, NaN where it has none."""
-    if interval is None:
-        return math.nan, math.nan, math.nan
-    value, low, high = (math.nan if interval[k] is None else float(interval[k]) for k in ("value", "low", "high"))
-    return value, low, high
 
 
 def _controlled(comparison: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -72,10 +73,10 @@ def _chart(report: Mapping[str, Any], level: int) -> Html:
     rows = []
     for c in report["comparisons"]:
         for judge, r in c["by_judge"].items():
-            rows.append(ChartRow(f"{c['system']} ({judge})", *_ci(r["win_rate"]["rate"]), "judge"))
+            rows.append(ChartRow(f"{c['system']} ({judge})", *interval_figures(r["win_rate"]["rate"]), "judge"))
         if len(c["by_judge"]) > 1:
-            rows.append(ChartRow(f"{c['system']} (mean of judges)", *_ci(c["mean"]["rate"]), "mean"))
-        rows.append(ChartRow(f"{c['system']} (length-controlled)", *_ci(_controlled(c)), "lc"))
+            rows.append(ChartRow(f"{c['system']} (mean of judges)", *interval_figures(c["mean"]["rate"]), "mean"))
+        rows.append(ChartRow(f"{c['system']} (length-controlled)", *interval_figures(_controlled(c)), "lc"))
     return interval_chart(
         "winrate-chart",
         rows,

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from verl_arena.audit.probes import Fixed, Probe, ProbeTask, probe
+from verl_arena.evaluation.audit.registry import Fixed, Probe, ProbeTask, probe
 
 __all__ = ["FAKE_TAG", "FAKE_VERDICT_ID", "GRADER_ROLEPLAY", "PRIOR_VERDICT"]
 

@@ -10,13 +10,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from verl_arena.audit.report import audit_headline
+from verl_arena.evaluation.audit.report import audit_headline
 from verl_arena.evaluation.html_kit import (
     ChartRow,
     Html,
     bar_chart,
     code_text,
+    figure,
     interval_chart,
+    interval_figures,
     interval_text,
     num,
     page,
@@ -75,7 +77,7 @@ def _families(report: Mapping[str, Any]) -> Html:
         worst = fam["worst"]
         ci = worst["excess"] if worst else {"value": math.nan, "low": math.nan, "high": math.nan}
         state = "flagged" if fam["flagged"] else "ok" if worst else "unmeasured"
-        chart_rows.append(ChartRow(name, _f(ci["value"]), _f(ci["low"]), _f(ci["high"]), state))
+        chart_rows.append(ChartRow(name, *interval_figures(ci), state))
         flagged = ", ".join(fam["flagged"]) or "-"
         rows.append(
             [name, worst["probe"] if worst else "not measured", interval_text(ci), flagged, code_text(fam["advice"])]
@@ -96,11 +98,6 @@ def _families(report: Mapping[str, Any]) -> Html:
         "position probe, the share of judgments its slot alone decided, |2 rate - 1|), what --max-rate is compared "
         f"with.</p>\n{chart}\n{table('families', head, rows, row_classes=classes, names=(0, 1, 3, 4))}"
     )
-
-
-def _f(value: float | None) -> float:
-    """A figure of the JSON-ready report as a float (``None``, strict JSON's NaN, is NaN)."""
-    return math.nan if value is None else float(value)
 
 
 def _case(row: Mapping[str, Any], advice: str) -> Html:
@@ -124,7 +121,7 @@ def _case(row: Mapping[str, Any], advice: str) -> Html:
     return Html(
         f"{head}\n<p>Worst case: task <strong>{text(case['task'])}</strong> "
         f"({text(_ORDER.get(case['order'], case['order']))}): {text(outcome)}, score difference probe minus honest "
-        f"{num(_f(case['score_diff']))}{forfeit}.</p>\n<p>The probe's answer:</p>\n{text_block(case['answer'])}\n"
+        f"{num(figure(case['score_diff']))}{forfeit}.</p>\n<p>The probe's answer:</p>\n{text_block(case['answer'])}\n"
         f"<p>The judge's reply:</p>\n{reply}"
     )
 
@@ -146,8 +143,8 @@ def _probe_row(r: Mapping[str, Any]) -> list[Any]:
         r["ties"],
         r["losses"],
         interval_text(r["rate"]),
-        num(_f(r["effect"]["cohens_h"])),
-        num(_f(r["effect"]["score_diff"])),
+        num(figure(r["effect"]["cohens_h"])),
+        num(figure(r["effect"]["score_diff"])),
         r["failed"],
         r["not_applicable"],
         verdict,
@@ -157,10 +154,7 @@ def _probe_row(r: Mapping[str, Any]) -> list[Any]:
 def _probes(report: Mapping[str, Any]) -> Html:
     """Every probe on one axis (what --max-rate is compared with, and its interval), then the table."""
     level, limit = round(report["confidence"] * 100), report["max_rate"]
-    chart_rows = [
-        ChartRow(r["name"], *(_f(r["excess_interval"][k]) for k in ("value", "low", "high")), _state(r))
-        for r in report["probes"]
-    ]
+    chart_rows = [ChartRow(r["name"], *interval_figures(r["excess_interval"]), _state(r)) for r in report["probes"]]
     chart = interval_chart(
         "probe-chart",
         chart_rows,

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from verl_arena.audit.data import AuditTask
-from verl_arena.audit.probes import NotApplicable, Probe, ProbeTask, language_of
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.evaluation.audit.data import AuditTask
+from verl_arena.evaluation.audit.registry import NotApplicable, Probe, ProbeTask, language_of
 from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
 

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from verl_arena.audit.probes import Probe, ProbeTask
 from verl_arena.core.errors import ConfigError
+from verl_arena.evaluation.audit.registry import Probe, ProbeTask
 from verl_arena.validation import read_yaml, validate
 
 __all__ = ["CustomProbe", "ProbeSpec", "load_custom_probes"]

@@ -12,7 +12,7 @@ the probe (``alarm``: detector -> tasks flagged, of ``screened``): a flagged pro
 alarm would miss in training. Each measured row also has its ``worst_case``: the judgment the probe did best in (the
 highest outcome, then the largest score difference), with the probe's answer and the judge's reply, so that a flag can
 be read, not only counted. Per family: its probes, the flagged ones, the ``worst`` probe (the highest compared figure,
-with its interval) and what to change (``advice``, :mod:`~verl_arena.audit.advice`).
+with its interval) and what to change (``advice``, :mod:`~verl_arena.evaluation.audit.advice`).
 
 An audit that could not measure is no pass: it is *inconclusive* when a probe has no rate because the judge failed
 every judgment of it, or when more than :data:`MAX_FAILED_SHARE` (5%) of all judgments failed, and the report says
@@ -36,10 +36,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from verl_arena.audit.advice import advice_for
-from verl_arena.audit.probes import FAMILIES, Probe
-from verl_arena.audit.runner import AuditRun, Judged
-from verl_arena.audit.scoring import probe_stats
+from verl_arena.evaluation.audit.advice import advice_for
+from verl_arena.evaluation.audit.registry import FAMILIES, Probe
+from verl_arena.evaluation.audit.runner import AuditRun, Judged
+from verl_arena.evaluation.audit.scoring import probe_stats
 
 __all__ = ["DEFAULT_MAX_RATE", "MAX_FAILED_SHARE", "audit_headline", "audit_report"]
 

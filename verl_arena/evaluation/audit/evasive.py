@@ -16,9 +16,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from verl_arena.audit.planted import GRADER_ROLEPLAY, PRIOR_VERDICT
-from verl_arena.audit.probes import NotApplicable, Probe, ProbeTask, probe
 from verl_arena.core.normalise import CONFUSABLES
+from verl_arena.evaluation.audit.planted import GRADER_ROLEPLAY, PRIOR_VERDICT
+from verl_arena.evaluation.audit.registry import NotApplicable, Probe, ProbeTask, probe
 
 __all__ = ["TOKEN_PROCESS", "disguise", "paraphrased_padding", "stuffed"]
 
