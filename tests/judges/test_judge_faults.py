@@ -27,8 +27,8 @@ from helpers import judge_config, make_group
 from verl_arena import Candidate, GroupResult, PairVerdict, rank_group
 from verl_arena.core.errors import JudgeError
 from verl_arena.judges import build_judge
+from verl_arena.judges.blame import filler, same_classes
 from verl_arena.judges.budget import byte_bound
-from verl_arena.judges.probes import filler, same_classes
 from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing.deployments import word_tokens

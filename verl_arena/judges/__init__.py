@@ -6,6 +6,7 @@
 - :class:`OrderSwapJudge` (``order_swap.py``): ArenaRL's bidirectional protocol around any pairwise judge.
 - :func:`build_judge`: the stack a :class:`JudgeConfig` describes.
 - :func:`candidate_from_messages` (``rendering.py``): chat trajectories into candidates.
+- ``blame.py``: which candidate broke the judge (probes of each suspect alone, against controls of its size).
 
 Judges with known behaviour for statistics, tests and demos (simulated judges, the mock judge server) live in
 :mod:`verl_arena.testing`.

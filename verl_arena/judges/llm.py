@@ -22,7 +22,7 @@ How a reply is read and asked again (cut replies, unusable ones, miscopied verdi
 
 Failures that may come from the candidates' content (refusals, unusable or truncated replies, requests refused as too
 large, a 500 or timeout that repeats for one request while the judge answers the others quickly) are traced by
-:mod:`~verl_arena.judges.attribution`: the candidate whose content fails on its own, where neutral text of its size
+:mod:`~verl_arena.judges.blame`: the candidate whose content fails on its own, where neutral text of its size
 does not, forfeits the match (``PairVerdict.forfeit``, lowest score against the middle of the scale) or is passed over
 in a group judgment; so does one whose text planted the verdict id the judge replied with. A failure pinned on nobody,
 and a prompt the server refuses as beyond its context (a matter of size, never of content), is asked again with every
@@ -44,14 +44,13 @@ from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import note
 from verl_arena.core.types import FORFEIT_KEY, Candidate, PairVerdict
 from verl_arena.judges.asking import Asker, PlantedVerdictId
-from verl_arena.judges.attribution import Culprits, FaultTracer
+from verl_arena.judges.blame import Culprits, FaultTracer, ProbeMaker
 from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import JudgmentCache, VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.context import ContextSource, JudgeContext
 from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
-from verl_arena.judges.probes import ProbeMaker
 from verl_arena.judges.served import ServedFit
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
@@ -382,7 +381,7 @@ class LLMJudge:
         shown: Sequence[Candidate],
         context: JudgeContext,
     ) -> list[int]:
-        """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.attribution`); raises ``error`` if
+        """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.blame`); raises ``error`` if
         none can be blamed."""
         suspects = [self.probes.suspect(query, c, s, context) for c, s in zip(candidates, shown, strict=True)]
         culprits = await self.faults.culprits(error, suspects)

@@ -7,7 +7,7 @@ group's tournament (``judge_deadline_s``), and the trip back. :func:`member_pati
 own timeout; :func:`actor_deadline` gives an actor the part of a deadline that leaves room for the answer to travel
 back; :func:`rank_or_void` runs a tournament within its deadline and voids the group when it cannot finish.
 
-A group's deadline must leave room to trace a stalled judgment (:mod:`~verl_arena.judges.attribution`): the judgment
+A group's deadline must leave room to trace a stalled judgment (:mod:`~verl_arena.judges.blame`): the judgment
 is tried twice before it counts as stalled, then its probes (side by side) and a control are each tried twice too,
 so up to six request timeouts pass one after another. :func:`check_tracing_room` refuses a deadline shorter than that
 at start-up, naming both settings: with less, the content that stalls the judge is never blamed, and its group is
