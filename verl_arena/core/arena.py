@@ -6,12 +6,9 @@ Topologies never call the judge themselves. They hand the arena all the judgment
 (:meth:`Arena.compare`, :meth:`Arena.select`); the arena runs them concurrently, validates what comes back, applies
 the failure policy and records every judgment in the match log.
 
-Paired stalls: a judgment of two candidates can fail in an input-related way that the judge cannot trace to either
-(each is judged fine alone, but together they exceed what the judge can do in time). One such failure blames nobody.
-A candidate involved in such failures with two or more different opponents is the common factor: from the end of that
-round it forfeits (the judge is told by ``meta["forfeit"]``), the round's failed judgments it took part in are settled
-as its forfeits, and its later matches are forfeits without a judge call. So a candidate that stalls the judge only
-when paired costs at most two rounds and gains nothing.
+After each round, the round's failed judgments are settled by :mod:`~verl_arena.core.stalls` (a candidate that
+stalls the judge whoever it meets forfeits; failures that concentrate on one candidate are asked again), which asks
+the judge through :meth:`Arena.ask` and :meth:`Arena.judge_once`.
 
 Randomness never depends on the order in which candidates were passed in: every random draw starts from the
 candidates sorted by content digest, so permuting a group permutes its result and nothing else.
@@ -19,6 +16,7 @@ candidates sorted by content digest, so permuting a group permutes its result an
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import numbers
@@ -172,6 +170,31 @@ class Arena:
         )
         self._record(self._reserve(1), [match])
         return match
+
+    async def ask(self, kind: str, shown: Sequence[Candidate], k: int = 0) -> Any:
+        """The judge's reply to one judgment of ``kind`` (``compare``, ``select`` or ``order``) of ``shown``, as it
+        gives it: nothing is checked, recorded or counted, and a ``JudgeError`` propagates."""
+        if kind == "compare":
+            return await self.judge.compare(self.query, shown[0], shown[1])
+        if kind == "select":
+            return await self.judge.select(self.query, list(shown), k)
+        return await self.judge.order(self.query, list(shown))
+
+    async def judge_once(self, match: Match, shown: Sequence[Candidate]) -> Match:
+        """``match`` judged again, once, its players shown as ``shown``: the winners (and a pair's scores and verdict)
+        the judge gives now, its reply checked like any other. Nothing is recorded; a ``JudgeError`` propagates."""
+        reply = await self.ask(match.kind, shown, match.k)
+        where = (match.stage, match.round)
+        if match.kind == "compare":
+            a, b = match.players
+            sa, sb = self._check_verdict(reply, a, b, *where)
+            winners = (a,) if sa > sb else (b,) if sb > sa else ()
+            return dataclasses.replace(match, failed=False, winners=winners, scores=(sa, sb), verdict=reply)
+        if match.kind == "order":
+            picked = self._check_order(reply, match.players, *where)
+        else:
+            picked = self._check_selection(reply, match.players, match.k, *where)
+        return dataclasses.replace(match, failed=False, winners=tuple(match.players[x] for x in picked))
 
     @property
     def matches(self) -> list[Match]:

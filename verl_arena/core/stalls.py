@@ -34,17 +34,14 @@ import dataclasses
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import tally
 from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
 
-if TYPE_CHECKING:  # pragma: no cover
-    from verl_arena.core.arena import Arena
-
-__all__ = ["StallWatch", "concentrated", "confirm_concentration", "judge_faults", "settle_stalls"]
+__all__ = ["StallArena", "StallWatch", "concentrated", "confirm_concentration", "judge_faults", "settle_stalls"]
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +82,22 @@ class StallWatch:
         return dataclasses.replace(candidate, meta={**candidate.meta, FORFEIT_KEY: "stall"})
 
 
-async def settle_stalls(arena: Arena, matches: list[Match]) -> list[Match]:
+class StallArena(Protocol):
+    """What the checks here use of the arena whose round they settle (:class:`~verl_arena.core.arena.Arena`)."""
+
+    candidates: list[Candidate]
+    group: str
+    stalls: StallWatch
+
+    @property
+    def matches(self) -> list[Match]: ...
+
+    async def ask(self, kind: str, shown: Sequence[Candidate], k: int = 0) -> Any: ...
+
+    async def judge_once(self, match: Match, shown: Sequence[Candidate]) -> Match: ...
+
+
+async def settle_stalls(arena: StallArena, matches: list[Match]) -> list[Match]:
     """After a round: mark the new stallers, and ask the round's failed two-player judgments they took part in again,
     so the judge settles them as forfeits. A settled match keeps its ``error`` (the failure still counts)."""
     found = arena.stalls.new_stallers()
@@ -104,29 +116,17 @@ async def settle_stalls(arena: Arena, matches: list[Match]) -> list[Match]:
     return out
 
 
-async def _settled(arena: Arena, failed: Match) -> Match:
+async def _settled(arena: StallArena, failed: Match) -> Match:
     """``failed`` asked again with its stallers marked; itself if the judge fails again."""
-    a, b = failed.players
     stalled = tuple(p for p in failed.players if p in arena.stalls.stalled)
     if failed.kind != "compare" and len(stalled) == 2:  # nobody to pick: it stays failed, both forfeit it
         return dataclasses.replace(failed, forfeited=stalled)
     shown = [arena.stalls.mark(arena.candidates[p], p) for p in failed.players]
-    fields: dict[str, Any] = {f.name: getattr(failed, f.name) for f in dataclasses.fields(Match) if f.name != "failed"}
     try:
-        if failed.kind == "compare":
-            verdict = await arena.judge.compare(arena.query, shown[0], shown[1])
-            sa, sb = arena._check_verdict(verdict, a, b, failed.stage, failed.round)
-            winners = (a,) if sa > sb else (b,) if sb > sa else ()
-            return Match(**{**fields, "winners": winners, "scores": (sa, sb), "verdict": verdict})
-        if failed.kind == "order":
-            ordered = await arena.judge.order(arena.query, shown)
-            picked = arena._check_order(ordered, failed.players, failed.stage, failed.round)
-        else:
-            chosen = await arena.judge.select(arena.query, shown, failed.k)
-            picked = arena._check_selection(chosen, failed.players, failed.k, failed.stage, failed.round)
-        return Match(**{**fields, "winners": tuple(failed.players[x] for x in picked), "forfeited": stalled})
+        settled = await arena.judge_once(failed, shown)
     except JudgeError:
         return failed
+    return settled if failed.kind == "compare" else dataclasses.replace(settled, forfeited=stalled)
 
 
 #: the judgments whose failure a fallback settles (a tie, shared points): where concentrated failures are looked for
@@ -162,7 +162,7 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
     return found
 
 
-async def confirm_concentration(arena: Arena, matches: list[Match]) -> list[Match]:
+async def confirm_concentration(arena: StallArena, matches: list[Match]) -> list[Match]:
     """After a round (and :func:`settle_stalls`): for every player the failures now concentrate on that failed in this
     round, ask the judge again every failed judgment it took part in; if the judge fails all of them again, mark this
     round's as the judge's fault (the tournament voids the group). What the asks again spent is counted on the first
@@ -200,17 +200,11 @@ def judge_faults(matches: Sequence[Match]) -> str | None:
     return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items())) or None
 
 
-async def _answered_again(arena: Arena, failed: Match) -> tuple[bool, dict[str, int]]:
-    """Whether the judge answers ``failed`` when asked again, and what asking spent."""
-    shown = [arena.candidates[p] for p in failed.players]
+async def _answered_again(arena: StallArena, failed: Match) -> tuple[bool, dict[str, int]]:
+    """Whether the judge answers ``failed`` when asked again (whatever it answers), and what asking spent."""
     with tally() as spent:
         try:
-            if failed.kind == "compare":
-                await arena.judge.compare(arena.query, shown[0], shown[1])
-            elif failed.kind == "select":
-                await arena.judge.select(arena.query, shown, failed.k)
-            else:
-                await arena.judge.order(arena.query, shown)
+            await arena.ask(failed.kind, [arena.candidates[p] for p in failed.players], failed.k)
             ok = True
         except JudgeError:
             ok = False
