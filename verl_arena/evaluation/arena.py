@@ -29,9 +29,9 @@ import numpy as np
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.env import env_agreement, env_summary
-from verl_arena.evaluation.judging import EvaluationLog, Judgment, judge_keys, unanswered_judges
+from verl_arena.evaluation.judging import EvaluationLog, Judgment, judge_keys, task_outcome, unanswered_judges
 from verl_arena.evaluation.length import LengthControlledBoard, length_controlled_board
-from verl_arena.evaluation.report import position_bias, task_outcome
+from verl_arena.evaluation.report import position_bias
 
 __all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
 

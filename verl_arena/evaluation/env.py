@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 
 from verl_arena.evaluation.data import System
-from verl_arena.evaluation.judging import Judgment
-from verl_arena.evaluation.report import task_outcome
+from verl_arena.evaluation.judging import Judgment, task_outcome
 from verl_arena.evaluation.stats import bootstrap_interval, win_rate
 
 __all__ = ["env_agreement", "env_summary"]

@@ -32,6 +32,7 @@ __all__ = [
     "judge_tasks",
     "planned",
     "single_order_judges",
+    "task_outcome",
     "unanswered_judges",
 ]
 
@@ -84,6 +85,29 @@ class Judgment:
             usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
             shortcut=(verdict.meta or {}).get("shortcut"),
         )  # fmt: skip
+
+
+def _compare(x: float, y: float) -> float:
+    return 1.0 if x > y else 0.0 if x < y else 0.5
+
+
+def task_outcome(system: str, baseline: str, both: Sequence[Judgment]) -> tuple[float, dict[str, float]] | None:
+    """``system``'s outcome against ``baseline`` from the judgments of one task in both orders, and per dimension;
+    ``None`` unless both orders were judged."""
+    if len(both) != 2 or any(j.winner is None for j in both):
+        return None
+    forfeits = {s for j in both for s in j.forfeit}
+    if forfeits:
+        overall = 0.5 if forfeits >= {system, baseline} else 0.0 if system in forfeits else 1.0
+        return overall, {}
+    mine = sum(j.scores[system] for j in both)
+    theirs = sum(j.scores[baseline] for j in both)
+    dims: dict[str, float] = {}
+    names = set.intersection(*(set(j.dimensions.get(system, {})) & set(j.dimensions.get(baseline, {})) for j in both))
+    for name in sorted(names):
+        dims[name] = _compare(sum(j.dimensions[system][name] for j in both),
+                              sum(j.dimensions[baseline][name] for j in both))  # fmt: skip
+    return _compare(mine, theirs), dims
 
 
 def unanswered_judges(judgments: Iterable[Judgment]) -> dict[str, dict[str, int]]:

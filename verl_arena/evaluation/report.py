@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from verl_arena.evaluation.data import System, Task
-from verl_arena.evaluation.judging import Judgment, unanswered_judges
+from verl_arena.evaluation.env import env_agreement, env_summary
+from verl_arena.evaluation.judging import Judgment, task_outcome, unanswered_judges
 from verl_arena.evaluation.stats import (
     bootstrap_interval,
     cohen_kappa,
@@ -33,30 +34,7 @@ from verl_arena.evaluation.stats import (
     win_rate,
 )
 
-__all__ = ["position_bias", "task_outcome", "winrate_report"]
-
-
-def _compare(x: float, y: float) -> float:
-    return 1.0 if x > y else 0.0 if x < y else 0.5
-
-
-def task_outcome(system: str, baseline: str, both: Sequence[Judgment]) -> tuple[float, dict[str, float]] | None:
-    """``system``'s outcome against ``baseline`` from the judgments of one task in both orders, and per dimension;
-    ``None`` unless both orders were judged."""
-    if len(both) != 2 or any(j.winner is None for j in both):
-        return None
-    forfeits = {s for j in both for s in j.forfeit}
-    if forfeits:
-        overall = 0.5 if forfeits >= {system, baseline} else 0.0 if system in forfeits else 1.0
-        return overall, {}
-    mine = sum(j.scores[system] for j in both)
-    theirs = sum(j.scores[baseline] for j in both)
-    dims: dict[str, float] = {}
-    names = set.intersection(*(set(j.dimensions.get(system, {})) & set(j.dimensions.get(baseline, {})) for j in both))
-    for name in sorted(names):
-        dims[name] = _compare(sum(j.dimensions[system][name] for j in both),
-                              sum(j.dimensions[baseline][name] for j in both))  # fmt: skip
-    return _compare(mine, theirs), dims
+__all__ = ["position_bias", "winrate_report"]
 
 
 def _outcomes(judgments: Sequence[Judgment], system: str, baseline: str) -> dict[str, dict[str, Any]]:
@@ -109,8 +87,6 @@ def winrate_report(
     seed: int = 0,
 ) -> dict[str, Any]:
     """The whole report, JSON-ready (intervals as ``{"value", "low", "high"}``)."""
-    from verl_arena.evaluation.env import env_agreement, env_summary  # env builds on task_outcome, defined here
-
     judges = sorted({j.judge for j in judgments})
     report: dict[str, Any] = {
         "tasks": len(tasks),

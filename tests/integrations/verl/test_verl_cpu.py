@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from verl_arena.integrations.verl.cpu import verl_private
-from verl_arena.integrations.verl.cpu.rollout import _truncated, sample
+from verl_arena.integrations.verl.cpu.sampling import _truncated, sample
 from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "estimator_config",
     "hydra_value",
     "judge_overrides",
+    "refuse_kl_in_reward",
 ]
 
 logger = logging.getLogger(__name__)
@@ -205,10 +206,18 @@ def check_algorithm(algorithm: Mapping[str, Any] | DictConfig | None) -> Tournam
         if key not in known:
             hint = did_you_mean(key, known) or f"valid keys: {', '.join(known)}"
             raise ConfigError(f"algorithm.{key}: neither verl's option nor the tournament estimator's; {hint}")
-    from verl_arena.integrations.verl.estimator import refuse_kl_in_reward  # (the estimator imports this module)
-
     refuse_kl_in_reward(algorithm)
     return estimator_config(algorithm)
+
+
+def refuse_kl_in_reward(config: Any) -> None:
+    """Raise :class:`ConfigError` if ``config`` (verl's ``algorithm`` node) puts a KL penalty in the reward."""
+    if config is not None and hasattr(config, "get") and config.get("use_kl_in_reward"):
+        raise ConfigError(
+            "algorithm.use_kl_in_reward=true does not work with algorithm.adv_estimator=tournament: the penalty "
+            "moves every reward by a little, which rank normalisation turns into whole ranks, and rows that do not "
+            "vote could no longer be recognised; use actor_rollout_ref.actor.use_kl_loss=true instead"
+        )
 
 
 def _verl_algorithm_keys() -> list[str]:

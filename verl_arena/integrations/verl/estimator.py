@@ -35,12 +35,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from verl_arena.core.errors import ConfigError
 from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.verl import votes
-from verl_arena.integrations.verl.config import estimator_config
+from verl_arena.integrations.verl.config import estimator_config, refuse_kl_in_reward
 
-__all__ = ["compute_tournament_advantage", "refuse_kl_in_reward", "voting_rows"]
+__all__ = ["compute_tournament_advantage", "voting_rows"]
 
 logger = logging.getLogger(__name__)
 
@@ -104,13 +103,3 @@ def voting_rows(
     if len(named) != sum(record.rows for record in left_out):
         return None
     return [r for r in rows if trained[r] and r not in named]
-
-
-def refuse_kl_in_reward(config: Any) -> None:
-    """Raise :class:`ConfigError` if ``config`` (verl's ``algorithm`` node) puts a KL penalty in the reward."""
-    if config is not None and hasattr(config, "get") and config.get("use_kl_in_reward"):
-        raise ConfigError(
-            "algorithm.use_kl_in_reward=true does not work with algorithm.adv_estimator=tournament: the penalty "
-            "moves every reward by a little, which rank normalisation turns into whole ranks, and rows that do not "
-            "vote could no longer be recognised; use actor_rollout_ref.actor.use_kl_loss=true instead"
-        )

@@ -30,6 +30,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from verl_arena.environments.server import bind
+from verl_arena.integrations.verl.cpu.sampling import sample
 
 __all__ = ["LEXICAL_MARKER", "STATS_ENV", "ChatServer"]
 
@@ -171,8 +172,6 @@ class ChatServer:
         }
 
     async def _generate(self, prompt_ids: list[int], max_tokens: int, body: dict[str, Any]) -> tuple[list[int], str]:
-        from verl_arena.integrations.verl.cpu.rollout import sample
-
         async with self._lock:  # one sequence at a time: the CPU has no batch to gain from
             tokens, _ = await asyncio.to_thread(
                 sample,
