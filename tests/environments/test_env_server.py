@@ -346,3 +346,15 @@ def test_the_env_server_command_prints_its_url_and_serves():
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_the_adapters_are_a_registry_that_refuses_a_taken_name_and_names_the_known_ones():
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.environments.adapters import ADAPTERS, EnvAdapter, register_adapter
+    from verl_arena.environments.client import env_config
+
+    assert ADAPTERS.get("textcraft").control_action == "inventory" and "generic" in ADAPTERS
+    with pytest.raises(ValueError, match="'textcraft' is already registered"):
+        register_adapter("textcraft", EnvAdapter())  # a built-in is never replaced in silence
+    with pytest.raises(ConfigError, match=r"env\.adapter.*unknown adapter 'maze'; registered: generic, textcraft"):
+        env_config({"url": "http://127.0.0.1:1", "adapter": "maze"})

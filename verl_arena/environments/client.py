@@ -4,10 +4,10 @@
 
 An environment server keeps episodes by id: ``create`` opens one, ``reset`` picks its task (``data_idx``), ``step``
 plays one action and answers the observation, the reward and whether the episode is done, ``close`` frees it. Servers
-differ in small ways, which an :class:`EnvAdapter` absorbs: route prefixes (``/maze/create``), bare values instead of
-objects (an integer id, an observation string, an ``[observation, reward, done]`` list), and how an action is read
-from the model's text (text games take the last ``Action:`` line, or the line below it). Adapters are registered by name
-(:data:`ADAPTERS`); ``generic`` is configured entirely by :class:`EnvConfig`.
+differ in small ways, which an adapter (:mod:`~verl_arena.environments.adapters`) and the client absorb: route
+prefixes (``/maze/create``), bare values instead of objects (an integer id, an observation string, an
+``[observation, reward, done]`` list), and how an action is read from the model's text (text games take the last
+``Action:`` line, or the line below it); ``generic`` is configured entirely by :class:`EnvConfig`.
 
 Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``) raises
 :class:`EnvError` with a reason. Whose failure it is depends on what failed: a server that fails to open an episode
@@ -22,31 +22,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from verl_arena.environments.textcraft import parse_action
+from verl_arena.environments.adapters import ADAPTERS
 
-__all__ = [
-    "ADAPTERS",
-    "EnvAdapter",
-    "EnvClient",
-    "EnvConfig",
-    "EnvError",
-    "Step",
-    "env_config",
-    "last_action",
-    "register_adapter",
-]
+__all__ = ["EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
 
 logger = logging.getLogger(__name__)
-
-#: the action in a model's reply: after its last ``Action:``, on that line or the next, else the whole reply stripped
-last_action = parse_action
 
 
 class EnvConfig(BaseModel):
@@ -113,51 +100,6 @@ class Step:
     done: bool
 
 
-@dataclass(frozen=True)
-class EnvAdapter:
-    """How to talk to one kind of server.
-
-    Args:
-        prefix: the route prefix.
-        instructions: the system message telling the model how to act.
-        parse_action: the action in a model's reply.
-        control_action: a harmless action for the control episode that tells an agent's failure from the
-            environment's (``None``: the control only opens an episode and starts its task).
-    """
-
-    prefix: str = ""
-    instructions: str = (
-        "You act in an interactive environment. Each turn, think briefly, then end your reply with one line "
-        "'Action: <your action>'. The environment answers with what happened."
-    )
-    parse_action: Callable[[str], str] = last_action
-    control_action: str | None = None
-
-
-#: adapters by name
-ADAPTERS: dict[str, EnvAdapter] = {}
-
-
-def register_adapter(name: str, adapter: EnvAdapter) -> None:
-    """Make ``adapter`` available as ``env.adapter: name``."""
-    ADAPTERS[name] = adapter
-
-
-register_adapter("generic", EnvAdapter())
-register_adapter(
-    "textcraft",
-    EnvAdapter(
-        instructions=(
-            "You are crafting items in a text game. The task names the goal item and the recipes that may help. "
-            "Commands: 'get N item' takes base items, 'craft N item using N a, N b' crafts from your inventory, "
-            "'inventory' lists what you hold. Each turn, think briefly, then end your reply with one line "
-            "'Action: <command>'."
-        ),
-        control_action="inventory",
-    ),
-)
-
-
 def _field(answer: Any, key: str, index: int, default: Any = None) -> Any:
     """``answer[key]`` of an object, ``answer[index]`` of a list, or ``default``."""
     if isinstance(answer, Mapping):
@@ -176,7 +118,7 @@ class EnvClient:
 
     def __init__(self, config: EnvConfig) -> None:
         self.config = config
-        self.adapter = ADAPTERS[config.adapter]
+        self.adapter = ADAPTERS.get(config.adapter)
         prefix = self.adapter.prefix if config.prefix is None else config.prefix
         self.base = config.url + ("/" + prefix.strip("/") if prefix.strip("/") else "")
         self.control_action = self.adapter.control_action if config.control_action is None else config.control_action

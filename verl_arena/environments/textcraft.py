@@ -24,9 +24,9 @@ __all__ = [
     "MAX_STEPS",
     "RECIPES",
     "TASKS",
+    "CraftingTask",
     "Recipe",
     "StepResult",
-    "Task",
     "TextCraft",
     "item_depth",
     "parse_action",
@@ -154,7 +154,7 @@ def _tree(item: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Task:
+class CraftingTask:
     """Make ``count`` of ``goal``; ``difficulty`` is the goal's crafting depth (1 to 4)."""
 
     index: int
@@ -186,13 +186,13 @@ _GOALS = (
     "1 knight kit, 1 well",
 )
 #: the tasks, ``data_idx`` 0-9 at difficulty 1, 10-19 at 2, 20-29 at 3 and 30-39 at 4
-TASKS: tuple[Task, ...] = tuple(
-    Task(index, goal, count)
+TASKS: tuple[CraftingTask, ...] = tuple(
+    CraftingTask(index, goal, count)
     for index, (count, goal) in enumerate(_amount(part) for level in _GOALS for part in level.split(","))
 )
 
 
-def task_for(data_idx: int) -> Task:
+def task_for(data_idx: int) -> CraftingTask:
     """The task of ``data_idx``: indices past the last task wrap around (``data_idx % len(TASKS)``)."""
     if data_idx < 0:
         raise ValueError(f"data_idx must be >= 0, got {data_idx}")
@@ -215,9 +215,9 @@ def parse_action(text: str) -> str:
     return text.strip()
 
 
-def solve(task: Task | int) -> list[str]:
+def solve(task: CraftingTask | int) -> list[str]:
     """Commands that complete ``task`` (or the task of a ``data_idx``): gather every material, then craft upwards."""
-    task = task if isinstance(task, Task) else task_for(task)
+    task = task if isinstance(task, CraftingTask) else task_for(task)
     needed: Counter[str] = Counter({task.goal: task.count})
     batches: dict[str, int] = {}
     for item in sorted(_tree(task.goal), key=lambda name: (-item_depth(name), name)):  # every user before its inputs
