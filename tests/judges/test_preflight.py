@@ -19,7 +19,7 @@ import yaml
 from helpers import judge_config
 
 from verl_arena.cli import main
-from verl_arena.doctor import check_judge
+from verl_arena.integrations.verl.doctor import check_judge
 from verl_arena.judges.config import EndpointConfig
 from verl_arena.judges.endpoints import Router
 

@@ -59,7 +59,7 @@ _CHECK_WIDTH = 31
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from verl_arena.doctor import planned_checks
+    from verl_arena.integrations.verl.doctor import planned_checks
 
     steps = planned_checks(ray=args.ray, judge_config=args.judge_config)
     shown, ok = progress.bar(args, len(steps), "check"), True

@@ -26,9 +26,8 @@ if os.environ.get("VERL_PLATFORM", "").strip().lower() == "cpu":  # opt-in: trai
 from verl.experimental.reward_loop.reward_manager import register as register_reward_manager
 from verl.trainer.ppo.core_algos import register_adv_est
 
-from verl_arena import doctor
 from verl_arena._version import __version__
-from verl_arena.integrations.verl import agent_loops, env_agent  # noqa: F401 - registers the agent loops
+from verl_arena.integrations.verl import agent_loops, doctor, env_agent  # noqa: F401 - registers the agent loops
 from verl_arena.integrations.verl.estimator import compute_tournament_advantage
 from verl_arena.integrations.verl.reward_manager import ArenaRewardManager
 from verl_arena.integrations.verl.startup import install as install_start_checks
