@@ -81,7 +81,7 @@ def test_options_are_validated_where_they_enter_and_documented():
     with pytest.raises(ConfigError, match=r"arena_judge_alarm\.windw"):
         slime_config(slime_args)
     assert set(JUDGE_ALARM_METRICS) <= set(STEP_METRICS)
-    from verl_arena.configuration_reference import configuration_markdown
+    from verl_arena.reference.configuration import configuration_markdown
 
     reference = configuration_markdown()
     assert "`judge_alarm.tie_share`" in reference and "`arena/judge_alarm_first_slot`" in reference

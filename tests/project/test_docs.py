@@ -18,7 +18,7 @@ PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob
 
 
 def test_the_configuration_reference_is_what_the_code_says():
-    from verl_arena.configuration_reference import configuration_markdown
+    from verl_arena.reference.configuration import configuration_markdown
 
     committed = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert committed == configuration_markdown(), "run `verl-arena docs configuration` and commit docs/configuration.md"
@@ -55,7 +55,7 @@ def test_every_sample_field_is_described():
 def test_an_option_without_a_description_is_refused():
     from pydantic import BaseModel
 
-    from verl_arena.configuration_reference import _model_rows
+    from verl_arena.reference.configuration import _model_rows
 
     class Undocumented(BaseModel):
         """Args:

@@ -24,11 +24,11 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 def _docs(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else DOCS / f"{args.page}.md"
     if args.page == "configuration":
-        from verl_arena.configuration_reference import configuration_markdown
+        from verl_arena.reference.configuration import configuration_markdown
 
         text = configuration_markdown()
     else:
-        from verl_arena.bench.docs import benchmarks_markdown
+        from verl_arena.reference.benchmarks import benchmarks_markdown
 
         out.parent.mkdir(parents=True, exist_ok=True)
         text = benchmarks_markdown(out.parent, progress=lambda msg: print(msg, file=sys.stderr))
