@@ -15,9 +15,9 @@ from scipy import stats
 
 from verl_arena.cli import main
 from verl_arena.core.types import Candidate
-from verl_arena.evaluation.arena import ArenaSettings, run_arena, swiss_pairs
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.judging import EvaluationLog
+from verl_arena.evaluation.leaderboard import LeaderboardSettings, run_leaderboard, swiss_pairs
 from verl_arena.testing.simulated import SimulatedJudge
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,9 @@ def simulated_arena(seed: int, **settings) -> dict:
     systems = {n: System(n, n, {t.id: Candidate(n, f"{n} on {t.id}") for t in tasks}) for n in QUALITIES}
     judge = SimulatedJudge(qualities=QUALITIES, noise=1.0, seed=seed)
     options = {"tasks_per_match": 5, "resamples": 100, "seed": seed, **settings}
-    return asyncio.run(run_arena(tasks, systems, {"sim": judge}, EvaluationLog(None), ArenaSettings(**options)))
+    return asyncio.run(
+        run_leaderboard(tasks, systems, {"sim": judge}, EvaluationLog(None), LeaderboardSettings(**options))
+    )
 
 
 def test_swiss_pairs_meet_unsettled_neighbours_once_a_round():

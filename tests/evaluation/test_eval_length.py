@@ -12,8 +12,8 @@ from scipy import stats
 
 from verl_arena.core.bradley_terry import fit_outcomes
 from verl_arena.core.types import Candidate
-from verl_arena.evaluation.arena import TaskResult
 from verl_arena.evaluation.data import System
+from verl_arena.evaluation.leaderboard import TaskResult
 from verl_arena.evaluation.length import length_controlled_board
 
 TASKS = [f"t{i}" for i in range(60)]

@@ -23,9 +23,9 @@ import numpy as np
 
 from verl_arena.bench.metrics import kendall_tau_b
 from verl_arena.core.types import Candidate
-from verl_arena.evaluation.arena import ArenaSettings, leaderboard, run_arena, task_results
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.judging import EvaluationLog, judge_keys
+from verl_arena.evaluation.leaderboard import LeaderboardSettings, leaderboard, run_leaderboard, task_results
 from verl_arena.testing.simulated import SimulatedJudge
 
 __all__ = ["DEFAULT_GAPS", "LeaderboardRun", "format_leaderboard_bench", "run_leaderboard_bench", "simulated_arena"]
@@ -77,13 +77,13 @@ def simulated_arena(
     task_list = [Task(f"t{i}", f"simulated task {i}") for i in range(tasks)]
     systems = {n: System(n, n, {t.id: Candidate(n, f"{n} answers {t.id}") for t in task_list}) for n in names}
     judges = {_JUDGE: SimulatedJudge(qualities=qualities, noise=noise, seed=seed)}
-    settings = ArenaSettings(tasks_per_match=tasks_per_match, resamples=100, seed=seed)
+    settings = LeaderboardSettings(tasks_per_match=tasks_per_match, resamples=100, seed=seed)
 
     def judged(board: Sequence[dict[str, Any]]) -> tuple[float, bool]:
         order = [row["system"] for row in board]
         return kendall_tau_b([-order.index(n) for n in names], [qualities[n] for n in names]), order == truth
 
-    arena = asyncio.run(run_arena(task_list, systems, judges, EvaluationLog(None), settings))
+    arena = asyncio.run(run_leaderboard(task_list, systems, judges, EvaluationLog(None), settings))
     tau, exact = judged(arena["leaderboard"])
 
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]

@@ -161,8 +161,8 @@ def _unanswered_exit(command: str, unanswered: Mapping[str, Mapping[str, int]], 
 
 
 def _arena(args: argparse.Namespace) -> int:
-    from verl_arena.evaluation.arena import ArenaSettings, run_arena
-    from verl_arena.evaluation.arena_html import arena_html
+    from verl_arena.evaluation.leaderboard import LeaderboardSettings, run_leaderboard
+    from verl_arena.evaluation.leaderboard_html import leaderboard_html
 
     setup = _setup(args, "arena")
     if setup is None:
@@ -171,20 +171,20 @@ def _arena(args: argparse.Namespace) -> int:
     if not args.no_preflight and not preflight_judges(configs, "eval arena"):
         _run_judged(judges, log, mock, asyncio.sleep(0))
         return JUDGE_UNAVAILABLE
-    settings = ArenaSettings(
+    settings = LeaderboardSettings(
         tasks_per_match=args.tasks_per_match, max_judgments=args.max_judgments, max_rounds=args.max_rounds,
         confidence=args.confidence, resamples=args.resamples, min_pair_tasks=args.min_pair_tasks, seed=args.seed,
     )  # fmt: skip
 
     rounds = _RoundProgress(args, settings.max_rounds)
     hooks = {"on_round_start": rounds.start, "on_judgment": rounds.judged, "on_round": rounds.done}
-    work = run_arena(tasks, systems, judges, log, settings, **hooks)
+    work = run_leaderboard(tasks, systems, judges, log, settings, **hooks)
     try:
         result = _run_judged(judges, log, mock, work)
     finally:
         rounds.close()
     if args.html:
-        Path(args.html).write_text(arena_html(result), encoding="utf-8")
+        Path(args.html).write_text(leaderboard_html(result), encoding="utf-8")
     if args.json:
         print_json(result)
     else:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from verl_arena.evaluation.arena_html import env_cell, env_note
 from verl_arena.evaluation.html_kit import (
     ChartRow,
     Html,
@@ -21,6 +20,7 @@ from verl_arena.evaluation.html_kit import (
     table,
     text,
 )
+from verl_arena.evaluation.leaderboard_html import env_cell, env_note
 
 __all__ = ["winrate_html"]
 

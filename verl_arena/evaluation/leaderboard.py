@@ -1,11 +1,11 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""An arena of many systems on a shared task set: Swiss-paired rounds, a Bradley-Terry leaderboard with bootstrap
-intervals, tiered verdicts, and a stopping rule.
+"""A leaderboard of many systems on a shared task set (``verl-arena eval arena``): Swiss-paired rounds, a Bradley-Terry
+fit with bootstrap intervals, tiered verdicts, and a stopping rule.
 
 Each round pairs every system with a neighbour in the current standings that it has met least, and judges the pair on
 a few tasks it has not been judged on yet, in both orders, with every judge. After each round a Bradley-Terry fit over
-every task-level outcome so far (ties count half each way) gives the standings; the arena stops when the intervals of
+every task-level outcome so far (ties count half each way) gives the standings; the run stops when the intervals of
 every two neighbours in the standings separate, when the judgment budget is spent, or when no pair has tasks left.
 Neighbours are what a leaderboard must tell apart, so the judgments go where the standings are uncertain, and a
 leaderboard of K systems costs far fewer judgments than K(K-1)/2 pairs on every task.
@@ -33,7 +33,7 @@ from verl_arena.evaluation.judging import EvaluationLog, Judgment, judge_keys, t
 from verl_arena.evaluation.length import LengthControlledBoard, length_controlled_board
 from verl_arena.evaluation.report import position_bias
 
-__all__ = ["ArenaSettings", "TaskResult", "leaderboard", "run_arena", "swiss_pairs"]
+__all__ = ["LeaderboardSettings", "TaskResult", "leaderboard", "run_leaderboard", "swiss_pairs"]
 
 #: Elo points per unit of Bradley-Terry strength (400 / ln 10), and the scale's centre
 ELO_PER_UNIT = 400.0 / math.log(10.0)
@@ -42,12 +42,12 @@ TIERS = ("clearly better", "better", "tie, both good", "tie, both bad", "worse",
 
 
 @dataclass(frozen=True)
-class ArenaSettings:
-    """How the arena runs.
+class LeaderboardSettings:
+    """How the leaderboard is run.
 
     Args:
         tasks_per_match: tasks a pairing is judged on per round.
-        max_judgments: budget of single-order judgments (requests) for the whole arena; ``None``: no budget.
+        max_judgments: budget of single-order judgments (requests) for the whole run; ``None``: no budget.
         max_rounds: rounds at most.
         confidence: level of the leaderboard's intervals.
         resamples: bootstrap resamples of the leaderboard.
@@ -149,7 +149,9 @@ def _strengths(names: Sequence[str], results: Sequence[TaskResult]) -> np.ndarra
     return fit_outcomes(len(names), triples, alpha=0.01)
 
 
-def leaderboard(names: Sequence[str], results: Sequence[TaskResult], settings: ArenaSettings) -> list[dict[str, Any]]:
+def leaderboard(
+    names: Sequence[str], results: Sequence[TaskResult], settings: LeaderboardSettings
+) -> list[dict[str, Any]]:
     """The standings: Bradley-Terry strength, its Elo-scale display and a bootstrap interval (resampling the
     task-level results), best first."""
     strengths = _strengths(names, results)
@@ -187,18 +189,18 @@ def settled(board: Sequence[Mapping[str, Any]], met_on: Callable[[str, str], int
     )
 
 
-async def run_arena(
+async def run_leaderboard(
     tasks: Sequence[Task],
     systems: Mapping[str, System],
     judges: Mapping[str, Any],
     log: EvaluationLog,
-    settings: ArenaSettings,
+    settings: LeaderboardSettings,
     *,
     on_round: Callable[[int, list[dict[str, Any]]], None] | None = None,
     on_round_start: Callable[[int, int], None] | None = None,
     on_judgment: Callable[[Judgment], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the arena; returns the standings (each row's ``env``: the system's environment outcomes, see
+    """Run the leaderboard; returns the standings (each row's ``env``: the system's environment outcomes, see
     :func:`~verl_arena.evaluation.env.env_summary`; its ``mean_answer_length`` and its length-controlled Elo with an
     interval, ``lc_elo``, see :mod:`~verl_arena.evaluation.length`), the pairwise matrix, the tiers, the cost, why it
     stopped, the judge's agreement with the environment (``env_agreement``) and the length coefficient (``length``).

@@ -1,8 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The arena's report as one self-contained HTML page (:mod:`.html_kit`): the leaderboard with its intervals on an Elo
-axis, each system's mean answer length and length-controlled Elo, the pairwise win rates, the verdict tiers and the
-judges' position bias."""
+"""The leaderboard's report (``verl-arena eval arena --html``) as one self-contained HTML page (:mod:`.html_kit`): the
+standings with their intervals on an Elo axis, each system's mean answer length and length-controlled Elo, the pairwise
+win rates, the verdict tiers and the judges' position bias."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from verl_arena.evaluation.html_kit import ChartRow, Html, figure, interval_chart, num, page, table, text
 
-__all__ = ["arena_html", "env_cell", "env_note"]
+__all__ = ["env_cell", "env_note", "leaderboard_html"]
 
 
 def _cell_colour(rate: float) -> str:
@@ -118,7 +118,7 @@ def _matrix(result: Mapping[str, Any]) -> Html:
     )
 
 
-def arena_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboard") -> str:
+def leaderboard_html(result: Mapping[str, Any], *, title: str = "verl-arena leaderboard") -> str:
     """The page: leaderboard with interval chart, length columns, pairwise win-rate matrix, verdict tiers and judge
     position bias; with env outcomes, each system's env success rate and the judge's agreement with the
     environment."""
