@@ -8,6 +8,7 @@ import ast
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -48,26 +49,137 @@ def imported_modules(path: Path, depth: int = 1) -> set[str]:
     return names
 
 
-#: layer -> what it may not import (third-party packages, and verl-arena's layers above it)
-LAYERS = {
-    "core": {"verl", "ray", "httpx", "torch", "tenacity", "requests", "aiohttp"}
-    | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing", "verl_arena.bench"},
-    "judges": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
-    "testing": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations"},
-    "outcomes": {"verl", "ray", "torch", "httpx"}
-    | {"verl_arena.judges", "verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
-    "runtime": {"verl", "torch"} | {"verl_arena.integrations", "verl_arena.testing"},
-    "evaluation": {"verl", "ray", "torch"} | {"verl_arena.runtime", "verl_arena.integrations", "verl_arena.testing"},
-    "offline": {"verl", "ray", "torch"} | {"verl_arena.integrations", "verl_arena.testing", "verl_arena.evaluation"},
+#: the rooms of the package from the ground up: a room imports only rooms below it (a folder, or a top-level module;
+#: ``evaluation.audit`` is a room of its own above the rest of ``evaluation``). The package's ``__init__`` and
+#: ``_version`` are no room: any room may use them.
+ROOMS = (
+    "core",
+    "validation",
+    "judges",
+    "environments",
+    "testing",
+    "outcomes",
+    "runtime",
+    "offline",
+    "evaluation",
+    "evaluation.audit",
+    "integrations",
+    "slime",
+    "bench",
+    "reference",
+    "commands",
+    "cli",
+)
+#: rooms below a room that it must still not use: judges with known behaviour (``testing``) are for tests,
+#: benchmarks and demos, never for the code that ranks or evaluates, and evaluating needs no judge runtime
+UNUSED_BELOW = {
+    "outcomes": {"testing"},
+    "runtime": {"testing"},
+    "offline": {"testing"},
+    "evaluation": {"testing", "runtime"},
+    "evaluation.audit": {"testing", "runtime"},
+}
+#: third-party packages a room may not import (verl only in integrations, checked below)
+PACKAGES = {
+    "core": {"ray", "httpx", "torch", "tenacity", "requests", "aiohttp"},
+    "judges": {"ray", "torch"},
+    "testing": {"ray", "torch"},
+    "outcomes": {"ray", "torch", "httpx"},
+    "runtime": {"torch"},
+    "offline": {"ray", "torch"},
+    "evaluation": {"ray", "torch"},
+    "evaluation.audit": {"ray", "torch"},
 }
 
 
-@pytest.mark.parametrize("layer", sorted(LAYERS))
-def test_imports_only_point_downwards(layer):
-    for path in (ROOT / "verl_arena" / layer).rglob("*.py"):
-        imported = imported_modules(path) | imported_modules(path, depth=2)
-        forbidden = imported & LAYERS[layer]
-        assert not forbidden, f"{path.relative_to(ROOT)} imports {forbidden}"
+def package_modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name (a package by its folder's)."""
+    modules = {}
+    for path in (ROOT / "verl_arena").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def package_imports(path: Path, modules: Mapping[str, Path]) -> set[str]:
+    """The package's modules ``path`` imports, wherever the import stands (in a function too): ``from a.b import c``
+    imports the module ``a.b.c`` where there is one, else ``a.b`` (the package's ``__init__`` it runs on the way is
+    not counted: every import would then lead through it)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                names.add(name if name in modules else node.module)
+    return {name for name in names if name in modules}
+
+
+def room_of(module: str) -> str | None:
+    """The room a module of the package stands in (``None``: the package's ``__init__`` and ``_version``)."""
+    parts = module.split(".")[1:]
+    if parts[:2] == ["evaluation", "audit"]:
+        return "evaluation.audit"
+    return parts[0] if parts and parts[0] in ROOMS else None
+
+
+def test_every_module_stands_in_a_room():
+    homeless = [m for m in package_modules() if room_of(m) is None and m not in ("verl_arena", "verl_arena._version")]
+    assert not homeless, f"modules in no room of ROOMS: {homeless}"
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_imports_only_point_downwards(room):
+    modules = package_modules()
+    below = set(ROOMS[: ROOMS.index(room)]) - UNUSED_BELOW.get(room, set())
+    for module, path in modules.items():
+        if room_of(module) != room:
+            continue
+        wrong = {m for m in package_imports(path, modules) if room_of(m) not in below | {room, None}}
+        assert not wrong, f"{path.relative_to(ROOT)} (room {room}) imports {sorted(wrong)}"
+        packages = imported_modules(path) & PACKAGES.get(room, set())
+        assert not packages, f"{path.relative_to(ROOT)} (room {room}) imports {sorted(packages)}"
+
+
+def _cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
+    """One import cycle of ``graph`` (its modules, the first one repeated at the end), or ``None``."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return None
+        path.append(module)
+        for other in sorted(graph[module]):
+            found = visit(other)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    return next((c for c in map(visit, sorted(graph)) if c), None)
+
+
+def test_no_two_modules_import_each_other_even_through_others():
+    modules = package_modules()
+    graph = {m: package_imports(path, modules) - {m} for m, path in modules.items()}
+    assert _cycle(graph) is None, f"an import cycle: {' -> '.join(_cycle(graph))}"
+    graph["verl_arena.core.types"].add("verl_arena.core.tournament")  # the check sees a cycle where there is one
+    assert _cycle(graph)
+
+
+def test_no_two_public_classes_share_a_name():
+    homes: dict[str, list[str]] = {}
+    for module, path in package_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                homes.setdefault(node.name, []).append(module)
+    shared = {name: where for name, where in homes.items() if len(where) > 1}
+    assert not shared, f"public classes of the same name: {shared}"
 
 
 def test_only_the_integrations_import_verl():
