@@ -4,7 +4,7 @@
 
 Real Ray, real verl (v1 trainer, FSDP2 actor, the transformers rollout on the CPU), the arena reward manager, the
 tournament estimator and a real HTTP judge on loopback. Each run is two training steps of a tiny random model (about
-a minute and a half here); they are marked ``e2e`` so ``pytest -m "not e2e"`` runs the fast suite alone.
+a minute and a half here); they are marked ``e2e``: plain ``pytest`` (the fast suite) leaves them out.
 """
 
 from __future__ import annotations
