@@ -33,6 +33,9 @@ from verl_arena.bench.step import read_step_metrics
 from verl_arena.judges import build_judge
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
 
+#: the repository's root
+ROOT = Path(__file__).resolve().parents[1]
+
 
 # Groups and judges in a known way
 def make_group(qualities: Sequence[float], tag: str = "") -> list[Candidate]:
@@ -91,7 +94,7 @@ class MemoryStore:
 
 
 # The example groups file
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "travel_groups.jsonl"
+EXAMPLE = ROOT / "examples" / "travel_groups.jsonl"
 
 
 def lines(path: Path) -> list[dict]:
@@ -257,7 +260,6 @@ def sample(group: int | None, index: int, response: str = "", reward: Any = None
 
 
 # The CPU smoke run (recipes/cpu_smoke.sh) and what it leaves behind
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def smoke(workdir: Path, *overrides: str, **env: str) -> tuple[str, dict[int, dict[str, float]]]:
@@ -317,12 +319,11 @@ def printed_overrides(output: str) -> list[str]:
 
 
 # slime's rollout code on the CPU, without SGLang (slime's source: $SLIME_PATH or ../shared/peers/slime)
-REPO = Path(__file__).resolve().parents[1]
 
 
 def find_slime() -> Path | None:
     """slime's source tree: ``$SLIME_PATH`` or ``../shared/peers/slime`` next to the repository."""
-    for candidate in (os.environ.get("SLIME_PATH"), REPO.parent / "shared" / "peers" / "slime"):
+    for candidate in (os.environ.get("SLIME_PATH"), ROOT.parent / "shared" / "peers" / "slime"):
         if candidate and (Path(candidate) / "slime" / "rollout" / "sglang_rollout.py").is_file():
             return Path(candidate).resolve()
     return None

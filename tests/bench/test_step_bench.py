@@ -14,16 +14,13 @@ import math
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
-from helpers import BIN_PATH
+from helpers import BIN_PATH, ROOT
 
 from verl_arena.bench.rule_reward import compute_score, overlap_f1
 from verl_arena.bench.step import StepBench, StepRun, format_step_bench, read_step_metrics, run_step_bench
 from verl_arena.core.errors import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_console_lines_of_a_verl_log_become_each_steps_metrics():

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import strict_json
+from helpers import EXAMPLE, ROOT, strict_json
 
 from verl_arena.cli import main
 
@@ -217,7 +217,7 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
     """`verl-arena rank ... | head -1`: the reader goes away; the command says nothing more and exits as SIGPIPE would
     have it (128 + 13), its output file complete."""
     out = tmp_path / "ranked.jsonl"
-    example = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
+    example = EXAMPLE
     command = [sys.executable, "-m", "verl_arena.cli", "rank", str(example), "-o", str(out), "--quiet"]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdout.close()  # gone before the summary is printed
@@ -232,7 +232,7 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
 def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, command):
     """matplotlib made unimportable in a fresh interpreter: --plot fails while the arguments are parsed (exit 2), before
     a judge is asked or a benchmark cell is run."""
-    examples = Path(__file__).resolve().parents[2] / "examples"
+    examples = ROOT / "examples"
     log = tmp_path / "judgments.jsonl"
     inputs = [str(examples / "travel_tasks.jsonl"), str(examples / "eval" / "baseline.jsonl")]
     inputs.append(str(examples / "eval" / "trained.jsonl"))

@@ -6,15 +6,12 @@ per probe family for ``audit``, per check for ``doctor``; stdout keeps the resul
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from helpers import strict_json
+from helpers import ROOT, strict_json
 
 from verl_arena.cli import main
 from verl_arena.commands import progress
 
-ROOT = Path(__file__).resolve().parents[2]
 GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 OUTPUTS = [str(ROOT / "examples" / "eval" / "baseline.jsonl"), str(ROOT / "examples" / "eval" / "trained.jsonl")]

@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
-from helpers import logged, rollout_scores
+from helpers import ROOT, logged, rollout_scores
 
 from verl_arena.bench.step import read_step_metrics
 from verl_arena.core.ranking import ranks_from_keys
@@ -24,8 +23,6 @@ from verl_arena.core.rewards import rank_quantile_rewards
 from verl_arena.outcomes.members import stand_in_reward
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_two_steps_of_episodes_judged_and_ranked_success_first_and_late_members_do_not_vote(tmp_path):

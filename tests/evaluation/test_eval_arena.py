@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import judge_config, render, screenshot, strict_json
+from helpers import ROOT, judge_config, render, screenshot, strict_json
 from scipy import stats
 
 from verl_arena.cli import main
@@ -20,7 +20,6 @@ from verl_arena.evaluation.judging import EvaluationLog
 from verl_arena.evaluation.leaderboard import LeaderboardSettings, run_leaderboard, swiss_pairs
 from verl_arena.testing.simulated import SimulatedJudge
 
-ROOT = Path(__file__).resolve().parents[2]
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 QUALITIES = {f"s{k}": 0.8 * k for k in range(7)}
 

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import judge_config, strict_json
+from helpers import ROOT, judge_config, strict_json
 
 from verl_arena.cli import main
 from verl_arena.evaluation.data import System
 from verl_arena.evaluation.env import env_agreement, env_summary
 from verl_arena.evaluation.judging import Judgment
 
-ROOT = Path(__file__).resolve().parents[2]
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 BASELINE = ROOT / "examples" / "eval" / "baseline.jsonl"
 TRAINED = ROOT / "examples" / "eval" / "trained.jsonl"

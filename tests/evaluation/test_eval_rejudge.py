@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 import yaml
-from helpers import judge_config, strict_json
+from helpers import EXAMPLE, judge_config, strict_json
 
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
@@ -19,7 +18,7 @@ from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.simulated import SimulatedJudge
 
-GROUPS = str(Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl")
+GROUPS = str(EXAMPLE)
 
 
 def test_the_same_judge_agrees_with_its_log_and_another_template_is_measured(mock_judge, tmp_path, capsys):

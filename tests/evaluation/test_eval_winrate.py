@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import judge_config, strict_json
+from helpers import ROOT, judge_config, strict_json
 
 from verl_arena.cli import main
 from verl_arena.core.types import Candidate, PairVerdict
@@ -18,7 +18,6 @@ from verl_arena.evaluation.data import load_system, load_tasks
 from verl_arena.evaluation.judging import EvaluationLog, judge_tasks
 from verl_arena.evaluation.report import winrate_report
 
-ROOT = Path(__file__).resolve().parents[2]
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 BASELINE = str(ROOT / "examples" / "eval" / "baseline.jsonl")
 TRAINED = str(ROOT / "examples" / "eval" / "trained.jsonl")  # detailed plans; tokyo-layover is missing

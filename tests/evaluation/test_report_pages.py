@@ -12,13 +12,12 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import render, strict_json
+from helpers import ROOT, render, strict_json
 
 from verl_arena.cli import main
 from verl_arena.evaluation.audit.advice import advice_for
 from verl_arena.evaluation.html_kit import ChartRow, Html, bar_chart, interval_chart, page, table, text_block
 
-ROOT = Path(__file__).resolve().parents[2]
 TASKS = ROOT / "examples" / "travel_tasks.jsonl"
 EVAL = ROOT / "examples" / "eval"
 EVIL = "<script>document.title = 'pwned'</script><img src=x onerror=alert(1)> & more"

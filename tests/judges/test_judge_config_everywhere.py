@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from verl_arena.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 OUTPUTS = [str(ROOT / "examples" / "eval" / "baseline.jsonl"), str(ROOT / "examples" / "eval" / "trained.jsonl")]

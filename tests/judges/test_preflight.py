@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import judge_config
+from helpers import ROOT, judge_config
 
 from verl_arena.cli import main
 from verl_arena.integrations.verl.doctor import check_judge
 from verl_arena.judges.config import EndpointConfig
 from verl_arena.judges.endpoints import Router
 
-ROOT = Path(__file__).resolve().parents[2]
 GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 BASELINE = str(ROOT / "examples" / "eval" / "baseline.jsonl")

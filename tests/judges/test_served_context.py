@@ -8,12 +8,11 @@ like vLLM)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import httpx
 import pytest
 import yaml
-from helpers import judge_config
+from helpers import EXAMPLE, judge_config
 
 from verl_arena import Candidate
 from verl_arena.cli import main
@@ -22,7 +21,6 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.judges import LLMJudge, build_judge, parse_judge_config
 from verl_arena.judges.served import fit_to_servers
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
 A = Candidate("a", "Kiyomizu temple at 9:00, Nishiki market lunch, Gion walk at 18:00", "call search(kyoto)")
 B = Candidate("b", "Kyoto is nice.", "")
 

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from helpers import judge_config, strict_json
+from helpers import EXAMPLE, ROOT, judge_config, strict_json
 
 from verl_arena.cli import main
 from verl_arena.offline import load_groups
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
 
 
 def lines(path: Path) -> list[dict]:
@@ -145,7 +143,7 @@ def test_mock_judge_command_serves_until_stopped():
 
 def test_a_judgment_log_written_by_an_older_release_replays_identically(capsys):
     # written by verl-arena at commit ebde03b (before the failure-policy and refactoring work), six topologies
-    old = Path(__file__).resolve().parents[1] / "data" / "judgments_before_refactor.jsonl"
+    old = ROOT / "tests" / "data" / "judgments_before_refactor.jsonl"
     assert main(["replay", str(old)]) == 0
     assert "replayed 24 groups" in capsys.readouterr().out
 

@@ -9,12 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import strict_json
+from helpers import EXAMPLE, strict_json
 
 from verl_arena.cli import main
 from verl_arena.offline import check_groups, group_key, load_groups
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
 
 
 def lines(path: Path) -> list[dict]:

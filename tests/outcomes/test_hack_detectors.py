@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH
+from helpers import EXAMPLE, HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH
 from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
@@ -27,7 +26,6 @@ from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "travel_groups.jsonl"
 NEW = ("keyword_stuffing", "bare_answer", "generic_padding")
 
 
@@ -116,7 +114,7 @@ def test_the_prefilter_hides_no_match():
 
 
 def test_honest_groups_raise_no_flag_of_the_new_detectors():
-    groups = [(g.query, list(g.candidates)) for g in load_groups(EXAMPLES)]
+    groups = [(g.query, list(g.candidates)) for g in load_groups(EXAMPLE)]
     rng = np.random.default_rng(4)
     groups += [(QUERY, plan_group(rng)) for _ in range(100)]
     for query, candidates in groups:

@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import verl_arena
 import verl_arena.core
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("module", [verl_arena, verl_arena.core])

@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 def test_exactly_two_marked_commands():

@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BIN_PATH, printed_overrides
+from helpers import BIN_PATH, ROOT, printed_overrides
 
-ROOT = Path(__file__).resolve().parents[2]
 RECIPES = sorted((ROOT / "recipes").glob("*.sh"))
 TRAINING = ["travel_agent.sh", "deep_research.sh", "writing.sh"]  # the others: their own tests
 

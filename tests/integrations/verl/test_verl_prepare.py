@@ -5,11 +5,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import verl_config
+from helpers import ROOT, verl_config
 
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
@@ -19,7 +18,7 @@ from verl_arena.integrations.verl.trajectory import candidate_from_row
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome
 from verl_arena.outcomes.step_metrics import STEP_METRICS, StepMetrics
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "travel_tasks.jsonl"
+EXAMPLE = ROOT / "examples" / "travel_tasks.jsonl"
 
 
 def test_prepare_writes_verl_rows_with_the_split_reference_and_rubrics(tmp_path):
