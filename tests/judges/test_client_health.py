@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import pytest
 from aiohttp import web
-from helpers import judge_config, make_group
+from helpers import TRIGGER, judge_config, make_group
 
 from verl_arena import JudgeError
 from verl_arena.core.errors import ConfigError
@@ -102,6 +102,34 @@ def test_timeouts_while_the_server_is_slow_for_everyone_are_the_judges_trouble(m
     timeouts = [o for o in asyncio.run(run()) if isinstance(o, JudgeError)]
     assert timeouts and not any(o.input_related for o in timeouts)  # never traced to what the requests carried
     assert client.health()[0]["cooldowns"] == 0  # and the endpoint, alive, is not taken out
+
+
+def test_content_failing_with_500_before_any_answer_does_not_take_the_endpoint_out(mock_judge):
+    # the first requests the endpoint ever sees fail because of what they carry: no evidence yet either way, so they are
+    # retried, and the retry's ping finds the endpoint answering (CI once saw a loaded run start with three such 500s)
+    url, server = mock_judge(triggers={TRIGGER: "500"})
+    client = ChatClient(parse_judge_config(judge_config(url, failure_threshold=1, cooldown_s=60)))
+
+    async def run() -> list:
+        bad = ([{"role": "user", "content": f"{TRIGGER} {k}"}] for k in range(3))
+        return await asyncio.gather(*(client.chat(m) for m in bad), return_exceptions=True)
+
+    outcomes = asyncio.run(run())
+    assert all(isinstance(o, JudgeError) and o.reason == "http_500" and o.input_related for o in outcomes)
+    assert server.served["ok"] >= 1  # a ping was answered
+    health = client.health()[0]
+    assert health["healthy"] and health["cooldowns"] == 0 and health["failures"] == 0
+
+
+def test_a_judge_failing_every_request_with_500_is_taken_out(mock_judge):
+    url, _ = mock_judge(faults={"500": 1.0})
+    config = judge_config(url, failure_threshold=1, cooldown_s=60, retry={"max_attempts": 2, "initial_wait_s": 0.01})
+    client = ChatClient(parse_judge_config(config))
+    with pytest.raises(JudgeError) as info:
+        asyncio.run(client.chat(MESSAGES))
+    assert not info.value.input_related
+    health = client.health()[0]
+    assert not health["healthy"] and health["cooldowns"] == 1 and health["failure_causes"]
 
 
 @pytest.mark.parametrize("value", [0, -1.0, math.nan, math.inf, "10"])

@@ -313,14 +313,14 @@ class ChatClient:
                 raise self._error("connection", f"{cfg.base_url}: {cause}") from exc
             except RetryableFailure as exc:
                 self._stats.attempt_errors[exc.reason] += 1
-                # an internal error for this request while the endpoint answers others quickly is this request's trouble
-                # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
-                exc.isolated = (
-                    exc.reason == "http_500"
-                    and await self._alive(state, endpoint, started, ping=attempt > 1)
-                    and endpoint.answers_quickly(self.config.timeout_s)
-                )
-                health = False if exc.unhealthy and not exc.isolated else None
+                health = False if exc.unhealthy else None
+                if exc.reason == "http_500":  # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
+                    # content can make a server fail with 500 on every request it is in: the error counts against the
+                    # endpoint only once it is known not to answer others (a first one, before any evidence, is retried
+                    # and the retry asks), and it is this request's own trouble when those answers come quickly
+                    alive = await self._alive(state, endpoint, started, ping=attempt > 1)
+                    exc.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
+                    health = False if not alive and attempt > 1 else None
                 cause = reason_words(exc.reason)
                 raise
             except FinalFailure:
