@@ -52,7 +52,7 @@ def test_the_arena_shows_each_round(tmp_path, capsys, at_once):
 @pytest.mark.slow
 def test_rejudge_counts_groups(tmp_path, capsys, at_once):
     log = tmp_path / "judgments.jsonl"
-    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--log", str(log), "--quiet"]) == 0
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--judgment-log", str(log), "--quiet"]) == 0
     capsys.readouterr()
     assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--json"]) == 0
     assert "4/4" in capsys.readouterr().err

@@ -128,7 +128,7 @@ def test_rank_summarizes_judgments_requests_and_cache_hits_as_the_judge_saw_them
             url,
             "--model",
             "m",
-            "--cache",
+            "--cache-path",
             cache,
             "--no-preflight",  # the pre-flight request is no judgment: counted apart (judges/test_preflight.py)
         ]

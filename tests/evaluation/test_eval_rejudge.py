@@ -26,7 +26,7 @@ def test_the_same_judge_agrees_with_its_log_and_another_template_is_measured(moc
     judge = tmp_path / "judge.yaml"
     judge.write_text(yaml.safe_dump(judge_config(url)))
     log = tmp_path / "judgments.jsonl"
-    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--log", str(log), "--judge-config",
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--judgment-log", str(log), "--judge-config",
                  str(judge), "--quiet"]) == 0  # fmt: skip
     capsys.readouterr()
     ranked = len(server.recent)

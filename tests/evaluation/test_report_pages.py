@@ -137,7 +137,7 @@ def test_the_show_page(tmp_path, capsys):
                 str(groups),
                 "-o",
                 str(tmp_path / "out.jsonl"),
-                "--log",
+                "--judgment-log",
                 str(log),
                 "--quiet",
                 "--no-cache",

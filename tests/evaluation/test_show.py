@@ -54,7 +54,7 @@ def ranked(tmp_path, groups_file, topology, *extra):
         str(groups_file),
         "-o",
         str(tmp_path / f"{topology}.jsonl"),
-        "--log",
+        "--judgment-log",
         str(log),
         "--quiet",
         "--mock-latency",

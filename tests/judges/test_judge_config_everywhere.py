@@ -41,7 +41,7 @@ def commands(judge: str, tmp_path: Path) -> dict[str, list[str]]:
 def ranked_log(tmp_path):
     """A judgment log for `eval rejudge` (ranked by the built-in mock judge)."""
     log = tmp_path / "ranked.log.jsonl"
-    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--log", str(log), "--quiet"]) == 0
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--judgment-log", str(log), "--quiet"]) == 0
     return log
 
 

@@ -82,7 +82,7 @@ def test_rank_stops_before_judging_with_one_line_naming_the_endpoint_and_the_cau
 
 def _rejudge_log(tmp_path: Path) -> str:
     log = tmp_path / "judgments.jsonl"
-    assert main(["rank", GROUPS, "-o", str(tmp_path / "first.jsonl"), "--log", str(log), "--quiet"]) == 0
+    assert main(["rank", GROUPS, "-o", str(tmp_path / "first.jsonl"), "--judgment-log", str(log), "--quiet"]) == 0
     return str(log)
 
 

@@ -101,7 +101,7 @@ def test_rank_finishes_every_group_of_a_file_a_saturated_judge_could_not_take_at
     groups = tmp_path / "groups.jsonl"
     distinct_groups(groups, 10)
     out = tmp_path / "out.jsonl"
-    code = main(["rank", str(groups), "-o", str(out), "--quiet", "--json", "--concurrency", "4", "--timeout", "0.2",
-                 "--deadline", "1.2", "--mock-latency", "0.1", "--no-cache"])  # fmt: skip
+    limits = ["--max-concurrency", "4", "--timeout-s", "0.2", "--judge-deadline-s", "1.2", "--mock-latency", "0.1"]
+    code = main(["rank", str(groups), "-o", str(out), "--quiet", "--json", *limits, "--no-cache"])
     summary = strict_json(capsys.readouterr().out)
     assert code == 0 and summary["groups"] == 40 and summary["voided_groups"] == 0

@@ -23,7 +23,7 @@ def lines(path: Path) -> list[dict]:
 
 def test_rank_the_example_with_the_built_in_mock_and_replay_it(tmp_path, capsys):
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
-    assert main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet"]) == 0
+    assert main(["rank", str(EXAMPLE), "-o", str(out), "--judgment-log", str(log), "--quiet"]) == 0
     printed = " ".join(capsys.readouterr().out.split())
     assert "ranked 4 groups (15 candidates) with seeded_single_elimination" in printed
     assert "the two orders disagreed on" in printed and "went wrong nothing" in printed
@@ -42,7 +42,7 @@ def test_rank_the_example_with_the_built_in_mock_and_replay_it(tmp_path, capsys)
 
 def test_replay_refuses_a_log_with_a_broken_line_and_leaves_a_cut_last_line_alone(tmp_path, capsys):
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
-    main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet"])
+    main(["rank", str(EXAMPLE), "-o", str(out), "--judgment-log", str(log), "--quiet"])
     entries = log.read_text().splitlines(keepends=True)
     log.write_text("".join(entries[:3]) + entries[3][:40])  # a run cut in the middle of its last line
     assert main(["replay", str(log)]) == 0
@@ -54,7 +54,7 @@ def test_replay_refuses_a_log_with_a_broken_line_and_leaves_a_cut_last_line_alon
 
 def test_replay_notices_a_tampered_log(tmp_path, capsys):
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
-    main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), "--quiet", "--topology", "round_robin"])
+    main(["rank", str(EXAMPLE), "-o", str(out), "--judgment-log", str(log), "--quiet", "--topology", "round_robin"])
     entries = lines(log)
     match = entries[0]["result"]["matches"][0]
     match["winners"] = [p for p in match["players"] if p not in match["winners"]][:1]  # flip one verdict
@@ -67,7 +67,7 @@ def test_replay_notices_a_tampered_log(tmp_path, capsys):
 def test_rank_options_and_json_summary(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
     code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--topology", "multi_round",
-                 "--option", "repeats=2", "--no-order-swap"])  # fmt: skip
+                 "--tournament", "repeats=2", "--no-order-swap"])  # fmt: skip
     assert code == 0
     summary = strict_json(capsys.readouterr().out)
     assert summary["groups"] == 4 and summary["order_disagreement_rate"] is None
@@ -114,7 +114,7 @@ def test_a_groups_answer_key_and_rubrics_reach_every_candidate(tmp_path):
 
 
 def test_bad_option_is_reported(tmp_path, capsys):
-    code = main(["rank", str(EXAMPLE), "-o", str(tmp_path / "o.jsonl"), "--option", "bracket=zigzag", "--quiet"])
+    code = main(["rank", str(EXAMPLE), "-o", str(tmp_path / "o.jsonl"), "--tournament", "bracket=zigzag", "--quiet"])
     assert code == 2 and "'bracket' must be one of" in capsys.readouterr().err
 
 
@@ -149,9 +149,10 @@ def test_a_judgment_log_written_by_an_older_release_replays_identically(capsys):
 
 
 def test_a_deadline_that_cannot_cover_tracing_is_refused_naming_both_options(tmp_path, capsys):
-    assert main(["rank", str(EXAMPLE), "-o", str(tmp_path / "out.jsonl"), "--deadline", "10", "--timeout", "5"]) == 2
+    limits = ["--judge-deadline-s", "10", "--timeout-s", "5"]
+    assert main(["rank", str(EXAMPLE), "-o", str(tmp_path / "out.jsonl"), *limits]) == 2
     err = capsys.readouterr().err
-    assert "--deadline=10 s cannot cover tracing" in err and "lower --timeout to at most 1.66667" in err
+    assert "--judge-deadline-s=10 s cannot cover tracing" in err and "lower --timeout-s to at most 1.66667" in err
     assert not (tmp_path / "out.jsonl").exists()  # refused before anything was written
 
 

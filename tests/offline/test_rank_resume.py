@@ -92,12 +92,12 @@ def test_resume_after_a_line_is_inserted_ranks_the_new_group_and_keeps_the_other
     groups, out, log = tmp_path / "groups.jsonl", tmp_path / "out.jsonl", tmp_path / "log.jsonl"
     four = example(with_ids)
     write(groups, four[:3])
-    assert rank(groups, out, "--log", str(log))[0] == 0
+    assert rank(groups, out, "--judgment-log", str(log))[0] == 0
     interrupted = out.read_text(encoding="utf-8").splitlines(keepends=True)
     out.write_text("".join(interrupted[:2]), encoding="utf-8")  # stopped before its last group was written
     write(groups, [four[3], *four[:3]])  # a group inserted in front of the others
 
-    code, summary, err, _ = rank(groups, out, "--log", str(log), "--resume")
+    code, summary, err, _ = rank(groups, out, "--judgment-log", str(log), "--resume")
     assert code == 0, err
     assert "resuming: 2 of 4 groups already in" in err and summary["groups"] == 2
     assert_same_as_a_fresh_run(rank, groups, out, tmp_path)
@@ -144,13 +144,13 @@ def test_a_ranked_group_whose_content_changed_under_its_id_is_refused_naming_bot
     groups, out, log = tmp_path / "groups.jsonl", tmp_path / "out.jsonl", tmp_path / "log.jsonl"
     four = example(with_ids=True)
     write(groups, four)
-    assert rank(groups, out, "--log", str(log))[0] == 0
+    assert rank(groups, out, "--judgment-log", str(log))[0] == 0
     ranked_line = next(n for n, r in enumerate(lines(out), 1) if r["id"] == "qingcheng-weekend")
     change, what = EDITS[edit]
     write(groups, [four[0], change(four[1]), *four[2:]])
     before = out.read_bytes(), log.read_bytes()
 
-    code, _, err, requests = rank(groups, out, "--log", str(log), "--resume")
+    code, _, err, requests = rank(groups, out, "--judgment-log", str(log), "--resume")
     assert code == 2 and requests == 0
     assert f"{groups} line 2: group 'qingcheng-weekend' differs from its ranked line {ranked_line} in {out}" in err
     assert what in err and "rank into a new output, or delete that line" in err
@@ -226,10 +226,10 @@ def test_a_result_file_of_an_older_release_resumes_groups_with_ids_and_explains_
     ("change", "said"),
     [
         (["--seed", "7"], "tournament.seed 0 then, 7 now (--seed)"),
-        (["--option", "bracket=standard"], "tournament.bracket 'arenarl' then, 'standard' now (--option)"),
+        (["--tournament", "bracket=standard"], "tournament.bracket 'arenarl' then, 'standard' now (--tournament)"),
         (["--topology", "swiss"], "topology 'seeded_single_elimination' then, 'swiss' now (--topology);"),
         (["--template", "writing"], "judge.template 'generic' then, 'writing' now (--template or --judge-config)"),
-        (["--no-order-swap"], "judge.order_swap True then, False now (--no-order-swap)"),
+        (["--no-order-swap"], "judge.order_swap True then, False now (--order-swap or --no-order-swap)"),
     ],
 )
 def test_resume_with_other_settings_is_refused_naming_what_differs(rank, tmp_path, change, said):
@@ -264,13 +264,13 @@ def test_lines_of_an_older_release_without_their_settings_resume_with_a_note(ran
 def test_a_log_of_other_content_is_refused_and_a_missing_log_is_said(rank, tmp_path):
     groups, out, log = tmp_path / "groups.jsonl", tmp_path / "out.jsonl", tmp_path / "log.jsonl"
     write(groups, example()[:2])
-    assert rank(groups, out, "--log", str(log))[0] == 0
+    assert rank(groups, out, "--judgment-log", str(log))[0] == 0
     entries = lines(log)
     write(log, [entries[0], {**entries[1], "group_digest": "0" * 64}])
-    code, _, err, _ = rank(groups, out, "--log", str(log), "--resume")
+    code, _, err, _ = rank(groups, out, "--judgment-log", str(log), "--resume")
     assert code == 2 and f"{log} line 2: group " in err and "this log is not the one of the run being resumed" in err
 
-    code, _, err, _ = rank(groups, out, "--log", str(tmp_path / "new.jsonl"), "--resume")
+    code, _, err, _ = rank(groups, out, "--judgment-log", str(tmp_path / "new.jsonl"), "--resume")
     assert code == 0 and f"new.jsonl: no entry for 2 of the groups in {out}" in err
 
 
@@ -279,7 +279,7 @@ def test_rejudge_finds_groups_without_ids_by_their_content(rank, tmp_path, capsy
     groups, out, log = tmp_path / "groups.jsonl", tmp_path / "out.jsonl", tmp_path / "log.jsonl"
     plain = example()
     write(groups, plain)
-    assert rank(groups, out, "--log", str(log))[0] == 0
+    assert rank(groups, out, "--judgment-log", str(log))[0] == 0
     write(groups, [plain[2], plain[0], plain[3], plain[1]])  # reordered: still the same groups
     assert main(["eval", "rejudge", str(log), "--groups", str(groups), "--json"]) == 0
     assert strict_json(capsys.readouterr().out)["groups"] == 4
@@ -289,7 +289,7 @@ def test_rejudge_finds_groups_without_ids_by_their_content(rank, tmp_path, capsy
 
     named = example(with_ids=True)
     write(groups, named)
-    assert rank(groups, out, "--log", str(log))[0] == 0
+    assert rank(groups, out, "--judgment-log", str(log))[0] == 0
     write(groups, [*named[:3], {**named[3], "rubrics": ["under 20 euros"]}])  # the candidates' text is unchanged
     assert main(["eval", "rejudge", str(log), "--groups", str(groups)]) == 2
     assert (

@@ -64,10 +64,10 @@ def test_bad_input_is_refused_before_any_judge_call(tmp_path, capsys, content, m
     ("args", "message"),
     [
         (["-o", "{tmp}/missing/out.jsonl"], "directory {tmp}/missing does not exist"),
-        (["-o", "{tmp}/out.jsonl", "--log", "{tmp}/out.jsonl"], "--log and -o are the same file"),
+        (["-o", "{tmp}/out.jsonl", "--judgment-log", "{tmp}/out.jsonl"], "--judgment-log and -o are the same file"),
         (["-o", "{groups}"], "-o and groups file are the same file"),
         (["-o", "{tmp}"], "is a directory"),
-        (["-o", "{tmp}/out.jsonl", "--deadline", "0"], "--deadline must be a positive number"),
+        (["-o", "{tmp}/out.jsonl", "--judge-deadline-s", "0"], "--judge-deadline-s must be a positive number"),
         (["-o", "{tmp}/out.jsonl", "--run-deadline", "-5"], "--run-deadline must be a positive number"),
     ],
 )
@@ -98,8 +98,8 @@ def test_an_interrupted_run_keeps_finished_groups_and_resume_ranks_the_rest(tmp_
     groups = tmp_path / "groups.jsonl"
     ids = many_groups(groups, 5)
     out, log = tmp_path / "out.jsonl", tmp_path / "log.jsonl"
-    command = [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(out), "--log", str(log),
-               "--quiet", "--concurrency", "2", "--mock-latency", "0.03"]  # fmt: skip
+    command = [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(out), "--judgment-log", str(log),
+               "--quiet", "--max-concurrency", "2", "--mock-latency", "0.03"]  # fmt: skip
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while (not out.exists() or len(out.read_text().splitlines()) < 2) and time.monotonic() < deadline:
@@ -168,7 +168,7 @@ def test_stopped_at_sixty_percent_a_run_keeps_most_groups_and_its_resume_asks_no
 
     def command(run: str) -> list[str]:
         return [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(tmp_path / run / "out.jsonl"),
-                "--quiet", "--json", "--concurrency", "8", "--endpoint", url, "--model", "m"]  # fmt: skip
+                "--quiet", "--json", "--max-concurrency", "8", "--endpoint", url, "--model", "m"]  # fmt: skip
 
     (tmp_path / "whole").mkdir()
     (tmp_path / "stopped").mkdir()

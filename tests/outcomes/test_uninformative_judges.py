@@ -134,7 +134,7 @@ def test_rank_reports_the_uninformative_judge_and_replay_reproduces_it(servers, 
 
     out, log = tmp_path / "ranked.jsonl", tmp_path / "judgments.jsonl"
     flags = ["--quiet", "--json", "--no-cache", "--endpoint", servers["tie"], "--model", "mock"]
-    code = main(["rank", str(EXAMPLE), "-o", str(out), "--log", str(log), *flags])
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--judgment-log", str(log), *flags])
     printed = capsys.readouterr()
     summary = strict_json(printed.out)
     assert code == 3 and summary["void_reasons"] == {"no_information": 4}  # every group voided: the judge's fault

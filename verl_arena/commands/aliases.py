@@ -1,20 +1,26 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Old spellings of commands, kept for one release: not listed by ``--help``; each still runs, as its new spelling,
-after one line on stderr naming that spelling.
+"""Old spellings of commands and options, kept for one release: not listed by ``--help``; each still runs, as its new
+spelling, after one line on stderr naming that spelling.
 
 The benchmarks were seven ``bench-*`` commands and a ``bench`` that took ``--tokens`` and ``--train``; they are one
 group now, ``verl-arena bench NAME``. The old ``bench`` with options and no name ran the fidelity tables (and the
 token bench after them, which is ``bench tokens`` now).
+
+An option a command shares with the configuration is spelt as the configuration spells it, dashes for underscores
+(``rank --judgment-log`` for ``judgment_log``, ``--timeout-s`` for the judge's ``timeout_s``): :func:`add_renamed`
+keeps the old flag working as the new one.
 """
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["DEPRECATED", "resolve"]
+__all__ = ["DEPRECATED", "add_renamed", "add_tool_outputs_argument", "resolve"]
 
 #: old command -> the words that replace it
 DEPRECATED = {
@@ -67,3 +73,32 @@ def resolve(argv: Sequence[str]) -> list[str]:
         file=sys.stderr,
     )
     return new
+
+
+class _Renamed(argparse.Action):
+    """An old flag: hidden from ``--help``; it does what the new flag does, after one line on stderr naming it."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, new: str, target: argparse.Action, **kwargs: Any):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new, self.target = new, target
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        print(
+            f"verl-arena: {option_string} is deprecated and goes in the next release; use {self.new}", file=sys.stderr
+        )
+        self.target(parser, namespace, values, self.new)
+
+
+def add_renamed(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Keep ``old`` working, for one release, as the flag ``new`` the parser already has (see the module docstring)."""
+    target = next(a for a in parser._actions if new in a.option_strings)
+    hidden = {"default": argparse.SUPPRESS, "help": argparse.SUPPRESS}
+    like = {"dest": target.dest, "nargs": target.nargs, "type": target.type, "metavar": target.metavar}
+    parser.add_argument(old, action=_Renamed, new=new, target=target, **like, **hidden)
+
+
+def add_tool_outputs_argument(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--include-tool-outputs`` / ``--no-include-tool-outputs`` (``include_tool_outputs``, on by default), with the
+    old ``--hide-tool-outputs``."""
+    parser.add_argument("--include-tool-outputs", action=argparse.BooleanOptionalAction, default=True, help=help)
+    add_renamed(parser, "--hide-tool-outputs", "--no-include-tool-outputs")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.commands import progress
+from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.extras import needing
@@ -59,7 +60,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
     mock = None
     try:
         tasks = load_tasks(args.tasks)
-        render = {"include_tool_outputs": not args.hide_tool_outputs}
+        render = {"include_tool_outputs": args.include_tool_outputs}
         systems = {}
         for spec in args.outputs:
             system = load_system(spec, tasks, render=render)
@@ -75,8 +76,8 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
             print(f"no judge configuration given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
         for config in configs.values():
-            if args.cache:
-                config.setdefault("cache_path", args.cache)
+            if args.cache_path:
+                config.setdefault("cache_path", args.cache_path)
         judges = single_order_judges(configs)
         log = EvaluationLog(args.log)
     except (ConfigError, OSError) as exc:
@@ -231,7 +232,7 @@ def _rejudge(args: argparse.Namespace) -> int:
     mock = None
     try:
         entries = read_judgment_log(args.log)
-        render = {"include_tool_outputs": not args.hide_tool_outputs}
+        render = {"include_tool_outputs": args.include_tool_outputs}
         groups = {g.id: g for g in load_groups(args.groups, render=render)} if args.groups else None
         configs = _judge_configs([args.judge_config] if args.judge_config else [])
         config = next(iter(configs.values()), {})
@@ -300,15 +301,16 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
                         help="one outputs file per system (JSONL: id and answer, or id and messages)")  # fmt: skip
     parser.add_argument("--judge-config", action="append", default=[], metavar="[NAME=]FILE",
                         help="judge configuration YAML (see JudgeConfig); repeat for several judges")  # fmt: skip
-    parser.add_argument("--cache", help="sqlite verdict cache for judges that configure none")
+    parser.add_argument("--cache-path", metavar="FILE", help="sqlite verdict cache for judges that configure none")
     parser.add_argument("--log", help="judgment log (JSONL); an existing one is resumed")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and of the arena's choices)")
-    parser.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
+    add_tool_outputs_argument(parser, "show tool results to the judge")
     parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
     add_preflight_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(parser)
+    add_renamed(parser, "--cache", "--cache-path")
 
 
 def register(sub: Any) -> None:
@@ -357,19 +359,21 @@ def register(sub: Any) -> None:
     again = kinds.add_parser(
         "rejudge",
         help="re-judge a judgment log with another judge or template: verdict agreement and rank changes",
-        description="Ask every pairwise verdict of a judgment log (`verl-arena rank --log`) again of another judge "
-        "(--judge-config, --template; the mock judge without one), and rank every group again by the same "
+        description="Ask every pairwise verdict of a judgment log (`verl-arena rank --judgment-log`) again of another "
+        "judge (--judge-config, --template; the mock judge without one), and rank every group again by the same "
         "tournament: reports agreement, Cohen's kappa and flips of the verdicts, and how ranks and advantages "
         "change. The candidates come from the log where it holds them, else from the groups file it was ranked "
         "from, and are checked against the log's content digests before any call.",
     )
-    again.add_argument("log", help="judgment log written by `verl-arena rank --log` or by training (judgment_log)")
+    again.add_argument(
+        "log", help="judgment log written by `verl-arena rank --judgment-log` or by training (judgment_log)"
+    )
     again.add_argument("--groups", help="the groups file the log was ranked from (not needed for a log that holds "
                        "its candidates: training's with judgment_log_content: true)")  # fmt: skip
     again.add_argument("--judge-config", help="YAML file with the new judge's configuration")
     again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
     again.add_argument("--language", choices=["en", "zh"])
-    again.add_argument("--hide-tool-outputs", action="store_true", help="as given to `verl-arena rank`")
+    add_tool_outputs_argument(again, "as given to `verl-arena rank`")
     again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
     add_preflight_argument(again)
     again.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -16,12 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.commands import progress
+from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
 from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
 from verl_arena.commands.output import print_json
 
-__all__ = ["SUMMARIES", "register"]
+__all__ = ["RENAMED", "SUMMARIES", "register"]
 
+#: the old spellings of ``rank``'s options, kept for one release: each is the configuration's name of its option now
+RENAMED = (
+    ("--log", "--judgment-log"),
+    ("--option", "--tournament"),
+    ("--cache", "--cache-path"),
+    ("--concurrency", "--max-concurrency"),
+    ("--timeout", "--timeout-s"),
+    ("--deadline", "--judge-deadline-s"),
+)
 #: the commands this module adds, each with the line `verl-arena --help` shows for it
 SUMMARIES = {
     "rank": "rank groups of candidates from a JSONL file through a judge",
@@ -39,11 +49,11 @@ def _options(items: Sequence[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--option must be KEY=VALUE, got {item!r}")
+            raise ConfigError(f"--tournament must be KEY=VALUE, got {item!r}")
         try:
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError:
-            raise ConfigError(f"--option {item!r}: the value is not a YAML scalar, list or mapping") from None
+            raise ConfigError(f"--tournament {item!r}: the value is not a YAML scalar, list or mapping") from None
     return out
 
 
@@ -59,23 +69,22 @@ def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
     overrides = {
         "template": args.template,
         "language": args.language,
-        "max_concurrency": args.concurrency,
+        "max_concurrency": args.max_concurrency,
         "rpm": args.rpm,
         "tpm": args.tpm,
-        "timeout_s": args.timeout,
+        "timeout_s": args.timeout_s,
+        "order_swap": args.order_swap,
     }
     config.update({k: v for k, v in overrides.items() if v is not None})
-    if args.no_order_swap:
-        config["order_swap"] = False
     return config
 
 
 def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
-    """The verdict cache of a ``rank`` run: ``--cache``, the judge configuration's, or one beside the output (so a
+    """The verdict cache of a ``rank`` run: ``--cache-path``, the judge configuration's, or one beside the output (so a
     run stopped at any point, run again, asks nothing that was answered); ``--no-cache``: none."""
     if args.no_cache:
         return None
-    return args.cache or config.get("cache_path") or f"{args.output}.verdicts.sqlite"
+    return args.cache_path or config.get("cache_path") or f"{args.output}.verdicts.sqlite"
 
 
 def _rank(args: argparse.Namespace) -> int:
@@ -96,24 +105,24 @@ def _rank(args: argparse.Namespace) -> int:
     from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
-    render = {"include_tool_outputs": not args.hide_tool_outputs}
+    render = {"include_tool_outputs": args.include_tool_outputs}
     mock = None
     try:  # everything is checked before the first judge call
         inputs = check_groups(args.groups, render=render)
-        check_output_paths(args.groups, args.output, args.log)
-        options = {"seed": args.seed, **_options(args.option)}
+        check_output_paths(args.groups, args.output, args.judgment_log)
+        options = {"seed": args.seed, **_options(args.tournament)}
         tournament = Tournament.from_options(args.topology, **options)
         check_deadline("--run-deadline", args.run_deadline)
-        deadline = check_deadline("--deadline", args.deadline)
+        deadline = check_deadline("--judge-deadline-s", args.judge_deadline_s)
         if args.groups_in_flight is not None and args.groups_in_flight < 1:
             raise ConfigError(f"--groups-in-flight must be at least 1, got {args.groups_in_flight}")
         config = _judge_config(args)
         config["cache_path"] = _cache_path(args, config)
         mock = mock_if_no_endpoints(config, args.mock_latency)
         judge = check_judge_config(config)
-        check_tracing_room(deadline, judge, deadline_name="--deadline", timeout_name="--timeout")
+        check_tracing_room(deadline, judge, deadline_name="--judge-deadline-s", timeout_name="--timeout-s")
         settings = run_settings(tournament, judge)
-        resumed = check_resume(inputs, args.output, args.log, settings=settings) if args.resume else None
+        resumed = check_resume(inputs, args.output, args.judgment_log, settings=settings) if args.resume else None
         if mock is not None:
             print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
                   file=sys.stderr)  # fmt: skip
@@ -125,7 +134,7 @@ def _rank(args: argparse.Namespace) -> int:
         service = JudgeService(judge, deadline_s=deadline)
         if resumed is None:
             _warn_overwrite(inputs, args.output, settings, judge.cache_path)
-        writer = ResultWriter(args.output, args.log, resume=resumed, settings=settings)
+        writer = ResultWriter(args.output, args.judgment_log, resume=resumed, settings=settings)
     except (ConfigError, OSError) as exc:
         print(f"verl-arena rank: {exc}", file=sys.stderr)
         if mock is not None:
@@ -263,9 +272,11 @@ def register(sub: Any) -> None:
     )
     rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
     rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
-    rank.add_argument("--log", help="judgment log (JSONL) for `verl-arena replay`")
+    rank.add_argument("--judgment-log", metavar="FILE", help="judgment log (JSONL) for `verl-arena replay`")
     rank.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
-    rank.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="topology option, repeatable")
+    rank.add_argument(
+        "--tournament", action="append", default=[], metavar="KEY=VALUE", help="tournament option, repeatable"
+    )
     rank.add_argument("--seed", type=int, default=0)
     rank.add_argument("--judge-config", help="YAML file with the judge configuration (see JudgeConfig)")
     rank.add_argument("--endpoint", action="append", default=[], metavar="URL", help="OpenAI-compatible base URL")
@@ -273,20 +284,27 @@ def register(sub: Any) -> None:
     rank.add_argument("--api-key-env", help="environment variable holding the API key for --endpoint")
     rank.add_argument("--template", help="travel, deep_research, writing, generic, or a template YAML path")
     rank.add_argument("--language", choices=["en", "zh"])
-    rank.add_argument("--cache", help="sqlite verdict cache file (default: OUTPUT.verdicts.sqlite beside the output)")
+    rank.add_argument(
+        "--cache-path",
+        metavar="FILE",
+        help="sqlite verdict cache file (default: OUTPUT.verdicts.sqlite beside the output)",
+    )
     rank.add_argument("--no-cache", action="store_true", help="keep no verdict cache")
-    rank.add_argument("--concurrency", type=int, help="requests in flight at most")
+    rank.add_argument("--max-concurrency", type=int, help="requests in flight at most")
     rank.add_argument("--rpm", type=float, help="requests per minute at most")
     rank.add_argument("--tpm", type=float, help="tokens per minute at most")
-    rank.add_argument("--timeout", type=float, help="per-request timeout in seconds")
+    rank.add_argument("--timeout-s", type=float, help="per-request timeout in seconds")
     rank.add_argument(
-        "--deadline", type=float, default=900.0,
+        "--judge-deadline-s",
+        type=float,
+        default=900.0,
         help="per-group time limit in seconds, from the group's first judge request (900)",
-    )  # fmt: skip
+    )
     rank.add_argument(
-        "--groups-in-flight", type=int,
-        help="groups ranked at once (default: enough to keep the judge's --concurrency busy)",
-    )  # fmt: skip
+        "--groups-in-flight",
+        type=int,
+        help="groups ranked at once (default: enough to keep the judge's --max-concurrency busy)",
+    )
     rank.add_argument(
         "--run-deadline", type=float, help="time limit of the whole run: groups unfinished by then are voided"
     )
@@ -295,20 +313,24 @@ def register(sub: Any) -> None:
         action="store_true",
         help="keep the groups already in the output (and log) and rank the rest; refuses (exit 2) a ranked group "
         "whose content changed, that is no longer in the groups file, or that was ranked with other settings "
-        "(--topology, --seed, --option, the judge's template, models, sampling...)",
+        "(--topology, --seed, --tournament, the judge's template, models, sampling...)",
     )
-    rank.add_argument("--no-order-swap", action="store_true", help="judge one order only")
-    rank.add_argument("--hide-tool-outputs", action="store_true", help="do not show tool results to the judge")
+    rank.add_argument(
+        "--order-swap", action=argparse.BooleanOptionalAction, help="judge both orders (default: the configuration's)"
+    )
+    add_tool_outputs_argument(rank, "show tool results to the judge")
     rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
     add_preflight_argument(rank)
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
     progress.add_quiet_argument(rank)
+    for old, new in RENAMED:
+        add_renamed(rank, old, new)
     rank.set_defaults(func=_rank)
 
     rep = sub.add_parser(
         "replay",
         help=SUMMARIES["replay"],
-        description="Replay every group of a judgment log written by `verl-arena rank --log`; exits 1 if any "
+        description="Replay every group of a judgment log written by `verl-arena rank --judgment-log`; exits 1 if any "
         "group's ranks, rewards or advantages differ from the log.",
     )
     rep.add_argument("log")

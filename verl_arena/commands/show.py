@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verl_arena.commands.aliases import add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, OK
 from verl_arena.commands.output import print_json
 
@@ -108,7 +109,7 @@ def _show(args: argparse.Namespace) -> int:
             raise ConfigError(_unknown(args.log, args.group, ids))
         groups = None
         if args.groups:
-            render = {"include_tool_outputs": not args.hide_tool_outputs}
+            render = {"include_tool_outputs": args.include_tool_outputs}
             groups = {g.id: g for g in load_groups(args.groups, render=render) if g.id == args.group}
         texts = groups is not None or any(e.candidates is not None for e in found)
         views = [group_view(e, logged_candidates(e, groups) if texts else None) for e in found]
@@ -131,9 +132,9 @@ def register(sub: Any) -> None:
     show = sub.add_parser(
         "show",
         help=SUMMARIES["show"],
-        description="Show one group of a judgment log (`verl-arena rank --log`, or a trainer's judgment_log): its "
-        "standings, and round by round every judgment (who met whom, the winner, the scores per dimension where the "
-        "verdict has them, the judge's analysis), for every topology and for voided groups. --html writes the same "
+        description="Show one group of a judgment log (`verl-arena rank --judgment-log`, or a trainer's judgment_log): "
+        "its standings, and round by round every judgment (who met whom, the winner, the scores per dimension where "
+        "the verdict has them, the judge's analysis), for every topology and for voided groups. --html writes the same "
         "as a self-contained page with the candidates' texts (from the log, or from --groups). Exits 2 when the log "
         "holds no group ID, listing the ids it holds.",
     )
@@ -144,7 +145,7 @@ def register(sub: Any) -> None:
         help="the groups file the log was ranked from, for the candidates' texts (not "
         "needed for a log that holds them: training's with judgment_log_content: true)",
     )
-    show.add_argument("--hide-tool-outputs", action="store_true", help="as given to `verl-arena rank`")
+    add_tool_outputs_argument(show, "as given to `verl-arena rank`")
     show.add_argument("--html", metavar="FILE", help="write the self-contained HTML page")
     show.add_argument("--json", action="store_true", help="print the view as JSON")
     show.set_defaults(func=_show)

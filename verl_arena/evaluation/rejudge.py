@@ -4,7 +4,8 @@
 
 A judgment log holds every group's match log and the content digests of its candidates. The candidates themselves
 come from the log where it holds them (a trainer's log with ``judgment_log_content: true``), else from the groups file
-they were ranked from (``verl-arena rank --log``); either way they are checked against the digests before any call.
+they were ranked from (``verl-arena rank --judgment-log``); either way they are checked against the digests before any
+call.
 Two things are measured:
 
 - **verdicts:** every logged pairwise judgment is asked again of the new judge, in the same order; agreement, Cohen's
@@ -40,8 +41,8 @@ __all__ = ["LoggedGroup", "logged_candidates", "read_judgment_log", "rejudge"]
 @dataclass(frozen=True)
 class LoggedGroup:
     """One group of a judgment log: its query, its result, its candidates where the log holds them, the digest of
-    the group it was ranked from (``verl-arena rank --log`` writes it, see :func:`~verl_arena.offline.group_digest`) and
-    the training step that ranked it (a trainer's log)."""
+    the group it was ranked from (``verl-arena rank --judgment-log`` writes it, see
+    :func:`~verl_arena.offline.group_digest`) and the training step that ranked it (a trainer's log)."""
 
     query: str
     result: GroupResult

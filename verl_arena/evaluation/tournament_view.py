@@ -4,10 +4,10 @@
 per dimension where the verdict has them, the judge's analysis, and every candidate by id with its rank, reward and
 advantage (and its text where the log or the groups file holds it).
 
-Built from a judgment log entry (``verl-arena rank --log``, or a trainer's ``judgment_log``) for every kind of match:
-a pairwise ``compare``, a group ``select`` or ``order``, and a ``bye``; a voided group shows why, and a failed judgment
-its error. A compare judged in both orders (order swap) shows each player's dimension scores as the mean of the two
-orders, and the analysis of each order.
+Built from a judgment log entry (``verl-arena rank --judgment-log``, or a trainer's ``judgment_log``) for every kind of
+match: a pairwise ``compare``, a group ``select`` or ``order``, and a ``bye``; a voided group shows why, and a failed
+judgment its error. A compare judged in both orders (order swap) shows each player's dimension scores as the mean of the
+two orders, and the analysis of each order.
 """
 
 from __future__ import annotations

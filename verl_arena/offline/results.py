@@ -45,7 +45,7 @@ __all__ = [
 
 def check_output_paths(groups: str | Path, output: str | Path, log: str | Path | None) -> None:
     """Refuse outputs that would overwrite the input or each other, or that cannot be written, before any judging."""
-    paths = {"groups file": Path(groups), "-o": Path(output)} | ({"--log": Path(log)} if log else {})
+    paths = {"groups file": Path(groups), "-o": Path(output)} | ({"--judgment-log": Path(log)} if log else {})
     resolved: dict[Path, str] = {}
     for name, p in paths.items():
         real = p.resolve()

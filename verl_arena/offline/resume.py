@@ -13,7 +13,7 @@ points back to, which is brought up to date.
 
 Every line also records the ``settings`` it was ranked with (:func:`run_settings`: the topology, its options with the
 seed, and what decides the judge's verdicts). A resumed run whose settings differ (another ``--topology``, ``--seed``,
-``--option``, template, model...) would mix two rankings in one file: it is refused, naming what differs. Lines
+``--tournament``, template, model...) would mix two rankings in one file: it is refused, naming what differs. Lines
 without the record (an older verl-arena wrote them) are kept with a note, once their ``topology`` matches.
 """
 
@@ -74,7 +74,7 @@ class Resumed:
             notes.append(
                 f"{self.output}: {len(self.unrecorded)} of its groups (e.g. {self.unrecorded[0]!r}) carry no record of "
                 "the settings they were ranked with (an older verl-arena wrote them): kept without checking that this "
-                "run's --seed, --option and judge are theirs"
+                "run's --seed, --tournament and judge are theirs"
             )
         if self.log is not None and self.unlogged:
             notes.append(f"{self.log}: no entry for {self.unlogged} of the groups in {self.output} (replay skips them)")
@@ -138,7 +138,7 @@ def _gone(inputs: GroupsIndex, output: Path, number: int, line: Mapping[str, Any
     where = f" (ranked from line {line['line']})" if isinstance(line.get("line"), int) else ""
     why = (
         "a group without an id is known by its content, and no group of the file has that content any more: "
-        "the group was edited or removed (--hide-tool-outputs changes the content too)"
+        "the group was edited or removed (--no-include-tool-outputs changes the content too)"
         if gid.startswith("sha256:")
         else "no group has that id any more: it was removed or renamed"
     )
@@ -161,13 +161,13 @@ def _flat(record: Any, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-#: where a setting comes from on the command line, for the message (the rest: --option, or the judge configuration)
+#: where a setting comes from on the command line, for the message (the rest: --tournament, or the judge configuration)
 _OPTION = {
     "topology": "--topology",
     "tournament.seed": "--seed",
     "judge.template": "--template or --judge-config",
     "judge.language": "--language or --judge-config",
-    "judge.order_swap": "--no-order-swap",
+    "judge.order_swap": "--order-swap or --no-order-swap",
 }
 
 
@@ -180,7 +180,7 @@ def _settings_differ(then: Mapping[str, Any], now: Mapping[str, Any]) -> str:
     for key in sorted(set(old) | set(new), key=lambda k: (k != "topology", k)):
         was, is_ = old.get(key, "unset"), new.get(key, "unset")
         if was != is_ and not (other_topology and key.startswith("tournament.")):
-            where = _OPTION.get(key) or ("--option" if key.startswith("tournament.") else "--judge-config")
+            where = _OPTION.get(key) or ("--tournament" if key.startswith("tournament.") else "--judge-config")
             parts.append(f"{key} {was!r} then, {is_!r} now ({where})")
     return "; ".join(parts[:6]) + (f"; and {len(parts) - 6} more" if len(parts) > 6 else "")
 

@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The judgment log: one line of strict JSON per ranked group, in the one format that training and ``verl-arena rank
---log`` write and that ``verl-arena show``, ``replay`` and ``eval rejudge`` read.
+--judgment-log`` write and that ``verl-arena show``, ``replay`` and ``eval rejudge`` read.
 
 A line holds the group's ``query`` and its full ``result`` (:meth:`~verl_arena.core.types.GroupResult.to_dict`: the
 match log with every verdict and the options, enough to replay the ranking without a judge), then what its writer

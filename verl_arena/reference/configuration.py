@@ -138,7 +138,7 @@ def configuration_markdown() -> str:
         "",
         "## The tournament",
         "",
-        "Options every topology takes (`Tournament`, `rank_group(..., **options)`, `verl-arena rank --option`,"
+        "Options every topology takes (`Tournament`, `rank_group(..., **options)`, `verl-arena rank --tournament`,"
         " `+reward.reward_kwargs.tournament.*`):",
         "",
         _table(iter(common)),
