@@ -113,6 +113,30 @@ def pool_factory(ray_local):
         pool.shutdown()
 
 
+def test_the_pool_hands_its_shards_the_validated_configuration_as_it_is(mock_judge, pool_factory):
+    """Validated where it entered, the judge configuration reaches each shard's actor as that object (its limits
+    divided), not re-parsed from a copy of every field: a context window it leaves unset still follows the server's
+    (a re-parsed copy would count the default as set, larger than the window served, and refuse every judgment)."""
+    from verl_arena.core.types import Candidate
+    from verl_arena.judges.loading import check_judge_config
+    from verl_arena.runtime.pool import _shard_config
+
+    url, server = mock_judge(context_tokens=12_288, tokenizer="words")
+    config = check_judge_config(judge_config(url, max_concurrency=8))
+    share = _shard_config(config, 2)
+    assert share.max_concurrency == 4 and "context_tokens" not in share.model_fields_set
+    pool = pool_factory(config, shards=2)
+    long = Candidate("long", " ".join(f"{h:02d}:{m:02d}" for h in range(24) for m in range(60)) * 4, "")
+
+    keys = {pool.shard_of(str(k)): str(k) for k in range(20)}  # a group key of each shard
+
+    async def both_shards():
+        return await asyncio.gather(*(pool.judge(keys[s]).compare(QUERY, long, make_group([0.5])[0]) for s in (0, 1)))
+
+    verdicts = run(both_shards())
+    assert all(not v.forfeit for v in verdicts) and server.served["overflow"] == 0
+
+
 @pytest.mark.slow
 def test_pool_ranks_groups_concurrently(mock_judge, pool_factory):
     url, server = mock_judge(latency=0.05)

@@ -355,9 +355,14 @@ def window_sizing(judge: JudgeConfig, window: int, *, option: str, what: str, so
     return {} if "context_tokens" in judge.model_fields_set else {"context_tokens": window}
 
 
-def resolve_hosted(judge: JudgeConfig, resolve: Callable[[EndpointConfig], EndpointConfig]) -> JudgeConfig:
+def resolve_hosted(
+    judge: JudgeConfig,
+    resolve: Callable[[EndpointConfig], EndpointConfig],
+    changes: Mapping[str, Any] | None = None,
+) -> JudgeConfig:
     """``judge`` with every hosted endpoint (its ensemble members' too) replaced by ``resolve(endpoint)``, an
-    endpoint with a ``base_url``; ``judge`` itself when it has none."""
+    endpoint with a ``base_url``, and the fields ``changes`` sets (the hosted server's window, tokenizer), validated
+    once; ``judge`` itself when nothing changes."""
 
     def endpoints(items: list[Any]) -> list[Any]:
         out = []
@@ -376,6 +381,7 @@ def resolve_hosted(judge: JudgeConfig, resolve: Callable[[EndpointConfig], Endpo
                 member["endpoints"] = endpoints(list(member["endpoints"]))
             members.append(member)
         data["ensemble"]["members"] = members
+    data.update(changes or {})
     if data == judge.model_dump(exclude_none=True):
         return judge
     return parse_judge_config(data)

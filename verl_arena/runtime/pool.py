@@ -26,7 +26,8 @@ from ray.exceptions import RayActorError
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
-from verl_arena.judges.config import JudgeConfig, parse_judge_config
+from verl_arena.judges.config import JudgeConfig
+from verl_arena.judges.loading import check_judge_config
 from verl_arena.runtime.actors import JudgeActor, named_actor_options
 from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.service import as_tournament
@@ -39,16 +40,17 @@ DEFAULT_POOL_NAME = "verl_arena_judge"
 DEFAULT_NAMESPACE = "verl_arena"
 
 
-def _shard_config(config: JudgeConfig, shards: int) -> dict[str, Any]:
-    """This shard's share of the global budget."""
-    data = config.model_dump()
-    data["max_concurrency"] = max(1, config.max_concurrency // shards)
-    for key in ("rpm", "tpm"):
-        if data[key] is not None:
-            data[key] = data[key] / shards
-    for endpoint in data["endpoints"]:
-        endpoint["max_concurrency"] = max(1, endpoint["max_concurrency"] // shards)
-    return data
+def _shard_config(config: JudgeConfig, shards: int) -> JudgeConfig:
+    """This shard's share of the global budget: the validated configuration with its limits divided, handed to the
+    shard's actor as it is (a share of valid limits is valid: nothing is validated again)."""
+    if shards == 1:
+        return config
+    endpoints = [
+        e.model_copy(update={"max_concurrency": max(1, e.max_concurrency // shards)}) for e in config.endpoints
+    ]
+    shares = {key: getattr(config, key) / shards for key in ("rpm", "tpm") if getattr(config, key) is not None}
+    concurrency = max(1, config.max_concurrency // shards)
+    return config.model_copy(update={"max_concurrency": concurrency, "endpoints": endpoints, **shares})
 
 
 class JudgePool:
@@ -88,7 +90,8 @@ class JudgePool:
         """Create the pool's actors, or attach to them if they already exist (race-free across processes).
 
         Args:
-            judge: the judge configuration; its limits are the whole pool's and are split across shards.
+            judge: the judge configuration (validated where the options entered; a mapping is validated here); its
+                limits are the whole pool's and are split across shards.
             name: actor name (shard ``i`` is ``{name}_{i}`` when ``shards > 1``).
             namespace: Ray namespace of the actors.
             shards: number of actors; groups are spread over them by group id.
@@ -97,7 +100,7 @@ class JudgePool:
             max_concurrency: Ray calls an actor accepts at once (groups waiting for the judge included).
             num_cpus: CPUs reserved per actor (judging is I/O; 0 places it anywhere).
         """
-        config = parse_judge_config(judge)
+        config = check_judge_config(judge)
         check_tracing_room(check_deadline("deadline_s", deadline_s), config)
         if shards < 1:
             raise ValueError(f"shards must be >= 1, got {shards}")

@@ -30,8 +30,9 @@ from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
-from verl_arena.judges.config import JudgeConfig, parse_judge_config
+from verl_arena.judges.config import JudgeConfig
 from verl_arena.judges.factory import build_judge
+from verl_arena.judges.loading import check_judge_config
 from verl_arena.judges.priority import group_ticket
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 
@@ -87,11 +88,12 @@ class JudgeService:
     ) -> None:
         if judge_impl is None and judge is None:
             raise ConfigError("JudgeService needs a judge configuration or a judge object")
-        self.config = parse_judge_config(judge) if judge is not None else None
+        # the one check every entry point makes (a validated configuration is not validated again): fail at start-up,
+        # not at the first judgment
+        self.config = check_judge_config(judge) if judge is not None else None
         if self.config is not None:
-            for endpoint in self.config.endpoints:  # fail at start-up, not at the first judgment
+            for endpoint in self.config.endpoints:
                 endpoint.url  # noqa: B018 - a hosted judge must have been resolved to an address
-                endpoint.api_key()
         self.deadline_s = check_deadline("deadline_s", deadline_s)
         if self.config is not None:
             check_tracing_room(self.deadline_s, self.config)

@@ -34,7 +34,6 @@ from verl_arena.integrations.slime.sglang_models import (
 from verl_arena.judges.config import (
     EndpointConfig,
     JudgeConfig,
-    parse_judge_config,
     resolve_hosted,
     window_sizing,
 )
@@ -149,8 +148,8 @@ def _resolve_name(option: str, name: str, args: Any, models: dict[str, SglangMod
     )
 
 
-def _sized(judge: JudgeConfig, resolved: JudgeConfig, targets: list[HostedModel], root: str) -> JudgeConfig:
-    """``resolved`` with the hosted servers' context window and tokenizer, unless the configuration sets them."""
+def _sizing(judge: JudgeConfig, targets: list[HostedModel], root: str) -> dict[str, Any]:
+    """The changes that give ``judge`` the hosted servers' context window and tokenizer, unless it sets them."""
     windows = {t.name: t.context_length for t in targets if t.context_length}
     changes: dict[str, Any] = {}
     if windows:
@@ -168,9 +167,7 @@ def _sized(judge: JudgeConfig, resolved: JudgeConfig, targets: list[HostedModel]
         and all(e.hosted for e in judge.endpoints)
     ):
         changes["tokenizer"] = tokenizers.pop()
-    if not changes:
-        return resolved
-    return parse_judge_config({**resolved.model_dump(exclude_none=True), **changes})
+    return changes
 
 
 def _memo_key(judge: JudgeConfig, args: Any) -> str:
@@ -207,7 +204,7 @@ def hosted_judge(judge: JudgeConfig, args: Any) -> JudgeConfig:
         target = targets[str(endpoint.hosted).partition(":")[2]]
         return endpoint.resolved(target.base_url, target.model)
 
-    resolved = _sized(judge, resolve_hosted(judge, resolve), list(targets.values()), root)
+    resolved = resolve_hosted(judge, resolve, _sizing(judge, list(targets.values()), root))
     for target in targets.values():
         logger.info(
             "arena judge hosted: slime:%s at %s (model %s, context window %s)",

@@ -29,7 +29,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config, resolve_hosted, window_sizing
+from verl_arena.judges.config import EndpointConfig, JudgeConfig, resolve_hosted, window_sizing
 
 __all__ = ["REWARD_FUNCTION_OVERRIDES", "REWARD_FUNCTION_PATH", "check_hosting", "hosted_judge", "uses_hosted"]
 
@@ -129,7 +129,6 @@ def hosted_judge(judge: JudgeConfig, config: DictConfig, router_address: str | N
     def resolve(endpoint: EndpointConfig) -> EndpointConfig:
         return endpoint.resolved(url, model) if endpoint.hosted == "verl" else endpoint
 
-    resolved = resolve_hosted(judge, resolve)
     changes: dict[str, Any] = {}
     window = _window(reward_model)
     if window is not None:
@@ -139,6 +138,4 @@ def hosted_judge(judge: JudgeConfig, config: DictConfig, router_address: str | N
         )  # fmt: skip
     if judge.tokenizer is None and "://" not in model:
         changes["tokenizer"] = model  # the budget counts the judge's own tokens (a local path or a hub name)
-    if not changes:
-        return resolved
-    return parse_judge_config({**resolved.model_dump(exclude_none=True), **changes})
+    return resolve_hosted(judge, resolve, changes)
