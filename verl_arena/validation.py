@@ -1,20 +1,25 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Turning pydantic's validation errors into one line that names every bad field under its full key, and a YAML file
-that cannot be read into one line that names the file (and the line and column of bad YAML)."""
+"""Turning pydantic's validation errors into one line that names every bad field under its full key, a YAML file that
+cannot be read into one line that names the file (and the line and column of bad YAML), and an old spelling of an
+option's value into its new one, with one warning that names both."""
 
 from __future__ import annotations
 
+import logging
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, ValidationInfo
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 
-__all__ = ["problems", "read_yaml", "validate"]
+__all__ = ["problems", "read_yaml", "renamed_value", "validate"]
+
+logger = logging.getLogger(__name__)
 
 
 def problems(exc: ValidationError, prefix: str, separator: str = ".", model: type[BaseModel] | None = None) -> str:
@@ -38,11 +43,25 @@ def validate(model: type[BaseModel], data: Any, prefix: str, what: str, separato
 
     The pydantic error is not chained: it quotes the input values, and a configuration can hold what should not be
     printed (a URL with a token, an ``extra_body`` header). The message names the keys, which is what a user needs.
+    Validators learn how the keys are spelt from the validation context (``prefix``, ``separator``).
     """
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context={"prefix": prefix, "separator": separator})
     except ValidationError as exc:
         raise ConfigError(f"invalid {what}: {problems(exc, prefix, separator, model)}") from None
+
+
+def renamed_value(value: Any, renamed: Mapping[str, str], info: ValidationInfo) -> Any:
+    """``value`` in its new spelling when ``renamed`` maps it (an old spelling kept for one release), with one warning
+    that names the full key and the new spelling; any other value unchanged. For a ``mode="before"`` field
+    validator."""
+    if not isinstance(value, str) or value not in renamed:
+        return value
+    context = info.context if isinstance(info.context, Mapping) else {}
+    prefix, separator = context.get("prefix"), context.get("separator", ".")
+    key = f"{prefix}{separator}{info.field_name}" if prefix else str(info.field_name)
+    logger.warning("%s: %r is deprecated and goes in the next release; use %r (the same)", key, value, renamed[value])
+    return renamed[value]
 
 
 def _unknown_key_hint(model: type[BaseModel], loc: tuple[Any, ...]) -> str:

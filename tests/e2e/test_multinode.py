@@ -37,6 +37,7 @@ import pytest
 from verl_arena import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.runtime.deadlines import member_patience
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.service import as_tournament
 
 ray = pytest.importorskip("ray")
@@ -202,7 +203,7 @@ def start_coordinator(name: str, pool: JudgePool, node: Any, topology: str = "se
     """The group coordinator, created as the reward manager creates it, on ``node``."""
     options = named_actor_options(name, NAMESPACE)
     return CoordinatorActor.options(**options, **on(node)).remote(
-        pool, as_tournament(topology, {}), arrival_timeout_s=ARRIVAL_S, incomplete="rank"
+        pool, as_tournament(topology, {}), CoordinatorOptions(arrival_timeout_s=ARRIVAL_S, incomplete="rank")
     )
 
 
@@ -275,6 +276,7 @@ import ray
 from ray.experimental import internal_kv
 from verl_arena import Candidate
 from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.service import as_tournament
 
@@ -289,7 +291,7 @@ class Worker:  # like verl's reward worker: the first one creates the job's pool
         pool = JudgePool.start(judge, name=f"job_judge_{job}", namespace=context.namespace, deadline_s=60.0)
         self.name = f"job_coordinator_{job}"
         self.coordinator = CoordinatorActor.options(**named_actor_options(self.name, context.namespace)).remote(
-            pool, as_tournament("round_robin", {}), arrival_timeout_s=60.0)
+            pool, as_tournament("round_robin", {}), CoordinatorOptions(arrival_timeout_s=60.0))
 
     async def score(self, uid, session):
         candidate = Candidate(str(session), f"{uid}: Chengdu pandas plan" + " with more detail" * session)

@@ -14,6 +14,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.evaluation.rejudge import LoggedGroup, read_judgment_log, rejudge
 from verl_arena.offline import Group
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.simulated import SimulatedJudge
@@ -101,8 +102,8 @@ def test_a_training_log_with_content_is_rejudged_without_the_rollouts(tmp_path, 
                            for c in g.candidates]  # fmt: skip
 
     async def train() -> None:
-        coordinator = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("swiss"),
-                                       judgment_log=str(log), judgment_log_content=True)  # fmt: skip
+        options = CoordinatorOptions(judgment_log=str(log), judgment_log_content=True)
+        coordinator = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("swiss"), options)
         for g in groups:
             await asyncio.gather(*(coordinator.submit(g.id, c.id, c, len(g.candidates), g.query, step=3)
                                    for c in g.candidates))  # fmt: skip

@@ -24,6 +24,7 @@ from verl_arena.outcomes.env import ENV_META, EnvOutcome, judge_agreement
 from verl_arena.outcomes.members import stand_in_reward
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.env_agents import HUGE_NUMBER, crasher, fumbler, play_scripted, solver
@@ -43,7 +44,7 @@ def played(qualities, successes, errors=None, crashes=None):
 
 def ranked(candidates, **options):
     coord = GroupCoordinator(
-        JudgeService(judge_impl=SimulatedJudge()), Tournament.from_options("round_robin"), **options
+        JudgeService(judge_impl=SimulatedJudge()), Tournament.from_options("round_robin"), CoordinatorOptions(**options)
     )
 
     async def scenario():

@@ -15,6 +15,7 @@ from verl_arena.integrations.verl.columns import columns
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import FlakyJudge, SimulatedJudge
 
@@ -43,11 +44,11 @@ def _verl_filter_keeps(outcomes) -> bool:
 )
 def test_each_mode_marks_its_groups_and_verls_filter_reads_the_marks(mode, voided_kept, tied_kept):
     async def scenario():
-        ranked = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("round_robin"),
-                                  drop_groups=mode)  # fmt: skip
-        failing = GroupCoordinator(JudgeService(judge_impl=FlakyJudge(SimulatedJudge(), failure_rate=1.0)),
-                                   Tournament("round_robin"), drop_groups=mode)  # fmt: skip
-        circular = GroupCoordinator(JudgeService(judge_impl=Cyclic()), Tournament("round_robin"), drop_groups=mode)
+        options = CoordinatorOptions(drop_groups=mode)
+        ranked = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("round_robin"), options)
+        flaky = FlakyJudge(SimulatedJudge(), failure_rate=1.0)
+        failing = GroupCoordinator(JudgeService(judge_impl=flaky), Tournament("round_robin"), options)
+        circular = GroupCoordinator(JudgeService(judge_impl=Cyclic()), Tournament("round_robin"), options)
         signal = await asyncio.gather(*_rank(ranked, "signal", [0.1, 0.9, 0.5, 0.3]))
         tied = await asyncio.gather(*_rank(circular, "tied", [0.5] * 3))
         voided = await asyncio.gather(*_rank(failing, "voided", [0.1, 0.9, 0.5, 0.3]))
@@ -82,8 +83,9 @@ def test_the_guard_stops_dropping_when_most_recent_groups_would_go():
 
 def test_a_judge_outage_cannot_make_the_sampler_drop_everything():
     async def scenario():
-        coord = GroupCoordinator(JudgeService(judge_impl=FlakyJudge(SimulatedJudge(), failure_rate=1.0)),
-                                 Tournament("round_robin"), drop_groups="voided")  # fmt: skip
+        flaky = FlakyJudge(SimulatedJudge(), failure_rate=1.0)
+        options = CoordinatorOptions(drop_groups="voided")
+        coord = GroupCoordinator(JudgeService(judge_impl=flaky), Tournament("round_robin"), options)
         return coord, [await asyncio.gather(*_rank(coord, f"g{k}", [0.1, 0.9, 0.5])) for k in range(64)]
 
     coord, groups = asyncio.run(scenario())

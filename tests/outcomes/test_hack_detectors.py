@@ -17,11 +17,12 @@ from pydantic import ValidationError
 from verl_arena import Candidate, Tournament
 from verl_arena.core.normalise import normalise
 from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
-from verl_arena.integrations.verl.config import HackAlarmConfig
 from verl_arena.offline.groups import load_groups
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
@@ -137,7 +138,8 @@ def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
 
     async def screened(thresholds) -> dict[str, int]:
         service = JudgeService(judge_impl=SimulatedJudge(noise=0.0))
-        coord = GroupCoordinator(service, Tournament.from_options("round_robin"), hack_thresholds=thresholds)
+        options = CoordinatorOptions(hack_alarm=thresholds or {})
+        coord = GroupCoordinator(service, Tournament.from_options("round_robin"), options)
         submitted = [coord.submit("g", str(i), c, len(hacked), QUERY) for i, c in enumerate(hacked)]
         outcomes = await asyncio.gather(*submitted)
         return outcomes[0].group.hack_flagged

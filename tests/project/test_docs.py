@@ -37,6 +37,18 @@ def test_the_python_example_runs_as_documented():
     assert again.ranks == result.ranks and again.advantages == result.advantages
 
 
+def test_the_command_flags_the_reference_names_are_ranks():
+    """The reference says how a command spells an option: with the configuration's name; each flag it names exists."""
+    from verl_arena.cli import build_parser
+
+    rank = next(a for a in build_parser("rank")._actions if a.dest == "command").choices["rank"]
+    flags = {flag for action in rank._actions for flag in action.option_strings}
+    reference = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    paragraph = reference.split("## Options every framework takes", 1)[1].split("|", 1)[0]
+    named = re.findall(r"`(?:rank )?(--[a-z-]+)", paragraph.split("where a `verl-arena`", 1)[1])
+    assert len(named) >= 8 and set(named) <= flags, set(named) - flags
+
+
 def test_every_audit_family_has_its_advice_and_the_docs_say_the_same():
     from verl_arena.evaluation.audit.advice import ADVICE, advice_markdown
     from verl_arena.evaluation.audit.registry import FAMILIES

@@ -12,14 +12,17 @@ from helpers import MemoryStore, make_group
 from verl_arena import Tournament
 from verl_arena.integrations.verl.columns import INFO_KEYS, columns
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, group_seed
 from verl_arena.testing import SimulatedJudge
 
 
 def coordinator(**kwargs) -> GroupCoordinator:
+    """A coordinator of simulated judgments: ``kwargs`` are its options (``CoordinatorOptions``) and its keywords."""
     ranker = JudgeService(judge_impl=SimulatedJudge())
     tournament = Tournament.from_options(kwargs.pop("topology", "seeded_single_elimination"))
-    return GroupCoordinator(ranker, tournament, **kwargs)
+    options = CoordinatorOptions(**{k: kwargs.pop(k) for k in list(kwargs) if k in CoordinatorOptions.model_fields})
+    return GroupCoordinator(ranker, tournament, options, **kwargs)
 
 
 async def submit_all(coord: GroupCoordinator, group_id: str, qualities, expected=None, order=None, **kwargs):
@@ -186,7 +189,7 @@ def test_the_store_keeps_only_the_latest_groups():
     store = MemoryStore()
 
     async def scenario():
-        coord = coordinator(store=store, stored_capacity=2)
+        coord = coordinator(store=store, stored_groups=2)
         for g in ("a", "b", "c"):
             await submit_all(coord, g, [0.1, 0.2])
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from verl_arena import Tournament
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.sharding import ShardedCoordinator, shard_names, shard_of
 from verl_arena.testing import SimulatedJudge
@@ -26,9 +27,8 @@ TIMEOUT_S = 0.02  # incomplete groups close this long after their first member
 
 def make_coordinator(topology: str, incomplete: str) -> GroupCoordinator:
     ranker = JudgeService(judge_impl=SimulatedJudge(noise=0.4, seed=3))
-    return GroupCoordinator(
-        ranker, Tournament.from_options(topology), arrival_timeout_s=TIMEOUT_S, incomplete=incomplete
-    )
+    options = CoordinatorOptions(arrival_timeout_s=TIMEOUT_S, incomplete=incomplete)
+    return GroupCoordinator(ranker, Tournament.from_options(topology), options)
 
 
 @st.composite

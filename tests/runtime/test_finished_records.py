@@ -13,6 +13,7 @@ from helpers import MemoryStore, make_group
 from verl_arena.core.tournament import Tournament
 from verl_arena.outcomes.members import Answers
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 
@@ -21,10 +22,10 @@ def finished(n: int, expected: int | None = None, **kwargs) -> tuple[GroupCoordi
     """A coordinator that has ranked groups of ``n`` (``expected`` members awaited) of every kind it keeps."""
     store = MemoryStore()
     judge = SimulatedJudge(noise=0.3, position_bias=0.2, seed=3)
+    options = CoordinatorOptions(arrival_timeout_s=0.2, **kwargs)
     coord = GroupCoordinator(
-        JudgeService(judge_impl=judge), Tournament.from_options("seeded_single_elimination"), store=store,
-        arrival_timeout_s=0.2, **kwargs,
-    )  # fmt: skip
+        JudgeService(judge_impl=judge), Tournament.from_options("seeded_single_elimination"), options, store=store
+    )
 
     async def scenario():
         for g in range(3):

@@ -157,12 +157,12 @@ def _measure(
     import ray
 
     from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
+    from verl_arena.runtime.options import CoordinatorOptions
 
     namespace = ray.get_runtime_context().namespace
+    options = CoordinatorOptions(arrival_timeout_s=600.0)
     coordinators = [
-        CoordinatorActor.options(**named_actor_options(name, namespace)).remote(
-            make_ranker(), tournament, arrival_timeout_s=600.0
-        )
+        CoordinatorActor.options(**named_actor_options(name, namespace)).remote(make_ranker(), tournament, options)
         for name in names
     ]
     ray.get([c.stats.remote() for c in coordinators])

@@ -30,6 +30,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import ConfigDict, Field
+
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.hack_detectors import (
     HACK_DETECTORS,
@@ -45,6 +47,7 @@ __all__ = [
     "HACK_DETECTORS",
     "JUDGE_DIRECTED_PATTERNS",
     "HackAlarm",
+    "HackAlarmConfig",
     "HackCounts",
     "HackDetector",
     "HackThresholds",
@@ -160,6 +163,26 @@ def hack_metrics(groups: Sequence[HackCounts]) -> dict[str, float]:
 
 
 # -- the alarm ---------------------------------------------------------------------------------------------------------
+
+
+class HackAlarmConfig(HackThresholds):
+    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm: when it warns (:class:`HackAlarm`), and the
+    thresholds of its detectors (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
+
+    Args:
+        window: steps compared (the last half against the half before).
+        margin: the least rise of a detector's mean win share from the earlier half to the recent half.
+        floor: the least recent mean win share worth a warning.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    window: int = Field(default=10, ge=2)
+    margin: float = Field(default=0.15, ge=0, le=1)
+    floor: float = Field(default=0.25, ge=0, le=1)
+
+    def alarm(self) -> HackAlarm:
+        """A fresh :class:`HackAlarm` with these options."""
+        return HackAlarm(self.window, self.margin, self.floor)
 
 
 class HackAlarm:

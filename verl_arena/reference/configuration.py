@@ -71,9 +71,21 @@ def _described(cls: type) -> dict[str, str]:
     return out
 
 
-def _model_rows(model: type[BaseModel], prefix: str) -> Iterator[str]:
+def _field_order(model: type[BaseModel]) -> list[str]:
+    """The fields of ``model``, those it declares first, then those of each class it inherits from."""
+    order: list[str] = []
+    for klass in model.__mro__:
+        order += [n for n in vars(klass).get("__annotations__", {}) if n in model.model_fields and n not in order]
+    return order
+
+
+def _model_rows(model: type[BaseModel], prefix: str, leave_out: type[BaseModel] | None = None) -> Iterator[str]:
+    """A row per field of ``model``, but those of ``leave_out`` (a model it inherits from, documented elsewhere)."""
     described = _described(model)
-    for name, info in model.model_fields.items():
+    for name in _field_order(model):
+        if leave_out is not None and name in leave_out.model_fields:
+            continue
+        info = model.model_fields[name]
         default = info.default_factory() if info.default_factory is not None else info.default
         if name not in described:
             raise ValueError(f"{model.__name__}.{name} has no description in the docstring's Args block")
@@ -101,16 +113,13 @@ def configuration_markdown() -> str:
     from verl_arena.environments.client import EnvConfig
     from verl_arena.integrations.slime.config import SlimeArenaConfig
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
-    from verl_arena.integrations.verl.config import (
-        ArenaRewardConfig,
-        HackAlarmConfig,
-        HorizonSchedule,
-        TournamentAdvantageConfig,
-    )
+    from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
     from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
     from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
+    from verl_arena.outcomes.hack_alarm import HackAlarmConfig
     from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
     from verl_arena.outcomes.step_metrics import STEP_METRICS
+    from verl_arena.runtime.options import RENAMED_ANCHORS, ArenaOptions
 
     common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
     parts = [
@@ -150,9 +159,27 @@ def configuration_markdown() -> str:
         parts.append(_table(iter(rows)) if rows else "No options of its own.")
     parts += [
         "",
-        "## The verl reward manager (`+reward.reward_kwargs.*`)",
+        "## Options every framework takes",
         "",
-        _table(_model_rows(ArenaRewardConfig, "")),
+        "Each option has one name, spelt as each place takes it: `+reward.reward_kwargs.NAME=...` on verl's command"
+        " line, `arena_NAME: ...` in the YAML of slime's `--custom-config-path`, `NAME: ...` in the YAML file"
+        " `VERL_ARENA_CONFIG` names (slime's fallback), and `--NAME` with dashes for underscores where a `verl-arena`"
+        " command takes it (`rank --judgment-log`, `--judge-deadline-s`, `--timeout-s`, `--max-concurrency`,"
+        " `--cache-path`, `--no-include-tool-outputs`, `--no-order-swap`, `--tournament KEY=VALUE`). The options"
+        " inside one join with dots on verl's command line (`+reward.reward_kwargs.judge_alarm.window=5`) and nest in"
+        " YAML (`arena_judge_alarm: {window: 5}`).",
+        "",
+        _table(_model_rows(ArenaOptions, "")),
+        "",
+        "### The judge alarm (`judge_alarm.*`)",
+        "",
+        _table(_model_rows(JudgeAlarmConfig, "judge_alarm.")),
+        "",
+        "## The verl reward manager's own (`+reward.reward_kwargs.*`)",
+        "",
+        "Besides the options every framework takes:",
+        "",
+        _table(_model_rows(ArenaRewardConfig, "", leave_out=ArenaOptions)),
         "",
         "### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)",
         "",
@@ -166,17 +193,23 @@ def configuration_markdown() -> str:
         "",
         _table(_model_rows(HackAlarmConfig, "hack_alarm.")),
         "",
-        "### The judge alarm (`+reward.reward_kwargs.judge_alarm.*`; `arena_judge_alarm` for slime)",
-        "",
-        _table(_model_rows(JudgeAlarmConfig, "judge_alarm.")),
-        "",
         "## The advantage estimator (`+algorithm.tournament.*`)",
         "",
         _table(_model_rows(TournamentAdvantageConfig, "")),
         "",
-        "## The slime hooks (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)",
+        "## The slime hooks' own (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)",
         "",
-        _table(_model_rows(SlimeArenaConfig, "arena_")),
+        "Besides the options every framework takes:",
+        "",
+        _table(_model_rows(SlimeArenaConfig, "arena_", leave_out=ArenaOptions)),
+        "",
+        "## Old spellings",
+        "",
+        "Still read for one release, each with one warning naming the new spelling:",
+        "",
+        "| option | old value | new value |",
+        "|---|---|---|",
+        *(f"| `anchor` | `{old}` | `{new}` |" for old, new in RENAMED_ANCHORS.items()),
         "",
         "## Metrics",
         "",

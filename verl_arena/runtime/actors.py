@@ -22,10 +22,10 @@ from typing import Any
 import ray
 from ray.experimental import internal_kv
 
-from verl_arena.outcomes.hack_alarm import HackAlarm
 from verl_arena.outcomes.judge_alarm import JudgeAlarm
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.outcomes.step_metrics import summarize
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.runtime.service import JudgeService
 
@@ -158,22 +158,16 @@ class RayKVStore:
 @ray.remote(concurrency_groups={"control": 2})
 class CoordinatorActor:
     """:class:`GroupCoordinator` as a named async Ray actor; ``stats`` and ``step_metrics`` answer outside the
-    members' queue; ``step_metrics`` passes each step through a :class:`HackAlarm` (``hack_alarm``: its options and the
-    detectors' thresholds) and a :class:`JudgeAlarm` (``judge_alarm``: its options).
+    members' queue; ``step_metrics`` passes each step through a hack alarm and a :class:`JudgeAlarm`, both set by the
+    coordinator's ``options`` (:class:`~verl_arena.runtime.options.CoordinatorOptions`, validated by the process that
+    creates the actor and handed over as they are).
 
     Sharded by group id (:mod:`~verl_arena.runtime.sharding`), shard 0 reports the step metrics of every shard:
     ``step_metrics(upto, peers=[the other shards' names])`` takes their answers (``step_answers``) and summarizes them
     with its own, so the metrics and the hack alarm see the whole step."""
 
-    def __init__(
-        self,
-        ranker: Any,
-        tournament: Any,
-        *,
-        hack_alarm: dict[str, Any] | None = None,
-        judge_alarm: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, ranker: Any, tournament: Any, options: CoordinatorOptions | None = None) -> None:
+        options = options if options is not None else CoordinatorOptions()
         context = ray.get_runtime_context()
         name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
         store = RayKVStore(f"coordinator/{context.namespace}/{name}", job_id=context.get_job_id())
@@ -182,13 +176,9 @@ class CoordinatorActor:
             logger.warning(
                 "group coordinator %s restarted: finished groups are looked up in Ray's key-value store", name
             )
-        options = dict(hack_alarm or {})
-        alarm = {key: options.pop(key) for key in ("window", "margin", "floor") if key in options}
-        self.coordinator = GroupCoordinator(
-            ranker, tournament, store=store, recovered=recovered, hack_thresholds=options, **kwargs
-        )
-        self.hack_alarm = HackAlarm(**alarm)
-        self.judge_alarm = JudgeAlarm(judge_alarm)
+        self.coordinator = GroupCoordinator(ranker, tournament, options, store=store, recovered=recovered)
+        self.hack_alarm = options.hack_alarm.alarm()
+        self.judge_alarm = JudgeAlarm(options.judge_alarm)
         self.namespace = context.namespace
         self._peers: dict[str, Any] = {}
 

@@ -1,42 +1,50 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The options every framework adapter (verl, slime) takes the same way: the judge, the tournament, the group's
-deadline, the judgment log and what the judge reads of each trajectory. Each adapter's configuration model adds its
-own options to these."""
+"""The options of the runtime, each defined once, in the model of its concern; a framework adapter's configuration
+model (verl's ``ArenaRewardConfig``, slime's ``SlimeArenaConfig``) inherits the ones it takes, so an option has one
+name, one type and one default wherever it is set.
+
+- :class:`OutcomeOptions`: what becomes of a ranked group (the judgment log, the group filter, the judge alarm).
+- :class:`ArenaOptions`: those, and the judge, the tournament, the anchor, the group's deadline and what the judge
+  reads of each trajectory: what every framework adapter takes.
+- :class:`CoordinatorOptions`: those of :class:`OutcomeOptions`, and how the group rendezvous waits, keeps answers and
+  combines environment outcomes: what :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` takes, built once from
+  an adapter's validated options (:meth:`CoordinatorOptions.of`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.tournament import Tournament
 from verl_arena.judges.config import JudgeConfig
+from verl_arena.outcomes.env import EnvReward
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.runtime.deadlines import check_tracing_room
+from verl_arena.validation import renamed_value
 
-__all__ = ["ArenaOptions"]
+__all__ = ["ANCHORS", "RENAMED_ANCHORS", "AnchorMode", "ArenaOptions", "CoordinatorOptions", "OutcomeOptions"]
+
+AnchorMode = Literal["greedy", "first", "reference"]
+ANCHORS: tuple[AnchorMode, ...] = ("greedy", "first", "reference")
+#: old spellings of the anchor, kept for one release: verl's ``data`` and slime's ``label``
+RENAMED_ANCHORS: dict[str, AnchorMode] = {"data": "reference", "label": "reference"}
 
 
-class ArenaOptions(BaseModel):
-    """Options shared by the framework adapters.
+class OutcomeOptions(BaseModel):
+    """What becomes of a ranked group, wherever it was ranked.
 
     Args:
-        judge: the judge configuration (endpoints, template, limits, ...), see :class:`JudgeConfig`.
-        topology: tournament topology.
-        tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...);
-            the anchor is chosen per group, not here.
-        judge_deadline_s: time limit of one group's tournament; at least six times ``judge.timeout_s``, the time
-            tracing a stalled judgment can take (refused at start-up otherwise).
         judgment_log: a JSONL file receiving every ranked group's full result with its training step;
             ``verl-arena replay`` rebuilds the ranks and advantages from it.
         judgment_log_content: also write each candidate as the judge read it (answer, process, rubrics, answer key)
             to the judgment log, so ``verl-arena eval rejudge`` can try another judge on training's own verdicts;
             the log grows to about the size of the judge's prompts.
-        include_tool_outputs: show tool results to the judge.
-        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
         drop_groups: the groups the trainer's group filter may drop from the update instead of training on zero
             advantages: ``"none"``, ``"voided"`` or ``"no_signal"`` (voided, or every member tied); verl drops them
             with ``algorithm.filter_groups.enable=true algorithm.filter_groups.metric=arena_filter``, slime with
@@ -49,20 +57,52 @@ class ArenaOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    judgment_log: str | None = None
+    judgment_log_content: bool = False
+    drop_groups: DropMode = "none"
+    drop_max_share: float = Field(default=0.5, gt=0, le=1)
+    judge_alarm: JudgeAlarmConfig = Field(default_factory=lambda: JudgeAlarmConfig())
+
+    def group_filter(self) -> GroupFilter:
+        """A fresh :class:`GroupFilter` for these options (one per process that ranks groups)."""
+        return GroupFilter(self.drop_groups, self.drop_max_share)
+
+
+class ArenaOptions(OutcomeOptions):
+    """Options every framework adapter takes.
+
+    Args:
+        judge: the judge configuration (endpoints, template, limits, ...), see :class:`JudgeConfig`.
+        topology: tournament topology.
+        tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...);
+            the anchor is chosen per group, not here.
+        anchor: the anchor of topologies that take one: ``"greedy"`` (the group's rollout sampled at temperature 0:
+            verl's ``arena_*_agent`` loops sample session ``anchor_session`` so, slime's ``verl_arena.slime.generate``
+            the first rollout of each group), ``"first"`` (the group's first rollout, sampled like the others) or
+            ``"reference"`` (the reference answer of the data as an extra candidate, compared with but never trained
+            on: verl's ``extra_info[reference_key]``, slime's ``sample.label`` or ``metadata[reference_key]``). Was
+            ``data`` in verl and ``label`` in slime: both still work for one release, with a warning.
+        judge_deadline_s: time limit of one group's tournament; at least six times ``judge.timeout_s``, the time
+            tracing a stalled judgment can take (refused at start-up otherwise).
+        include_tool_outputs: show tool results to the judge.
+        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+    """
+
     judge: JudgeConfig
     topology: str = "seeded_single_elimination"
     tournament: dict[str, Any] = Field(default_factory=dict)
+    anchor: AnchorMode = "greedy"
     judge_deadline_s: float = Field(default=900.0, gt=0)
-    judgment_log: str | None = None
-    judgment_log_content: bool = False
     include_tool_outputs: bool = True
     max_path_chars: int = Field(default=24_000, ge=100)
     max_answer_chars: int = Field(default=12_000, ge=100)
     max_tool_output_chars: int = Field(default=2_000, ge=50)
-    drop_groups: DropMode = "none"
-    drop_max_share: float = Field(default=0.5, gt=0, le=1)
-    judge_alarm: JudgeAlarmConfig = Field(default_factory=lambda: JudgeAlarmConfig())
     _built: Tournament = PrivateAttr()
+
+    @field_validator("anchor", mode="before")
+    @classmethod
+    def _renamed_anchor(cls, anchor: Any, info: ValidationInfo) -> Any:
+        return renamed_value(anchor, RENAMED_ANCHORS, info)
 
     @field_validator("topology")
     @classmethod
@@ -87,10 +127,40 @@ class ArenaOptions(BaseModel):
         check_tracing_room(self.judge_deadline_s, self.judge, deadline_name="judge_deadline_s")
         return self
 
-    def group_filter(self) -> GroupFilter:
-        """A fresh :class:`GroupFilter` for these options (one per process that ranks groups)."""
-        return GroupFilter(self.drop_groups, self.drop_max_share)
-
     def built_tournament(self) -> Tournament:
         """The tournament these options describe, validated once (each group gets its own seed and anchor)."""
         return self._built
+
+
+class CoordinatorOptions(OutcomeOptions):
+    """What :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` does with the groups it gathers: the options of
+    :class:`OutcomeOptions`, and these.
+
+    Args:
+        arrival_timeout_s: how long a group waits for its members after the first arrived.
+        incomplete: ``"rank"`` the members that arrived, or give them ``"zero"`` reward, when a group times out.
+        stored_groups: finished groups each coordinator shard keeps in Ray's key-value store (about 1.5 KB each for a
+            group of 16), so that a coordinator restarted after its node failed answers their members again; the oldest
+            are deleted beyond it, and all of them when the job ends. Keep it above the groups of a step or two.
+        env_reward: how an episode's outcome combines with the tournament: ``"tournament"`` (reported only),
+            ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
+            ``"weighted"`` (see :func:`~verl_arena.outcomes.env.combine`).
+        env_weight: the environment reward's weight with ``env_reward=weighted``.
+        hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
+            wins (see :class:`HackAlarmConfig`).
+    """
+
+    arrival_timeout_s: float = Field(default=1800.0, gt=0)
+    incomplete: Literal["rank", "zero"] = "rank"
+    stored_groups: int = Field(default=10_000, ge=1)
+    env_reward: EnvReward = "success_first"
+    env_weight: float = Field(default=0.5, ge=0, le=1)
+    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
+
+    @classmethod
+    def of(cls, options: BaseModel) -> CoordinatorOptions:
+        """The coordinator's share of an adapter's validated options (a model that inherits from this one), taken
+        as it is: nothing is validated again."""
+        if not isinstance(options, cls):
+            raise TypeError(f"{type(options).__name__} does not hold the coordinator's options")
+        return cls.model_construct(**{name: getattr(options, name) for name in cls.model_fields})

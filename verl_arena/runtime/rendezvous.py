@@ -33,18 +33,16 @@ import hashlib
 import logging
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.outcomes.env import EnvOutcome, EnvReward, combine, env_outcome
-from verl_arena.outcomes.group_filter import DropMode, GroupFilter
-from verl_arena.outcomes.hack_detectors import HackThresholds
+from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
+from verl_arena.runtime.options import CoordinatorOptions
 
 __all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
 
@@ -91,67 +89,47 @@ class GroupCoordinator:
     Args:
         ranker: an object with ``async rank_group(query, candidates, tournament, *, group_id)``.
         tournament: the validated tournament; each group gets its own seed (from its id) and anchor.
-        arrival_timeout_s: how long a group may wait for its members after the first one arrived.
-        incomplete: ``"rank"`` (rank the members that arrived) or ``"zero"`` (zero rewards) for such groups.
-        finished_capacity: how many finished groups are remembered for duplicates and late arrivals.
+        options: what to do with the groups (:class:`~verl_arena.runtime.options.CoordinatorOptions`: how long a
+            group waits for its members and what becomes of one that timed out, how many finished groups the store
+            keeps, the judgment log, the group filter, how environment outcomes combine with the tournament, the hack
+            detectors' thresholds); built once from the adapter's validated options. A member whose environment
+            failed for everyone is left out of the ranking and does not vote (a stand-in reward); one whose action
+            broke it ranks below every honest failure.
+        store: keeps finished answers beyond this object's life (see :class:`FinishedStore`); ``None``: memory only.
+        recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
+        finished_capacity: how many finished groups are remembered in memory for duplicates and late arrivals.
         max_pending: groups that may wait at once.
         clock: monotonic seconds (injectable).
         wall_clock: seconds since the epoch (injectable): when members arrive and groups go to the judge, which the
             step metrics compare across coordinator shards.
-        store: keeps finished answers beyond this object's life (see :class:`FinishedStore`); ``None``: memory only.
-        stored_capacity: how many finished groups the store keeps (the oldest are deleted).
-        recovered: this coordinator replaces one that died; groups it does not know are looked up in the store.
-        judgment_log: a JSONL file receiving every ranked group's full result (``verl-arena replay`` reads it).
-        judgment_log_content: the judgment log also holds the candidates as the judge read them.
-        drop_groups, drop_max_share: which groups to mark for the trainer's group filter (:class:`GroupFilter`).
-        env_reward, env_weight: how the environment outcomes of members that played one combine with the tournament
-            (:mod:`~verl_arena.outcomes.env`); a member whose environment failed for everyone is left out of
-            the ranking and does not vote (a stand-in reward); one whose action broke it ranks below every honest
-            failure.
-        hack_thresholds: the hack detectors' thresholds (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
     """
 
     def __init__(
         self,
         ranker: Any,
         tournament: Tournament,
+        options: CoordinatorOptions | None = None,
         *,
-        arrival_timeout_s: float = 1800.0,
-        incomplete: str = "rank",
+        store: FinishedStore | None = None,
+        recovered: bool = False,
         finished_capacity: int = 200_000,
         max_pending: int = 100_000,
         clock: Any = time.monotonic,
         wall_clock: Any = time.time,
-        store: FinishedStore | None = None,
-        stored_capacity: int = 10_000,
-        recovered: bool = False,
-        judgment_log: str | None = None,
-        judgment_log_content: bool = False,
-        drop_groups: DropMode = "none",
-        drop_max_share: float = 0.5,
-        env_reward: EnvReward = "success_first",
-        env_weight: float = 0.5,
-        hack_thresholds: HackThresholds | Mapping[str, Any] | None = None,
     ) -> None:
-        if incomplete not in ("rank", "zero"):
-            raise ValueError(f"incomplete must be 'rank' or 'zero', got {incomplete!r}")
         self.ranker = ranker
         self.tournament = tournament
-        self.arrival_timeout_s = arrival_timeout_s
-        self.incomplete = incomplete
+        self.options = options = options if options is not None else CoordinatorOptions()
         self.finished_capacity = finished_capacity
         self.max_pending = max_pending
         self._clock = clock
         self._wall_clock = wall_clock
         self.store = store
-        self.stored_capacity = stored_capacity
         self.recovered = recovered and store is not None
         self.step_metrics = StepMetrics()
-        self.judgment_log = JudgmentLog(judgment_log, content=judgment_log_content) if judgment_log else None
-        self.group_filter = GroupFilter(drop_groups, drop_max_share)
-        self.env_reward: EnvReward = env_reward
-        self.env_weight = env_weight
-        self.hack_thresholds = HackThresholds.model_validate(hack_thresholds or {})
+        log = options.judgment_log
+        self.judgment_log = JudgmentLog(log, content=options.judgment_log_content) if log else None
+        self.group_filter = options.group_filter()
         self._stored: deque[str] = deque()
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
@@ -225,7 +203,8 @@ class GroupCoordinator:
             loop = asyncio.get_running_loop()
             group = _Pending(expected=expected, query=query, first_arrival=arrived, step=step)
             group.done = loop.create_future()
-            group.timer = loop.call_later(self.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
+            timeout = self.options.arrival_timeout_s
+            group.timer = loop.call_later(timeout, lambda: self._close(group_id, reason="timeout"))
             self._pending[group_id] = group
         duplicate = member in group.members
         if duplicate:
@@ -291,7 +270,7 @@ class GroupCoordinator:
                 self._stored_loaded = True
             await self.store.put(group_id, answers.encode())
             self._stored.append(group_id)
-            while len(self._stored) > self.stored_capacity:
+            while len(self._stored) > self.options.stored_groups:
                 await self.store.delete(self._stored.popleft())
         except Exception:
             logger.exception("group %s: could not keep the answers in the store", group_id)
@@ -344,9 +323,9 @@ class GroupCoordinator:
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s", group_id, len(members), group.expected,
-                self.arrival_timeout_s,
+                self.options.arrival_timeout_s,
             )  # fmt: skip
-        if len(members) < 2 or (incomplete and self.incomplete == "zero"):
+        if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
             return self._zero(group, incomplete=incomplete)
         candidates = [group.members[m] for m in members]
         if group.reference is not None:
@@ -360,7 +339,8 @@ class GroupCoordinator:
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
         judged = (judged_at, self._clock() - started)
         if all(o is not None for o in played):
-            result = combine(result, [o for o in played if o is not None], self.env_reward, self.env_weight)
+            outcomes = [o for o in played if o is not None]
+            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
         if self.judgment_log is not None:
             try:
                 await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
@@ -377,7 +357,7 @@ class GroupCoordinator:
             group_filter=self.group_filter,
             judged=judged,
             query=group.query,
-            hack_thresholds=self.hack_thresholds,
+            hack_thresholds=self.options.hack_alarm,
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

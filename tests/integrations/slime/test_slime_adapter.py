@@ -190,3 +190,35 @@ def test_a_dead_judge_voids_the_group_and_never_raises_into_slime(mock_judge):
     metrics: dict[str, float] = {}
     log_rollout(1, options, group, metrics, 0.5)
     assert metrics["arena/voided_groups"] == 1 and metrics["arena/failed_judgments"] > 0
+
+
+# -- the anchor ----------------------------------------------------------------------------------------------------
+
+
+def test_the_reference_anchor_is_the_samples_reference_and_the_old_spelling_warns(mock_judge, caplog):
+    url, server = mock_judge(latency=0.0)
+    judge = judge_config(url)
+    with caplog.at_level("WARNING", logger="verl_arena.validation"):
+        assert arena_config(args(judge=judge, topology="anchor", anchor="label")).anchor == "reference"
+    assert [r.getMessage() for r in caplog.records if r.name == "verl_arena.validation"] == [
+        "arena_anchor: 'label' is deprecated and goes in the next release; use 'reference' (the same)"
+    ]
+
+    def judged(options, **fields) -> list[str]:
+        group = [sample(5, i, f"Plan {i}: Colosseum at 9:00, Vatican at {11 + i}:00.") for i in range(3)]
+        for s in group:
+            vars(s).update(fields)
+        before = len(server.recent)
+        asyncio.run(group_rm(options, group))
+        prompts = [r["messages"][1]["content"] for r in list(server.recent)[before:]]
+        assert prompts
+        return prompts
+
+    label = {"label": "Day 1: the reference plan, Pantheon at 8:00."}
+    assert all(
+        "Pantheon at 8:00" in p for p in judged(args(judge=judge, topology="anchor", anchor="reference"), **label)
+    )
+    assert not any("Pantheon" in p for p in judged(args(judge=judge, topology="anchor", anchor="first"), **label))
+    kept = {"label": None, "metadata": {"gold": "Day 1: the kept reference, Trevi at 7:00."}}
+    options = args(judge=judge, topology="anchor", anchor="reference", reference_key="gold")
+    assert all("Trevi at 7:00" in p for p in judged(options, **kept))  # the reference eval_rm reads, too

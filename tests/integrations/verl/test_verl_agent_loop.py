@@ -11,6 +11,7 @@ from collections import defaultdict
 import pytest
 from helpers import verl_config
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.cpu.tiny_model import build_tokenizer
 
 verl = pytest.importorskip("verl")
@@ -68,14 +69,27 @@ def tokenizer(tmp_path_factory):
     return hf_tokenizer(str(build_tokenizer(tmp_path_factory.mktemp("tok"))))
 
 
-def make_loop(cls, tokenizer, *overrides):
-    config = verl_config([
+#: the arena's options: the reward manager's, which the agent loops read too
+ARENA = (
+    "reward.reward_manager.name=arena",
+    "actor_rollout_ref.rollout.n=4",
+    "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
+)
+
+
+def loop_config(*overrides, arena=ARENA):
+    return verl_config([
         "actor_rollout_ref.rollout.multi_turn.format=hermes",
         "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4",
         "actor_rollout_ref.rollout.response_length=512",
         "actor_rollout_ref.rollout.prompt_length=512",
+        *arena,
         *overrides,
     ])  # fmt: skip
+
+
+def make_loop(cls, tokenizer, *overrides, arena=ARENA):
+    config = loop_config(*overrides, arena=arena)
     server = ScriptedServer(tokenizer)
     loop = cls(
         trainer_config=DictConfigWrap(config),
@@ -92,11 +106,11 @@ def make_loop(cls, tokenizer, *overrides):
 SAMPLING = {"temperature": 1.0, "top_p": 0.9, "top_k": 50}
 
 
-def run(cls, tokenizer, session, *overrides):
+def run(cls, tokenizer, session, *overrides, arena=ARENA):
     """Build the agent loop inside the event loop that runs it (verl binds it to the running loop) and run it."""
 
     async def scenario():
-        loop, server = make_loop(cls, tokenizer, *overrides)
+        loop, server = make_loop(cls, tokenizer, *overrides, arena=arena)
         kwargs = {"tools_kwargs": {}} if cls is ArenaToolAgentLoop else {}
         output = await loop.run(
             dict(SAMPLING), raw_prompt=PROMPT, session_id=session, uid="u1", extra_info={}, **kwargs
@@ -120,6 +134,34 @@ def test_the_anchor_session_and_mode_come_from_the_reward_options(tokenizer):
     assert output.extra_fields["arena_anchor"] is True and server.sampling[0]["temperature"] == 0.0
     output, server = run(ArenaToolAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor=first")
     assert output.extra_fields["arena_anchor"] is False and server.sampling[0]["temperature"] == 1.0
+
+
+def test_the_loops_read_the_options_the_reward_manager_reads(tokenizer):
+    """One verl config, one validated options object: the agent loops and the reward manager's check see the same
+    object (validated once in this process), with the same defaults."""
+    from verl_arena.integrations.verl.reward_manager import check_trainer_config
+
+    async def scenario():
+        return make_loop(ArenaToolAgentLoop, tokenizer, "+reward.reward_kwargs.anchor_session=2")[0]
+
+    loop = asyncio.run(scenario())
+    arena, _ = check_trainer_config(loop_config("+reward.reward_kwargs.anchor_session=2"), keys=False)
+    assert (
+        loop.arena is arena
+        and arena.anchor_session == 2
+        and arena.validation_splits == ["test", "val", "validation", "eval"]
+    )
+
+
+def test_a_bad_option_fails_the_first_rollout_naming_the_key(tokenizer):
+    with pytest.raises(ConfigError, match=r"reward.reward_kwargs.anchor_sesion: .*did you mean 'anchor_session'\?"):
+        run(ArenaToolAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor_sesion=2")
+    with pytest.raises(
+        ConfigError, match=r"reward.reward_kwargs.anchor: Input should be 'greedy', 'first' or 'reference'"
+    ):
+        run(ArenaSingleTurnAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor=best")
+    with pytest.raises(ConfigError, match=r"needs \+reward.reward_kwargs.judge"):
+        run(ArenaToolAgentLoop, tokenizer, 0, arena=())  # the loops are the arena's: without its options, no default
 
 
 def test_the_multi_turn_trajectory_is_recorded_and_rendered(tokenizer):

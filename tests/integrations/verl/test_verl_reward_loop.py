@@ -271,6 +271,26 @@ def test_validation_samples_compare_with_the_reference_and_never_wait(cluster, j
 
 
 @pytest.mark.slow
+def test_the_reference_anchor_under_its_old_spelling_meets_every_member(cluster, judge):
+    """``anchor=data``, the old spelling of ``anchor=reference``: the row's reference answer joins its group as the
+    anchor, compared with every member and never rewarded."""
+    from verl.utils import hf_tokenizer
+
+    url, server = judge
+    tokenizer = hf_tokenizer(str(cluster))
+    config = trainer_config(cluster, url, "+reward.reward_kwargs.anchor=data", name="arena_reference")
+    workers = [ray.remote(RewardLoopWorker).remote(config) for _ in range(2)]
+    rows = [row(tokenizer, "uid-ref", s, t, e) for s, (t, e) in enumerate(trajectories("uid-b"))]
+    before = server.received
+    outputs = deliver(workers, rows)
+    prompts = [r["messages"][1]["content"] for r in list(server.recent)[-(server.received - before) :]]
+    with_reference = [p for p in prompts if "Day 1: a balanced plan with times and prices." in p]
+    assert len(outputs) == 4 and all(o["reward_extra_info"]["arena_votes"] == 1.0 for o in outputs)
+    assert all(o["reward_extra_info"]["arena_anchor"] == 0.0 for o in outputs)  # the anchor is no member
+    assert len(with_reference) >= 2 * 3  # seeding: each member with an answer meets it, in both orders
+
+
+@pytest.mark.slow
 def test_incomplete_groups_and_duplicates_finish_within_the_deadline(cluster, judge):
     from verl.utils import hf_tokenizer
 
@@ -356,7 +376,7 @@ def test_a_killed_coordinator_is_restarted_and_the_group_completes(cluster, judg
             pass
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    assert ray.get(coordinator.__ray_call__.remote(lambda actor: actor.coordinator.stored_capacity)) == 50
+    assert ray.get(coordinator.__ray_call__.remote(lambda actor: actor.coordinator.options.stored_groups)) == 50
     ray.kill(coordinator, no_restart=False)  # crash it while they wait: Ray restarts it and retries their calls
     rest = [workers[i % 2].compute_score.remote(r) for i, r in enumerate(rows[2:])]
     outputs = ray.get(first + rest, timeout=120)

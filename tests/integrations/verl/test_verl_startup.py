@@ -108,3 +108,28 @@ def test_check_command_exits_2_naming_the_mistake(overrides, expected, capsys):
 def test_check_command_says_when_nothing_of_the_arena_runs(capsys):
     assert main(["check", "--", "algorithm.adv_estimator=grpo"]) == 0
     assert "neither reward.reward_manager.name=arena nor algorithm.adv_estimator=tournament" in capsys.readouterr().out
+
+
+def test_the_old_anchor_spelling_works_as_reference_with_one_warning_naming_it(caplog):
+    config = compose_trainer_config([*ARENA, "+reward.reward_kwargs.anchor=data", "+reward.reward_kwargs.name=old"])
+    with caplog.at_level("WARNING", logger="verl_arena.validation"):
+        check = check_arena_options(config, keys=False)
+        assert check_arena_options(config, keys=False).arena is check.arena  # validated once in this process
+    assert check.arena.anchor == "reference"
+    warnings = [r.getMessage() for r in caplog.records if r.name == "verl_arena.validation"]
+    assert warnings == [
+        "reward.reward_kwargs.anchor: 'data' is deprecated and goes in the next release; use 'reference' (the same)"
+    ]
+    new = compose_trainer_config([*ARENA, "+reward.reward_kwargs.anchor=reference", "+reward.reward_kwargs.name=old"])
+    assert check_arena_options(new, keys=False).arena == check.arena
+
+
+def test_the_coordinator_options_are_the_validated_options_not_copies_of_their_defaults():
+    config = compose_trainer_config(
+        [*ARENA, "+reward.reward_kwargs.arrival_timeout_s=60", "+reward.reward_kwargs.hack_alarm.window=4"]
+    )
+    arena = check_arena_options(config, keys=False).arena
+    options = arena.coordinator_options()
+    assert options.arrival_timeout_s == 60 and options.hack_alarm is arena.hack_alarm
+    assert options.judge_alarm is arena.judge_alarm and options.stored_groups == arena.stored_groups
+    assert set(type(options).model_fields) <= set(type(arena).model_fields)  # every one of them a user's option

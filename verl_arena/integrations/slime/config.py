@@ -26,22 +26,19 @@ PREFIX = "arena_"
 
 
 class SlimeArenaConfig(ArenaOptions):
-    """The slime adapter's options: the shared ones (:class:`ArenaOptions`) and slime's own.
+    """The slime adapter's options: the ones every adapter takes (:class:`ArenaOptions`) and slime's own.
 
     Args:
-        anchor: ``"greedy"`` (the rollout ``verl_arena.slime.generate`` samples greedily, the first of its group),
-            ``"first"`` (the first rollout of the group, sampled like the others) or ``"label"`` (the sample's
-            ``label`` as a reference trajectory, compared with but never trained on).
         truncated: a rollout cut at the length limit is ``"judge"``-d like any other, or ``"lose"``-s without a call.
         normalize: the advantages ``reward_post_process`` computes per group: ``"rank"`` (ArenaRL eq. 6-7) or
             ``"grpo"`` (the rewards standardised, Tournament-GRPO eq. 10).
         generate_function_path: the generate function ``verl_arena.slime.generate`` wraps (``None``: slime's own).
-        reference_key: a ``sample.metadata`` key holding the evaluation reference, if not ``sample.label``.
+        reference_key: a ``sample.metadata`` key holding the reference answer (of evaluation, and of
+            ``anchor=reference``), if not ``sample.label``.
         drop_resample: with ``drop_groups``, ``verl_arena.slime.keep_group`` drops a marked group even when slime
             must sample more prompts to fill the batch (DAPO-style); by default only from slime's surplus.
     """
 
-    anchor: Literal["greedy", "first", "label"] = "greedy"
     truncated: Literal["judge", "lose"] = "judge"
     normalize: Literal["rank", "grpo"] = "rank"
     generate_function_path: str | None = None

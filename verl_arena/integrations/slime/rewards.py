@@ -37,7 +37,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
-from verl_arena.integrations.slime.samples import candidate_of, query_of, trajectory_of
+from verl_arena.integrations.slime.samples import candidate_of, query_of, reference_of, trajectory_of
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
@@ -92,11 +92,9 @@ async def _rank(
     if cfg.anchor == "greedy":
         marked = [i for i, s in enumerate(trajectories) if (getattr(s, "metadata", None) or {}).get("arena_anchor")]
         anchor = marked[0] if marked else 0
-    elif cfg.anchor == "label":
-        label = getattr(trajectories[0], "label", None)
-        if isinstance(label, str) and label.strip():
-            candidates.append(Candidate("__reference__", label))
-            anchor = len(candidates) - 1
+    elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
+        candidates.append(Candidate("__reference__", reference))
+        anchor = len(candidates) - 1
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
     result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key)
     if cfg.judgment_log:
@@ -215,11 +213,10 @@ async def _against_reference(
 async def eval_rm(args: Any, sample: Any, **kwargs: Any) -> float:
     """An evaluation sample judged against its reference: 1 win, 0.5 tie, 0 loss (and 0 without a reference)."""
     cfg = arena_config(args)
-    metadata = getattr(sample, "metadata", None) or {}
-    reference = metadata.get(cfg.reference_key) if cfg.reference_key else getattr(sample, "label", None)
+    reference = reference_of(sample, cfg)
     candidate = candidate_of(sample, "candidate", cfg)
     info: dict[str, Any] = {"judged": False, "reason": ""}
-    if not isinstance(reference, str) or not reference.strip():
+    if reference is None:
         info["reason"] = "no reference"
         score = 0.0
     elif candidate.meta.get("no_answer"):

@@ -12,7 +12,7 @@ from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate
 from verl_arena.integrations.slime.config import SlimeArenaConfig
 from verl_arena.judges.rendering import candidate_from_messages, split_think, truncate_middle
 
-__all__ = ["candidate_of", "query_of", "status_of", "trajectory_of"]
+__all__ = ["candidate_of", "query_of", "reference_of", "status_of", "trajectory_of"]
 
 #: ``sample.metadata`` keys where a recorded conversation may sit (ours first, then the common one)
 MESSAGE_KEYS = ("arena_messages", "messages")
@@ -38,6 +38,16 @@ def query_of(sample: Any) -> str:
             users[-1] if users else " ".join(str(m.get("content", "")) for m in prompt if isinstance(m, Mapping))
         )
     return "" if prompt is None else str(prompt)
+
+
+def reference_of(sample: Any, cfg: SlimeArenaConfig) -> str | None:
+    """The sample's reference answer: ``metadata[reference_key]`` with that option set, else ``sample.label``;
+    ``None`` when it is not a non-blank string."""
+    if cfg.reference_key:
+        reference = (getattr(sample, "metadata", None) or {}).get(cfg.reference_key)
+    else:
+        reference = getattr(sample, "label", None)
+    return reference if isinstance(reference, str) and reference.strip() else None
 
 
 def _recorded(metadata: Mapping[str, Any]) -> list[Any] | None:

@@ -16,6 +16,10 @@ additions:
   run is on the right phase at once; validation samples (``extra_info.split`` in ``validation_splits``) get the
   final limit. The limit is reported in ``extra_fields["arena_horizon"]``.
 
+The loops read the arena's options (``+reward.reward_kwargs.*``) as the reward manager does: the one object
+:func:`~verl_arena.integrations.verl.config.arena_config` validates once per process, so a bad option fails the first
+rollout, naming the key, and both sides read the same defaults.
+
 Select them with ``actor_rollout_ref.rollout.agent.default_agent_loop=arena_tool_agent`` (or per sample through the
 dataset's ``agent_name`` column). Sessions are known in verl's v1 trainer (``session_id``); without one, no rollout is
 made greedy and the reward manager falls back to the first member as the anchor.
@@ -23,6 +27,7 @@ made greedy and the reward manager falls back to the first member as the anchor.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -31,17 +36,11 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
 from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentLoop
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
 
-from verl_arena.integrations.verl.config import HorizonSchedule
+from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config
 
 __all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy", "horizon_at"]
 
 logger = logging.getLogger(__name__)
-
-
-def _plain(node: Any) -> Any:
-    from omegaconf import DictConfig, ListConfig, OmegaConf
-
-    return OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig | ListConfig) else node
 
 
 def greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
@@ -49,39 +48,32 @@ def greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
     return {**sampling_params, "temperature": 0.0, "top_p": 1.0, "top_k": -1}
 
 
-def horizon_at(options: Any, kwargs: dict[str, Any]) -> int:
+def horizon_at(options: ArenaRewardConfig, kwargs: dict[str, Any]) -> int:
     """The horizon curriculum's turn limit for the row in ``kwargs`` (0: no curriculum); validation rows get the last.
 
     Args:
-        options: ``reward.reward_kwargs`` of the trainer config.
+        options: the arena's validated options (:func:`~verl_arena.integrations.verl.config.arena_config`).
         kwargs: the agent loop's row (``extra_info``, ``global_steps``).
     """
-    schedule = options.get("horizon")
-    if not schedule:
+    if options.horizon is None:
         return 0
-    schedule = HorizonSchedule.model_validate(_plain(schedule))
-    extra = kwargs.get("extra_info") or {}
-    split = extra.get(options.get("split_key", "split")) if hasattr(extra, "get") else None
-    splits = options.get("validation_splits") or ["test", "val", "validation", "eval"]
-    step = None if split is not None and str(split) in splits else kwargs.get("global_steps")
-    return schedule.at(None if step is None else int(step))
+    step = None if options.is_validation(kwargs.get("extra_info") or {}) else kwargs.get("global_steps")
+    return options.horizon.at(None if step is None else int(step))
 
 
 class _AnchorMixin:
-    """Decides which session is the anchor and samples it greedily."""
+    """Reads the arena's options, decides which session is the anchor and samples it greedily."""
 
     config: Any
 
-    def _arena_options(self) -> Any:
-        reward = self.config.get("reward") or {}
-        return reward.get("reward_kwargs") or {}
+    @functools.cached_property
+    def arena(self) -> ArenaRewardConfig:
+        """``+reward.reward_kwargs.*`` validated: the object the reward manager reads, validated once per process."""
+        return arena_config(self.config)
 
     def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
-        options = self._arena_options()
-        if options.get("anchor", "greedy") != "greedy":
-            return False
         session = kwargs.get("session_id")
-        return session is not None and int(session) == int(options.get("anchor_session", 0))
+        return self.arena.anchor == "greedy" and session is not None and int(session) == self.arena.anchor_session
 
     async def _run_arena(self, run: Any, sampling_params: dict[str, Any], kwargs: dict[str, Any]) -> AgentLoopOutput:
         anchor = self._arena_anchor(kwargs)
@@ -109,7 +101,7 @@ class ArenaToolAgentLoop(_AnchorMixin, ToolAgentLoop):
 
     def _horizon(self, kwargs: dict[str, Any]) -> int:
         """The assistant-turn limit of this trajectory (0: no curriculum)."""
-        return horizon_at(self._arena_options(), kwargs)
+        return horizon_at(self.arena, kwargs)
 
     def _build_assistant_message(self, content: str, agent_data: Any) -> dict[str, Any]:
         message = super()._build_assistant_message(content, agent_data)

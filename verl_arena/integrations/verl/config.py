@@ -8,6 +8,7 @@ hence the ``+``); advantage-estimator options under ``+algorithm.tournament.*``.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -17,13 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
-from verl_arena.outcomes.hack_detectors import HackThresholds
-from verl_arena.runtime.options import ArenaOptions
+from verl_arena.runtime.options import ArenaOptions, CoordinatorOptions
 from verl_arena.validation import validate
 
 __all__ = [
     "ArenaRewardConfig",
-    "HackAlarmConfig",
     "HorizonSchedule",
     "TournamentAdvantageConfig",
     "arena_config",
@@ -66,33 +65,13 @@ class HorizonSchedule(BaseModel):
         return self.turns[min(phase, len(self.turns) - 1)]
 
 
-class HackAlarmConfig(HackThresholds):
-    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm (see :mod:`~verl_arena.outcomes.hack_alarm`):
-    when it warns, and the thresholds of its detectors (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
+class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
+    """``+reward.reward_kwargs.*`` of the ``arena`` reward manager: the options every adapter takes
+    (:class:`ArenaOptions`), the group coordinator's (:class:`CoordinatorOptions`), and verl's own.
 
     Args:
-        window: steps compared (the last half against the half before).
-        margin: the least rise of a detector's mean win share from the earlier half to the recent half.
-        floor: the least recent mean win share worth a warning.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    window: int = Field(default=10, ge=2)
-    margin: float = Field(default=0.15, ge=0, le=1)
-    floor: float = Field(default=0.25, ge=0, le=1)
-
-
-class ArenaRewardConfig(ArenaOptions):
-    """``+reward.reward_kwargs.*`` of the ``arena`` reward manager: the shared options (:class:`ArenaOptions`) and
-    verl's own.
-
-    Args:
-        anchor: ``"greedy"`` (the rollout the ``arena_*_agent`` loops sample greedily), ``"first"`` (session 0) or
-            ``"data"`` (a reference trajectory from the data, compared with but never trained on).
-        anchor_session: the session the ``arena_*_agent`` loops sample greedily.
+        anchor_session: the session the ``arena_*_agent`` loops sample greedily (``anchor=greedy``).
         group_size: members to wait for; default ``actor_rollout_ref.rollout.n``.
-        arrival_timeout_s: how long a group waits for its members after the first arrived.
-        incomplete: ``"rank"`` the members that arrived, or give them ``"zero"`` reward, when a group times out.
         validation: reward of validation samples: ``"reference"`` (a judged comparison with the reference answer:
             1 win, 0.5 tie, 0 loss) or ``"none"`` (0).
         validation_splits: values of ``extra_info[split_key]`` that mark validation samples.
@@ -103,41 +82,35 @@ class ArenaRewardConfig(ArenaOptions):
         coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
             (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
             step's rollouts (see the sizing guide in docs/training-verl.md).
-        stored_groups: finished groups each coordinator shard keeps in Ray's key-value store (about 1.5 KB each for a
-            group of 16), so that a coordinator restarted after its node failed answers their members again; the oldest
-            are deleted beyond it, and all of them when the job ends. Keep it above the groups of a step or two.
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
         env: the environment server ``arena_env_agent`` plays episodes on (see
             :class:`~verl_arena.environments.client.EnvConfig`).
-        env_reward: how an episode's outcome combines with the tournament: ``"tournament"`` (reported only),
-            ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
-            ``"weighted"`` (see :func:`~verl_arena.outcomes.env.combine`).
-        env_weight: the environment reward's weight with ``env_reward=weighted``.
-        hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
-            wins (see :class:`HackAlarmConfig`).
     """
 
-    anchor: Literal["greedy", "first", "data"] = "greedy"
     anchor_session: int = Field(default=0, ge=0)
     group_size: int | None = Field(default=None, ge=2)
-    arrival_timeout_s: float = Field(default=1800.0, gt=0)
-    incomplete: Literal["rank", "zero"] = "rank"
     validation: Literal["reference", "none"] = "reference"
     validation_splits: list[str] = Field(default_factory=lambda: ["test", "val", "validation", "eval"])
     split_key: str = "split"
     reference_key: str = "reference"
     judge_shards: int = Field(default=1, ge=1)
     coordinator_shards: int = Field(default=1, ge=1)
-    stored_groups: int = Field(default=10_000, ge=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
     env: EnvConfig | None = None
-    env_reward: Literal["tournament", "success_first", "weighted"] = "success_first"
-    env_weight: float = Field(default=0.5, ge=0, le=1)
-    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
+
+    def is_validation(self, extra_info: Any) -> bool:
+        """Whether a row with this ``extra_info`` is a validation sample (its ``split_key`` in
+        ``validation_splits``)."""
+        split = extra_info.get(self.split_key) if hasattr(extra_info, "get") else None
+        return split is not None and str(split) in self.validation_splits
+
+    def coordinator_options(self) -> CoordinatorOptions:
+        """The group coordinator's options, as validated here."""
+        return CoordinatorOptions.of(self)
 
 
 class TournamentAdvantageConfig(BaseModel):
@@ -158,31 +131,31 @@ def _plain(node: Any) -> Any:
     return node
 
 
-def _validate(model: type[BaseModel], data: Any, prefix: str) -> Any:
-    try:
-        return validate(model, data, prefix, "verl-arena options")
-    except ConfigError as exc:
-        if str(exc).startswith("invalid verl-arena options"):
-            raise
-        # a bad tournament option, raised by Tournament inside the model's validator
-        raise ConfigError(f"invalid verl-arena options: {prefix}.tournament: {exc}") from exc
+#: the options validated in this process, by the reward manager's options as given (see :func:`arena_config`)
+_validated: dict[str, ArenaRewardConfig] = {}
 
 
 def arena_config(config: Mapping[str, Any] | DictConfig) -> ArenaRewardConfig:
-    """Validate ``config.reward.reward_kwargs`` of the trainer config."""
+    """``config.reward.reward_kwargs`` of the trainer config, validated: the one object every part of the arena in
+    this process reads (the reward manager, the agent loops, the start-up check). Validated once per process (per
+    distinct options); ``ConfigError`` naming the key."""
     reward = config.get("reward") or {}
     kwargs = _plain(reward.get("reward_kwargs")) if hasattr(reward, "get") else None
     if not kwargs:
         raise ConfigError(
-            "the arena reward manager needs +reward.reward_kwargs.judge (at least judge.endpoints); see the README"
+            "the arena needs +reward.reward_kwargs.judge (at least judge.endpoints), the arena reward manager's "
+            "options, which its agent loops read too; see docs/training-verl.md"
         )
-    return _validate(ArenaRewardConfig, kwargs, REWARD_PREFIX)
+    key = json.dumps(kwargs, sort_keys=True, default=str)
+    if key not in _validated:
+        _validated[key] = validate(ArenaRewardConfig, kwargs, REWARD_PREFIX, "verl-arena options")
+    return _validated[key]
 
 
 def estimator_config(config: Mapping[str, Any] | DictConfig | None) -> TournamentAdvantageConfig:
     """Validate ``algorithm.tournament`` (``config`` is the ``algorithm`` node, as verl passes it)."""
     node = config.get("tournament") if config is not None and hasattr(config, "get") else None
-    return _validate(TournamentAdvantageConfig, _plain(node) or {}, ESTIMATOR_PREFIX)
+    return validate(TournamentAdvantageConfig, _plain(node) or {}, ESTIMATOR_PREFIX, "verl-arena options")
 
 
 def check_algorithm(algorithm: Mapping[str, Any] | DictConfig | None) -> TournamentAdvantageConfig | None:

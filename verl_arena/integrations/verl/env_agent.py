@@ -32,8 +32,8 @@ from uuid import uuid4
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.environments.client import EnvClient, EnvConfig, EnvError, env_config
-from verl_arena.integrations.verl.agent_loops import _AnchorMixin, _plain, horizon_at
+from verl_arena.environments.client import EnvClient, EnvConfig, EnvError
+from verl_arena.integrations.verl.agent_loops import _AnchorMixin, horizon_at
 from verl_arena.judges.rendering import truncate_middle
 
 __all__ = ["ArenaEnvAgentLoop"]
@@ -49,10 +49,9 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
         return await self._run_arena(self._episode, sampling_params, kwargs)
 
     def _env(self) -> EnvConfig:
-        options = self._arena_options()
-        if not options.get("env"):
+        if self.arena.env is None:
             raise ConfigError("arena_env_agent needs +reward.reward_kwargs.env (at least env.url, the env server)")
-        return env_config(_plain(options["env"]))
+        return self.arena.env
 
     async def _episode(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
         env = self._env()
@@ -64,7 +63,7 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
                 f"extra_info.{env.task_key} (the environment's task index; verl-arena prepare writes it from a task's "
                 "env_task)"
             )
-        turns_allowed = horizon_at(self._arena_options(), kwargs) or env.max_turns
+        turns_allowed = horizon_at(self.arena, kwargs) or env.max_turns
         client = EnvClient(env)
         prompt = list(kwargs["raw_prompt"])
         instructions = env.instructions or client.adapter.instructions

@@ -83,8 +83,8 @@ def check_trainer_config(
             f"tournaments need groups of at least 2: actor_rollout_ref.rollout.n is {rollout_n} "
             "(or set +reward.reward_kwargs.group_size)"
         )
-    if resolve:
-        arena = arena.model_copy(update={"judge": hosted_judge(arena.judge, config, router_address)})
+    if resolve and (judge := hosted_judge(arena.judge, config, router_address)) is not arena.judge:
+        arena = arena.model_copy(update={"judge": judge})  # the judge verl hosts, at its router
     if keys:  # the check `rank`, `eval`, `audit` and `doctor` make: a missing key variable fails here, naming it
         check_judge_config(arena.judge)
     waiting = int(config.data.get("train_batch_size") or 0) * group_size
@@ -153,23 +153,9 @@ class ArenaRewardManager(RewardManagerBase):
             shards=arena.judge_shards,
             deadline_s=arena.judge_deadline_s,
         )
-        tournament = arena.built_tournament()
+        tournament, options = arena.built_tournament(), arena.coordinator_options()
         cls._coordinators = [
-            CoordinatorActor.options(**named_actor_options(name, namespace)).remote(
-                cls._pool,
-                tournament,
-                arrival_timeout_s=arena.arrival_timeout_s,
-                incomplete=arena.incomplete,
-                stored_capacity=arena.stored_groups,
-                judgment_log=arena.judgment_log,
-                judgment_log_content=arena.judgment_log_content,
-                drop_groups=arena.drop_groups,
-                drop_max_share=arena.drop_max_share,
-                env_reward=arena.env_reward,
-                env_weight=arena.env_weight,
-                hack_alarm=arena.hack_alarm.model_dump(),
-                judge_alarm=arena.judge_alarm.model_dump(),
-            )
+            CoordinatorActor.options(**named_actor_options(name, namespace)).remote(cls._pool, tournament, options)
             for name in coordinator_names(arena.name, job, arena.coordinator_shards)
         ]
         cls._arena, cls._group_size = arena, group_size
@@ -239,9 +225,7 @@ class ArenaRewardManager(RewardManagerBase):
         return self.tokenizer.decode(responses[:length], skip_special_tokens=True)
 
     def _is_validation(self, non_tensor: Any) -> bool:
-        extra = scalar(non_tensor.get("extra_info")) or {}
-        split = extra.get(self.arena.split_key) if hasattr(extra, "get") else None
-        return split is not None and str(split) in self.arena.validation_splits
+        return self.arena.is_validation(scalar(non_tensor.get("extra_info")) or {})
 
     async def _tournament(self, uid: str, member: str, candidate: Any, query: str, non_tensor: Any) -> _Answer:
         extra = scalar(non_tensor.get("tool_extra_fields")) or {}
@@ -252,7 +236,8 @@ class ArenaRewardManager(RewardManagerBase):
         step = scalar(non_tensor.get("global_steps"))
         if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
             _warn_unmarked_anchor(self.arena.anchor_session)
-        reference = reference_from_row(non_tensor, self.arena.reference_key) if self.arena.anchor == "data" else None
+        by_reference = self.arena.anchor == "reference"
+        reference = reference_from_row(non_tensor, self.arena.reference_key) if by_reference else None
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
             coordinator = self._coordinators[shard_of(uid, len(self._coordinators))]
