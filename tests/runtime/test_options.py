@@ -1,0 +1,62 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The runtime's options: each defined once, in the model of its concern, and inherited by the adapters' models."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import judge_config
+from pydantic import ValidationError
+
+from verl_arena.core.errors import ConfigError
+from verl_arena.integrations.slime.config import SlimeArenaConfig
+from verl_arena.runtime.options import ArenaOptions, CoordinatorOptions, OutcomeOptions
+from verl_arena.validation import validate
+
+verl = pytest.importorskip("verl")
+
+from verl_arena.integrations.verl.config import ArenaRewardConfig  # noqa: E402
+
+
+def field(model, name: str) -> str:
+    """A field as pydantic describes it: its type, default and constraints."""
+    return repr(model.model_fields[name])
+
+
+def test_an_option_is_defined_once_and_the_adapters_inherit_it():
+    for name in OutcomeOptions.model_fields:
+        assert field(ArenaRewardConfig, name) == field(SlimeArenaConfig, name) == field(CoordinatorOptions, name)
+    for name in ArenaOptions.model_fields:  # the anchor among them: one set of values in verl and slime
+        assert field(ArenaRewardConfig, name) == field(SlimeArenaConfig, name) == field(ArenaOptions, name)
+    verl_only = set(ArenaRewardConfig.model_fields) - set(ArenaOptions.model_fields)
+    assert set(CoordinatorOptions.model_fields) - set(OutcomeOptions.model_fields) <= verl_only
+
+
+def test_the_coordinators_options_are_taken_from_validated_options_as_they_are():
+    arena = validate(ArenaRewardConfig, {"judge": judge_config("http://x/v1"), "incomplete": "zero"}, "kw", "options")
+    options = CoordinatorOptions.of(arena)
+    assert (
+        type(options) is CoordinatorOptions and options.incomplete == "zero" and options.hack_alarm is arena.hack_alarm
+    )
+    with pytest.raises(TypeError, match="SlimeArenaConfig does not hold the coordinator's options"):
+        CoordinatorOptions.of(SlimeArenaConfig(judge=judge_config("http://x/v1")))
+    with pytest.raises(ValidationError):  # frozen
+        options.incomplete = "rank"
+    with pytest.raises(ValidationError, match="incomplete"):
+        CoordinatorOptions(incomplete="drop")
+
+
+@pytest.mark.parametrize(
+    ("prefix", "separator", "key"), [("arena", "_", "arena_anchor"), ("options", ".", "options.anchor")]
+)
+def test_an_old_anchor_is_read_as_its_new_spelling_with_one_warning_naming_the_key(caplog, prefix, separator, key):
+    with caplog.at_level("WARNING", logger="verl_arena.validation"):
+        cfg = validate(
+            SlimeArenaConfig, {"judge": judge_config("http://x/v1"), "anchor": "data"}, prefix, "o", separator
+        )
+    assert cfg.anchor == "reference"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{key}: 'data' is deprecated and goes in the next release; use 'reference' (the same)"
+    ]
+    with pytest.raises(ConfigError, match=rf"{key}: Input should be 'greedy', 'first' or 'reference'"):
+        validate(SlimeArenaConfig, {"judge": judge_config("http://x/v1"), "anchor": "best"}, prefix, "o", separator)
