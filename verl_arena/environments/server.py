@@ -30,6 +30,7 @@ import socket
 import threading
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import uvicorn
@@ -161,15 +162,34 @@ def create_app(
     if fault_kind not in FAULT_KINDS:
         raise ValueError(f"fault_kind must be one of {', '.join(FAULT_KINDS)}, got {fault_kind!r}")
     try:
-        fault = re.compile(fault_pattern) if fault_pattern else None
+        pattern = re.compile(fault_pattern) if fault_pattern else None
     except re.error as exc:
         raise ValueError(f"fault_pattern {fault_pattern!r} is not a regular expression: {exc}") from exc
     prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
     episodes = _Episodes(env, max_open, max_steps)
-    rng = random.Random(seed)
     app = FastAPI(title=f"verl-arena {env} environment")
     app.state.prefix = prefix
     app.state.episodes = episodes
+    _add_error_replies(app, episodes)
+    faults = _Faults(stall_s, fail_rate, random.Random(seed), pattern, fault_kind)
+    _add_routes(app, episodes, faults, prefix=prefix, bare=bare)
+    return app
+
+
+@dataclass
+class _Faults:
+    """What a ``/step`` meets on purpose, for tests: a stall before it runs, a random error (``rng`` draws them),
+    a failure on an action ``pattern`` matches."""
+
+    stall_s: float
+    fail_rate: float
+    rng: random.Random
+    pattern: re.Pattern[str] | None
+    kind: FaultKind
+
+
+def _add_error_replies(app: FastAPI, episodes: _Episodes) -> None:
+    """Refusals and malformed bodies answer JSON ``{"error": ...}`` with their status, counted as errors."""
 
     @app.exception_handler(_Refused)
     async def refused(request: Request, exc: _Refused) -> JSONResponse:
@@ -182,6 +202,10 @@ def create_app(
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         body = {"error": f"malformed request to {request.url.path}: {problems}", "detail": exc.errors()}
         return JSONResponse(jsonable_encoder(body), status_code=422)
+
+
+def _add_routes(app: FastAPI, episodes: _Episodes, faults: _Faults, *, prefix: str, bare: bool) -> None:
+    """The AgentGym routes under ``prefix``, and ``/stats`` and ``/health``."""
 
     @app.post(f"{prefix}/create")
     async def create() -> Any:
@@ -196,15 +220,15 @@ def create_app(
 
     @app.post(f"{prefix}/step")
     async def step(body: StepBody) -> Any:
-        if stall_s > 0:
-            await asyncio.sleep(stall_s)
+        if faults.stall_s > 0:
+            await asyncio.sleep(faults.stall_s)
         game = episodes.get(body.id)  # after the stall: the episode may have been closed meanwhile
-        if fail_rate > 0 and rng.random() < fail_rate:
+        if faults.fail_rate > 0 and faults.rng.random() < faults.fail_rate:
             episodes.counts["faults"] += 1
-            raise _Refused(500, f"injected fault (fail_rate={fail_rate}); the action was not run")
-        if fault is not None and fault.search(body.action):
+            raise _Refused(500, f"injected fault (fail_rate={faults.fail_rate}); the action was not run")
+        if faults.pattern is not None and faults.pattern.search(body.action):
             episodes.counts["faults"] += 1
-            return await _fail_on_action(fault_kind)
+            return await _fail_on_action(faults.kind)
         result = game.step(body.action)
         episodes.counts["steps"] += 1
         return {"observation": result.observation, "reward": result.reward, "done": result.done}
@@ -227,9 +251,7 @@ def create_app(
 
     @app.get(f"{prefix}/health")
     async def health() -> Any:
-        return {"status": "ok", "env": env}
-
-    return app
+        return {"status": "ok", "env": episodes.env}
 
 
 async def _fail_on_action(kind: FaultKind) -> Any:
