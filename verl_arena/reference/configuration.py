@@ -106,44 +106,31 @@ def _table(rows: Iterator[str]) -> str:
     return "\n".join(["| option | type | default | what it does |", "|---|---|---|---|", *rows])
 
 
-def configuration_markdown() -> str:
-    """The whole reference, as Markdown."""
+def _section(
+    heading: str, model: type[BaseModel], prefix: str = "", *, leave_out: type[BaseModel] | None = None, intro: str = ""
+) -> list[str]:
+    """A heading, an optional introduction and the table of ``model``'s options (their keys under ``prefix``; but
+    those of ``leave_out``)."""
+    return ["", heading, "", *([intro, ""] if intro else []), _table(_model_rows(model, prefix, leave_out))]
+
+
+def _judge_part() -> list[str]:
+    from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
+
+    return [
+        *_section("## The judge (`judge:` in a judge YAML, `+reward.reward_kwargs.judge.*` for verl)", JudgeConfig),
+        *_section("### Each endpoint (`endpoints: [...]`)", EndpointConfig, "endpoints[]."),
+        *_section("### Retries (`retry:`)", RetryConfig, "retry."),
+        *_section("### An ensemble of judges (`ensemble:`)", EnsembleConfig, "ensemble."),
+    ]
+
+
+def _tournament_part() -> list[str]:
     from verl_arena.core.topologies import TOPOLOGIES
     from verl_arena.core.tournament import Tournament
-    from verl_arena.environments.client import EnvConfig
-    from verl_arena.integrations.slime.config import SlimeArenaConfig
-    from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
-    from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
-    from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
-    from verl_arena.judges.config import EndpointConfig, EnsembleConfig, JudgeConfig, RetryConfig
-    from verl_arena.outcomes.hack_alarm import HackAlarmConfig
-    from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
-    from verl_arena.outcomes.step_metrics import STEP_METRICS
-    from verl_arena.runtime.options import RENAMED_ANCHORS, ArenaOptions
 
     common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
     parts = [
-        "# Configuration reference",
-        "",
-        "Written by `verl-arena docs configuration` from the configuration models and metric lists in the code; a test"
-        " keeps this file and the code in step. Every option is validated when the configuration is built, and an"
-        " error names the full key.",
-        "",
-        "## The judge (`judge:` in a judge YAML, `+reward.reward_kwargs.judge.*` for verl)",
-        "",
-        _table(_model_rows(JudgeConfig, "")),
-        "",
-        "### Each endpoint (`endpoints: [...]`)",
-        "",
-        _table(_model_rows(EndpointConfig, "endpoints[].")),
-        "",
-        "### Retries (`retry:`)",
-        "",
-        _table(_model_rows(RetryConfig, "retry.")),
-        "",
-        "### An ensemble of judges (`ensemble:`)",
-        "",
-        _table(_model_rows(EnsembleConfig, "ensemble.")),
         "",
         "## The tournament",
         "",
@@ -157,51 +144,54 @@ def configuration_markdown() -> str:
         rows = list(_dataclass_rows(cls.Options)) if dataclasses.fields(cls.Options) else []
         parts += ["", f"### `{name}`", ""]
         parts.append(_table(iter(rows)) if rows else "No options of its own.")
-    parts += [
-        "",
-        "## Options every framework takes",
-        "",
-        "Each option has one name, spelt as each place takes it: `+reward.reward_kwargs.NAME=...` on verl's command"
-        " line, `arena_NAME: ...` in the YAML of slime's `--custom-config-path`, `NAME: ...` in the YAML file"
-        " `VERL_ARENA_CONFIG` names (slime's fallback), and `--NAME` with dashes for underscores where a `verl-arena`"
-        " command takes it (`rank --judgment-log`, `--judge-deadline-s`, `--timeout-s`, `--max-concurrency`,"
-        " `--cache-path`, `--no-include-tool-outputs`, `--no-order-swap`, `--tournament KEY=VALUE`). The options"
-        " inside one join with dots on verl's command line (`+reward.reward_kwargs.judge_alarm.window=5`) and nest in"
-        " YAML (`arena_judge_alarm: {window: 5}`).",
-        "",
-        _table(_model_rows(ArenaOptions, "")),
-        "",
-        "### The judge alarm (`judge_alarm.*`)",
-        "",
-        _table(_model_rows(JudgeAlarmConfig, "judge_alarm.")),
-        "",
-        "## The verl reward manager's own (`+reward.reward_kwargs.*`)",
-        "",
-        "Besides the options every framework takes:",
-        "",
-        _table(_model_rows(ArenaRewardConfig, "", leave_out=ArenaOptions)),
-        "",
-        "### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)",
-        "",
-        _table(_model_rows(HorizonSchedule, "horizon.")),
-        "",
-        "### The environment (`+reward.reward_kwargs.env.*`, for `arena_env_agent`)",
-        "",
-        _table(_model_rows(EnvConfig, "env.")),
-        "",
-        "### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)",
-        "",
-        _table(_model_rows(HackAlarmConfig, "hack_alarm.")),
-        "",
-        "## The advantage estimator (`+algorithm.tournament.*`)",
-        "",
-        _table(_model_rows(TournamentAdvantageConfig, "")),
-        "",
-        "## The slime hooks' own (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)",
-        "",
-        "Besides the options every framework takes:",
-        "",
-        _table(_model_rows(SlimeArenaConfig, "arena_", leave_out=ArenaOptions)),
+    return parts
+
+
+_SHARED = (
+    "Each option has one name, spelt as each place takes it: `+reward.reward_kwargs.NAME=...` on verl's command line,"
+    " `arena_NAME: ...` in the YAML of slime's `--custom-config-path`, `NAME: ...` in the YAML file `VERL_ARENA_CONFIG`"
+    " names (slime's fallback), and `--NAME` with dashes for underscores where a `verl-arena` command takes it (`rank"
+    " --judgment-log`, `--judge-deadline-s`, `--timeout-s`, `--max-concurrency`, `--cache-path`,"
+    " `--no-include-tool-outputs`, `--no-order-swap`, `--tournament KEY=VALUE`). The options inside one join with dots"
+    " on verl's command line (`+reward.reward_kwargs.judge_alarm.window=5`) and nest in YAML (`arena_judge_alarm:"
+    " {window: 5}`)."
+)
+
+
+def _shared_part() -> list[str]:
+    from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
+    from verl_arena.runtime.options import ArenaOptions
+
+    return [
+        *_section("## Options every framework takes", ArenaOptions, intro=_SHARED),
+        *_section("### The judge alarm (`judge_alarm.*`)", JudgeAlarmConfig, "judge_alarm."),
+    ]
+
+
+def _training_part() -> list[str]:
+    from verl_arena.environments.client import EnvConfig
+    from verl_arena.integrations.slime.config import SlimeArenaConfig
+    from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
+    from verl_arena.outcomes.hack_alarm import HackAlarmConfig
+    from verl_arena.runtime.options import ArenaOptions
+
+    verl = "## The verl reward manager's own (`+reward.reward_kwargs.*`)"
+    slime = "## The slime hooks' own (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)"
+    besides = "Besides the options every framework takes:"
+    return [
+        *_section(verl, ArenaRewardConfig, leave_out=ArenaOptions, intro=besides),
+        *_section("### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)", HorizonSchedule, "horizon."),
+        *_section("### The environment (`+reward.reward_kwargs.env.*`, for `arena_env_agent`)", EnvConfig, "env."),
+        *_section("### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)", HackAlarmConfig, "hack_alarm."),
+        *_section("## The advantage estimator (`+algorithm.tournament.*`)", TournamentAdvantageConfig),
+        *_section(slime, SlimeArenaConfig, "arena_", leave_out=ArenaOptions, intro=besides),
+    ]
+
+
+def _renamed_part() -> list[str]:
+    from verl_arena.runtime.options import RENAMED_ANCHORS
+
+    return [
         "",
         "## Old spellings",
         "",
@@ -210,6 +200,15 @@ def configuration_markdown() -> str:
         "| option | old value | new value |",
         "|---|---|---|",
         *(f"| `anchor` | `{old}` | `{new}` |" for old, new in RENAMED_ANCHORS.items()),
+    ]
+
+
+def _metrics_part() -> list[str]:
+    from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
+    from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
+    from verl_arena.outcomes.step_metrics import STEP_METRICS
+
+    return [
         "",
         "## Metrics",
         "",
@@ -226,4 +225,26 @@ def configuration_markdown() -> str:
         *(f"| `{k}` | {INFO_DESCRIPTIONS[k]} |" for k in INFO_KEYS),
         "",
     ]
-    return "\n".join(parts)
+
+
+def configuration_markdown() -> str:
+    """The whole reference, as Markdown: the judge, the tournament, the options every framework takes, each
+    framework's own, old spellings, the metrics."""
+    intro = [
+        "# Configuration reference",
+        "",
+        "Written by `verl-arena docs configuration` from the configuration models and metric lists in the code; a test"
+        " keeps this file and the code in step. Every option is validated when the configuration is built, and an"
+        " error names the full key.",
+    ]
+    return "\n".join(
+        [
+            *intro,
+            *_judge_part(),
+            *_tournament_part(),
+            *_shared_part(),
+            *_training_part(),
+            *_renamed_part(),
+            *_metrics_part(),
+        ]
+    )
