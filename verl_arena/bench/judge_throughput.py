@@ -150,16 +150,19 @@ def run_judge_bench(
     """Run the throughput and robustness measurements; returns a JSON-ready report."""
     import ray
 
-    from verl_arena.runtime.pool import JudgePool
-
     say = progress or (lambda _msg: None)
     data = _groups(groups, n)
     tournament = Tournament.from_options(topology)
     depth, calls = tournament.depth(n), 2 * tournament.judge_calls(n)  # both orders of every judgment
     report: dict[str, Any] = {
-        "groups": groups, "n": n, "latency_s": latency, "topology": topology, "depth": depth,
-        "requests_per_group": calls, "throughput": [],
-    }  # fmt: skip
+        "groups": groups,
+        "n": n,
+        "latency_s": latency,
+        "topology": topology,
+        "depth": depth,
+        "requests_per_group": calls,
+        "throughput": [],
+    }
     started_ray = not ray.is_initialized()
     if started_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -167,71 +170,94 @@ def run_judge_bench(
         with _MockProcess("--latency", str(latency)) as url:
             for cap in concurrencies:
                 bound = max(depth * latency, groups * calls * latency / cap)
-                say(f"Q={cap}: judge pool ...")
-                pool = JudgePool.start(_pool_config(url, cap), name=f"bench_judge_q{cap}")
-                _pool_run(pool, data[:1], topology)  # warm-up: actor start, connections
-                pool_s, results = _pool_run(pool, data, topology)
-                pool.shutdown()
-                say(f"Q={cap}: bare client ...")
-                bare_s = _bare_run(url, cap, data, topology)
-                report["throughput"].append(
-                    {
-                        "concurrency": cap,
-                        "bound_s": bound,
-                        "pool_s": pool_s,
-                        "bare_s": bare_s,
-                        "pool_over_bound": pool_s / bound,
-                        "pool_over_bare": pool_s / bare_s,
-                        "bare_over_bound": bare_s / bound,
-                        "failures": sum(r.failures for r in results),
-                    }
-                )
+                report["throughput"].append(_throughput(url, cap, bound, data, topology, say))
         cap = min(concurrencies)
-        faults = ",".join(f"{k}={fault_rate * v:g}" for k, v in _FAULT_MIX.items())
-        say(f"faults {fault_rate:.0%}: judge pool ...")
-        with _MockProcess("--latency", str(latency), *[f"--fault={f}" for f in faults.split(",")], "--retry-after",
-                          "0.5", "--seed", "1") as url:  # fmt: skip
-            retry = {"initial_wait_s": 0.2, "max_wait_s": 2.0}
-            pool = JudgePool.start(_pool_config(url, cap, retry=retry), name="bench_judge_faults")
-            wall, results = _pool_run(pool, data, topology)
-            metrics = asyncio.run(pool.metrics())[0]
-            pool.shutdown()
-        report["faults"] = {
-            "fault_rate": fault_rate,
-            "wall_s": wall,
-            "groups_completed": len(results),
-            "groups_degraded": sum(r.degraded for r in results),
-            "groups_voided": sum(r.voided for r in results),
-            "failed_judgments": sum(r.failures for r in results),
-            "http_retries": metrics["http"]["retries"],
-            "attempt_errors": metrics["http"]["attempt_errors"],
-        }
-        say("judge down: judge pool ...")
-        with _MockProcess("--down") as url:
-            retry = {"initial_wait_s": 0.5, "max_wait_s": 4.0, "max_elapsed_s": 600.0, "max_attempts": 100}
-            config = _pool_config(url, cap, retry=retry, cooldown_s=2.0, timeout_s=down_deadline_s / 6)
-            pool = JudgePool.start(config, name="bench_judge_down", deadline_s=down_deadline_s)
-            try:
-                wall, results = _pool_run(pool, data, topology)
-                raised = None
-            except Exception as exc:  # the point of this run is that nothing does
-                wall, results, raised = float("nan"), [], repr(exc)
-            pool.shutdown()
-        report["down"] = {
-            "deadline_s": down_deadline_s,
-            "wall_s": wall,
-            "raised": raised,
-            "groups": len(results),
-            "groups_voided": sum(r.voided for r in results),
-            "all_advantages_zero": all(a == 0.0 for r in results for a in r.advantages),
-            "reasons": sorted(
-                {k for r in results for k in r.failure_reasons} | {r.void_reason for r in results if r.void_reason}
-            ),
-        }
+        report["faults"] = _under_faults(latency, fault_rate, cap, data, topology, say)
+        report["down"] = _judge_down(down_deadline_s, cap, data, topology, say)
     finally:
         if started_ray:
             ray.shutdown()
     return report
+
+
+def _throughput(
+    url: str, cap: int, bound: float, data: list[list[Candidate]], topology: str, say: Callable[[str], None]
+) -> dict[str, Any]:
+    """The judge pool and the bare client at concurrency ``cap``, against the model's ``bound``."""
+    from verl_arena.runtime.pool import JudgePool
+
+    say(f"Q={cap}: judge pool ...")
+    pool = JudgePool.start(_pool_config(url, cap), name=f"bench_judge_q{cap}")
+    _pool_run(pool, data[:1], topology)  # warm-up: actor start, connections
+    pool_s, results = _pool_run(pool, data, topology)
+    pool.shutdown()
+    say(f"Q={cap}: bare client ...")
+    bare_s = _bare_run(url, cap, data, topology)
+    return {
+        "concurrency": cap,
+        "bound_s": bound,
+        "pool_s": pool_s,
+        "bare_s": bare_s,
+        "pool_over_bound": pool_s / bound,
+        "pool_over_bare": pool_s / bare_s,
+        "bare_over_bound": bare_s / bound,
+        "failures": sum(r.failures for r in results),
+    }
+
+
+def _under_faults(
+    latency: float, fault_rate: float, cap: int, data: list[list[Candidate]], topology: str, say: Callable[[str], None]
+) -> dict[str, Any]:
+    """The same load with ``fault_rate`` of the replies failing (:data:`_FAULT_MIX`): every group must complete."""
+    from verl_arena.runtime.pool import JudgePool
+
+    say(f"faults {fault_rate:.0%}: judge pool ...")
+    faults = [f"--fault={k}={fault_rate * v:g}" for k, v in _FAULT_MIX.items()]
+    with _MockProcess("--latency", str(latency), *faults, "--retry-after", "0.5", "--seed", "1") as url:
+        retry = {"initial_wait_s": 0.2, "max_wait_s": 2.0}
+        pool = JudgePool.start(_pool_config(url, cap, retry=retry), name="bench_judge_faults")
+        wall, results = _pool_run(pool, data, topology)
+        metrics = asyncio.run(pool.metrics())[0]
+        pool.shutdown()
+    return {
+        "fault_rate": fault_rate,
+        "wall_s": wall,
+        "groups_completed": len(results),
+        "groups_degraded": sum(r.degraded for r in results),
+        "groups_voided": sum(r.voided for r in results),
+        "failed_judgments": sum(r.failures for r in results),
+        "http_retries": metrics["http"]["retries"],
+        "attempt_errors": metrics["http"]["attempt_errors"],
+    }
+
+
+def _judge_down(
+    deadline_s: float, cap: int, data: list[list[Candidate]], topology: str, say: Callable[[str], None]
+) -> dict[str, Any]:
+    """A judge that is down: every group must come back voided, with zero advantages, within ``deadline_s``."""
+    from verl_arena.runtime.pool import JudgePool
+
+    say("judge down: judge pool ...")
+    with _MockProcess("--down") as url:
+        retry = {"initial_wait_s": 0.5, "max_wait_s": 4.0, "max_elapsed_s": 600.0, "max_attempts": 100}
+        config = _pool_config(url, cap, retry=retry, cooldown_s=2.0, timeout_s=deadline_s / 6)
+        pool = JudgePool.start(config, name="bench_judge_down", deadline_s=deadline_s)
+        try:
+            wall, results = _pool_run(pool, data, topology)
+            raised = None
+        except Exception as exc:  # the point of this run is that nothing does
+            wall, results, raised = float("nan"), [], repr(exc)
+        pool.shutdown()
+    reasons = {k for r in results for k in r.failure_reasons} | {r.void_reason for r in results if r.void_reason}
+    return {
+        "deadline_s": deadline_s,
+        "wall_s": wall,
+        "raised": raised,
+        "groups": len(results),
+        "groups_voided": sum(r.voided for r in results),
+        "all_advantages_zero": all(a == 0.0 for r in results for a in r.advantages),
+        "reasons": sorted(reasons),
+    }
 
 
 def format_report(report: dict[str, Any]) -> str:
