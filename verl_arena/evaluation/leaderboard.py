@@ -149,6 +149,21 @@ def _strengths(names: Sequence[str], results: Sequence[TaskResult]) -> np.ndarra
     return fit_outcomes(len(names), triples, alpha=0.01)
 
 
+def _resampled_strengths(
+    names: Sequence[str], results: Sequence[TaskResult], resamples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """The strengths fitted to ``resamples`` bootstrap resamples of the task-level results, a row each."""
+    draws = []
+    for _ in range(resamples):
+        draws.append(_strengths(names, [results[i] for i in rng.integers(0, len(results), len(results))]))
+    return np.array(draws).reshape(-1, len(names))
+
+
+def _elo(strength: float) -> float:
+    """A Bradley-Terry strength on the Elo scale."""
+    return ELO_CENTRE + ELO_PER_UNIT * float(strength)
+
+
 def leaderboard(
     names: Sequence[str], results: Sequence[TaskResult], settings: LeaderboardSettings
 ) -> list[dict[str, Any]]:
@@ -156,20 +171,24 @@ def leaderboard(
     task-level results), best first."""
     strengths = _strengths(names, results)
     rng = np.random.default_rng(settings.seed)
-    draws = np.array([
-        _strengths(names, [results[i] for i in rng.integers(0, len(results), len(results))])
-        for _ in range(settings.resamples if results else 0)
-    ]).reshape(-1, len(names))  # fmt: skip
+    draws = _resampled_strengths(names, results, settings.resamples if results else 0, rng)
     tail = (1 - settings.confidence) / 2 * 100
     low = np.percentile(draws, tail, axis=0) if len(draws) else strengths
     high = np.percentile(draws, 100 - tail, axis=0) if len(draws) else strengths
     played = Counter(n for r in results for n in (r.a, r.b))
     rows = [
-        {"system": n, "strength": float(strengths[i]), "low": float(low[i]), "high": float(high[i]),
-         "elo": ELO_CENTRE + ELO_PER_UNIT * float(strengths[i]), "elo_low": ELO_CENTRE + ELO_PER_UNIT * float(low[i]),
-         "elo_high": ELO_CENTRE + ELO_PER_UNIT * float(high[i]), "tasks_judged": played[n]}
+        {
+            "system": n,
+            "strength": float(strengths[i]),
+            "low": float(low[i]),
+            "high": float(high[i]),
+            "elo": _elo(strengths[i]),
+            "elo_low": _elo(low[i]),
+            "elo_high": _elo(high[i]),
+            "tasks_judged": played[n],
+        }
         for i, n in enumerate(names)
-    ]  # fmt: skip
+    ]
     return sorted(rows, key=lambda r: -r["strength"])
 
 
@@ -187,6 +206,56 @@ def settled(board: Sequence[Mapping[str, Any]], met_on: Callable[[str, str], int
         upper["low"] > lower["high"] and met_on(upper["system"], lower["system"]) >= min_tasks
         for upper, lower in itertools.pairwise(board)
     )
+
+
+class _Schedule:
+    """The Swiss rounds' memory: the tasks each pairing was judged on, how often it met, the judgments spent."""
+
+    def __init__(self, task_ids: Sequence[str], settings: LeaderboardSettings, rng: np.random.Generator) -> None:
+        self.task_ids = list(task_ids)
+        self.settings = settings
+        self.rng = rng
+        self.judged: dict[frozenset[str], set[str]] = defaultdict(set)
+        self.met: Counter[frozenset[str]] = Counter()
+        self.spent = 0
+        self.min_tasks = min(settings.min_pair_tasks, len(self.task_ids))
+
+    def met_on(self, x: str, y: str) -> int:
+        """The tasks ``x`` and ``y`` were judged on."""
+        return len(self.judged[frozenset((x, y))])
+
+    def settled(self, board: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether the standings are settled (see :func:`settled`)."""
+        return settled(board, self.met_on, self.min_tasks)
+
+    def pairs(self, standings: Sequence[str], board: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+        """The round's pairings (see :func:`swiss_pairs`)."""
+
+        def can_meet(x: str, y: str) -> bool:
+            return self.met_on(x, y) < len(self.task_ids)
+
+        def pair_settled(x: str, y: str) -> bool:
+            return _pair_settled(board, x, y, self.met_on(x, y), self.min_tasks)
+
+        return swiss_pairs(standings, self.met, can_meet, pair_settled)
+
+    def keys(self, pairs: Sequence[tuple[str, str]], judges: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+        """The round's judgments ``(task, judge, first, second)``: each pairing on a few tasks it was not judged on,
+        drawn at random, in both orders with every judge, within the budget; they count as judged from here."""
+        budget = self.settings.max_judgments
+        keys: list[tuple[str, str, str, str]] = []
+        for a, b in pairs:
+            pair = frozenset((a, b))
+            left = [t for t in self.task_ids if t not in self.judged[pair]]
+            chosen = self.rng.choice(len(left), size=min(self.settings.tasks_per_match, len(left)), replace=False)
+            for i in sorted(chosen):
+                task_keys = [(left[i], judge, x, y) for judge in judges for x, y in ((a, b), (b, a))]
+                if budget is not None and self.spent + len(keys) + len(task_keys) > budget:
+                    break
+                keys += task_keys
+                self.judged[pair].add(left[i])
+            self.met[pair] += 1
+        return keys
 
 
 async def run_leaderboard(
@@ -210,40 +279,22 @@ async def run_leaderboard(
     names = list(systems)
     rng = np.random.default_rng(settings.seed)
     scales = {n: tuple(getattr(getattr(j, "pairwise", None), "scale", (0.0, 10.0))) for n, j in judges.items()}
-    judged: dict[frozenset[str], set[str]] = defaultdict(set)
-    met: Counter[frozenset[str]] = Counter()
-    judgments: list[Judgment] = []
-    spent, stop, rounds = 0, "max_rounds", 0
     standings = [names[i] for i in rng.permutation(len(names))]
+    schedule = _Schedule([t.id for t in tasks], settings, rng)
+    judgments: list[Judgment] = []
     board: list[dict[str, Any]] = []
-    task_ids = [t.id for t in tasks]
-    min_tasks = min(settings.min_pair_tasks, len(task_ids))
-
-    def met_on(x: str, y: str) -> int:
-        return len(judged[frozenset((x, y))])
-
+    stop, rounds = "max_rounds", 0
     for rounds in range(1, settings.max_rounds + 1):
-        pairs = swiss_pairs(standings, met, lambda x, y: met_on(x, y) < len(task_ids),
-                            lambda x, y, rows=board: _pair_settled(rows, x, y, met_on(x, y), min_tasks))  # fmt: skip
-        keys = []
-        for a, b in pairs:
-            left = [t for t in task_ids if t not in judged[frozenset((a, b))]]
-            chosen = rng.choice(len(left), size=min(settings.tasks_per_match, len(left)), replace=False)
-            for i in sorted(chosen):
-                task_keys = [(left[i], judge, x, y) for judge in judges for x, y in ((a, b), (b, a))]
-                if settings.max_judgments is not None and spent + len(keys) + len(task_keys) > settings.max_judgments:
-                    break
-                keys += task_keys
-                judged[frozenset((a, b))].add(left[i])
-            met[frozenset((a, b))] += 1
+        pairs = schedule.pairs(standings, board)
+        keys = schedule.keys(pairs, judges)
         if not keys:
-            stop = "budget" if pairs else "separated" if board and settled(board, met_on, min_tasks) else "exhausted"
+            stop = "budget" if pairs else "separated" if board and schedule.settled(board) else "exhausted"
             rounds -= 1
             break
         if on_round_start is not None:
             on_round_start(rounds, sum(key not in log.done for key in keys))
         judgments += await judge_keys(keys, tasks, systems, judges, log, on_judgment=on_judgment)
-        spent += len(keys)
+        schedule.spent += len(keys)
         if len(unanswered_judges(judgments)) == len(judges):  # no judge has answered anything: no more rounds
             stop = "judge_unanswered"
             break
@@ -252,9 +303,26 @@ async def run_leaderboard(
         standings = [row["system"] for row in board]
         if on_round is not None:
             on_round(rounds, board)
-        if settled(board, met_on, min_tasks):
+        if schedule.settled(board):
             stop = "separated"
             break
+    ended = {"rounds": rounds, "stopped": stop, "judgments": schedule.spent}
+    return _standings_report(tasks, systems, judges, settings, judgments, board, scales, ended)
+
+
+def _standings_report(
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    judges: Mapping[str, Any],
+    settings: LeaderboardSettings,
+    judgments: Sequence[Judgment],
+    board: list[dict[str, Any]],
+    scales: Mapping[str, tuple[float, float]],
+    ended: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The report of a finished run, from all its ``judgments`` (``board``: the last round's standings; ``ended``:
+    the rounds played, why they stopped and the judgments spent)."""
+    names = list(systems)
     results, undecided = task_results(judgments, scales, settings.clear_margin)
     board = leaderboard(names, results, settings) if results else board
     lc = length_controlled_board(
@@ -272,9 +340,7 @@ async def run_leaderboard(
         "leaderboard": board,
         "matrix": _matrix(names, results),
         "tiers": _tiers(results),
-        "rounds": rounds,
-        "stopped": stop,
-        "judgments": spent,
+        **ended,
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
         "unanswered_judges": unanswered_judges(judgments),
         "undecided_tasks": undecided,

@@ -88,78 +88,117 @@ def winrate_report(
 ) -> dict[str, Any]:
     """The whole report, JSON-ready (intervals as ``{"value", "low", "high"}``)."""
     judges = sorted({j.judge for j in judgments})
-    report: dict[str, Any] = {
+    return {
         "tasks": len(tasks),
         "baseline": baseline,
         "judges": judges,
         "confidence": confidence,
-        "systems": [
-            {
-                "name": s.name,
-                "path": s.path,
-                "missing": len(s.missing),
-                "empty": len(s.empty),
-                "valid_rate": s.valid_rate,
-                "mean_answer_length": s.mean_answer_length,
-                "env": env_summary(s),
-            }
-            for s in systems.values()
-        ],
+        "systems": [_system_row(s) for s in systems.values()],
         "judge_calls": sum(1 for j in judgments if not j.shortcut and j.error is None),
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
         "unanswered_judges": unanswered_judges(judgments),
         "usage": _usage(judgments),
         "env_agreement": env_agreement(judgments, systems, confidence=confidence, seed=seed),
-        "comparisons": [],
+        "comparisons": [
+            _comparison(name, baseline, tasks, systems, judges, judgments, confidence=confidence, seed=seed)
+            for name in systems
+            if name != baseline
+        ],
     }
-    for name in systems:
-        if name == baseline:
-            continue
-        per_judge = _outcomes(judgments, name, baseline)
-        unanswered = unanswered_judges(j for j in judgments if {j.first, j.second} == {name, baseline})
-        for judge in unanswered:  # nothing it decided is a judgment
-            per_judge[judge] = dict.fromkeys(per_judge.get(judge, {}))
-        entry: dict[str, Any] = {"system": name, "baseline": baseline, "by_judge": {}}
-        for judge in judges:
-            results = per_judge.get(judge, {})
-            decided = {t: r for t, r in results.items() if r is not None}
-            dims: dict[str, list[float]] = defaultdict(list)
-            for _, task_dims in decided.values():
-                for dim, value in task_dims.items():
-                    dims[dim].append(value)
-            pair = [j for j in judgments if j.judge == judge and {j.first, j.second} == {name, baseline}]
-            entry["by_judge"][judge] = {
-                "win_rate": win_rate([o for o, _ in decided.values()], confidence=confidence, seed=seed).to_dict(),
-                "undecided_tasks": len(tasks) - len(decided),
-                "not_measured": _not_measured(unanswered.get(judge)),
-                "dimensions": {d: win_rate(v, confidence=confidence, seed=seed).to_dict() for d, v in dims.items()},
-                "position": position_bias(pair),
-            }
-        # averaged over judges, on the tasks every judge decided
-        decided_by = [{t for t, r in per_judge.get(j, {}).items() if r is not None} for j in judges]
-        common = set.intersection(*decided_by) if decided_by else set()
-        ordered = sorted(common)
-        mean = [float(np.mean([per_judge[j][t][0] for j in judges])) for t in ordered]
-        entry["mean"] = {
-            "tasks": len(ordered),
-            "rate": asdict(bootstrap_interval(mean, confidence=confidence, seed=seed)),
-        }
-        entry["agreement"] = [
-            {"judges": [x, y], "kappa": cohen_kappa([per_judge[x][t][0] for t in ordered],
-                                                    [per_judge[y][t][0] for t in ordered]),
-             "agreement": float(np.mean([per_judge[x][t][0] == per_judge[y][t][0] for t in ordered])) if ordered
-             else float("nan")}
-            for x, y in itertools.combinations(judges, 2)
-        ]  # fmt: skip
-        # the length effect, on tasks where both outputs are valid (an invalid output loses for another reason)
-        valid = [i for i, t in enumerate(ordered) if not (_invalid(systems[name], t) or _invalid(systems[baseline], t))]
-        pairs = [(len(systems[name].outputs[ordered[i]].answer), len(systems[baseline].outputs[ordered[i]].answer))
-                 for i in valid]  # fmt: skip
-        entry["length"] = (
-            {"tasks": len(valid), **length_controlled(
-                [mean[i] for i in valid], [a - b for a, b in pairs], confidence=confidence, seed=seed,
-                log_ratio=[math.log1p(a) - math.log1p(b) for a, b in pairs]).to_dict()}
-            if len(valid) >= 3 else None
-        )  # fmt: skip
-        report["comparisons"].append(entry)
-    return report
+
+
+def _system_row(system: System) -> dict[str, Any]:
+    """What the report says about one system's outputs, before any judgment."""
+    return {
+        "name": system.name,
+        "path": system.path,
+        "missing": len(system.missing),
+        "empty": len(system.empty),
+        "valid_rate": system.valid_rate,
+        "mean_answer_length": system.mean_answer_length,
+        "env": env_summary(system),
+    }
+
+
+def _comparison(
+    name: str,
+    baseline: str,
+    tasks: Sequence[Task],
+    systems: Mapping[str, System],
+    judges: Sequence[str],
+    judgments: Sequence[Judgment],
+    *,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """System ``name`` against the baseline: per judge, averaged over judges, the judges' agreement, the length
+    effect."""
+    per_judge = _outcomes(judgments, name, baseline)
+    unanswered = unanswered_judges(j for j in judgments if {j.first, j.second} == {name, baseline})
+    for judge in unanswered:  # nothing it decided is a judgment
+        per_judge[judge] = dict.fromkeys(per_judge.get(judge, {}))
+    entry: dict[str, Any] = {"system": name, "baseline": baseline, "by_judge": {}}
+    for judge in judges:
+        pair = [j for j in judgments if j.judge == judge and {j.first, j.second} == {name, baseline}]
+        outcomes = per_judge.get(judge, {})
+        entry["by_judge"][judge] = _judge_entry(outcomes, pair, len(tasks), unanswered.get(judge), confidence, seed)
+    # averaged over judges, on the tasks every judge decided
+    decided_by = [{t for t, r in per_judge.get(j, {}).items() if r is not None} for j in judges]
+    common = sorted(set.intersection(*decided_by) if decided_by else set())
+    mean = [float(np.mean([per_judge[j][t][0] for j in judges])) for t in common]
+    entry["mean"] = {"tasks": len(common), "rate": asdict(bootstrap_interval(mean, confidence=confidence, seed=seed))}
+    entry["agreement"] = [_agreement(per_judge, x, y, common) for x, y in itertools.combinations(judges, 2)]
+    valid = [i for i, t in enumerate(common) if not (_invalid(systems[name], t) or _invalid(systems[baseline], t))]
+    answers = [(systems[name].outputs[common[i]].answer, systems[baseline].outputs[common[i]].answer) for i in valid]
+    entry["length"] = _length_effect([mean[i] for i in valid], answers, confidence=confidence, seed=seed)
+    return entry
+
+
+def _judge_entry(
+    outcomes: Mapping[str, Any],
+    pair: Sequence[Judgment],
+    tasks: int,
+    failures: Mapping[str, int] | None,
+    confidence: float,
+    seed: int,
+) -> dict[str, Any]:
+    """One judge's win rate (overall and per dimension) and position bias, from its task ``outcomes`` (``None``:
+    undecided) and its judgments of the ``pair``."""
+    decided = [r for r in outcomes.values() if r is not None]
+    dims: dict[str, list[float]] = defaultdict(list)
+    for _, task_dims in decided:
+        for dim, value in task_dims.items():
+            dims[dim].append(value)
+    return {
+        "win_rate": win_rate([o for o, _ in decided], confidence=confidence, seed=seed).to_dict(),
+        "undecided_tasks": tasks - len(decided),
+        "not_measured": _not_measured(failures),
+        "dimensions": {d: win_rate(v, confidence=confidence, seed=seed).to_dict() for d, v in dims.items()},
+        "position": position_bias(pair),
+    }
+
+
+def _agreement(per_judge: Mapping[str, Mapping[str, Any]], x: str, y: str, tasks: Sequence[str]) -> dict[str, Any]:
+    """How two judges agree on the outcomes of ``tasks`` (both decided them): Cohen's kappa and the plain rate."""
+    first = [per_judge[x][t][0] for t in tasks]
+    second = [per_judge[y][t][0] for t in tasks]
+    same = float(np.mean([a == b for a, b in zip(first, second, strict=True)])) if tasks else float("nan")
+    return {"judges": [x, y], "kappa": cohen_kappa(first, second), "agreement": same}
+
+
+def _length_effect(
+    outcomes: Sequence[float], answers: Sequence[tuple[str, str]], *, confidence: float, seed: int
+) -> dict[str, Any] | None:
+    """The length effect on the tasks where both outputs are valid (an invalid output loses for another reason):
+    the outcomes against the answers' length difference and log ratio; ``None`` under 3 such tasks."""
+    if len(answers) < 3:
+        return None
+    lengths = [(len(a), len(b)) for a, b in answers]
+    effect = length_controlled(
+        list(outcomes),
+        [a - b for a, b in lengths],
+        confidence=confidence,
+        seed=seed,
+        log_ratio=[math.log1p(a) - math.log1p(b) for a, b in lengths],
+    )
+    return {"tasks": len(answers), **effect.to_dict()}
