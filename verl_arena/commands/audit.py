@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import math
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,17 +67,23 @@ def _print_table(report: dict[str, Any]) -> None:
         print(audit_headline(report))
     if report["judge"].get("note"):
         print(f"NOTE: {report['judge']['note']}")
-    print(f"audit of {report['judge']['description']} on {report['tasks']} tasks (honest answers: "
-          f"{report['honest_source']}); {report['judgments']} judgments, "
-          f"{report['failed_judgments']} failed")  # fmt: skip
-    print(f"\n{'probe':<22} {'family':<11} {'n':>4} {'win':>4} {'tie':>4} {'loss':>4}  rate [{level}% CI]"
-          f"{'':<7} {'h':>6} {'Δscore':>7} {'failed':>6}  verdict")  # fmt: skip
+    print(
+        f"audit of {report['judge']['description']} on {report['tasks']} tasks (honest answers: "
+        f"{report['honest_source']}); {report['judgments']} judgments, "
+        f"{report['failed_judgments']} failed"
+    )
+    print(
+        f"\n{'probe':<22} {'family':<11} {'n':>4} {'win':>4} {'tie':>4} {'loss':>4}  rate [{level}% CI]"
+        f"{'':<7} {'h':>6} {'Δscore':>7} {'failed':>6}  verdict"
+    )
     for r in report["probes"]:
         rate = _cell(r["rate"])
         h, diff = r["effect"]["cohens_h"], r["effect"]["score_diff"]
         verdict = _verdict(r)
-        print(f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
-              f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}")  # fmt: skip
+        print(
+            f"{r['name']:<22} {r['family']:<11} {r['judged']:>4} {r['wins']:>4} {r['ties']:>4} {r['losses']:>4}  "
+            f"{rate:<24} {h:>6.2f} {diff:>7.2f} {r['failed']:>6}  {verdict}"
+        )
     print(f"\n{audit_headline(report)}")
     if "content" in report["flagged_families"]:
         print(
@@ -146,61 +154,90 @@ class _FamilyProgress:
             self.shown.close()
 
 
+@dataclass
+class _Audit:
+    """An audit, checked before its first judge call: the tasks with their honest answers, the probes, the judge."""
+
+    honest: Any
+    tasks: list[Any]
+    probes: list[Any]
+    config: dict[str, Any]
+    cfg: Any
+    skeleton: str
+    judge: Any
+    mock: Any
+
+
 def _audit(args: argparse.Namespace) -> int:
+    """``verl-arena audit``: check everything, ask every judge endpoint once, play the probes, report."""
+    from verl_arena.core.errors import ConfigError
+
+    with contextlib.ExitStack() as cleanup:
+        try:
+            audit = _checked_audit(args, cleanup)
+        except (ConfigError, OSError, ValueError) as exc:
+            print(f"verl-arena audit: {exc}", file=sys.stderr)
+            return BAD_INPUT
+        if not args.no_preflight and not preflight_judges({"": audit.cfg}, "audit"):
+            return JUDGE_UNAVAILABLE
+        result, slot_judge = _play(args, audit)
+    return _publish(args, audit, result, slot_judge)
+
+
+def _checked_audit(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _Audit:
+    """Check the options, the tasks, the honest answers, the probes and the judge of an audit (``ConfigError``,
+    ``OSError`` or ``ValueError`` names what is wrong); a built-in mock judge started for want of a judge
+    configuration is stopped by ``cleanup``."""
     import numpy as np
 
     from verl_arena.core.errors import ConfigError
     from verl_arena.evaluation.audit.custom import load_custom_probes
     from verl_arena.evaluation.audit.data import load_honest, sample_tasks
-    from verl_arena.evaluation.audit.html import audit_html
     from verl_arena.evaluation.audit.probes import builtin_probes
-    from verl_arena.evaluation.audit.report import audit_headline, audit_report
-    from verl_arena.evaluation.audit.runner import run_audit, single_order
     from verl_arena.judges import build_judge
     from verl_arena.judges.loading import check_judge_config, read_judge_file
     from verl_arena.judges.templates import load_template
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
-    mock = None
-    try:
-        if not 0 <= args.max_rate <= 1:
-            raise ConfigError(f"--max-rate must be between 0 and 1, got {args.max_rate}")
-        if args.sample is not None and args.sample < 1:
-            raise ConfigError(f"--sample must be at least 1, got {args.sample}")
-        honest = load_honest(args.tasks, args.outputs)
-        tasks = sample_tasks(honest.tasks, args.sample, np.random.default_rng(args.seed))
-        probes = builtin_probes()
-        if args.probes:
-            probes += load_custom_probes(args.probes, {p.name for p in probes})
-        config = read_judge_file(args.judge_config) if args.judge_config else {}
-        mock = mock_if_no_endpoints(config, args.mock_latency)
-        if mock is not None:
-            print(f"no judge endpoint given: auditing the built-in lexical mock judge at {mock.server.base_url}",
-                  file=sys.stderr)  # fmt: skip
-        cfg = check_judge_config(config)
-        skeleton = load_template(cfg.template, cfg.language, kind="pairwise").reply_skeleton("<verdict_id>")
-        judge = build_judge(cfg)
-    except (ConfigError, OSError, ValueError) as exc:
-        print(f"verl-arena audit: {exc}", file=sys.stderr)
-        if mock is not None:
-            mock.stop()
-        return BAD_INPUT
-    if not args.no_preflight and not preflight_judges({"": cfg}, "audit"):
-        if mock is not None:
-            mock.stop()
-        return JUDGE_UNAVAILABLE
-    slot_judge = single_order(judge, lambda: build_judge({**config, "order_swap": False}))
-    families = _FamilyProgress(args, probes)
+    if not 0 <= args.max_rate <= 1:
+        raise ConfigError(f"--max-rate must be between 0 and 1, got {args.max_rate}")
+    if args.sample is not None and args.sample < 1:
+        raise ConfigError(f"--sample must be at least 1, got {args.sample}")
+    honest = load_honest(args.tasks, args.outputs)
+    tasks = sample_tasks(honest.tasks, args.sample, np.random.default_rng(args.seed))
+    probes = builtin_probes()
+    if args.probes:
+        probes += load_custom_probes(args.probes, {p.name for p in probes})
+    config = read_judge_file(args.judge_config) if args.judge_config else {}
+    mock = mock_if_no_endpoints(config, args.mock_latency)
+    if mock is not None:
+        cleanup.callback(mock.stop)
+        said = f"no judge endpoint given: auditing the built-in lexical mock judge at {mock.server.base_url}"
+        print(said, file=sys.stderr)
+    cfg = check_judge_config(config)
+    skeleton = load_template(cfg.template, cfg.language, kind="pairwise").reply_skeleton("<verdict_id>")
+    return _Audit(honest, tasks, probes, config, cfg, skeleton, build_judge(cfg), mock)
+
+
+def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
+    """Play the probes through the judge (and a judge of one order, for the slot probes); the result and that
+    judge."""
+    from verl_arena.evaluation.audit.runner import run_audit, single_order
+    from verl_arena.judges import build_judge
+
+    judge = audit.judge
+    slot_judge = single_order(judge, lambda: build_judge({**audit.config, "order_swap": False}))
+    families = _FamilyProgress(args, audit.probes)
 
     async def run() -> Any:
         try:
             return await run_audit(
-                tasks,
-                probes,
+                audit.tasks,
+                audit.probes,
                 judge,
                 slot_judge,
-                swapped=cfg.order_swap,
-                reply_skeleton=skeleton,
+                swapped=audit.cfg.order_swap,
+                reply_skeleton=audit.skeleton,
                 seed=args.seed,
                 on_planned=families.planned,
                 on_judged=families.judged,
@@ -211,17 +248,25 @@ def _audit(args: argparse.Namespace) -> int:
                 await slot_judge.aclose()
 
     try:
-        result = asyncio.run(run())
+        return asyncio.run(run()), slot_judge
     finally:
         families.close()
-        if mock is not None:
-            mock.stop()
+
+
+def _publish(args: argparse.Namespace, audit: _Audit, result: Any, slot_judge: Any) -> int:
+    """Write the report (a table, JSON, HTML) and return the exit code its verdict calls for."""
+    from verl_arena.evaluation.audit.html import audit_html
+    from verl_arena.evaluation.audit.report import audit_headline, audit_report
+
     meta = {
-        "judge": _judge_description(cfg, [judge, slot_judge], mock),
-        "tasks": len(tasks), "tasks_available": len(honest.tasks),
-        "tasks_without_honest_answer": honest.without, "honest_source": honest.source, "seed": args.seed,
-    }  # fmt: skip
-    report = audit_report(result, probes, max_rate=args.max_rate, confidence=args.confidence, meta=meta)
+        "judge": _judge_description(audit.cfg, [audit.judge, slot_judge], audit.mock),
+        "tasks": len(audit.tasks),
+        "tasks_available": len(audit.honest.tasks),
+        "tasks_without_honest_answer": audit.honest.without,
+        "honest_source": audit.honest.source,
+        "seed": args.seed,
+    }
+    report = audit_report(result, audit.probes, max_rate=args.max_rate, confidence=args.confidence, meta=meta)
     if args.html:
         Path(args.html).write_text(audit_html(report), encoding="utf-8")
     if args.json:
@@ -252,8 +297,8 @@ def register(sub: Any) -> None:
     audit.add_argument("--judge-config", help="judge configuration YAML (see JudgeConfig)")
     audit.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional reference, rubrics")
     audit.add_argument("--outputs", help="honest answers in `verl-arena eval`'s outputs format (default: references)")
-    audit.add_argument("--max-rate", type=float, default=DEFAULT_MAX_RATE,
-                       help=f"flag a probe whose rate is over this ({DEFAULT_MAX_RATE})")  # fmt: skip
+    max_rate_help = f"flag a probe whose rate is over this ({DEFAULT_MAX_RATE})"
+    audit.add_argument("--max-rate", type=float, default=DEFAULT_MAX_RATE, help=max_rate_help)
     audit.add_argument("--probes", metavar="YAML", help="your own probes: a list of text transforms")
     audit.add_argument("--sample", type=int, help="audit this many tasks, drawn with --seed (default: all)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the sample and of the probes' choices (0)")

@@ -12,6 +12,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,74 +88,110 @@ def _cache_path(args: argparse.Namespace, config: dict[str, Any]) -> str | None:
     return args.cache_path or config.get("cache_path") or f"{args.output}.verdicts.sqlite"
 
 
+@dataclass
+class _RankRun:
+    """A ``rank`` run, checked before its first judge call."""
+
+    inputs: Any
+    tournament: Any
+    deadline: float | None
+    judge: Any
+    settings: dict[str, Any]
+    resumed: Any
+    render: dict[str, bool]
+
+
+@dataclass
+class _Ranked:
+    """How the ranking went: its tally, the signal that stopped it (``None``: none did), the groups it had to rank
+    and when it started."""
+
+    tally: Any
+    stopped_by: str | None
+    todo: int
+    started: float
+
+
 def _rank(args: argparse.Namespace) -> int:
+    """``verl-arena rank``: check everything, ask every judge endpoint once, rank the groups, say how it went."""
+    from verl_arena.core.errors import ConfigError
+    from verl_arena.offline import ResultWriter
+    from verl_arena.runtime.service import JudgeService
+
+    with contextlib.ExitStack() as cleanup:
+        try:  # everything is checked before the first judge call
+            run = _checked_run(args, cleanup)
+            resumed = run.resumed
+            nothing_left = resumed is not None and len(resumed.done) >= resumed.total  # no group to ask the judge about
+            if not (args.no_preflight or nothing_left) and not preflight_judges({"": run.judge}, "rank"):
+                return JUDGE_UNAVAILABLE  # the output untouched
+            service = JudgeService(run.judge, deadline_s=run.deadline)
+            if resumed is None:
+                _warn_overwrite(run.inputs, args.output, run.settings, run.judge.cache_path)
+            writer = ResultWriter(args.output, args.judgment_log, resume=resumed, settings=run.settings)
+        except (ConfigError, OSError) as exc:
+            print(f"verl-arena rank: {exc}", file=sys.stderr)
+            return BAD_INPUT
+        cleanup.callback(writer.close)
+        ranked = _rank_groups(args, run, service, writer)
+    return _outcome(args, run, service, writer, ranked)
+
+
+def _checked_run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _RankRun:
+    """Check the groups, the output paths, the options and the judge of a ``rank`` run (``ConfigError`` or
+    ``OSError`` names what is wrong); a built-in mock judge started for want of an endpoint is stopped by
+    ``cleanup``."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.core.tournament import Tournament
     from verl_arena.judges.loading import check_judge_config
-    from verl_arena.offline import (
-        ResultWriter,
-        RunTally,
-        check_groups,
-        check_output_paths,
-        check_resume,
-        iter_groups,
-        rank_groups,
-        run_settings,
-    )
+    from verl_arena.offline import check_groups, check_output_paths, check_resume, run_settings
     from verl_arena.runtime.deadlines import check_deadline, check_tracing_room
-    from verl_arena.runtime.service import JudgeService
     from verl_arena.testing.mock_server import mock_if_no_endpoints
 
     render = {"include_tool_outputs": args.include_tool_outputs}
-    mock = None
-    try:  # everything is checked before the first judge call
-        inputs = check_groups(args.groups, render=render)
-        check_output_paths(args.groups, args.output, args.judgment_log)
-        options = {"seed": args.seed, **_options(args.tournament)}
-        tournament = Tournament.from_options(args.topology, **options)
-        check_deadline("--run-deadline", args.run_deadline)
-        deadline = check_deadline("--judge-deadline-s", args.judge_deadline_s)
-        if args.groups_in_flight is not None and args.groups_in_flight < 1:
-            raise ConfigError(f"--groups-in-flight must be at least 1, got {args.groups_in_flight}")
-        config = _judge_config(args)
-        config["cache_path"] = _cache_path(args, config)
-        mock = mock_if_no_endpoints(config, args.mock_latency)
-        judge = check_judge_config(config)
-        check_tracing_room(deadline, judge, deadline_name="--judge-deadline-s", timeout_name="--timeout-s")
-        settings = run_settings(tournament, judge)
-        resumed = check_resume(inputs, args.output, args.judgment_log, settings=settings) if args.resume else None
-        if mock is not None:
-            print(f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}",
-                  file=sys.stderr)  # fmt: skip
-        nothing_left = resumed is not None and len(resumed.done) >= resumed.total  # no group to ask the judge about
-        if not (args.no_preflight or nothing_left) and not preflight_judges({"": judge}, "rank"):  # output untouched
-            if mock is not None:
-                mock.stop()
-            return JUDGE_UNAVAILABLE
-        service = JudgeService(judge, deadline_s=deadline)
-        if resumed is None:
-            _warn_overwrite(inputs, args.output, settings, judge.cache_path)
-        writer = ResultWriter(args.output, args.judgment_log, resume=resumed, settings=settings)
-    except (ConfigError, OSError) as exc:
-        print(f"verl-arena rank: {exc}", file=sys.stderr)
-        if mock is not None:
-            mock.stop()
-        return BAD_INPUT
+    inputs = check_groups(args.groups, render=render)
+    check_output_paths(args.groups, args.output, args.judgment_log)
+    options = {"seed": args.seed, **_options(args.tournament)}
+    tournament = Tournament.from_options(args.topology, **options)
+    check_deadline("--run-deadline", args.run_deadline)
+    deadline = check_deadline("--judge-deadline-s", args.judge_deadline_s)
+    if args.groups_in_flight is not None and args.groups_in_flight < 1:
+        raise ConfigError(f"--groups-in-flight must be at least 1, got {args.groups_in_flight}")
+    config = _judge_config(args)
+    config["cache_path"] = _cache_path(args, config)
+    mock = mock_if_no_endpoints(config, args.mock_latency)
+    if mock is not None:
+        cleanup.callback(mock.stop)
+    judge = check_judge_config(config)
+    check_tracing_room(deadline, judge, deadline_name="--judge-deadline-s", timeout_name="--timeout-s")
+    settings = run_settings(tournament, judge)
+    resumed = check_resume(inputs, args.output, args.judgment_log, settings=settings) if args.resume else None
+    if mock is not None:
+        said = f"no judge endpoint given: using the built-in lexical mock judge at {mock.server.base_url}"
+        print(said, file=sys.stderr)
+    return _RankRun(inputs, tournament, deadline, judge, settings, resumed, render)
 
-    for note in inputs.notes() + (resumed.notes() if resumed else []):
+
+def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: Any) -> _Ranked:
+    """Rank the groups the output lacks, each result written as it comes; SIGINT or SIGTERM stops the run and keeps
+    what was written."""
+    from verl_arena.offline import RunTally, iter_groups, rank_groups
+
+    for note in run.inputs.notes() + (run.resumed.notes() if run.resumed else []):
         print(note, file=sys.stderr)
-    todo = len([r for r in inputs.refs if r.id not in writer.done])
+    todo = len([r for r in run.inputs.refs if r.id not in writer.done])
     bar = progress.bar(args, todo, "group")
     tally = RunTally()
     stopped_by: list[str] = []
-    in_flight = args.groups_in_flight or _groups_in_flight(judge, tournament)
+    tournament = run.tournament
+    in_flight = args.groups_in_flight or _groups_in_flight(run.judge, tournament)
 
     def on_result(group: Any, result: Any) -> None:
         writer.write(group, result)
         tally.add(result)
         bar.update()
 
-    async def run() -> None:
+    async def main() -> None:
         main_task = asyncio.current_task()
         assert main_task is not None
         loop = asyncio.get_running_loop()
@@ -163,40 +200,49 @@ def _rank(args: argparse.Namespace) -> int:
                 loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
         try:
             await rank_groups(
-                iter_groups(args.groups, render=render, skip=writer.done), service.rank_group, in_flight=in_flight,
-                tournament=tournament, deadline_from_first_request=True, on_result=on_result,
-                run_deadline_s=args.run_deadline, void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
-            )  # fmt: skip
+                iter_groups(args.groups, render=run.render, skip=writer.done),
+                service.rank_group,
+                in_flight=in_flight,
+                tournament=tournament,
+                deadline_from_first_request=True,
+                on_result=on_result,
+                run_deadline_s=args.run_deadline,
+                void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
+            )
         finally:
             await service.aclose()
 
-    start = time.perf_counter()
+    started = time.perf_counter()
     try:
-        asyncio.run(run())
+        asyncio.run(main())
     except (asyncio.CancelledError, KeyboardInterrupt):
         stopped_by.append(stopped_by[0] if stopped_by else "SIGINT")
     finally:
         bar.close()
-        writer.close()
-        if mock is not None:
-            mock.stop()
-    if stopped_by:
+    return _Ranked(tally, stopped_by[0] if stopped_by else None, todo, started)
+
+
+def _outcome(args: argparse.Namespace, run: _RankRun, service: Any, writer: Any, ranked: _Ranked) -> int:
+    """Say how the run went (how to resume it, or its summary) and return its exit code; a run where the judge gave
+    no group a signal fails (a run deadline too short for every group is the run's, not the judge's)."""
+    cache = run.judge.cache_path
+    if ranked.stopped_by:
         print(
-            f"verl-arena rank: stopped by {stopped_by[0]}; {writer.written} groups ranked and saved in {args.output}; "
-            f"run the same command with --resume to rank the other {todo - writer.written} (the verdicts already "
-            f"given are in {judge.cache_path or 'no cache: --no-cache was given'})",
+            f"verl-arena rank: stopped by {ranked.stopped_by}; {writer.written} groups ranked and saved in "
+            f"{args.output}; run the same command with --resume to rank the other {ranked.todo - writer.written} "
+            f"(the verdicts already given are in {cache or 'no cache: --no-cache was given'})",
             file=sys.stderr,
         )
-        return interrupted(stopped_by[0])
-    summary = tally.summary(service.metrics(), time.perf_counter() - start)
+        return interrupted(ranked.stopped_by)
+    tally = ranked.tally
+    summary = tally.summary(service.metrics(), time.perf_counter() - ranked.started)
     if args.json:
         print_json(summary)
     else:
         from verl_arena.commands.rank_output import summary_lines
 
-        print("\n".join(summary_lines(summary, topology=args.topology, output=args.output, cache=judge.cache_path)))
+        print("\n".join(summary_lines(summary, topology=args.topology, output=args.output, cache=cache)))
     voided = sum(tally.voids.values())
-    # the judge gave no group a signal (a run deadline too short for every group is the run's, not the judge's)
     if tally.groups and voided == tally.groups and voided > tally.voids["run_deadline"]:
         reasons = ", ".join(f"{reason} {n}" for reason, n in tally.voids.most_common())
         what = f"all {voided} groups voided ({reasons}), results in {args.output}"
