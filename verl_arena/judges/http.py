@@ -89,6 +89,16 @@ class _LoopState:
     pings: dict[int, asyncio.Future[None]] = field(default_factory=dict)
 
 
+@dataclass
+class _Heard:
+    """What one attempt said about its endpoint's health, for the router: ``ok`` (``None``: nothing either way),
+    the reply's latency and a failure's cause in words."""
+
+    ok: bool | None = False
+    latency: float | None = None
+    cause: str | None = None
+
+
 def _estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
     """A cheap upper-ish estimate used before the server reports usage (about 3 characters per token)."""
     return sum(len(str(m.get("content", ""))) for m in messages) // 3 + 8 * len(messages)
@@ -165,13 +175,12 @@ class ChatClient:
                     return await self._attempt(body, estimate, attempts, started, ticket)
         except RetryableFailure as exc:
             self._stats.failures[exc.reason] += 1
-            input_related = exc.isolated
-            raise JudgeError(f"judge request failed after {attempts} attempts: {exc}", reason=exc.reason,
-                             attempts=attempts, input_related=input_related) from exc  # fmt: skip
+            message = f"judge request failed after {attempts} attempts: {exc}"
+            raise JudgeError(message, reason=exc.reason, attempts=attempts, input_related=exc.isolated) from exc
         except FinalFailure as exc:
             self._stats.failures[exc.reason] += 1
-            raise JudgeError(f"judge request refused: {exc}", reason=exc.reason, attempts=attempts,
-                             input_related=exc.input_related) from exc  # fmt: skip
+            message = f"judge request refused: {exc}"
+            raise JudgeError(message, reason=exc.reason, attempts=attempts, input_related=exc.input_related) from exc
         raise AssertionError("unreachable")  # pragma: no cover - tenacity either returns or raises
 
     def stats(self) -> dict[str, Any]:
@@ -251,6 +260,8 @@ class ChatClient:
     async def _attempt(
         self, body: dict[str, Any], estimate: int, attempt: int, started: float, ticket: Ticket
     ) -> ChatResult:
+        """One attempt of a request: its turn and the rate limits, an endpoint, the exchange; what the attempt said
+        about the endpoint's health goes to the router, and unused tokens back to the bucket."""
         state = self._loop_state()
         self._stats.attempts += 1
         async with state.gate.slot(ticket):
@@ -262,78 +273,89 @@ class ChatClient:
                 endpoint, probe = await self.router.take(state.pulse, started, self.retry.max_elapsed_s)
             except Unavailable as exc:
                 raise FinalFailure("unavailable", str(exc)) from exc
-            cfg = endpoint.config
             try:
-                key = cfg.api_key()
+                key = endpoint.config.api_key()
             except Exception:
                 self._release(state, endpoint, ok=None, probe=probe)
                 raise
-            headers = {"Authorization": f"Bearer {key}"} if key else {}
             pool = self._pool(state, endpoint)
             state.pool_load[id(pool)] += 1
-            t0 = time.perf_counter()
-            health: bool | None = False
-            latency: float | None = None
-            cause: str | None = None  # a failure's cause in words, for the endpoint's health
+            heard = _Heard()
             try:
-                response = await self._send(pool, cfg, attempt > 1, json={**body, "model": cfg.model}, headers=headers)
-                latency = time.perf_counter() - t0
-                reply = read_answer(
-                    response.status_code, response.headers, response.text, where=cfg.base_url, secret=key
-                )
-                self._stats.count(reply.usage, latency)
-                spend(reply.usage)
-                health = True
+                result = await self._exchange(state, endpoint, pool, key, body, attempt, started, heard)
                 if state.tpm is not None:  # settle the estimate against what the server counted
-                    used = reply.usage["prompt_tokens"] + reply.usage["completion_tokens"]
+                    used = result.usage["prompt_tokens"] + result.usage["completion_tokens"]
                     if used > estimate:
                         state.tpm.charge(used - estimate)
                     elif used:
                         state.tpm.refund(estimate - used)
-                return ChatResult(
-                    reply.text, reply.usage, latency, cfg.base_url, cfg.model, attempt, reply.finish_reason
-                )
-            except httpx.PoolTimeout as exc:  # waiting for one of our own connections: not the endpoint's fault
-                health = None
-                raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
-            except httpx.TimeoutException as exc:
-                # a slow reply while the endpoint completed other requests since this request began says nothing about
-                # its health (the timeout is ours, and it is alive); it is this request's own trouble only if those
-                # answers came quickly
-                alive = not isinstance(exc, httpx.ConnectTimeout) and await self._alive(
-                    state, endpoint, started, ping=attempt > 1
-                )
-                health = None if alive else False
-                cause = transport_cause(exc, url=cfg.base_url, timeout_s=self.config.timeout_s)
-                error = self._error("timeout", f"{cfg.base_url}: {cause}")
-                error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
-                raise error from exc
-            except httpx.TransportError as exc:
-                cause = transport_cause(exc, url=cfg.base_url)
-                raise self._error("connection", f"{cfg.base_url}: {cause}") from exc
-            except RetryableFailure as exc:
-                self._stats.attempt_errors[exc.reason] += 1
-                health = False if exc.unhealthy else None
-                if exc.reason == "http_500":  # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
-                    # content can make a server fail with 500 on every request it is in: the error counts against the
-                    # endpoint only once it is known not to answer others (a first one, before any evidence, is retried
-                    # and the retry asks), and it is this request's own trouble when those answers come quickly
-                    alive = await self._alive(state, endpoint, started, ping=attempt > 1)
-                    exc.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
-                    health = False if not alive and attempt > 1 else None
-                cause = reason_words(exc.reason)
-                raise
-            except FinalFailure:
-                health = None
-                raise
-            except asyncio.CancelledError:  # our caller gave up (e.g. a group deadline): the endpoint did nothing wrong
-                health = None
-                raise
+                return result
             finally:
                 state.pool_load[id(pool)] -= 1
-                self._release(state, endpoint, ok=health, probe=probe, latency=latency, cause=cause)
-                if state.tpm is not None and health is not True:
+                self._release(state, endpoint, ok=heard.ok, probe=probe, latency=heard.latency, cause=heard.cause)
+                if state.tpm is not None and heard.ok is not True:
                     state.tpm.refund(estimate)
+
+    async def _exchange(
+        self,
+        state: _LoopState,
+        endpoint: EndpointState,
+        pool: httpx.AsyncClient,
+        key: str | None,
+        body: dict[str, Any],
+        attempt: int,
+        started: float,
+        heard: _Heard,
+    ) -> ChatResult:
+        """Send one attempt to ``endpoint`` and read its reply. A failure is raised as the endpoint's fault, this
+        request's own trouble (``isolated``) or nobody's, and ``heard`` records which, for the endpoint's health."""
+        cfg = endpoint.config
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        t0 = time.perf_counter()
+        try:
+            response = await self._send(pool, cfg, attempt > 1, json={**body, "model": cfg.model}, headers=headers)
+            heard.latency = time.perf_counter() - t0
+            reply = read_answer(response.status_code, response.headers, response.text, where=cfg.base_url, secret=key)
+            self._stats.count(reply.usage, heard.latency)
+            spend(reply.usage)
+            heard.ok = True
+            return ChatResult(
+                reply.text, reply.usage, heard.latency, cfg.base_url, cfg.model, attempt, reply.finish_reason
+            )
+        except httpx.PoolTimeout as exc:  # waiting for one of our own connections: not the endpoint's fault
+            heard.ok = None
+            raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
+        except httpx.TimeoutException as exc:
+            # a slow reply while the endpoint completed other requests since this request began says nothing about
+            # its health (the timeout is ours, and it is alive); it is this request's own trouble only if those
+            # answers came quickly
+            alive = not isinstance(exc, httpx.ConnectTimeout) and await self._alive(
+                state, endpoint, started, ping=attempt > 1
+            )
+            heard.ok = None if alive else False
+            heard.cause = transport_cause(exc, url=cfg.base_url, timeout_s=self.config.timeout_s)
+            error = self._error("timeout", f"{cfg.base_url}: {heard.cause}")
+            error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
+            raise error from exc
+        except httpx.TransportError as exc:
+            heard.cause = transport_cause(exc, url=cfg.base_url)
+            raise self._error("connection", f"{cfg.base_url}: {heard.cause}") from exc
+        except RetryableFailure as exc:
+            self._stats.attempt_errors[exc.reason] += 1
+            heard.ok = False if exc.unhealthy else None
+            if exc.reason == "http_500":  # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
+                # content can make a server fail with 500 on every request it is in: the error counts against the
+                # endpoint only once it is known not to answer others (a first one, before any evidence, is retried
+                # and the retry asks), and it is this request's own trouble when those answers come quickly
+                alive = await self._alive(state, endpoint, started, ping=attempt > 1)
+                exc.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
+                heard.ok = False if not alive and attempt > 1 else None
+            heard.cause = reason_words(exc.reason)
+            raise
+        except (FinalFailure, asyncio.CancelledError):
+            # a refusal, or our caller gave up (e.g. a group deadline): the endpoint did nothing wrong
+            heard.ok = None
+            raise
 
     async def _send(self, pool: httpx.AsyncClient, cfg: EndpointConfig, retry: bool, **kwargs: Any) -> httpx.Response:
         """POST one request, counted as sent to the judge (a retry if ``retry``) once it starts writing its headers on
