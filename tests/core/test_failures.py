@@ -85,10 +85,8 @@ def test_failed_select_shares_the_points():
         async def select(self, query, candidates, k):
             raise JudgeError("down", reason="http_503")
 
-    result = asyncio.run(
-        rank_group("q", make_group([0] * 4), Down(), "multi_round", group_size=4, winners_per_group=2, final_size=2,
-                   repeats=1, max_failed_fraction=1.0)
-    )  # fmt: skip
+    options = {"group_size": 4, "winners_per_group": 2, "final_size": 2, "repeats": 1, "max_failed_fraction": 1.0}
+    result = asyncio.run(rank_group("q", make_group([0] * 4), Down(), "multi_round", **options))
     assert result.points == [0.5] * 4 and result.failure_reasons == {"http_503": 1}
 
 

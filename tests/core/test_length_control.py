@@ -77,8 +77,9 @@ def test_a_known_length_preference_is_taken_out_of_the_ranking():
 
     def run(**options):
         async def all_groups():
-            return await asyncio.gather(*(rank_group("q", g, LengthLovingJudge(), "round_robin", **options)
-                                          for g in groups))  # fmt: skip
+            return await asyncio.gather(
+                *(rank_group("q", g, LengthLovingJudge(), "round_robin", **options) for g in groups)
+            )
 
         return asyncio.run(all_groups())
 
@@ -153,8 +154,9 @@ def test_a_terse_non_answer_never_ranks_above_a_longer_answer_with_the_same_reco
 
 def test_a_length_controlled_result_replays_and_needs_its_lengths():
     group = _groups(1, 6, seed=2)[0]
-    result = asyncio.run(rank_group("q", group, LengthLovingJudge(), "round_robin", scoring="length_controlled",
-                                    length_bias=BIAS))  # fmt: skip
+    result = asyncio.run(
+        rank_group("q", group, LengthLovingJudge(), "round_robin", scoring="length_controlled", length_bias=BIAS)
+    )
     again = asyncio.run(replay(result.to_dict()))
     assert again.ranks == result.ranks and again.rewards == result.rewards
     stripped = result.to_dict()

@@ -266,8 +266,10 @@ class Arena:
             )
         if len(forfeit) == 2 and winners:
             ids = (self.candidates[a].id, self.candidates[b].id)
-            raise InvalidJudgeOutput(f"{self._where(stage, round)}: judge.compare{ids} says both sides forfeit but "
-                                     f"scores them {sa:g} and {sb:g}; two forfeits must tie")  # fmt: skip
+            raise InvalidJudgeOutput(
+                f"{self._where(stage, round)}: judge.compare{ids} says both sides forfeit but "
+                f"scores them {sa:g} and {sb:g}; two forfeits must tie"
+            )
         return Match(**fields, winners=winners, scores=(sa, sb), verdict=verdict)
 
     async def _select_one(

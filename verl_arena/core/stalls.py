@@ -104,9 +104,11 @@ async def settle_stalls(arena: StallArena, matches: list[Match]) -> list[Match]:
     if not found:
         return matches
     logger.warning(
-        "%s: candidate(s) %s stalled the judge with %s different opponents; they forfeit", arena.group,
-        [arena.candidates[p].id for p in sorted(found)], [len(arena.stalls.untraced[p]) for p in sorted(found)],
-    )  # fmt: skip
+        "%s: candidate(s) %s stalled the judge with %s different opponents; they forfeit",
+        arena.group,
+        [arena.candidates[p].id for p in sorted(found)],
+        [len(arena.stalls.untraced[p]) for p in sorted(found)],
+    )
     stalled = arena.stalls.stalled
     redo = [i for i, m in enumerate(matches) if m.failed and len(m.players) == 2 and stalled & set(m.players)]
     settled = await gather_or_cancel([_settled(arena, matches[i]) for i in redo])
@@ -185,9 +187,11 @@ async def confirm_concentration(arena: StallArena, matches: list[Match]) -> list
             continue  # the judge can judge it: the failures were chance, and the fallback stands
         watch.confirmed.add(player)
         logger.warning(
-            "%s: the judge failed all %d judgments of candidate %s again: the judge's fault", arena.group,
-            len(failed), arena.candidates[player].id,
-        )  # fmt: skip
+            "%s: the judge failed all %d judgments of candidate %s again: the judge's fault",
+            arena.group,
+            len(failed),
+            arena.candidates[player].id,
+        )
         for i in mine:
             out[i] = dataclasses.replace(out[i], judge_fault=True)
     return out

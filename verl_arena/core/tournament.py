@@ -57,8 +57,15 @@ logger = logging.getLogger(__name__)
 Scoring = Literal["topology", "bradley_terry", "length_controlled"]
 #: Options every topology accepts, next to its own.
 COMMON_OPTIONS = (
-    "seed", "on_judge_error", "max_failed_fraction", "scoring", "reward", "epsilon", "bt_alpha", "length_bias",
-)  # fmt: skip
+    "seed",
+    "on_judge_error",
+    "max_failed_fraction",
+    "scoring",
+    "reward",
+    "epsilon",
+    "bt_alpha",
+    "length_bias",
+)
 
 
 def _check_number(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = False) -> None:

@@ -165,8 +165,7 @@ def _most_useful(fit: ScoreFit, met: np.ndarray, size: int) -> list[tuple[int, i
     value = wrong_way * var / (var + fit.margin_var)
     iu, ju = np.triu_indices(n, k=1)
     # best first; exact ties (e.g. before any information) go to the pair met least, then to canonical order
-    ranked = sorted(zip(iu.tolist(), ju.tolist(), strict=True),
-                    key=lambda p: (-round(float(value[p]), 12), met[p], p))  # fmt: skip
+    ranked = sorted(zip(iu.tolist(), ju.tolist(), strict=True), key=lambda p: (-round(float(value[p]), 12), met[p], p))
     chosen: list[tuple[int, int]] = []
     busy: set[int] = set()
     component = _components(met)
