@@ -160,8 +160,10 @@ def test_a_content_triggered_500_in_every_group_never_takes_the_endpoint_out():
 @pytest.mark.slow
 def test_a_garbage_judge_voids_every_group_and_blames_nobody():
     with MockJudgeThread(MockJudgeConfig(faults={"garbage": 1.0})) as url:
-        results = [rank_over_http(url, group(seed), topology, max_tokens=48)[0] for seed, topology in
-                   enumerate(["round_robin", "seeded_single_elimination", "swiss", "budgeted"])]  # fmt: skip
+        results = [
+            rank_over_http(url, group(seed), topology, max_tokens=48)[0]
+            for seed, topology in enumerate(["round_robin", "seeded_single_elimination", "swiss", "budgeted"])
+        ]
     assert all(r.voided and not any(r.forfeited) for r in results)
     assert all(a == 0.0 for r in results for a in r.advantages)
     # and the training step says so: the alarm metric counts the groups voided for it

@@ -149,9 +149,11 @@ def test_non_positive_timeouts_are_refused(field):
 def _leaks(text: str, secret: str, shortest: int = 4) -> list[str]:
     """Pieces of ``secret`` (at least ``shortest`` characters) found in ``text``."""
     return [
-        secret[i : i + n] for n in range(shortest, len(secret) + 1) for i in range(len(secret) - n + 1)
+        secret[i : i + n]
+        for n in range(shortest, len(secret) + 1)
+        for i in range(len(secret) - n + 1)
         if secret[i : i + n] in text
-    ]  # fmt: skip
+    ]
 
 
 def test_redaction_masks_the_key_wherever_it_sits_around_the_cut():

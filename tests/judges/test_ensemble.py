@@ -51,8 +51,9 @@ def test_majority_turns_verdicts_into_votes_and_measures_agreement():
 
 def test_mean_puts_judges_on_different_scales_alike():
     # a 0-10 judge calls it 6-4, a 0-100 judge 10-90: scaled to [0, 1], b wins on the mean
-    judge = EnsembleJudge([Fixed(PairVerdict(6.0, 4.0)), Fixed(PairVerdict(10.0, 90.0))], combine="mean",
-                          ranges=[(0, 10), (0, 100)])  # fmt: skip
+    judge = EnsembleJudge(
+        [Fixed(PairVerdict(6.0, 4.0)), Fixed(PairVerdict(10.0, 90.0))], combine="mean", ranges=[(0, 10), (0, 100)]
+    )
     v = run(judge.compare(QUERY, PLAN, VAGUE))
     assert (v.score_a, v.score_b) == pytest.approx((0.35, 0.65))
 
@@ -110,9 +111,12 @@ def test_select_and_order_combine_by_votes():
 
 def test_an_ensemble_from_configuration_over_http_with_samples(mock_judge):
     (url_a, server_a), (url_b, server_b) = mock_judge(), mock_judge()
-    config = judge_config(url_a, temperature=0.7, seed=3,
-                          ensemble={"members": [{}, {"endpoints": [{"base_url": url_b, "model": "other"}]}],
-                                    "samples": 2})  # fmt: skip
+    config = judge_config(
+        url_a,
+        temperature=0.7,
+        seed=3,
+        ensemble={"members": [{}, {"endpoints": [{"base_url": url_b, "model": "other"}]}], "samples": 2},
+    )
     judge = build_judge(config)
     assert isinstance(judge, EnsembleJudge) and len(judge.members) == 4
     v = run(judge.compare(QUERY, PLAN, VAGUE))
@@ -126,8 +130,9 @@ def test_an_ensemble_from_configuration_over_http_with_samples(mock_judge):
 def test_a_member_down_is_outvoted_not_fatal_and_the_agreement_reaches_the_step_metrics(mock_judge):
     (good, _), (down, _) = mock_judge(), mock_judge(down=True)
     members = [{}, {}, {"endpoints": [{"base_url": down, "model": "m"}]}]
-    config = judge_config(good, down_wait_s=0.0, retry={"max_attempts": 1, "initial_wait_s": 0.0},
-                          ensemble={"members": members})  # fmt: skip
+    config = judge_config(
+        good, down_wait_s=0.0, retry={"max_attempts": 1, "initial_wait_s": 0.0}, ensemble={"members": members}
+    )
     judge = build_judge(config)
     result = run(rank_group(QUERY, make_group([0.0] * 4, tag="x"), judge, "round_robin"))
     assert result.failures == 0 and not result.degraded and judge.stats()["ensemble"]["member_failures"] == 6

@@ -188,8 +188,9 @@ def test_cached_tokens_flow_from_the_server_into_the_summary_columns_and_metrics
     verdicts = [m.verdict for m in result.matches if m.verdict is not None]
     served = sum(v.usage.get("cached_tokens", 0) for v in verdicts)
     assert served == server.served_cached_tokens > 0  # every request's count, as the server reported it
-    outcomes, _ = member_outcomes(result, travel_group(np.random.default_rng(5), 5, 300, 600), members=5, anchor=0,
-                                  expected=5)  # fmt: skip
+    outcomes, _ = member_outcomes(
+        result, travel_group(np.random.default_rng(5), 5, 300, 600), members=5, anchor=0, expected=5
+    )
     summary = outcomes[0].group
     assert summary.cached_tokens == served and summary.prompt_tokens == server.served_prompt_tokens
     # round robin in both orders: the head and, for all but the first request showing a candidate first, its block

@@ -73,13 +73,18 @@ def test_custom_template_file(tmp_path):
     ("body", "message"),
     [
         ("name: t\nlanguage: en\nkind: pairwise\nsystem: s\nuser: $query", "must contain"),
-        ("name: t\nlanguage: en\nkind: pairwise\nsystem: s\nuser: $candidate_a $candidate_b $reply_format $foo",
-         "unknown placeholders"),
-        ("name: t\nlanguage: en\nkind: pairwise\nweights: {answer: 0.5}\ndimensions: {answer: {x: y}}\nsystem: s\n"
-         "user: $candidate_a $candidate_b $reply_format", "sum to 1"),
+        (
+            "name: t\nlanguage: en\nkind: pairwise\nsystem: s\nuser: $candidate_a $candidate_b $reply_format $foo",
+            "unknown placeholders",
+        ),
+        (
+            "name: t\nlanguage: en\nkind: pairwise\nweights: {answer: 0.5}\ndimensions: {answer: {x: y}}\nsystem: s\n"
+            "user: $candidate_a $candidate_b $reply_format",
+            "sum to 1",
+        ),
         ("- a list", "must hold a mapping"),
     ],
-)  # fmt: skip
+)
 def test_bad_template_files_are_named(tmp_path, body, message):
     path = tmp_path / "bad.yaml"
     path.write_text(body)

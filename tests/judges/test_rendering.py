@@ -37,8 +37,14 @@ def test_process_and_answer_are_separated():
     c = candidate_from_messages("r0", TRAJECTORY)
     assert c.answer == "Day 1: pandas at 7:30 via metro line 3."
     assert "Two days in Chengdu" not in c.path  # the prompt is not part of the trajectory
-    for piece in ("reasoning: Need the pandas first.", 'call search_poi({"q": "panda"})', "Panda base opens 7:30",
-                  "reasoning: Check the route.", "Metro line 3", "reasoning: Good enough."):  # fmt: skip
+    for piece in (
+        "reasoning: Need the pandas first.",
+        'call search_poi({"q": "panda"})',
+        "Panda base opens 7:30",
+        "reasoning: Check the route.",
+        "Metro line 3",
+        "reasoning: Good enough.",
+    ):
         assert piece in c.path
     assert "<think>" not in c.answer and not c.meta.get("no_answer")
     assert c.meta["turns"] == 3 and c.meta["tool_calls"] == 2

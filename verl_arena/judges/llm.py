@@ -149,10 +149,14 @@ class LLMJudge:
             return PairVerdict(**{**stored, "usage": {}, "meta": {**stored.get("meta", {}), "cached": True}})
         verdict_id = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
         asked = await self._asked(
-            self.pairwise, query, context, [a, b],
+            self.pairwise,
+            query,
+            context,
+            [a, b],
             lambda shown, vid: self.pairwise.render_pairwise(query, *shown, vid, context.rubrics, context.answer_key),
-            lambda text, vid: parse_pairwise(text, self.pairwise, vid), verdict_id,
-        )  # fmt: skip
+            lambda text, vid: parse_pairwise(text, self.pairwise, vid),
+            verdict_id,
+        )
         if isinstance(asked, Culprits):
             return self._forfeit({"ab"[i] for i in asked.indices}, asked.error.reason, usage=asked.error.usage)
         scores, results, scale = asked
@@ -336,8 +340,12 @@ class LLMJudge:
         """Count a prompt the server refused as beyond its context; the first one is explained in the log."""
         self.counts["context_overflows"] += 1
         if self.counts["context_overflows"] == 1:
-            logger.warning("judge.context_tokens=%d exceeds the server's context window: set it to the server's "
-                           "(judging less of both sides meanwhile): %s", self.config.context_tokens, error)  # fmt: skip
+            logger.warning(
+                "judge.context_tokens=%d exceeds the server's context window: set it to the server's "
+                "(judging less of both sides meanwhile): %s",
+                self.config.context_tokens,
+                error,
+            )
 
     def _planted(self, query: str, culprits: list[Candidate], context: JudgeContext, error: JudgeError) -> None:
         """Remember ``culprits`` as known faults (their text planted the verdict id the judge took up)."""
@@ -387,6 +395,7 @@ class LLMJudge:
         culprits = await self.faults.culprits(error, suspects)
         logger.info(
             "judge failure (%s) traced to candidate(s) %s: they forfeit",
-            error.reason, [candidates[i].id for i in culprits],
-        )  # fmt: skip
+            error.reason,
+            [candidates[i].id for i in culprits],
+        )
         return culprits

@@ -153,9 +153,11 @@ def read_answer(status: int, headers: Mapping[str, str], body: str, *, where: st
             raise FinalFailure("too_large", f"{where}: HTTP {status}: request too large: {text}", True)
         if status in RETRYABLE_STATUS:
             raise RetryableFailure(
-                f"http_{status}", f"{where}: HTTP {status}: {text}", retry_after=retry_after(headers),
+                f"http_{status}",
+                f"{where}: HTTP {status}: {text}",
+                retry_after=retry_after(headers),
                 unhealthy=status >= 500,
-            )  # fmt: skip
+            )
         if any(code in body for code in REFUSAL_CODES):
             raise FinalFailure("refused", f"{where}: HTTP {status}: content refused by the provider", True)
         raise FinalFailure(f"http_{status}", f"{where}: HTTP {status}: {text}", status in INPUT_STATUS)

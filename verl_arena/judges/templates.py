@@ -172,8 +172,12 @@ class Template(BaseModel):
         if self.kind == "pairwise":
             side = {g: {d: f"<number {lo}-{hi}>" for d in dims} for g, dims in self.dimensions.items()}
             return {
-                "verdict_id": verdict_id, "analysis": "<short comparison>", "A": side, "B": side, "winner": "<A|B|tie>"
-            }  # fmt: skip
+                "verdict_id": verdict_id,
+                "analysis": "<short comparison>",
+                "A": side,
+                "B": side,
+                "winner": "<A|B|tie>",
+            }
         if self.kind == "select":
             return {"verdict_id": verdict_id, "analysis": "<short comparison>", "winners": ["<candidate number>"] * k}
         if self.kind == "order":
@@ -333,6 +337,7 @@ def load_template(name_or_path: str, language: str = "en", *, kind: Kind | None 
             "template %s puts %s before the candidates: these differ from request to request, so a prefix cache "
             "(vLLM, SGLang) cannot share the candidates' blocks between a group's requests; move them after the "
             "candidates",
-            name_or_path, ", ".join("$" + b for b in breakers),
-        )  # fmt: skip
+            name_or_path,
+            ", ".join("$" + b for b in breakers),
+        )
     return template
