@@ -336,8 +336,8 @@ def test_parse_action_reads_the_command_below_an_action_line_as_agentgym_asks():
 
 
 def test_the_env_server_command_prints_its_url_and_serves():
-    command = [sys.executable, "-m", "verl_arena.cli", "env-server", "textcraft", "--port", "0", "--prefix", "tc",
-               "--bare"]  # fmt: skip
+    cli = [sys.executable, "-m", "verl_arena.cli"]
+    command = [*cli, "env-server", "textcraft", "--port", "0", "--prefix", "tc", "--bare"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = process.stdout.readline().strip()

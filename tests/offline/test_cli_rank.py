@@ -66,8 +66,8 @@ def test_replay_notices_a_tampered_log(tmp_path, capsys):
 
 def test_rank_options_and_json_summary(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--topology", "multi_round",
-                 "--tournament", "repeats=2", "--no-order-swap"])  # fmt: skip
+    options = ["--topology", "multi_round", "--tournament", "repeats=2", "--no-order-swap"]
+    code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", *options])
     assert code == 0
     summary = strict_json(capsys.readouterr().out)
     assert summary["groups"] == 4 and summary["order_disagreement_rate"] is None
@@ -103,8 +103,12 @@ def test_bad_groups_file_is_reported_with_its_line(tmp_path, capsys, content, me
 
 def test_a_groups_answer_key_and_rubrics_reach_every_candidate(tmp_path):
     path = tmp_path / "groups.jsonl"
-    row = {"query": "q", "rubrics": ["cites the year"], "answer_key": {"year": 1989},
-           "candidates": [{"id": "a", "answer": "x", "meta": {"mine": 1}}, {"id": "b", "answer": "y"}]}  # fmt: skip
+    row = {
+        "query": "q",
+        "rubrics": ["cites the year"],
+        "answer_key": {"year": 1989},
+        "candidates": [{"id": "a", "answer": "x", "meta": {"mine": 1}}, {"id": "b", "answer": "y"}],
+    }
     path.write_text(json.dumps(row) + "\n")
     (group,) = load_groups(path)
     assert [c.meta for c in group.candidates] == [

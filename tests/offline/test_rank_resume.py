@@ -37,8 +37,9 @@ def rank(tmp_path, capsys, mock_judge):
 
     def run(groups: Path, out: Path, *args: str) -> tuple[int, dict | None, str, int]:
         before = sum(server.served.values())
-        code = main(["rank", str(groups), "-o", str(out), "--endpoint", url, "--model", "m", "--quiet", "--json",
-                     *args])  # fmt: skip
+        code = main(
+            ["rank", str(groups), "-o", str(out), "--endpoint", url, "--model", "m", "--quiet", "--json", *args]
+        )
         captured = capsys.readouterr()
         summary = strict_json(captured.out) if code == 0 else None
         return code, summary, captured.err, sum(server.served.values()) - before

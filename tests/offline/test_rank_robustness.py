@@ -98,8 +98,19 @@ def test_an_interrupted_run_keeps_finished_groups_and_resume_ranks_the_rest(tmp_
     groups = tmp_path / "groups.jsonl"
     ids = many_groups(groups, 5)
     out, log = tmp_path / "out.jsonl", tmp_path / "log.jsonl"
-    command = [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(out), "--judgment-log", str(log),
-               "--quiet", "--max-concurrency", "2", "--mock-latency", "0.03"]  # fmt: skip
+    flags = ["--quiet", "--max-concurrency", "2", "--mock-latency", "0.03"]
+    command = [
+        sys.executable,
+        "-m",
+        "verl_arena.cli",
+        "rank",
+        str(groups),
+        "-o",
+        str(out),
+        "--judgment-log",
+        str(log),
+        *flags,
+    ]
     proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while (not out.exists() or len(out.read_text().splitlines()) < 2) and time.monotonic() < deadline:
@@ -138,8 +149,9 @@ def test_resume_drops_a_line_cut_by_a_crash(tmp_path, capsys):
 @pytest.mark.slow
 def test_run_deadline_voids_what_is_unfinished_and_says_so(tmp_path, capsys):
     out = tmp_path / "out.jsonl"
-    code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--mock-latency", "1.0",
-                 "--run-deadline", "0.5"])  # fmt: skip
+    code = main(
+        ["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", "--mock-latency", "1.0", "--run-deadline", "0.5"]
+    )
     summary = strict_json(capsys.readouterr().out)
     results = lines(out)
     assert code == 0 and len(results) == 4
@@ -167,8 +179,9 @@ def test_stopped_at_sixty_percent_a_run_keeps_most_groups_and_its_resume_asks_no
     ids = distinct_groups(groups, 10)  # 40 groups
 
     def command(run: str) -> list[str]:
-        return [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), "-o", str(tmp_path / run / "out.jsonl"),
-                "--quiet", "--json", "--max-concurrency", "8", "--endpoint", url, "--model", "m"]  # fmt: skip
+        output = ["-o", str(tmp_path / run / "out.jsonl"), "--quiet", "--json"]
+        judge = ["--endpoint", url, "--model", "m", "--max-concurrency", "8"]
+        return [sys.executable, "-m", "verl_arena.cli", "rank", str(groups), *output, *judge]
 
     (tmp_path / "whole").mkdir()
     (tmp_path / "stopped").mkdir()

@@ -239,8 +239,13 @@ class HackAlarm:
                     "%.0f%% over the %d before: the policy may be exploiting the judge. Check the judgment log for "
                     "such winners, run `verl-arena audit` on this judge and template, and see docs/judging.md for "
                     "what to change (template, order swap, ensemble, length control, a stronger judge)",
-                    name, detector.doc, 100 * recent, half, 100 * earlier, self.window - half,
-                )  # fmt: skip
+                    name,
+                    detector.doc,
+                    100 * recent,
+                    half,
+                    100 * earlier,
+                    self.window - half,
+                )
             elif not rising:
                 self._raised.discard(name)
         if not any(k.startswith("hack/") for k in metrics):

@@ -119,11 +119,16 @@ class BiasedJudgeThread:
         content = biased_reply(prompt, self.weakness)
         usage = {"prompt_tokens": len(prompt) // 3, "completion_tokens": len(content) // 3}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        return web.json_response({
-            "id": f"biased-{time.monotonic_ns()}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", f"biased-{self.weakness}"), "usage": usage,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        })  # fmt: skip
+        choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        reply = {
+            "id": f"biased-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", f"biased-{self.weakness}"),
+            "usage": usage,
+            "choices": [choice],
+        }
+        return web.json_response(reply)
 
     async def _start(self) -> None:
         app = web.Application(client_max_size=64 * 1024**2)

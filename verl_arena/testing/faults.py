@@ -16,9 +16,22 @@ __all__ = ["FAULTS", "fault_response", "parse_faults"]
 
 #: Fault kinds, in the order their rates are drawn.
 FAULTS = (
-    "429", "500", "503", "hang", "reset", "malformed", "truncated", "wrong_schema", "empty", "refused", "401", "403",
-    "too_large", "garbage", "404",
-)  # fmt: skip
+    "429",
+    "500",
+    "503",
+    "hang",
+    "reset",
+    "malformed",
+    "truncated",
+    "wrong_schema",
+    "empty",
+    "refused",
+    "401",
+    "403",
+    "too_large",
+    "garbage",
+    "404",
+)
 
 
 def fault_response(

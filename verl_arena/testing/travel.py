@@ -34,10 +34,17 @@ __all__ = [
 
 QUERY = "Plan one day in Kyoto for two people who love temples, food markets and an evening walk, with times."
 STOPS = [
-    "Fushimi Inari gates at dawn", "Kiyomizu-dera temple terrace", "Nishiki food market lunch of yuba and tamagoyaki",
-    "Gion lanes and a tea house", "Philosopher's Path walk", "Kinkaku-ji golden pavilion", "Arashiyama bamboo grove",
-    "Kamo river evening walk", "Sanjusangen-do temple hall", "Pontocho dinner for two",
-]  # fmt: skip
+    "Fushimi Inari gates at dawn",
+    "Kiyomizu-dera temple terrace",
+    "Nishiki food market lunch of yuba and tamagoyaki",
+    "Gion lanes and a tea house",
+    "Philosopher's Path walk",
+    "Kinkaku-ji golden pavilion",
+    "Arashiyama bamboo grove",
+    "Kamo river evening walk",
+    "Sanjusangen-do temple hall",
+    "Pontocho dinner for two",
+]
 #: positions in a group from :func:`plan_group`
 STRONG, WEAK = 0, -1
 NON_ANSWER = "I am not able to plan this trip."
