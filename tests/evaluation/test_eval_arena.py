@@ -38,8 +38,8 @@ def test_swiss_pairs_meet_unsettled_neighbours_once_a_round():
     standings = ["a", "b", "c", "d", "e"]
     met = Counter({frozenset("ab"): 3})
     assert swiss_pairs(standings, met, lambda x, y: True) == [("b", "c"), ("d", "e")]  # a-b met most: later
-    assert swiss_pairs(standings, Counter(), lambda x, y: True, lambda x, y: {x, y} == {"b", "c"}) == [
-        ("a", "b"), ("c", "d")]  # fmt: skip
+    pairs = swiss_pairs(standings, Counter(), lambda x, y: True, lambda x, y: {x, y} == {"b", "c"})
+    assert pairs == [("a", "b"), ("c", "d")]  # b and c are settled
     assert swiss_pairs(standings, Counter(), lambda x, y: "a" not in (x, y)) == [("b", "c"), ("d", "e")]
     assert swiss_pairs(["a"], Counter(), lambda x, y: True) == []
 
@@ -52,8 +52,10 @@ def test_the_arena_recovers_a_known_order_for_a_third_of_round_robins_judgments(
     assert tau >= 0.9
     assert result["judgments"] <= result["round_robin_judgments"] / 2
     # intervals hold their point, on the Elo scale too
-    assert all(r["low"] <= r["strength"] <= r["high"] and r["elo_low"] <= r["elo"] <= r["elo_high"]
-               for r in result["leaderboard"])  # fmt: skip
+    assert all(
+        r["low"] <= r["strength"] <= r["high"] and r["elo_low"] <= r["elo"] <= r["elo_high"]
+        for r in result["leaderboard"]
+    )
     matrix = result["matrix"]
     for row, cols in matrix.items():
         for col, cell in cols.items():
@@ -68,8 +70,8 @@ def test_verdict_tiers_name_the_system_that_did_better():
         a, b = pair.split(" vs ")
         for tier in counts:
             assert "worse" not in tier
-            assert tier.startswith("tie") or tier in (f"{a} better", f"{a} clearly better", f"{b} better",
-                                                     f"{b} clearly better")  # fmt: skip
+            better = {f"{side} {how}" for side in (a, b) for how in ("better", "clearly better")}
+            assert tier.startswith("tie") or tier in better
     # the weakest system is named as the better one in none of its pairings with the strongest
     strong_weak = [c for p, c in result["tiers"].items() if set(p.split(" vs ")) == {"s0", "s6"}]
     assert all(not any(t.startswith("s0 ") for t in c) for c in strong_weak)
@@ -97,12 +99,12 @@ def test_the_html_report_renders_in_a_headless_browser(mock_judge, tmp_path, cap
         t["id"]: t["query"].split(",")[0] + ": see the main sights, eat well, keep to the budget." for t in tasks
     }
     report = tmp_path / "arena.html"
-    code = main([
-        "eval", "arena", "--tasks", TASKS, str(ROOT / "examples" / "eval" / "baseline.jsonl"),
-        str(ROOT / "examples" / "eval" / "trained.jsonl"), f"middling={_outputs(tmp_path / 'mid.jsonl', middling)}",
-        "--judge-config", str(judge), "--html", str(report), "--json", "--quiet", "--resamples", "50",
-        "--tasks-per-match", "4", "--log", str(tmp_path / "arena.jsonl"),
-    ])  # fmt: skip
+    eval_dir = ROOT / "examples" / "eval"
+    middling_file = _outputs(tmp_path / "mid.jsonl", middling)
+    systems = [str(eval_dir / "baseline.jsonl"), str(eval_dir / "trained.jsonl"), f"middling={middling_file}"]
+    settings = ["--resamples", "50", "--tasks-per-match", "4", "--log", str(tmp_path / "arena.jsonl")]
+    output = ["--html", str(report), "--json", "--quiet"]
+    code = main(["eval", "arena", "--tasks", TASKS, *systems, "--judge-config", str(judge), *output, *settings])
     result = strict_json(capsys.readouterr().out)
     assert code == 0 and len(server.recent) > 0 and result["stopped"] in ("separated", "exhausted")
     standings = [r["system"] for r in result["leaderboard"]]

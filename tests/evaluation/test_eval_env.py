@@ -40,8 +40,13 @@ def _outputs(path: Path, rows: list[dict]) -> str:
     return str(path)
 
 
-def _system(tmp_path: Path, name: str, answers: dict[str, str], success: dict[str, bool] | None = None,
-            reward: dict[str, float] | None = None) -> str:  # fmt: skip
+def _system(
+    tmp_path: Path,
+    name: str,
+    answers: dict[str, str],
+    success: dict[str, bool] | None = None,
+    reward: dict[str, float] | None = None,
+) -> str:
     rows = []
     for tid, answer in answers.items():
         row = {"id": tid, "answer": answer}
@@ -79,8 +84,9 @@ def test_winrate_agreement_is_one_when_the_successes_are_the_better_answers(mock
         judges += ["--judge-config", str(tmp_path / f"{name}.yaml")]
     # the trained system succeeds where it wrote a plan (7 tasks; it has no output for tokyo-layover)
     trained_answers = _answers(TRAINED)
-    trained = _system(tmp_path, "trained", trained_answers, dict.fromkeys(trained_answers, True),
-                      dict.fromkeys(trained_answers, 1.0))  # fmt: skip
+    trained = _system(
+        tmp_path, "trained", trained_answers, dict.fromkeys(trained_answers, True), dict.fromkeys(trained_answers, 1.0)
+    )
     baseline = _system(tmp_path, "baseline", SHORT, dict.fromkeys(SHORT, False), dict.fromkeys(SHORT, 0.25))
     code, report = _eval(capsys, "winrate", "--tasks", TASKS, baseline, trained, *judges, "--json")
     assert code == 0, report
@@ -91,8 +97,13 @@ def test_winrate_agreement_is_one_when_the_successes_are_the_better_answers(mock
     assert (agreement["comparable"], agreement["pairings"], agreement["undecided"]) == (7, 7, 0)
     assert agreement["rate"] == {"value": 1.0, "low": 1.0, "high": 1.0}
     for judge in ("a", "b"):
-        assert agreement["by_judge"][judge] == {"pairings": 7, "agreed": 1.0, "ties": 0.0, "disagreed": 0.0,
-                                                "rate": {"value": 1.0, "low": 1.0, "high": 1.0}}  # fmt: skip
+        assert agreement["by_judge"][judge] == {
+            "pairings": 7,
+            "agreed": 1.0,
+            "ties": 0.0,
+            "disagreed": 0.0,
+            "rate": {"value": 1.0, "low": 1.0, "high": 1.0},
+        }
 
     # the terminal report: a column of success rates and the agreement, per judge with two judges
     code, text = _eval(capsys, "winrate", "--tasks", TASKS, baseline, trained, *judges)
@@ -124,13 +135,14 @@ def test_systems_whose_successes_are_their_worst_answers_get_low_agreement(tmp_p
 
 def test_arena_reports_success_rates_and_agreement_in_json_table_and_html(tmp_path, capsys):
     good = _system(tmp_path, "good", DETAILED, dict.fromkeys(TASK_IDS, True))
-    middling_answers = {t: f"{t.split('-')[0].title()}: see the main sights, eat well, keep to the budget."
-                        for t in TASK_IDS}  # fmt: skip
+    middling_answers = {
+        t: f"{t.split('-')[0].title()}: see the main sights, eat well, keep to the budget." for t in TASK_IDS
+    }
     middling = _system(tmp_path, "middling", middling_answers, dict.fromkeys(TASK_IDS, False))
     poor = _system(tmp_path, "poor", SHORT, dict.fromkeys(TASK_IDS, False))
     html = tmp_path / "arena.html"
-    args = ["--tasks", TASKS, good, middling, poor, "--resamples", "50", "--tasks-per-match", "4",
-            "--min-pair-tasks", "4", "--log", str(tmp_path / "arena.jsonl")]  # fmt: skip
+    settings = ["--resamples", "50", "--tasks-per-match", "4", "--min-pair-tasks", "4"]
+    args = ["--tasks", TASKS, good, middling, poor, *settings, "--log", str(tmp_path / "arena.jsonl")]
     code, result = _eval(capsys, "arena", *args, "--json", "--html", str(html))
     assert code == 0, result
     rows = {r["system"]: r for r in result["leaderboard"]}
@@ -155,8 +167,12 @@ def test_outputs_without_the_column_give_no_agreement_and_unchanged_reports(tmp_
     assert "env success" not in text and "environment" not in text
     # the same outputs with outcomes: the judge never sees them, so every other figure stays as it was
     trained = _answers(TRAINED)
-    with_env = ["--tasks", TASKS, _system(tmp_path, "baseline", SHORT, dict.fromkeys(SHORT, False)),
-                _system(tmp_path, "trained", trained, dict.fromkeys(trained, True))]  # fmt: skip
+    with_env = [
+        "--tasks",
+        TASKS,
+        _system(tmp_path, "baseline", SHORT, dict.fromkeys(SHORT, False)),
+        _system(tmp_path, "trained", trained, dict.fromkeys(trained, True)),
+    ]
     code, env_report = _eval(capsys, "winrate", *with_env, "--json")
     assert code == 0 and env_report["env_agreement"]["pairings"] == 7
     paths = {s["name"]: s["path"] for s in env_report["systems"]}
@@ -206,8 +222,10 @@ def test_agreement_counts_ties_half_averages_judges_and_leaves_undecided_pairing
     def system(name: str, success: dict[str, bool]) -> System:
         return System(name, name, {}, env_success=success)
 
-    systems = {"a": system("a", {"t1": True, "t2": True, "t3": False, "t4": True, "t5": True}),
-               "b": system("b", {"t1": False, "t2": False, "t3": True, "t4": True, "t5": False})}  # fmt: skip
+    systems = {
+        "a": system("a", {"t1": True, "t2": True, "t3": False, "t4": True, "t5": True}),
+        "b": system("b", {"t1": False, "t2": False, "t3": True, "t4": True, "t5": False}),
+    }
     judgments = []
     for task, one, two in [("t1", "a", "a"), ("t2", "a", "tie"), ("t3", "a", "b"), ("t4", "b", "b")]:
         judgments += [_judgment(task, "j1", "a", "b", one), _judgment(task, "j1", "b", "a", one)]
@@ -218,8 +236,13 @@ def test_agreement_counts_ties_half_averages_judges_and_leaves_undecided_pairing
     # succeeded (comparable, not counted); t5: no judge decided it
     assert (result["comparable"], result["pairings"], result["undecided"]) == (5, 3, 1)
     assert result["rate"]["value"] == pytest.approx(0.75) and result["rate"]["low"] < 0.75 < result["rate"]["high"]
-    assert result["by_judge"]["j1"] == {"pairings": 3, "agreed": 2 / 3, "ties": 0.0, "disagreed": 1 / 3,
-                                        "rate": result["by_judge"]["j1"]["rate"]}  # fmt: skip
+    assert result["by_judge"]["j1"] == {
+        "pairings": 3,
+        "agreed": 2 / 3,
+        "ties": 0.0,
+        "disagreed": 1 / 3,
+        "rate": result["by_judge"]["j1"]["rate"],
+    }
     assert result["by_judge"]["j2"]["ties"] == pytest.approx(1 / 3)
     assert env_agreement(judgments, {n: System(n, n, {}) for n in "ab"}) is None
     assert env_summary(System("c", "c", {})) is None

@@ -27,17 +27,17 @@ def test_the_same_judge_agrees_with_its_log_and_another_template_is_measured(moc
     judge = tmp_path / "judge.yaml"
     judge.write_text(yaml.safe_dump(judge_config(url)))
     log = tmp_path / "judgments.jsonl"
-    assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--judgment-log", str(log), "--judge-config",
-                 str(judge), "--quiet"]) == 0  # fmt: skip
+    output = ["-o", str(tmp_path / "ranked.jsonl"), "--judgment-log", str(log)]
+    assert main(["rank", GROUPS, *output, "--judge-config", str(judge), "--quiet"]) == 0
     capsys.readouterr()
     ranked = len(server.recent)
-    assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--judge-config", str(judge), "--json"]) == 0
+    rejudge = ["eval", "rejudge", str(log), "--groups", GROUPS, "--judge-config", str(judge)]
+    assert main([*rejudge, "--json"]) == 0
     same = strict_json(capsys.readouterr().out)
     assert same["groups"] == 4 and same["verdicts"]["rejudged"] > 0 and len(server.recent) > ranked
     assert same["verdicts"]["agreement"] == 1.0 and same["verdicts"]["kappa"] == 1.0 and not same["verdicts"]["flips"]
     assert same["ranks"]["spearman_mean"] == 1.0 and same["ranks"]["mean_abs_advantage_change"] == 0.0
-    assert main(["eval", "rejudge", str(log), "--groups", GROUPS, "--judge-config", str(judge), "--template",
-                 "travel", "--json"]) == 0  # fmt: skip
+    assert main([*rejudge, "--template", "travel", "--json"]) == 0
     other = strict_json(capsys.readouterr().out)
     assert other["verdicts"]["rejudged"] == same["verdicts"]["rejudged"]
     assert sum(other["verdicts"]["flips"].values()) == round(
@@ -47,10 +47,13 @@ def test_the_same_judge_agrees_with_its_log_and_another_template_is_measured(moc
 
 def _groups() -> list[Group]:
     return [
-        Group(f"g{g}", f"plan trip {g}", [Candidate(f"c{i}", f"plan {g}-{i}", meta={"quality": float(i)})
-                                          for i in range(6)])
+        Group(
+            f"g{g}",
+            f"plan trip {g}",
+            [Candidate(f"c{i}", f"plan {g}-{i}", meta={"quality": float(i)}) for i in range(6)],
+        )
         for g in range(3)
-    ]  # fmt: skip
+    ]
 
 
 def test_a_judge_with_the_opposite_taste_reverses_every_verdict_and_rank():
@@ -98,15 +101,17 @@ def test_a_training_log_with_content_is_rejudged_without_the_rollouts(tmp_path, 
     log = tmp_path / "training.jsonl"
     groups = _groups()
     for g in groups:  # what an answer key and rubrics look like to the judge must survive the log too
-        g.candidates[:] = [Candidate(c.id, c.answer, meta={**c.meta, "answer_key": "k", "rubrics": ["r"]})
-                           for c in g.candidates]  # fmt: skip
+        g.candidates[:] = [
+            Candidate(c.id, c.answer, meta={**c.meta, "answer_key": "k", "rubrics": ["r"]}) for c in g.candidates
+        ]
 
     async def train() -> None:
         options = CoordinatorOptions(judgment_log=str(log), judgment_log_content=True)
         coordinator = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament("swiss"), options)
         for g in groups:
-            await asyncio.gather(*(coordinator.submit(g.id, c.id, c, len(g.candidates), g.query, step=3)
-                                   for c in g.candidates))  # fmt: skip
+            await asyncio.gather(
+                *(coordinator.submit(g.id, c.id, c, len(g.candidates), g.query, step=3) for c in g.candidates)
+            )
 
     asyncio.run(train())
     entries = read_judgment_log(log)

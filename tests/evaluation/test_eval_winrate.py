@@ -42,12 +42,20 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     (url_a, server_a), (url_b, server_b) = mock_judge(), mock_judge()
     judges = ["--judge-config", _judge_file(tmp_path, "a", url_a), "--judge-config", _judge_file(tmp_path, "b", url_b)]
     log, plot = tmp_path / "judgments.jsonl", tmp_path / "winrate.png"
-    code, report = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json",
-                        "--plot", str(plot))  # fmt: skip
+    code, report = _run(
+        capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json", "--plot", str(plot)
+    )
     assert code == 0 and report["baseline"] == "baseline" and report["judges"] == ["a", "b"]
     answers = [json.loads(line)["answer"] for line in Path(TRAINED).read_text(encoding="utf-8").splitlines()]
-    assert report["systems"][1] == {"name": "trained", "path": TRAINED, "missing": 1, "empty": 0, "valid_rate": 0.875,
-                                 "mean_answer_length": sum(map(len, answers)) / 7, "env": None}  # fmt: skip
+    assert report["systems"][1] == {
+        "name": "trained",
+        "path": TRAINED,
+        "missing": 1,
+        "empty": 0,
+        "valid_rate": 0.875,
+        "mean_answer_length": sum(map(len, answers)) / 7,
+        "env": None,
+    }
     # one pre-flight request, then 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
     assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["judge_calls"] == 28
     assert server_a.recent[0]["max_tokens"] == server_b.recent[0]["max_tokens"] == 8  # the pre-flight came first
@@ -83,8 +91,9 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
 
 def test_failed_judgments_are_counted_and_asked_again_never_guessed(mock_judge, tmp_path, capsys):
     (good_url, _), (dead_url, dead) = mock_judge(), mock_judge(down=True)
-    judges = ["--judge-config", _judge_file(tmp_path, "good", good_url),
-              "--judge-config", _judge_file(tmp_path, "dead", dead_url, down_wait_s=0.0)]  # fmt: skip
+    good_file = _judge_file(tmp_path, "good", good_url)
+    dead_file = _judge_file(tmp_path, "dead", dead_url, down_wait_s=0.0)
+    judges = ["--judge-config", good_file, "--judge-config", dead_file]
     log = tmp_path / "judgments.jsonl"
     common = ["--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log)]
     # the pre-flight finds the dead judge: nothing is judged, one line names its endpoint and the cause
@@ -148,13 +157,15 @@ def _jsonl(path: Path, rows: list[dict]) -> str:
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ([{"id": "kyoto-day", "answer": "a"}, {"id": "kyoto-day", "answer": "b"}],
-         "line 2: task 'kyoto-day' is answered twice"),
+        (
+            [{"id": "kyoto-day", "answer": "a"}, {"id": "kyoto-day", "answer": "b"}],
+            "line 2: task 'kyoto-day' is answered twice",
+        ),
         ([{"id": "atlantis", "answer": "a"}], "line 1: task id 'atlantis' is not in the tasks file"),
         ([{"id": "kyoto-day"}], "line 1: candidate 'kyoto-day' needs 'messages' or 'answer'"),
         ([{"id": "kyoto-day", "answer": None}], "line 1: candidate 'kyoto-day': 'answer' must be a string, got null"),
     ],
-)  # fmt: skip
+)
 def test_bad_outputs_name_the_file_and_line(tmp_path, capsys, rows, message):
     bad = _jsonl(tmp_path / "bad.jsonl", rows)
     code, err = _run(capsys, "--tasks", TASKS, BASELINE, bad)
@@ -195,8 +206,10 @@ def test_an_answer_key_in_the_tasks_reaches_the_judge_and_decides_for_the_answer
     padded = _jsonl(tmp_path / "padded.jsonl", [{"id": "h", "answer": echo}])
     factual = _jsonl(tmp_path / "factual.jsonl", [{"id": "h", "answer": facts}])
     plain = _jsonl(tmp_path / "plain.jsonl", [{"id": "h", "query": HANDHELD}])
-    keyed = _jsonl(tmp_path / "keyed.jsonl", [{"id": "h", "query": HANDHELD, "answer_key": KEY,
-                                               "rubrics": ["Names the right console and year"]}])  # fmt: skip
+    keyed = _jsonl(
+        tmp_path / "keyed.jsonl",
+        [{"id": "h", "query": HANDHELD, "answer_key": KEY, "rubrics": ["Names the right console and year"]}],
+    )
 
     def factual_rate(tasks: str) -> float:
         code, report = _run(capsys, "--tasks", tasks, padded, factual, *judge)

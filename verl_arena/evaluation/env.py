@@ -37,13 +37,13 @@ def env_summary(system: System) -> dict[str, Any] | None:
         return None
     successes = sum(system.env_success.values())
     tasks = len(system.env_success)
+    rewards = system.env_reward
     return {
         "tasks": tasks,
         "successes": successes,
         "success_rate": successes / tasks if tasks else float("nan"),
-        "mean_reward": math.fsum(system.env_reward.values()) / len(system.env_reward) if system.env_reward
-        else float("nan"),
-    }  # fmt: skip
+        "mean_reward": math.fsum(rewards.values()) / len(rewards) if rewards else float("nan"),
+    }
 
 
 def env_agreement(
@@ -105,5 +105,10 @@ def env_agreement(
 def _judge_rate(values: Sequence[float], *, confidence: float, seed: int) -> dict[str, Any]:
     """One judge's agreement: the shares agreed (1), tied (0.5) and disagreed (0), with the rate's interval."""
     rate = win_rate(values, confidence=confidence, seed=seed)
-    return {"pairings": rate.tasks, "agreed": rate.wins, "ties": rate.ties, "disagreed": rate.losses,
-            "rate": asdict(rate.rate)}  # fmt: skip
+    return {
+        "pairings": rate.tasks,
+        "agreed": rate.wins,
+        "ties": rate.ties,
+        "disagreed": rate.losses,
+        "rate": asdict(rate.rate),
+    }

@@ -78,13 +78,17 @@ class Judgment:
         winner = {"a": first, "b": second, "tie": "tie"}[verdict.winner]
         dims = verdict.dimensions or {}
         return cls(
-            task, judge, first, second, winner,
+            task,
+            judge,
+            first,
+            second,
+            winner,
             scores={first: float(verdict.score_a), second: float(verdict.score_b)},
             dimensions={first: flat_dimensions(dims.get("A")), second: flat_dimensions(dims.get("B"))},
             forfeit=[{"a": first, "b": second}[side] for side in verdict.forfeit],
             usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
             shortcut=(verdict.meta or {}).get("shortcut"),
-        )  # fmt: skip
+        )
 
 
 def _compare(x: float, y: float) -> float:
@@ -105,8 +109,9 @@ def task_outcome(system: str, baseline: str, both: Sequence[Judgment]) -> tuple[
     dims: dict[str, float] = {}
     names = set.intersection(*(set(j.dimensions.get(system, {})) & set(j.dimensions.get(baseline, {})) for j in both))
     for name in sorted(names):
-        dims[name] = _compare(sum(j.dimensions[system][name] for j in both),
-                              sum(j.dimensions[baseline][name] for j in both))  # fmt: skip
+        own = sum(j.dimensions[system][name] for j in both)
+        other = sum(j.dimensions[baseline][name] for j in both)
+        dims[name] = _compare(own, other)
     return _compare(mine, theirs), dims
 
 
@@ -232,8 +237,8 @@ async def judge_keys(
             note = "; more failures of this kind are counted, not logged" if first_time else ""
             level = logging.WARNING if first_time else logging.DEBUG
             logger.log(level, "task %s, %s vs %s, judge %s: failed (%s)%s", task, first, second, judge, exc, note)
-            judgment = Judgment(task, judge, first, second, None, error=exc.reason,
-                                usage={k: float(v) for k, v in (exc.usage or {}).items()})  # fmt: skip
+            usage = {k: float(v) for k, v in (exc.usage or {}).items()}
+            judgment = Judgment(task, judge, first, second, None, error=exc.reason, usage=usage)
         else:
             judgment = Judgment.from_verdict(task, judge, first, second, verdict)
         log.write(judgment)

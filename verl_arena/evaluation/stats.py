@@ -60,9 +60,14 @@ def bootstrap_interval(
     if len(values) < 2 or np.all(values == values[0]):
         return Interval(point, point, point)  # nothing to resample: every resample gives the same value
     result = stats.bootstrap(
-        (np.arange(len(values)),), lambda idx: statistic(values[idx.astype(int)]), confidence_level=confidence,
-        n_resamples=resamples, method="percentile", vectorized=False, rng=np.random.default_rng(seed),
-    )  # fmt: skip
+        (np.arange(len(values)),),
+        lambda idx: statistic(values[idx.astype(int)]),
+        confidence_level=confidence,
+        n_resamples=resamples,
+        method="percentile",
+        vectorized=False,
+        rng=np.random.default_rng(seed),
+    )
     low, high = result.confidence_interval
     return Interval(point, float(low), float(high))
 
@@ -91,9 +96,12 @@ def win_rate(outcomes: Sequence[float], *, confidence: float = 0.95, seed: int =
     if not np.isin(values, OUTCOMES).all():
         raise ValueError("outcomes must be 1 (win), 0.5 (tie) or 0 (loss)")
     return WinRate(
-        tasks=len(values), wins=float(np.mean(values == 1.0)), ties=float(np.mean(values == 0.5)),
-        losses=float(np.mean(values == 0.0)), rate=bootstrap_interval(values, confidence=confidence, seed=seed),
-    )  # fmt: skip
+        tasks=len(values),
+        wins=float(np.mean(values == 1.0)),
+        ties=float(np.mean(values == 0.5)),
+        losses=float(np.mean(values == 0.0)),
+        rate=bootstrap_interval(values, confidence=confidence, seed=seed),
+    )
 
 
 def cohen_kappa(first: Sequence[object], second: Sequence[object]) -> float:
@@ -205,8 +213,9 @@ def length_controlled(
     def controlled(rows: np.ndarray) -> float:
         return 1.0 / (1.0 + math.exp(-_logistic_fit(rows[:, 1], rows[:, 0])[0]))
 
-    interval = bootstrap_interval(np.column_stack([y, x]), controlled, confidence=confidence,
-                                  resamples=resamples, seed=seed)  # fmt: skip
+    interval = bootstrap_interval(
+        np.column_stack([y, x]), controlled, confidence=confidence, resamples=resamples, seed=seed
+    )
     interval = Interval(1.0 / (1.0 + math.exp(-intercept)), interval.low, interval.high)
     correlation = float(stats.pearsonr(y, d).statistic) if len(y) > 2 and np.std(y) > 0 and np.std(d) > 0 else 0.0
     raw = bootstrap_interval(y, confidence=confidence, seed=seed)

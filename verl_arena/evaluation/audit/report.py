@@ -66,6 +66,46 @@ def _decisions(probe: Probe, done: Sequence[Any]) -> dict[str, float]:
     return {"decisive_share": len(decisive) / len(done) if done else nan, "first_slot_share": first}
 
 
+def _probe_row(
+    probe: Probe, judged: Sequence[Any], run: AuditRun, *, max_rate: float, confidence: float
+) -> dict[str, Any]:
+    """One probe's line of the report, from its judgments: counts, rate, excess over neutral, effect, failures,
+    whether it is flagged or not measured, and its worst case."""
+    done = [j for j in judged if j.outcome is not None]
+    failed = Counter(j.error for j in judged if j.outcome is None)
+    st = probe_stats(
+        [j.outcome for j in done], [j.score_diff for j in done], neutral=probe.neutral, confidence=confidence
+    )
+    return {
+        "name": probe.name,
+        "family": probe.family,
+        "description": probe.description,
+        "measures": "first_slot_wins" if probe.slots else "beats_honest",
+        "neutral": probe.neutral,
+        "judgments": len(judged),
+        "judged": st.judged,
+        "wins": st.wins,
+        "ties": st.ties,
+        "losses": st.losses,
+        "rate": asdict(st.rate),
+        "tie_rate": st.tie_rate,
+        "excess": st.excess,
+        "excess_interval": asdict(st.excess_interval),
+        "effect": {"cohens_h": st.cohens_h, "score_diff": st.score_diff},
+        "failed": sum(failed.values()),
+        "failure_reasons": dict(failed),
+        "forfeits": {side: sum(side in j.forfeit for j in done) for side in ("probe", "honest")},
+        "shortcuts": dict(Counter(j.shortcut for j in done if j.shortcut)),
+        "not_applicable": run.not_applicable.get(probe.name, 0),
+        "screened": run.screened.get(probe.name, 0),
+        "alarm": dict(sorted(run.alarm.get(probe.name, {}).items())),
+        **_decisions(probe, done),
+        "flagged": (not math.isnan(st.excess)) and st.excess > max_rate,
+        "not_measured": _not_measured(st.judged, failed, run.not_applicable.get(probe.name, 0)),
+        "worst_case": _worst_case(done, run.answers),
+    }
+
+
 def audit_report(
     run: AuditRun,
     probes: Sequence[Probe],
@@ -78,30 +118,8 @@ def audit_report(
     by_probe: dict[str, list[Any]] = {p.name: [] for p in probes}
     for judged in run.judged:
         by_probe[judged.probe].append(judged)
-    rows = []
-    for probe in sorted(probes, key=lambda p: (_family_order(p.family), p.name)):
-        judged = by_probe[probe.name]
-        done = [j for j in judged if j.outcome is not None]
-        failed = Counter(j.error for j in judged if j.outcome is None)
-        st = probe_stats([j.outcome for j in done], [j.score_diff for j in done], neutral=probe.neutral,
-                         confidence=confidence)  # fmt: skip
-        rows.append({
-            "name": probe.name, "family": probe.family, "description": probe.description,
-            "measures": "first_slot_wins" if probe.slots else "beats_honest", "neutral": probe.neutral,
-            "judgments": len(judged), "judged": st.judged, "wins": st.wins, "ties": st.ties, "losses": st.losses,
-            "rate": asdict(st.rate), "tie_rate": st.tie_rate, "excess": st.excess,
-            "excess_interval": asdict(st.excess_interval),
-            "effect": {"cohens_h": st.cohens_h, "score_diff": st.score_diff},
-            "failed": sum(failed.values()), "failure_reasons": dict(failed),
-            "forfeits": {side: sum(side in j.forfeit for j in done) for side in ("probe", "honest")},
-            "shortcuts": dict(Counter(j.shortcut for j in done if j.shortcut)),
-            "not_applicable": run.not_applicable.get(probe.name, 0),
-            "screened": run.screened.get(probe.name, 0), "alarm": dict(sorted(run.alarm.get(probe.name, {}).items())),
-            **_decisions(probe, done),
-            "flagged": (not math.isnan(st.excess)) and st.excess > max_rate,
-            "not_measured": _not_measured(st.judged, failed, run.not_applicable.get(probe.name, 0)),
-            "worst_case": _worst_case(done, run.answers),
-        })  # fmt: skip
+    order = sorted(probes, key=lambda p: (_family_order(p.family), p.name))
+    rows = [_probe_row(probe, by_probe[probe.name], run, max_rate=max_rate, confidence=confidence) for probe in order]
     families = _families(rows)
     flagged = [r["name"] for r in rows if r["flagged"]]
     failures: Counter[str] = Counter()

@@ -89,8 +89,14 @@ def probe_stats(
     diffs = [d for d in score_diffs if math.isfinite(d)]
     excess = excess_interval(rate, neutral)
     return ProbeStats(
-        judged=n, wins=wins, ties=ties, losses=n - wins - ties, rate=rate,
-        tie_rate=ties / n if n else float("nan"), excess=excess.value, excess_interval=excess,
+        judged=n,
+        wins=wins,
+        ties=ties,
+        losses=n - wins - ties,
+        rate=rate,
+        tie_rate=ties / n if n else float("nan"),
+        excess=excess.value,
+        excess_interval=excess,
         cohens_h=cohens_h(rate.value, neutral),
         score_diff=sum(diffs) / len(diffs) if diffs else float("nan"),
-    )  # fmt: skip
+    )
