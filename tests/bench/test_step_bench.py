@@ -24,11 +24,12 @@ from verl_arena.core.errors import ConfigError
 
 
 def test_the_console_lines_of_a_verl_log_become_each_steps_metrics():
-    log = "\n".join([
+    lines = [
         "(TaskRunner pid=1) step:1 - timing_s/step:10.5 - arena/judge_exposed_s:np.float64(0.25) - note:text",
         "some other line with step:2 in it",
         "(TaskRunner pid=1) step:2 - timing_s/step:1.0 - timing_s/gen:0.5",
-    ])  # fmt: skip
+    ]
+    log = "\n".join(lines)
     steps = read_step_metrics(log)
     assert sorted(steps) == [1, 2] and steps[1]["timing_s/step"] == 10.5
     assert steps[1]["arena/judge_exposed_s"] == 0.25 and math.isnan(steps[1]["note"])
@@ -36,8 +37,11 @@ def test_the_console_lines_of_a_verl_log_become_each_steps_metrics():
 
 
 def test_the_overhead_is_the_step_difference_less_the_judge_time_beyond_the_rules_one_wait():
-    arena = StepRun("arena", {2: {"timing_s/step": 3.0, "arena/judge_exposed_s": 1.4}, 3: {
-        "timing_s/step": 3.2, "arena/judge_exposed_s": 1.6}}, wall_s=100.0)  # fmt: skip
+    judged = {
+        2: {"timing_s/step": 3.0, "arena/judge_exposed_s": 1.4},
+        3: {"timing_s/step": 3.2, "arena/judge_exposed_s": 1.6},
+    }
+    arena = StepRun("arena", judged, wall_s=100.0)
     rule = StepRun("rule", {2: {"timing_s/step": 2.0}, 3: {"timing_s/step": 2.2}}, wall_s=90.0)
     bench = StepBench(0.5, arena, rule, {"prompts": 4, "n": 4})
     assert bench.step_ratio == pytest.approx(3.1 / 2.1)
@@ -51,8 +55,13 @@ def test_the_overhead_is_the_step_difference_less_the_judge_time_beyond_the_rule
 
 
 def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
-    for kwargs, field in (({"steps": 1}, "steps"), ({"latencies": [0, -1]}, "latencies"), ({"latencies": []},
-                          "latencies"), ({"n": 1}, "n"), ({"poll_s": 0}, "poll_s")):  # fmt: skip
+    for kwargs, field in (
+        ({"steps": 1}, "steps"),
+        ({"latencies": [0, -1]}, "latencies"),
+        ({"latencies": []}, "latencies"),
+        ({"n": 1}, "n"),
+        ({"poll_s": 0}, "poll_s"),
+    ):
         with pytest.raises(ConfigError, match=field):
             run_step_bench(**kwargs)
     with pytest.raises(ConfigError, match="--recipe"):
@@ -75,9 +84,11 @@ def test_the_rule_reward_scores_word_overlap_after_its_latency():
 
 def dry_run(**env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["bash", str(ROOT / "recipes" / "cpu_smoke.sh")], capture_output=True, text=True,
+        ["bash", str(ROOT / "recipes" / "cpu_smoke.sh")],
+        capture_output=True,
+        text=True,
         env={**os.environ, "PATH": BIN_PATH, "DRY_RUN": "1", **env},
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.slow
@@ -99,9 +110,13 @@ def test_the_rule_run_and_the_fine_polling_compose_with_verls_config_and_load():
     sampler = config.trainer.v1.sampler
     buffer_class = load_extern_object(sampler.custom_sampler.path, sampler.custom_sampler.name)
     buffer = buffer_class(  # the keyword arguments verl's trainer gives a custom sampler
-        trainer_mode="sync", trainer_config={}, max_off_policy_threshold=8, max_off_policy_strategy="drop",
-        sampler_kwargs=sampler.sampler_kwargs, refill_fn=lambda n: None,
-    )  # fmt: skip
+        trainer_mode="sync",
+        trainer_config={},
+        max_off_policy_threshold=8,
+        max_off_policy_strategy="drop",
+        sampler_kwargs=sampler.sampler_kwargs,
+        refill_fn=lambda n: None,
+    )
     assert buffer.poll_interval == 0.05 and buffer.train_batch_size == buffer.gen_batch_size == 3
     bad = dry_run(REWARD="judge")
     assert bad.returncode == 2 and "REWARD must be arena or rule" in bad.stderr

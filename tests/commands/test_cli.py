@@ -167,8 +167,10 @@ def test_json_output_is_strict_json(capsys):
 
     print_json({"rate": Rate(math.nan, -math.inf), "rows": [1.5, math.inf, (2, math.nan)], "name": "ok"})
     assert strict_json(capsys.readouterr().out) == {
-        "rate": {"value": None, "low": None}, "rows": [1.5, None, [2, None]], "name": "ok",
-    }  # fmt: skip
+        "rate": {"value": None, "low": None},
+        "rows": [1.5, None, [2, None]],
+        "name": "ok",
+    }
 
 
 #: what `verl-arena --help` and `--version` may not import: each costs seconds before the first line

@@ -173,9 +173,13 @@ def run_step_bench(
     say = progress or (lambda _: None)
     root = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="verl_arena_bench_step_"))
     settings = {
-        "steps": steps, "prompts": prompts, "n": n, "topology": topology, "response_length": response_length,
+        "steps": steps,
+        "prompts": prompts,
+        "n": n,
+        "topology": topology,
+        "response_length": response_length,
         "poll_s": poll_s,
-    }  # fmt: skip
+    }
     benches = []
     for latency in latencies:
         env = {
@@ -223,7 +227,7 @@ def format_step_bench(benches: Sequence[StepBench]) -> str:
         for run in (bench.arena, bench.rule):
             low, high = run.spread("timing_s/step")
             judged = run.reward == "arena"
-            rows.append((
+            row = (
                 f"{bench.latency_s:g} s",
                 f"{run.reward} ({len(run.steps)} steps)",
                 f"{run.mean('timing_s/step'):.2f} [{low:.2f}-{high:.2f}]",
@@ -231,7 +235,8 @@ def format_step_bench(benches: Sequence[StepBench]) -> str:
                 f"{run.mean('arena/judge_busy_s'):.2f}" if judged else "-",
                 f"{run.mean('arena/judge_exposed_s'):.2f}" if judged else f"{bench.latency_s:.2f} (L)",
                 f"{run.mean('arena/judge_hidden_share'):.0%}" if judged else "-",
-            ))  # fmt: skip
+            )
+            rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     s = benches[0].settings if benches else {}

@@ -189,8 +189,13 @@ def run_training_bench(
     """Train a simulated policy with every method under every judge kind; see the module docstring."""
     chosen = [_method(m) for m in methods]
     kinds = [JUDGE_KINDS.get(j) for j in judges]
-    for name, value, lo in (("n", n, 2), ("prompts", prompts, 1), ("behaviours", behaviours, 2), ("steps", steps, 1),
-                            ("seeds", seeds, 1)):  # fmt: skip
+    for name, value, lo in (
+        ("n", n, 2),
+        ("prompts", prompts, 1),
+        ("behaviours", behaviours, 2),
+        ("steps", steps, 1),
+        ("seeds", seeds, 1),
+    ):
         if not (isinstance(value, int) and value >= lo):
             raise ConfigError(f"bench training: {name} must be an integer >= {lo}, got {value!r}")
     if not (lr > 0 and math.isfinite(lr)):
@@ -225,13 +230,16 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         budget = min(r.read[-1] for r in rows)
         head = " ".join(f"{f'step {m}':>8}" for m in marks)
         lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
-        lines.append(f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} "
-                     f"{f'at {budget:.0f} read':>14}")  # fmt: skip
+        lines.append(
+            f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} {f'at {budget:.0f} read':>14}"
+        )
         for r in sorted(rows, key=lambda r: -r.quality[-1]):
             at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
             final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
-            lines.append(f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
-                         f"{r.quality_at_read(budget):>14.3f}")  # fmt: skip
+            lines.append(
+                f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
+                f"{r.quality_at_read(budget):>14.3f}"
+            )
         lines.append("")
     lines.append(
         "quality: the policy's expected true quality, 0 = the uniform policy, 1 = always the best answer (step k: "

@@ -34,25 +34,33 @@ def _print_env_agreement(agreement: dict[str, Any] | None, level: int) -> None:
     if agreement is None:
         return
     if not agreement["pairings"]:
-        print(f"\njudge vs environment: no judged pairing where exactly one system succeeded "
-              f"({agreement['comparable']} pairings with both outcomes)")  # fmt: skip
+        print(
+            f"\njudge vs environment: no judged pairing where exactly one system succeeded "
+            f"({agreement['comparable']} pairings with both outcomes)"
+        )
         return
-    print(f"\njudge vs environment ({agreement['pairings']} judged pairings where exactly one system succeeded): "
-          f"prefers the one that succeeded in {_ci(agreement['rate'])} ({level}% CI)")  # fmt: skip
+    print(
+        f"\njudge vs environment ({agreement['pairings']} judged pairings where exactly one system succeeded): "
+        f"prefers the one that succeeded in {_ci(agreement['rate'])} ({level}% CI)"
+    )
     if len(agreement["by_judge"]) > 1:
         for judge, r in agreement["by_judge"].items():
             print(f"  {judge:<16} {_ci(r['rate'])} of {r['pairings']}")
     rate = agreement["rate"]["value"]
     if not math.isnan(rate) and rate < 0.5:
-        print("  WARNING: the judge prefers the failed outcome more often than not: it rewards something other than "
-              "getting the task done")  # fmt: skip
+        print(
+            "  WARNING: the judge prefers the failed outcome more often than not: it rewards something other than "
+            "getting the task done"
+        )
 
 
 def print_report(report: dict[str, Any]) -> None:
     """The win-rate report as tables."""
     level = round(report["confidence"] * 100)
-    print(f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
-          f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed")  # fmt: skip
+    print(
+        f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
+        f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed"
+    )
     env = any(s["env"] is not None for s in report["systems"])
     by_name = {c["system"]: c for c in report["comparisons"]}
     print(
@@ -135,10 +143,16 @@ def plot_winrates(report: dict[str, Any], path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise SystemExit("verl-arena eval: --plot needs matplotlib (pip install 'verl-arena[plot]')") from None
-    rows = [(f"{c['system']} ({judge})", r["win_rate"]["rate"]) for c in report["comparisons"]
-            for judge, r in c["by_judge"].items()]  # fmt: skip
-    rows += [(f"{c['system']} (length-controlled)", c["length"]["controlled"]) for c in report["comparisons"]
-             if c["length"] is not None]  # fmt: skip
+    rows = [
+        (f"{c['system']} ({judge})", r["win_rate"]["rate"])
+        for c in report["comparisons"]
+        for judge, r in c["by_judge"].items()
+    ]
+    rows += [
+        (f"{c['system']} (length-controlled)", c["length"]["controlled"])
+        for c in report["comparisons"]
+        if c["length"] is not None
+    ]
     rows = [(label, ci) for label, ci in rows if not math.isnan(ci["value"])]  # a rate not measured has no point
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.2))
     for i, (_, ci) in enumerate(rows):
@@ -163,9 +177,11 @@ def _elo(value: float) -> str:
 def print_arena(result: dict[str, Any]) -> None:
     """The arena's standings as a table."""
     level = round(result["confidence"] * 100)
-    print(f"{len(result['systems'])} systems, {result['tasks']} tasks; judges: {', '.join(result['judges'])}; "
-          f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
-          f"{result['round_robin_judgments']}); stopped: {result['stopped']}")  # fmt: skip
+    print(
+        f"{len(result['systems'])} systems, {result['tasks']} tasks; judges: {', '.join(result['judges'])}; "
+        f"{result['judgments']} judgments in {result['rounds']} rounds (round robin: "
+        f"{result['round_robin_judgments']}); stopped: {result['stopped']}"
+    )
     env = any(row["env"] is not None for row in result["leaderboard"])
     print(
         f"\n{'#':>3} {'system':<24} {'Elo':>6}  {level}% interval  {'LC Elo':>6}  {level}% interval  "

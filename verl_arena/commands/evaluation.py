@@ -73,8 +73,10 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
         if not configs:
             configs = {"mock": {}}
             mock = mock_if_no_endpoints(configs["mock"], args.mock_latency)
-            print(f"no judge configuration given: using the built-in lexical mock judge at {mock.server.base_url}",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"no judge configuration given: using the built-in lexical mock judge at {mock.server.base_url}",
+                file=sys.stderr,
+            )
         for config in configs.values():
             if args.cache_path:
                 config.setdefault("cache_path", args.cache_path)
@@ -116,8 +118,10 @@ def _winrate(args: argparse.Namespace) -> int:
     tasks, systems, judges, log, mock, configs = setup
     baseline = args.baseline or next(iter(systems))
     if baseline not in systems:
-        print(f"verl-arena eval winrate: --baseline {baseline!r} is none of the systems ({', '.join(systems)})",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"verl-arena eval winrate: --baseline {baseline!r} is none of the systems ({', '.join(systems)})",
+            file=sys.stderr,
+        )
         _run_judged(judges, log, mock, asyncio.sleep(0))
         return BAD_INPUT
     pairs = [(name, baseline) for name in systems if name != baseline]
@@ -173,9 +177,14 @@ def _arena(args: argparse.Namespace) -> int:
         _run_judged(judges, log, mock, asyncio.sleep(0))
         return JUDGE_UNAVAILABLE
     settings = LeaderboardSettings(
-        tasks_per_match=args.tasks_per_match, max_judgments=args.max_judgments, max_rounds=args.max_rounds,
-        confidence=args.confidence, resamples=args.resamples, min_pair_tasks=args.min_pair_tasks, seed=args.seed,
-    )  # fmt: skip
+        tasks_per_match=args.tasks_per_match,
+        max_judgments=args.max_judgments,
+        max_rounds=args.max_rounds,
+        confidence=args.confidence,
+        resamples=args.resamples,
+        min_pair_tasks=args.min_pair_tasks,
+        seed=args.seed,
+    )
 
     rounds = _RoundProgress(args, settings.max_rounds)
     hooks = {"on_round_start": rounds.start, "on_judgment": rounds.judged, "on_round": rounds.done}
@@ -290,17 +299,28 @@ def _print_rejudge(report: dict[str, Any]) -> None:
     for change, count in sorted(v["flips"].items()):
         print(f"  {change}: {count}")
     voided = f"; {r['voided']} groups voided, left out" if r["voided"] else ""
-    print(f"ranks: Spearman {r['spearman_mean']:.3f} (mean over groups), best candidate changed in "
-          f"{r['top_changed']:.1%} of groups, mean |advantage change| "
-          f"{r['mean_abs_advantage_change']:.3f}{voided}")  # fmt: skip
+    print(
+        f"ranks: Spearman {r['spearman_mean']:.3f} (mean over groups), best candidate changed in "
+        f"{r['top_changed']:.1%} of groups, mean |advantage change| "
+        f"{r['mean_abs_advantage_change']:.3f}{voided}"
+    )
 
 
 def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", required=True, help="tasks file (JSONL): id, query, optional rubrics and answer_key")
-    parser.add_argument("outputs", nargs="+", metavar="[NAME=]OUTPUTS.jsonl",
-                        help="one outputs file per system (JSONL: id and answer, or id and messages)")  # fmt: skip
-    parser.add_argument("--judge-config", action="append", default=[], metavar="[NAME=]FILE",
-                        help="judge configuration YAML (see JudgeConfig); repeat for several judges")  # fmt: skip
+    parser.add_argument(
+        "outputs",
+        nargs="+",
+        metavar="[NAME=]OUTPUTS.jsonl",
+        help="one outputs file per system (JSONL: id and answer, or id and messages)",
+    )
+    parser.add_argument(
+        "--judge-config",
+        action="append",
+        default=[],
+        metavar="[NAME=]FILE",
+        help="judge configuration YAML (see JudgeConfig); repeat for several judges",
+    )
     parser.add_argument("--cache-path", metavar="FILE", help="sqlite verdict cache for judges that configure none")
     parser.add_argument("--log", help="judgment log (JSONL); an existing one is resumed")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
@@ -350,8 +370,12 @@ def register(sub: Any) -> None:
     arena.add_argument("--tasks-per-match", type=int, default=8, help="tasks per pairing per round (8)")
     arena.add_argument("--max-judgments", type=int, help="budget of single-order judgments")
     arena.add_argument("--max-rounds", type=int, default=30, help="rounds at most (30)")
-    arena.add_argument("--min-pair-tasks", type=int, default=10,
-                       help="neighbours must have met on this many tasks before the arena stops (10)")  # fmt: skip
+    arena.add_argument(
+        "--min-pair-tasks",
+        type=int,
+        default=10,
+        help="neighbours must have met on this many tasks before the arena stops (10)",
+    )
     arena.add_argument("--resamples", type=int, default=300, help="bootstrap resamples of the leaderboard (300)")
     arena.add_argument("--html", metavar="FILE", help="write the self-contained HTML report")
     arena.set_defaults(func=_arena)
@@ -368,8 +392,11 @@ def register(sub: Any) -> None:
     again.add_argument(
         "log", help="judgment log written by `verl-arena rank --judgment-log` or by training (judgment_log)"
     )
-    again.add_argument("--groups", help="the groups file the log was ranked from (not needed for a log that holds "
-                       "its candidates: training's with judgment_log_content: true)")  # fmt: skip
+    again.add_argument(
+        "--groups",
+        help="the groups file the log was ranked from (not needed for a log that holds "
+        "its candidates: training's with judgment_log_content: true)",
+    )
     again.add_argument("--judge-config", help="YAML file with the new judge's configuration")
     again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
     again.add_argument("--language", choices=["en", "zh"])

@@ -69,11 +69,17 @@ def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
             print(f"verl-arena {command}: cannot ask {judge} at {check.describe()}", file=sys.stderr)
         if checks and len(failed) == len(checks):
             usable = False
-            print(f"verl-arena {command}: no endpoint of {judge} answered a pre-flight request, so nothing was judged "
-                  "(fix the judge configuration, or skip this check with --no-preflight)", file=sys.stderr)  # fmt: skip
+            print(
+                f"verl-arena {command}: no endpoint of {judge} answered a pre-flight request, so nothing was judged "
+                "(fix the judge configuration, or skip this check with --no-preflight)",
+                file=sys.stderr,
+            )
         elif failed:
-            print(f"verl-arena {command}: going on with the {len(checks) - len(failed)} endpoint(s) of {judge} that "
-                  "answered", file=sys.stderr)  # fmt: skip
+            print(
+                f"verl-arena {command}: going on with the {len(checks) - len(failed)} endpoint(s) of {judge} that "
+                "answered",
+                file=sys.stderr,
+            )
         refused = asyncio.run(_context_refusal(configs[name])) if len(failed) < len(checks) else None
         if refused is not None:
             usable = False
