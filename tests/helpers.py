@@ -146,9 +146,14 @@ def travel_task(i: int, place: tuple[str, ...]) -> dict[str, str]:
 # Matches by hand
 def compare(a: int, b: int, winner: int | None, failed: bool = False) -> Match:
     return Match(
-        kind="compare", stage="t", round=1, level=1, players=(a, b), winners=() if winner is None else (winner,),
+        kind="compare",
+        stage="t",
+        round=1,
+        level=1,
+        players=(a, b),
+        winners=() if winner is None else (winner,),
         failed=failed,
-    )  # fmt: skip
+    )
 
 
 # Travel plans before a judge over loopback HTTP (the blame cases)
@@ -255,8 +260,16 @@ class Status(Enum):
 def sample(group: int | None, index: int, response: str = "", reward: Any = None, **fields: Any) -> SimpleNamespace:
     fields.setdefault("status", Status.COMPLETED)
     fields.setdefault("rollout_id", None)
-    return SimpleNamespace(group_index=group, index=index, prompt="Plan a trip to Rome.",
-                           response=response, reward=reward, label=None, metadata={}, **fields)  # fmt: skip
+    return SimpleNamespace(
+        group_index=group,
+        index=index,
+        prompt="Plan a trip to Rome.",
+        response=response,
+        reward=reward,
+        label=None,
+        metadata={},
+        **fields,
+    )
 
 
 # The CPU smoke run (recipes/cpu_smoke.sh) and what it leaves behind
@@ -370,8 +383,12 @@ async def scripted_generate(args: Any, sample: Any, sampling_params: dict[str, A
     script = sample.metadata[SCRIPT_KEY]
     slot = sample.index % args.n_samples_per_prompt
     responses = script["responses"]
-    return _fill(sample, responses[slot % len(responses)], script.get("statuses", {}).get(str(slot), "completed"),
-                 sampling_params)  # fmt: skip
+    return _fill(
+        sample,
+        responses[slot % len(responses)],
+        script.get("statuses", {}).get(str(slot), "completed"),
+        sampling_params,
+    )
 
 
 async def scripted_fanout_generate(args: Any, sample: Any, sampling_params: dict[str, Any]) -> list[Any]:
@@ -477,14 +494,28 @@ def rollout_args(router_address: tuple[str, int], **overrides: Any) -> Any:
     from argparse import Namespace
 
     args = Namespace(
-        rollout_global_dataset=True, rollout_batch_size=3, over_sampling_batch_size=3, n_samples_per_prompt=4,
-        dynamic_sampling_filter_path=None, rollout_sample_filter_path=None, rollout_all_samples_process_path=None,
-        rollout_sample_hook_path=None, partial_rollout=False, mask_offpolicy_in_partial_rollout=False,
-        sglang_enable_deterministic_inference=False, ci_test=False, group_rm=True,
-        custom_rm_path="verl_arena.slime.group_rm", custom_generate_function_path="verl_arena.slime.generate",
-        sglang_router_ip=router_address[0], sglang_router_port=router_address[1], rollout_num_engines=1,
-        sglang_server_concurrency=8, use_distributed_post=False, reward_key=None,
-    )  # fmt: skip
+        rollout_global_dataset=True,
+        rollout_batch_size=3,
+        over_sampling_batch_size=3,
+        n_samples_per_prompt=4,
+        dynamic_sampling_filter_path=None,
+        rollout_sample_filter_path=None,
+        rollout_all_samples_process_path=None,
+        rollout_sample_hook_path=None,
+        partial_rollout=False,
+        mask_offpolicy_in_partial_rollout=False,
+        sglang_enable_deterministic_inference=False,
+        ci_test=False,
+        group_rm=True,
+        custom_rm_path="verl_arena.slime.group_rm",
+        custom_generate_function_path="verl_arena.slime.generate",
+        sglang_router_ip=router_address[0],
+        sglang_router_port=router_address[1],
+        rollout_num_engines=1,
+        sglang_server_concurrency=8,
+        use_distributed_post=False,
+        reward_key=None,
+    )
     for key, value in overrides.items():
         setattr(args, key, value)
     return args

@@ -43,8 +43,8 @@ def served(tmp_path_factory):
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    command = [str(cli), "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-               "--log-level", "info"]  # fmt: skip
+    address = ["--host", "127.0.0.1", "--port", str(port)]
+    command = [str(cli), "serve", str(model), *address, "--device", "cpu", "--log-level", "info"]
     with log.open("w") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     try:

@@ -317,10 +317,14 @@ def test_a_jobs_records_are_deleted_when_the_job_ends(cluster, judge):
     url, _, _ = judge()
     hows = ("exit", "crash")  # one job ends normally, one is killed; side by side
     jobs = [
-        subprocess.Popen([sys.executable, "-c", JOB, cluster.address, url, how], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", JOB, cluster.address, url, how],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for how in hows
-    ]  # fmt: skip
+    ]
     outputs = [job.communicate(timeout=180) for job in jobs]
     ended = time.monotonic()
     for how, job, (_, err) in zip(hows, jobs, outputs, strict=True):

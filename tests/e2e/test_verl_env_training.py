@@ -29,8 +29,11 @@ def test_two_steps_of_episodes_judged_and_ranked_success_first_and_late_members_
     overrides = ["+reward.reward_kwargs.judgment_log_content=true", "+reward.reward_kwargs.group_size=2"]
     done = subprocess.run(
         ["bash", str(ROOT / "recipes" / "textcraft_env.sh"), *overrides],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "CPU": "1", "WORKDIR": str(tmp_path)},
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "CPU": "1", "WORKDIR": str(tmp_path)},
+    )
     log = (tmp_path / "train.log").read_text(errors="replace") if (tmp_path / "train.log").exists() else ""
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:] + log[-3000:]
     lines = {int(s): line for s, line in re.findall(r" step:(\d+) - (.*)$", log, re.M)}

@@ -30,9 +30,11 @@ def served(workdir) -> dict:
 
 def test_the_lexical_judge_hosted_by_verl_ranks_every_group_as_rank_group_would(tmp_path, capsys):
     _, steps = smoke(
-        tmp_path, "+reward.reward_kwargs.judgment_log_content=true",
-        HOSTED_JUDGE="lexical", VERL_ARENA_CHAT_SERVER_STATS=str(tmp_path / "served"),
-    )  # fmt: skip
+        tmp_path,
+        "+reward.reward_kwargs.judgment_log_content=true",
+        HOSTED_JUDGE="lexical",
+        VERL_ARENA_CHAT_SERVER_STATS=str(tmp_path / "served"),
+    )
     assert sorted(steps) == [1, 2]
     entries = logged(tmp_path)
     assert len(entries) == 4 and not any(e["result"]["voided"] for e in entries)
@@ -63,9 +65,13 @@ def test_the_lexical_judge_hosted_by_verl_ranks_every_group_as_rank_group_would(
 
 def test_a_garbage_judge_hosted_by_verl_is_counted_as_failing_and_blames_nobody(tmp_path):
     _, steps = smoke(
-        tmp_path, "+reward.reward_kwargs.judge.max_tokens=16", "+reward.reward_kwargs.judge.timeout_s=60",
-        HOSTED_JUDGE="model", VERL_ARENA_CHAT_SERVER_STATS=str(tmp_path / "served"), JUDGE_DEADLINE="400",
-    )  # fmt: skip
+        tmp_path,
+        "+reward.reward_kwargs.judge.max_tokens=16",
+        "+reward.reward_kwargs.judge.timeout_s=60",
+        HOSTED_JUDGE="model",
+        VERL_ARENA_CHAT_SERVER_STATS=str(tmp_path / "served"),
+        JUDGE_DEADLINE="400",
+    )
     assert sorted(steps) == [1, 2]
     stats = served(tmp_path)
     assert not stats["lexical"] and stats["served"]["ok"] > 0 and stats["served"].get("too_long", 0) == 0

@@ -92,10 +92,15 @@ def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
     # verl's group filter drops the groups drop_groups marks, and samples others: with the guard at 1 group of the
     # last 64, the first voided group is dropped and the outage's others are kept, so training goes on
     _, steps = smoke(
-        tmp_path, "+reward.reward_kwargs.anchor=first", "+reward.reward_kwargs.drop_groups=voided",
-        "+reward.reward_kwargs.drop_max_share=0.02", "algorithm.filter_groups.enable=true",
-        "algorithm.filter_groups.metric=arena_filter", JUDGE_DEADLINE="30", JUDGE_CONFIG=str(tmp_path / "judge.yaml"),
-    )  # fmt: skip
+        tmp_path,
+        "+reward.reward_kwargs.anchor=first",
+        "+reward.reward_kwargs.drop_groups=voided",
+        "+reward.reward_kwargs.drop_max_share=0.02",
+        "algorithm.filter_groups.enable=true",
+        "algorithm.filter_groups.metric=arena_filter",
+        JUDGE_DEADLINE="30",
+        JUDGE_CONFIG=str(tmp_path / "judge.yaml"),
+    )
     assert sorted(steps) == [1, 2] and server.served["503"] > 0
     for step in (1, 2):
         assert steps[step]["critic/advantages/max"] == 0 and steps[step]["critic/advantages/min"] == 0
@@ -135,9 +140,12 @@ def test_a_reward_worker_that_cannot_start_stops_the_trainer(tmp_path):
     judge = {"endpoints": [{"base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "ARENA_TEST_KEY"}]}
     (tmp_path / "judge.yaml").write_text(yaml.safe_dump(judge))
     done = run_smoke(
-        tmp_path, "+ray_kwargs.ray_init.runtime_env.env_vars.ARENA_TEST_KEY=''", timeout=600,
-        JUDGE_CONFIG=str(tmp_path / "judge.yaml"), ARENA_TEST_KEY="sk-set-where-the-trainer-starts",
-    )  # fmt: skip
+        tmp_path,
+        "+ray_kwargs.ray_init.runtime_env.env_vars.ARENA_TEST_KEY=''",
+        timeout=600,
+        JUDGE_CONFIG=str(tmp_path / "judge.yaml"),
+        ARENA_TEST_KEY="sk-set-where-the-trainer-starts",
+    )
     assert done.returncode != 0, done.stdout[-3000:]
     assert "reward worker 0 failed to start, so no rollout could be scored" in done.stdout
     assert "environment variable ARENA_TEST_KEY is not set" in done.stdout

@@ -29,8 +29,9 @@ def test_shellcheck_is_clean():
     shellcheck = str(beside) if beside.exists() else shutil.which("shellcheck")
     if shellcheck is None:
         pytest.skip("shellcheck is not installed (pip install -e '.[test]')")
-    done = subprocess.run([shellcheck, "-x", *[str(p.relative_to(ROOT)) for p in RECIPES]], cwd=ROOT,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [shellcheck, "-x", *[str(p.relative_to(ROOT)) for p in RECIPES]], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout
 
 
@@ -148,11 +149,17 @@ def test_judge_fleet_prints_the_endpoints():
     assert [e.base_url for e in judge.endpoints][-1] == "http://10.0.0.2:8001/v1"
 
 
-@pytest.mark.parametrize(("args", "expected"), [(["head"], "ray start --head"), (["worker", "10.0.0.1:6379"],
-                         "ray start --address 10.0.0.1:6379"), (["stop"], "ray stop")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["head"], "ray start --head"),
+        (["worker", "10.0.0.1:6379"], "ray start --address 10.0.0.1:6379"),
+        (["stop"], "ray stop"),
+    ],
+)
 def test_cluster_script_dry_run(args, expected):
-    done = subprocess.run(["bash", str(ROOT / "recipes" / "cluster.sh"), *args], capture_output=True, text=True,
-                          env={**os.environ, "DRY_RUN": "1"})  # fmt: skip
+    cluster = ["bash", str(ROOT / "recipes" / "cluster.sh"), *args]
+    done = subprocess.run(cluster, capture_output=True, text=True, env={**os.environ, "DRY_RUN": "1"})
     assert done.returncode == 0 and expected in done.stdout
 
 
@@ -169,17 +176,22 @@ def test_judge_fleet_stops_the_servers_it_started_and_nothing_else(tmp_path):
         (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body}\n")
         (bin_dir / name).chmod(0o755)
     port = str(20000 + os.getpid() % 20000)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "JUDGE_HOSTS": "127.0.0.1",
-           "JUDGE_GPUS_PER_HOST": "1", "JUDGE_TP": "1", "JUDGE_PORT": port}  # fmt: skip
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "JUDGE_HOSTS": "127.0.0.1",
+        "JUDGE_GPUS_PER_HOST": "1",
+        "JUDGE_TP": "1",
+        "JUDGE_PORT": port,
+    }
     bystander = subprocess.Popen([str(bin_dir / "vllm"), "serve", "Qwen/Qwen3-235B-A22B-Instruct-2507"])
+    fleet = ["bash", str(ROOT / "recipes" / "judge_fleet.sh")]
     try:
-        started = subprocess.run(["bash", str(ROOT / "recipes" / "judge_fleet.sh"), "start"], env=env,
-                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        started = subprocess.run([*fleet, "start"], env=env, capture_output=True, text=True, timeout=60)
         assert started.returncode == 0, started.stderr
         pid = int(Path(f"/tmp/verl_arena_judge_{port}.pid").read_text())
         os.kill(pid, 0)  # the server runs
-        stopped = subprocess.run(["bash", str(ROOT / "recipes" / "judge_fleet.sh"), "stop"], env=env,
-                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+        stopped = subprocess.run([*fleet, "stop"], env=env, capture_output=True, text=True, timeout=60)
         assert stopped.returncode == 0, stopped.stderr
         for _ in range(50):
             try:
@@ -305,8 +317,9 @@ def test_the_slime_in_cluster_recipe_serves_a_frozen_judge_and_points_the_arena_
     from verl_arena.integrations.slime.config import arena_config
     from verl_arena.integrations.slime.hosted import hosted_judge
 
-    output = dry_run("slime_in_cluster.sh", SAVE_DIR=str(tmp_path), JUDGE_MODEL="/models/judge", JUDGE_GPUS="4",
-                     JUDGE_TP="2")  # fmt: skip
+    output = dry_run(
+        "slime_in_cluster.sh", SAVE_DIR=str(tmp_path), JUDGE_MODEL="/models/judge", JUDGE_GPUS="4", JUDGE_TP="2"
+    )
     models = dry_run_file(output, tmp_path / "sglang.yaml")
     options = dry_run_file(output, tmp_path / "verl_arena.yaml")
     cfg = arena_config(Namespace(**options))  # every arena_* key is one the adapter knows
@@ -333,9 +346,12 @@ def test_the_slime_in_cluster_recipe_serves_a_frozen_judge_and_points_the_arena_
     from slime.backends.sglang_utils.sglang_config import SglangConfig
 
     (tmp_path / "sglang.yaml").write_text(yaml.safe_dump(models))
-    args = Namespace(hf_checkpoint=value("--hf-checkpoint"), sglang_config=value("--sglang-config"),
-                     rollout_num_gpus_per_engine=int(value("--rollout-num-gpus-per-engine")),
-                     arena_judge=options["arena_judge"])  # fmt: skip
+    args = Namespace(
+        hf_checkpoint=value("--hf-checkpoint"),
+        sglang_config=value("--sglang-config"),
+        rollout_num_gpus_per_engine=int(value("--rollout-num-gpus-per-engine")),
+        arena_judge=options["arena_judge"],
+    )
     config = SglangConfig.from_yaml(args.sglang_config)  # slime's own reading of the file
     for model in config.models:
         model.resolve(args)

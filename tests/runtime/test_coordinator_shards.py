@@ -61,9 +61,13 @@ def scenarios(draw):
 
 #: the step metrics that measure time, and differ from run to run
 TIMING = {
-    "arena/wait_s_mean", "arena/wait_s_max", "arena/rank_s_mean", "arena/judge_busy_s", "arena/judge_exposed_s",
+    "arena/wait_s_mean",
+    "arena/wait_s_max",
+    "arena/rank_s_mean",
+    "arena/judge_busy_s",
+    "arena/judge_exposed_s",
     "arena/judge_hidden_share",
-}  # fmt: skip
+}
 
 
 def untimed(outcome):
@@ -136,10 +140,11 @@ def test_sharded_actors_are_found_by_uid_and_report_the_whole_step(ray_local):
     deliveries = [(g, i) for i in range(4) for g in groups]  # the groups' members interleaved
 
     async def submit(handles):
-        return await asyncio.gather(
-            *(handles[shard_of(g, len(handles))].submit.remote(g, str(i), groups[g][i], 4, "q", step=2)
-              for g, i in deliveries)
-        )  # fmt: skip
+        calls = [
+            handles[shard_of(g, len(handles))].submit.remote(g, str(i), groups[g][i], 4, "q", step=2)
+            for g, i in deliveries
+        ]
+        return await asyncio.gather(*calls)
 
     async def reference():
         coordinator = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge(noise=0.4, seed=3)), Tournament())

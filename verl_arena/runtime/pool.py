@@ -150,9 +150,12 @@ class JudgePool:
             else:
                 s = self._spawn
                 options = named_actor_options(
-                    name, self.namespace, max_concurrency=s["max_concurrency"], num_cpus=s["num_cpus"],
+                    name,
+                    self.namespace,
+                    max_concurrency=s["max_concurrency"],
+                    num_cpus=s["num_cpus"],
                     lifetime=s["lifetime"],
-                )  # fmt: skip
+                )
                 self._handles[shard] = JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
         return self._handles[shard]
 
@@ -192,9 +195,14 @@ class JudgePool:
         shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         call = self._call(
-            shard, "rank_group", query, list(candidates), tournament, group_id=group_id,
+            shard,
+            "rank_group",
+            query,
+            list(candidates),
+            tournament,
+            group_id=group_id,
             deadline_s=actor_deadline(limit),
-        )  # fmt: skip
+        )
         return await rank_or_void(
             call,
             lambda reason: tournament.void(candidates, reason, group_id=group_id),

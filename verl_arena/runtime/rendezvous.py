@@ -322,9 +322,12 @@ class GroupCoordinator:
         """Rank ``members`` (their environment outcomes ``played``, ``None`` for a member that played none)."""
         if incomplete:
             logger.warning(
-                "group %s: %d of %d members arrived within %.0f s", group_id, len(members), group.expected,
+                "group %s: %d of %d members arrived within %.0f s",
+                group_id,
+                len(members),
+                group.expected,
                 self.options.arrival_timeout_s,
-            )  # fmt: skip
+            )
         if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
             return self._zero(group, incomplete=incomplete)
         candidates = [group.members[m] for m in members]

@@ -158,9 +158,13 @@ class JudgeService:
                     )
 
                 result = await rank_or_void(
-                    tournament.rank(query, candidates, counting, group_id=group_id), void, deadline_s=limit,
-                    group=group, errors={Exception: None}, started=ticket if deadline_from_first_request else None,
-                )  # fmt: skip
+                    tournament.rank(query, candidates, counting, group_id=group_id),
+                    void,
+                    deadline_s=limit,
+                    group=group,
+                    errors={Exception: None},
+                    started=ticket if deadline_from_first_request else None,
+                )
         finally:
             self._in_flight -= 1
         self._count(result)

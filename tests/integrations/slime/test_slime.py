@@ -62,27 +62,41 @@ def _contract(file: str, flags: list[str], config: Path) -> subprocess.Completed
     env = {**os.environ, "VERL_ARENA_CONFIG": str(config)}
     return subprocess.run(
         [sys.executable, f"tests/plugin_contracts/{file}", *flags, "-q", "-p", "no:cacheprovider"],
-        cwd=SLIME, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        cwd=SLIME,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 CONTRACTS = {
     "path_loading": (
         "test_plugin_path_loading_contracts.py",
-        ["--custom-rm-path", "verl_arena.slime.group_rm", "--group-rm",
-         "--eval-function-path", "verl_arena.slime.eval_rollout",
-         "--dynamic-sampling-filter-path", "verl_arena.slime.keep_group"],
+        [
+            "--custom-rm-path",
+            "verl_arena.slime.group_rm",
+            "--group-rm",
+            "--eval-function-path",
+            "verl_arena.slime.eval_rollout",
+            "--dynamic-sampling-filter-path",
+            "verl_arena.slime.keep_group",
+        ],
     ),
     "runtime_hooks": (
         "test_plugin_runtime_hook_contracts.py",
-        ["--custom-reward-post-process-path", "verl_arena.slime.reward_post_process",
-         "--custom-rollout-log-function-path", "verl_arena.slime.log_rollout"],
+        [
+            "--custom-reward-post-process-path",
+            "verl_arena.slime.reward_post_process",
+            "--custom-rollout-log-function-path",
+            "verl_arena.slime.log_rollout",
+        ],
     ),
     "generate": (
         "test_plugin_generate_contracts.py",
         ["--custom-generate-function-path", "verl_arena.slime.generate"],
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.slow
@@ -90,11 +104,12 @@ CONTRACTS = {
 def test_slimes_plugin_contract_tests_pass(name, mock_judge, tmp_path):
     url, _ = mock_judge()
     config = tmp_path / "arena.yaml"
-    config.write_text(yaml.safe_dump({
+    options = {
         "judge": judge_config(url),
         # slime's generate contract checks the wrapped function's output: wrap its reference generate function
         "generate_function_path": "plugin_contracts.test_plugin_generate_contracts.custom_generate",
-    }))  # fmt: skip
+    }
+    config.write_text(yaml.safe_dump(options))
     file, flags = CONTRACTS[name]
     run = _contract(file, flags, config)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
@@ -209,9 +224,12 @@ def test_fan_out_rollouts_are_judged_once_and_rewarded_in_place(slime_rollout, r
 
     url, _ = mock_judge()
     args = _slime_args(
-        slime_rollout, url, topology="seeded_single_elimination", anchor="first",
+        slime_rollout,
+        url,
+        topology="seeded_single_elimination",
+        anchor="first",
         generate_function_path="helpers.scripted_fanout_generate",
-    )  # fmt: skip
+    )
     args.rollout_batch_size = args.over_sampling_batch_size = 2
     groups = rollout(args, script_groups(_prompts()[:2], 4))
 
@@ -239,8 +257,13 @@ def test_a_group_without_signal_is_dropped_from_slimes_surplus(slime_rollout, ro
     from verl_arena.slime import group_rm, keep_group
 
     url, _ = mock_judge()
-    args = _slime_args(slime_rollout, url, topology="round_robin", drop_groups="no_signal",
-                       generate_function_path="helpers.scripted_generate")  # fmt: skip
+    args = _slime_args(
+        slime_rollout,
+        url,
+        topology="round_robin",
+        drop_groups="no_signal",
+        generate_function_path="helpers.scripted_generate",
+    )
     args.dynamic_sampling_filter_path = "verl_arena.slime.keep_group"
     args.rollout_batch_size, args.over_sampling_batch_size = 2, 3  # one group to spare
     oslo, kyoto, lisbon = _prompts()[2], _prompts()[0], _prompts()[1]
@@ -311,14 +334,32 @@ def test_evaluation_is_a_win_rate_against_the_reference(slime_rollout, rollout, 
     data.write_text("\n".join(json.dumps(r) for r in rows))
     args = _slime_args(slime_rollout, url, generate_function_path="helpers.scripted_generate")
     args.arena_judge = judge_config(url, order_swap=order_swap)
-    dataset = {"name": "travel", "path": str(data), "input_key": "prompt", "label_key": "label",
-               "metadata_key": "metadata", "n_samples_per_eval_prompt": 1, "temperature": 0.0, "top_p": 1.0,
-               "top_k": -1, "max_response_len": 64}  # fmt: skip
+    dataset = {
+        "name": "travel",
+        "path": str(data),
+        "input_key": "prompt",
+        "label_key": "label",
+        "metadata_key": "metadata",
+        "n_samples_per_eval_prompt": 1,
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "top_k": -1,
+        "max_response_len": 64,
+    }
     build_tokenizer(tmp_path / "tokenizer")
-    eval_args = {"eval_datasets": [EvalDatasetConfig(**dataset)], "hf_checkpoint": str(tmp_path / "tokenizer"),
-                 "eval_max_prompt_len": None, "multimodal_keys": None, "apply_chat_template": False,
-                 "apply_chat_template_kwargs": None, "rollout_stop": None, "rollout_stop_token_ids": None,
-                 "rollout_skip_special_tokens": False, "eval_reward_key": None, "rollout_seed": 0}  # fmt: skip
+    eval_args = {
+        "eval_datasets": [EvalDatasetConfig(**dataset)],
+        "hf_checkpoint": str(tmp_path / "tokenizer"),
+        "eval_max_prompt_len": None,
+        "multimodal_keys": None,
+        "apply_chat_template": False,
+        "apply_chat_template_kwargs": None,
+        "rollout_stop": None,
+        "rollout_stop_token_ids": None,
+        "rollout_skip_special_tokens": False,
+        "eval_reward_key": None,
+        "rollout_seed": 0,
+    }
     for name, value in eval_args.items():
         setattr(args, name, value)
 

@@ -76,11 +76,14 @@ def test_candidates_from_samples():
     assert candidate_of(sample(0, 3, "   "), "3", cfg).meta["no_answer"]
     messages = [
         {"role": "user", "content": "Plan a trip to Rome."},
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"type": "function", "function": {"name": "search", "arguments": '{"q": "Rome hotels"}'}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"type": "function", "function": {"name": "search", "arguments": '{"q": "Rome hotels"}'}}],
+        },
         {"role": "tool", "content": "Hotel Raphael, 180 EUR"},
         {"role": "assistant", "content": "Book Hotel Raphael."},
-    ]  # fmt: skip
+    ]
     recorded = sample(0, 4, "Book Hotel Raphael.", format_reward=None)
     recorded.metadata = {"messages": messages, "format_reward": 0.5}
     candidate = candidate_of(recorded, "4", cfg)

@@ -107,20 +107,13 @@ def write_sglang_config(tmp_path: Path, judge_path: str) -> Path:
     """A --sglang-config serving the policy (``actor``), a frozen judge (``judge``) and a frozen reference (``ref``)
     whose weights slime infers are not updated (its path is not --hf-checkpoint)."""
     path = tmp_path / "sglang.yaml"
-    path.write_text(
-        yaml.safe_dump({
-            "sglang": [
-                {"name": "actor", "server_groups": [{"worker_type": "regular", "num_gpus": 4}]},
-                {
-                    "name": "judge", "model_path": judge_path, "update_weights": False,
-                    "server_groups": [{"worker_type": "regular", "num_gpus": 2,
-                                       "overrides": {"context_length": JUDGE_WINDOW}}],
-                },
-                {"name": "ref", "model_path": "/models/ref",
-                 "server_groups": [{"worker_type": "regular", "num_gpus": 2}]},
-            ]
-        })
-    )  # fmt: skip
+    judge_group = {"worker_type": "regular", "num_gpus": 2, "overrides": {"context_length": JUDGE_WINDOW}}
+    models = [
+        {"name": "actor", "server_groups": [{"worker_type": "regular", "num_gpus": 4}]},
+        {"name": "judge", "model_path": judge_path, "update_weights": False, "server_groups": [judge_group]},
+        {"name": "ref", "model_path": "/models/ref", "server_groups": [{"worker_type": "regular", "num_gpus": 2}]},
+    ]
+    path.write_text(yaml.safe_dump({"sglang": models}))
     return path
 
 
@@ -177,8 +170,12 @@ def slime_args(sglang_config: Path, policy: tuple[str, int], **options: Any) -> 
 
 @needs_slime
 def test_the_sglang_config_reads_as_slime_reads_it(slime_rollout, tmp_path):
-    args = Namespace(sglang_config=str(write_sglang_config(tmp_path, "/models/judge")), hf_checkpoint=POLICY,
-                     rollout_num_gpus_per_engine=2, sglang_context_length=None)  # fmt: skip
+    args = Namespace(
+        sglang_config=str(write_sglang_config(tmp_path, "/models/judge")),
+        hf_checkpoint=POLICY,
+        rollout_num_gpus_per_engine=2,
+        sglang_context_length=None,
+    )
     config = record_routers(args, {"actor": ("10.0.0.1", 3001), "judge": ("10.0.0.1", 3002), "ref": ("::1", 3003)})
     ours = read_sglang_config(args)
     assert ours is not None and list(ours) == [m.name for m in config.models]
@@ -211,9 +208,12 @@ def test_a_judge_slime_hosts_ranks_groups_through_slimes_rollout(rollout, mock_j
     judge_address = judge_url.removeprefix("http://").removesuffix("/v1").split(":")
     with policy_router() as (policy, received):
         args = slime_args(
-            write_sglang_config(tmp_path, judge_path), policy, judge=hosted_judge_config("judge"),
-            topology="round_robin", generate_function_path="helpers.scripted_generate",
-        )  # fmt: skip
+            write_sglang_config(tmp_path, judge_path),
+            policy,
+            judge=hosted_judge_config("judge"),
+            topology="round_robin",
+            generate_function_path="helpers.scripted_generate",
+        )
         args.rollout_batch_size = args.over_sampling_batch_size = 2
         record_routers(
             args, {"actor": policy, "judge": (judge_address[0], int(judge_address[1])), "ref": ("127.0.0.1", 9)}
@@ -250,8 +250,10 @@ def test_a_name_slime_does_not_serve_is_refused_where_slime_would_fall_back_to_t
         assert (
             get_model_url(args, "judg", "/v1/chat/completions") == f"http://{policy[0]}:{policy[1]}/v1/chat/completions"
         )
-        samples = [Sample(group_index=0, index=i, prompt=KYOTO, response=plan, status=Sample.Status.COMPLETED)
-                   for i, plan in enumerate(KYOTO_PLANS)]  # fmt: skip
+        samples = [
+            Sample(group_index=0, index=i, prompt=KYOTO, response=plan, status=Sample.Status.COMPLETED)
+            for i, plan in enumerate(KYOTO_PLANS)
+        ]
         with pytest.raises(ConfigError) as error:
             asyncio.run(group_rm(args, samples))
         message = str(error.value)
@@ -270,8 +272,15 @@ def test_the_policy_is_refused_as_its_own_judge(slime_rollout, tmp_path, name):
     config["sglang"].append({"name": "twin", "server_groups": [{"worker_type": "regular", "num_gpus": 2}]})
     (tmp_path / "sglang.yaml").write_text(yaml.safe_dump(config))
     args = slime_args(tmp_path / "sglang.yaml", ("10.0.0.1", 3001), judge=hosted_judge_config("judge", name))
-    slime_config = record_routers(args, {"actor": ("10.0.0.1", 3001), "judge": ("10.0.0.1", 3002),
-                                         "ref": ("10.0.0.1", 3003), "twin": ("10.0.0.1", 3004)})  # fmt: skip
+    slime_config = record_routers(
+        args,
+        {
+            "actor": ("10.0.0.1", 3001),
+            "judge": ("10.0.0.1", 3002),
+            "ref": ("10.0.0.1", 3003),
+            "twin": ("10.0.0.1", 3004),
+        },
+    )
     assert [m.update_weights for m in slime_config.models if m.name == name] == [True]
     with pytest.raises(ConfigError, match=rf"^arena_judge\.endpoints\[1\]\.hosted: hosted: slime:{name} is the policy"):
         hosted_judge(arena_config(args).judge, args)

@@ -58,10 +58,15 @@ class SearchPoi(BaseTool):
 
 
 SCHEMA = OpenAIFunctionToolSchema.model_validate(
-    {"type": "function", "function": {"name": "search_poi", "description": "Find a place.",
-                                      "parameters": {"type": "object", "properties": {"q": {"type": "string"}},
-                                                     "required": ["q"]}}}
-)  # fmt: skip
+    {
+        "type": "function",
+        "function": {
+            "name": "search_poi",
+            "description": "Find a place.",
+            "parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        },
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -78,14 +83,16 @@ ARENA = (
 
 
 def loop_config(*overrides, arena=ARENA):
-    return verl_config([
-        "actor_rollout_ref.rollout.multi_turn.format=hermes",
-        "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4",
-        "actor_rollout_ref.rollout.response_length=512",
-        "actor_rollout_ref.rollout.prompt_length=512",
-        *arena,
-        *overrides,
-    ])  # fmt: skip
+    return verl_config(
+        [
+            "actor_rollout_ref.rollout.multi_turn.format=hermes",
+            "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=4",
+            "actor_rollout_ref.rollout.response_length=512",
+            "actor_rollout_ref.rollout.prompt_length=512",
+            *arena,
+            *overrides,
+        ]
+    )
 
 
 def make_loop(cls, tokenizer, *overrides, arena=ARENA):
@@ -172,8 +179,12 @@ def test_the_multi_turn_trajectory_is_recorded_and_rendered(tokenizer):
     assert messages[2]["tool_calls"][0]["function"]["name"] == "search_poi"
     assert "opens 7:30" in messages[3]["content"]
     # the reward manager's view of this rollout: process with the tool call and its result, answer without <think>
-    candidate = candidate_from_row("1", {"tool_extra_fields": output.extra_fields}, response_text="ignored",
-                                   special_tokens=tokenizer.all_special_tokens)  # fmt: skip
+    candidate = candidate_from_row(
+        "1",
+        {"tool_extra_fields": output.extra_fields},
+        response_text="ignored",
+        special_tokens=tokenizer.all_special_tokens,
+    )
     assert candidate.answer == "Day 1: panda base at 7:30, then Jinli street."
     assert "<|im_end|>" not in candidate.path
     assert 'call search_poi({"q": "panda base"})' in candidate.path

@@ -60,14 +60,18 @@ def test_sampling_reports_the_log_probabilities_verls_actor_computes(tiny):
     model, tokenizer = tiny
     prompt = tokenizer.apply_chat_template([{"role": "user", "content": "Plan a day"}], add_generation_prompt=True)
     prompt = list(prompt["input_ids"] if hasattr(prompt, "keys") else prompt)
-    tokens, log_probs = sample(model, prompt, max_tokens=6, temperature=0.7, top_p=1.0, top_k=-1, stop_ids=set(),
-                               generator=torch.Generator().manual_seed(0))  # fmt: skip
+
+    def draw(max_tokens: int, temperature: float, seed: int) -> tuple[list[int], list[float]]:
+        untruncated = {"top_p": 1.0, "top_k": -1, "stop_ids": set()}
+        generator = torch.Generator().manual_seed(seed)
+        return sample(model, prompt, max_tokens=max_tokens, temperature=temperature, generator=generator, **untruncated)
+
+    tokens, log_probs = draw(6, 0.7, seed=0)
     with torch.no_grad():
         logits = model(torch.tensor([prompt + tokens])).logits[0, len(prompt) - 1 : -1] / 0.7
     expected = torch.log_softmax(logits.float(), -1).gather(1, torch.tensor(tokens)[:, None]).squeeze(1)
     assert len(tokens) == 6 and torch.allclose(torch.tensor(log_probs), expected, atol=1e-4)
-    greedy = [sample(model, prompt, max_tokens=4, temperature=0.0, top_p=1.0, top_k=-1, stop_ids=set(),
-                     generator=torch.Generator().manual_seed(s))[0] for s in (1, 2)]  # fmt: skip
+    greedy = [draw(4, 0.0, seed=s)[0] for s in (1, 2)]
     assert greedy[0] == greedy[1]
 
 

@@ -80,19 +80,25 @@ def play(
     tokenizer, policy, env: dict, *overrides: str, task: int = TASK, cancel_after: float | None = None, step: int = 1
 ):
     """One episode through the agent loop (built inside the event loop that runs it, as verl does)."""
-    config = verl_config([
-        "actor_rollout_ref.rollout.response_length=2048",
-        "actor_rollout_ref.rollout.prompt_length=2048",
-        "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
-        f"+reward.reward_kwargs.env={hydra_value(env)}",
-        *overrides,
-    ])  # fmt: skip
+    config = verl_config(
+        [
+            "actor_rollout_ref.rollout.response_length=2048",
+            "actor_rollout_ref.rollout.prompt_length=2048",
+            "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
+            f"+reward.reward_kwargs.env={hydra_value(env)}",
+            *overrides,
+        ]
+    )
 
     async def scenario():
         loop = ArenaEnvAgentLoop(
-            trainer_config=DictConfigWrap(config), server_manager=policy, tokenizer=tokenizer, processor=None,
-            dataset_cls=RLHFDataset, data_config=DictConfigWrap(config.data),
-        )  # fmt: skip
+            trainer_config=DictConfigWrap(config),
+            server_manager=policy,
+            tokenizer=tokenizer,
+            processor=None,
+            dataset_cls=RLHFDataset,
+            data_config=DictConfigWrap(config.data),
+        )
         run = loop.run(
             {"temperature": 1.0}, raw_prompt=PROMPT, session_id=1, extra_info={"data_idx": task}, global_steps=step
         )
@@ -131,15 +137,22 @@ def test_the_turn_limit_comes_from_the_horizon_curriculum(tokenizer, env_server)
     url, stats = env_server()
     policy = ScriptedPolicy(tokenizer, solver(TASK))
     output = play(
-        tokenizer, policy, {"url": url, "adapter": "textcraft", "max_turns": 30},
-        "+reward.reward_kwargs.horizon.turns=[2,4]", "+reward.reward_kwargs.horizon.steps_per_phase=5",
-    )  # fmt: skip
+        tokenizer,
+        policy,
+        {"url": url, "adapter": "textcraft", "max_turns": 30},
+        "+reward.reward_kwargs.horizon.turns=[2,4]",
+        "+reward.reward_kwargs.horizon.steps_per_phase=5",
+    )
     assert output.extra_fields["env_turns"] == 2 and output.extra_fields["arena_horizon"] == 2
     assert output.extra_fields["env_success"] == 0.0 and stats()["open"] == 0
     later = play(
-        tokenizer, ScriptedPolicy(tokenizer, solver(TASK)), {"url": url, "adapter": "textcraft", "max_turns": 30},
-        "+reward.reward_kwargs.horizon.turns=[2,4]", "+reward.reward_kwargs.horizon.steps_per_phase=5", step=6,
-    )  # fmt: skip
+        tokenizer,
+        ScriptedPolicy(tokenizer, solver(TASK)),
+        {"url": url, "adapter": "textcraft", "max_turns": 30},
+        "+reward.reward_kwargs.horizon.turns=[2,4]",
+        "+reward.reward_kwargs.horizon.steps_per_phase=5",
+        step=6,
+    )
     assert later.extra_fields["env_turns"] == 4 and later.extra_fields["arena_horizon"] == 4
 
 

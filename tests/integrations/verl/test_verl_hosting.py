@@ -44,13 +44,15 @@ def judge_model(tmp_path_factory):
 
 
 def config(tokenizer, *overrides: str):
-    return verl_config([
-        f"actor_rollout_ref.model.path={tokenizer}",
-        "actor_rollout_ref.rollout.n=4",
-        "reward.reward_manager.name=arena",
-        "algorithm.adv_estimator=tournament",
-        *overrides,
-    ])  # fmt: skip
+    return verl_config(
+        [
+            f"actor_rollout_ref.model.path={tokenizer}",
+            "actor_rollout_ref.rollout.n=4",
+            "reward.reward_manager.name=arena",
+            "algorithm.adv_estimator=tournament",
+            *overrides,
+        ]
+    )
 
 
 @pytest.mark.parametrize(
@@ -116,10 +118,13 @@ def test_a_hosted_judge_without_a_router_or_outside_verl_fails_naming_itself(tok
         check_trainer_config(config(tokenizer, HOSTED, *STANDALONE, *FUNCTION, model), None)
     with pytest.raises(ConfigError, match="resolves inside verl's trainer"):
         ChatClient(parse_judge_config({"endpoints": [{"hosted": "verl"}]}))
-    for bad, says in [({"hosted": "vllm"}, "'verl' or 'slime:NAME'"), ({"hosted": "slime:"}, "'verl' or 'slime:NAME'"),
-                      ({"hosted": "verl", "base_url": "http://x/v1", "model": "m"}, "either base_url"),
-                      ({"hosted": "verl", "api_key_env": "KEY"}, "takes no API key"),
-                      ({"base_url": "http://x/v1"}, "model is required")]:  # fmt: skip
+    for bad, says in [
+        ({"hosted": "vllm"}, "'verl' or 'slime:NAME'"),
+        ({"hosted": "slime:"}, "'verl' or 'slime:NAME'"),
+        ({"hosted": "verl", "base_url": "http://x/v1", "model": "m"}, "either base_url"),
+        ({"hosted": "verl", "api_key_env": "KEY"}, "takes no API key"),
+        ({"base_url": "http://x/v1"}, "model is required"),
+    ]:
         with pytest.raises(ConfigError, match=r"judge\.endpoints\.0") as exc:
             parse_judge_config({"endpoints": [bad]})
         assert says in str(exc.value)

@@ -57,11 +57,14 @@ def trajectories(uid: str) -> list[tuple[str, dict]]:
     for i, text in enumerate(texts):
         extra: dict = {"turn_scores": [], "tool_rewards": []}
         if i == 2:  # a multi-turn rollout recorded by the arena_tool_agent loop
-            messages = [SYSTEM, {"role": "user", "content": q},
-                        {"role": "assistant", "content": "", "tool_calls": [
-                            {"type": "function", "function": {"name": "search_poi", "arguments": {"q": words[-1]}}}]},
-                        {"role": "tool", "content": f"{words[-1]}: open 9:00-17:00"},
-                        {"role": "assistant", "content": text}]  # fmt: skip
+            call = {"type": "function", "function": {"name": "search_poi", "arguments": {"q": words[-1]}}}
+            messages = [
+                SYSTEM,
+                {"role": "user", "content": q},
+                {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "content": f"{words[-1]}: open 9:00-17:00"},
+                {"role": "assistant", "content": text},
+            ]
             extra["arena_messages"] = json.dumps(messages)
         if i == 0:
             extra["arena_anchor"] = True
@@ -125,20 +128,22 @@ def judge(cluster):
 
 
 def trainer_config(tokenizer_path, judge_url, *extra: str, name: str = "arena_test"):
-    return verl_config([
-        f"actor_rollout_ref.model.path={tokenizer_path}",
-        f"actor_rollout_ref.rollout.n={N}",
-        "data.train_batch_size=3",
-        "reward.num_workers=3",
-        "reward.reward_manager.name=arena",
-        "algorithm.adv_estimator=tournament",
-        f"+reward.reward_kwargs.judge.endpoints=[{{base_url: '{judge_url}', model: mock}}]",
-        "+reward.reward_kwargs.judge.retry.initial_wait_s=0.01",
-        "+reward.reward_kwargs.judge.cooldown_s=0.05",
-        "+reward.reward_kwargs.topology=seeded_single_elimination",
-        f"+reward.reward_kwargs.name={name}",
-        *extra,
-    ])  # fmt: skip
+    return verl_config(
+        [
+            f"actor_rollout_ref.model.path={tokenizer_path}",
+            f"actor_rollout_ref.rollout.n={N}",
+            "data.train_batch_size=3",
+            "reward.num_workers=3",
+            "reward.reward_manager.name=arena",
+            "algorithm.adv_estimator=tournament",
+            f"+reward.reward_kwargs.judge.endpoints=[{{base_url: '{judge_url}', model: mock}}]",
+            "+reward.reward_kwargs.judge.retry.initial_wait_s=0.01",
+            "+reward.reward_kwargs.judge.cooldown_s=0.05",
+            "+reward.reward_kwargs.topology=seeded_single_elimination",
+            f"+reward.reward_kwargs.name={name}",
+            *extra,
+        ]
+    )
 
 
 def deliver(workers, rows) -> list[dict]:
@@ -326,8 +331,8 @@ def test_a_rollout_that_makes_the_judge_refuse_forfeits(cluster):
     assert [i["arena_forfeit"] for i in info] == [0.0, 1.0, 0.0, 0.0]
     assert all(i["arena_voided"] == 0.0 and i["arena_failed_judgments"] == 0.0 for i in info)
     # it ranks below every rollout that answered: breaking the judge bought nothing
-    assert info[1]["arena_rank"] >= 2.0 and outputs[1]["reward_score"] < min(outputs[0]["reward_score"],
-                                                                          outputs[2]["reward_score"])  # fmt: skip
+    others = min(outputs[0]["reward_score"], outputs[2]["reward_score"])
+    assert info[1]["arena_rank"] >= 2.0 and outputs[1]["reward_score"] < others
 
 
 @pytest.mark.slow

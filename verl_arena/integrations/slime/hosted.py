@@ -138,8 +138,10 @@ def _resolve_name(option: str, name: str, args: Any, models: dict[str, SglangMod
     if model is None:
         logger.warning(
             "hosted: slime:%s: its entry in --sglang-config is not readable here; requests name the model %r and "
-            "the judge keeps its own context_tokens", name, name,
-        )  # fmt: skip
+            "the judge keeps its own context_tokens",
+            name,
+            name,
+        )
         return HostedModel(name, router_url(routers[name]), name, getattr(args, "sglang_context_length", None))
     path = model.model_path
     has_tokenizer = os.path.isdir(path) and any(os.path.isfile(os.path.join(path, f)) for f in _TOKENIZER_FILES)
@@ -155,9 +157,12 @@ def _sizing(judge: JudgeConfig, targets: list[HostedModel], root: str) -> dict[s
     if windows:
         name, window = min(windows.items(), key=lambda item: item[1])
         changes |= window_sizing(
-            judge, window, option=root, what=f"the context window of the judge slime serves as {name!r}",
+            judge,
+            window,
+            option=root,
+            what=f"the context window of the judge slime serves as {name!r}",
             source=f"--sglang-context-length, or context_length in the overrides of {name!r}'s server groups",
-        )  # fmt: skip
+        )
     tokenizers = {t.tokenizer for t in targets}
     # the tokenizer counts tokens for every endpoint of the judge: only where all of them are this one model
     if (
@@ -171,8 +176,15 @@ def _sizing(judge: JudgeConfig, targets: list[HostedModel], root: str) -> dict[s
 
 
 def _memo_key(judge: JudgeConfig, args: Any) -> str:
-    names = ("sglang_model_routers", "sglang_router_ip", "sglang_router_port", "sglang_config", "hf_checkpoint",
-             "sglang_context_length", "sglang_served_model_name")  # fmt: skip
+    names = (
+        "sglang_model_routers",
+        "sglang_router_ip",
+        "sglang_router_port",
+        "sglang_config",
+        "hf_checkpoint",
+        "sglang_context_length",
+        "sglang_served_model_name",
+    )
     return json.dumps([judge.model_dump_json(), *(getattr(args, n, None) for n in names)], default=str, sort_keys=True)
 
 
@@ -208,7 +220,10 @@ def hosted_judge(judge: JudgeConfig, args: Any) -> JudgeConfig:
     for target in targets.values():
         logger.info(
             "arena judge hosted: slime:%s at %s (model %s, context window %s)",
-            target.name, target.base_url, target.model, target.context_length or "not set",
-        )  # fmt: skip
+            target.name,
+            target.base_url,
+            target.model,
+            target.context_length or "not set",
+        )
     _resolved[key] = resolved
     return resolved

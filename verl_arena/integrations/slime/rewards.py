@@ -107,9 +107,14 @@ async def _rank(
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
     outcomes, _ = member_outcomes(
-        result, candidates, members=len(trajectories), anchor=anchor, expected=len(trajectories),
-        group_filter=_filters[filter_key], query=query,
-    )  # fmt: skip
+        result,
+        candidates,
+        members=len(trajectories),
+        anchor=anchor,
+        expected=len(trajectories),
+        group_filter=_filters[filter_key],
+        query=query,
+    )
     return key, outcomes
 
 
@@ -231,8 +236,11 @@ async def eval_rm(args: Any, sample: Any, **kwargs: Any) -> float:
         except (JudgeError, asyncio.TimeoutError) as exc:
             info["reason"] = f"failed: {getattr(exc, 'reason', 'deadline')}"
             score = 0.0
-            logger.warning("eval sample %s: the judgment against the reference failed (%s); scored as a loss",
-                           getattr(sample, "index", "?"), info["reason"])  # fmt: skip
+            logger.warning(
+                "eval sample %s: the judgment against the reference failed (%s); scored as a loss",
+                getattr(sample, "index", "?"),
+                info["reason"],
+            )
         else:
             usage: dict[str, float] = defaultdict(float)
             for verdict in verdicts:

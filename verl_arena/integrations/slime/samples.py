@@ -78,9 +78,14 @@ def candidate_of(sample: Any, member: str, cfg: SlimeArenaConfig) -> Candidate:
     recorded = _recorded(metadata)
     if recorded is not None:
         candidate = candidate_from_messages(
-            member, recorded, include_tool_outputs=cfg.include_tool_outputs, max_path=cfg.max_path_chars,
-            max_answer=cfg.max_answer_chars, max_tool_output=cfg.max_tool_output_chars, meta=meta,
-        )  # fmt: skip
+            member,
+            recorded,
+            include_tool_outputs=cfg.include_tool_outputs,
+            max_path=cfg.max_path_chars,
+            max_answer=cfg.max_answer_chars,
+            max_tool_output=cfg.max_tool_output_chars,
+            meta=meta,
+        )
         meta = dict(candidate.meta)
         answer, path = candidate.answer, candidate.path
     else:

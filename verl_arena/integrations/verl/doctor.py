@@ -97,8 +97,9 @@ def check_ray() -> list[Check]:
     found, error = _python(_IN_RAY, 300)
     if found is None:
         return [Check("registration in a Ray worker", False, error)]
-    return [Check("registration in a Ray worker", all(found), "estimator and reward manager registered"
-                  if all(found) else f"estimator={found[0]} reward manager={found[1]}")]  # fmt: skip
+    if all(found):
+        return [Check("registration in a Ray worker", True, "estimator and reward manager registered")]
+    return [Check("registration in a Ray worker", False, f"estimator={found[0]} reward manager={found[1]}")]
 
 
 def check_judge(path: str) -> list[Check]:

@@ -119,10 +119,12 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             elif output.extra_fields.get("max_global_steps"):
                 state.extra["max_global_steps"] = output.extra_fields["max_global_steps"]
             merged, mask, log_probs = await self.ct_merge_assistant_token(
-                state.prompt_ids, output.token_ids, state.mask,
+                state.prompt_ids,
+                output.token_ids,
+                state.mask,
                 state.log_probs if (state.log_probs or output.log_probs) else None,
                 assistant_logprobs=output.log_probs or None,
-            )  # fmt: skip
+            )
             state.prompt_ids, state.mask = merged.token_ids, mask
             state.log_probs = log_probs or []
             state.turns += 1

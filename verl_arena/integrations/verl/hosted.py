@@ -67,9 +67,8 @@ def check_hosting(config: DictConfig, judge: JudgeConfig) -> None:
             raise ConfigError(
                 "+reward.reward_kwargs.judge.endpoints names hosted: verl, but verl serves no reward model: set "
                 "reward.reward_model.enable=True reward.reward_model.model_path=<judge model> "
-                "reward.reward_model.rollout.name=vllm (or sglang) " + STANDALONE_OVERRIDES + " "
-                + REWARD_FUNCTION_OVERRIDES
-            )  # fmt: skip
+                f"reward.reward_model.rollout.name=vllm (or sglang) {STANDALONE_OVERRIDES} {REWARD_FUNCTION_OVERRIDES}"
+            )
         return
     if not (reward.get("custom_reward_function") or {}).get("path"):
         raise ConfigError(
@@ -133,9 +132,12 @@ def hosted_judge(judge: JudgeConfig, config: DictConfig, router_address: str | N
     window = _window(reward_model)
     if window is not None:
         changes |= window_sizing(
-            judge, window, option="+reward.reward_kwargs.judge", what="the hosted judge's context window",
+            judge,
+            window,
+            option="+reward.reward_kwargs.judge",
+            what="the hosted judge's context window",
             source="reward.reward_model.rollout.max_model_len, else the model's own",
-        )  # fmt: skip
+        )
     if judge.tokenizer is None and "://" not in model:
         changes["tokenizer"] = model  # the budget counts the judge's own tokens (a local path or a hub name)
     return resolve_hosted(judge, resolve, changes)

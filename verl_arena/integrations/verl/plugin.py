@@ -47,5 +47,8 @@ install_step_metrics()  # arena/* in every training step's metrics (verl logs re
 install_start_checks()  # bad arena options stop the trainer at its start, not in a reward worker's log
 logger.info(
     "verl-arena %s registered advantage estimator %r, reward manager %r and agent loops %s",
-    __version__, ADVANTAGE_ESTIMATOR, REWARD_MANAGER, ", ".join(AGENT_LOOPS),
-)  # fmt: skip
+    __version__,
+    ADVANTAGE_ESTIMATOR,
+    REWARD_MANAGER,
+    ", ".join(AGENT_LOOPS),
+)

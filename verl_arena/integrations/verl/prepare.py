@@ -37,9 +37,18 @@ __all__ = ["PreparedData", "prepare", "task_rows"]
 TRAIN_SPLITS = ("train",)
 VALIDATION_SPLITS = ("test", "val", "validation", "eval")  # the arena reward manager's default validation_splits
 _KEYS = {
-    "id", "query", "system", "reference", "rubrics", "answer_key", "domain", "agent", "tools_kwargs", "split",
+    "id",
+    "query",
+    "system",
+    "reference",
+    "rubrics",
+    "answer_key",
+    "domain",
+    "agent",
+    "tools_kwargs",
+    "split",
     "env_task",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)

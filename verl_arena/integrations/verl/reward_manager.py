@@ -93,8 +93,11 @@ def check_trainer_config(
         logger.warning(
             "up to %d rollouts may wait for their groups at once, but %d reward workers accept only %d calls; "
             "raise reward.num_workers to at least %d",
-            waiting, config.reward.num_workers, capacity, -(-waiting // RAY_CALLS_PER_WORKER),
-        )  # fmt: skip
+            waiting,
+            config.reward.num_workers,
+            capacity,
+            -(-waiting // RAY_CALLS_PER_WORKER),
+        )
     return arena, group_size
 
 
@@ -164,9 +167,11 @@ class ArenaRewardManager(RewardManagerBase):
         cls._class_initialized = True
         logger.info(
             "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
-            arena.topology, group_size, [f"{e.model} at {e.base_url}" for e in arena.judge.endpoints],
+            arena.topology,
+            group_size,
+            [f"{e.model} at {e.base_url}" for e in arena.judge.endpoints],
             coordinator_names(arena.name, job, arena.coordinator_shards),
-        )  # fmt: skip
+        )
 
     # -- one trajectory ---------------------------------------------------------------------------------------------
 
@@ -179,10 +184,15 @@ class ArenaRewardManager(RewardManagerBase):
         member = str(session) if session is not None else f"row{next(self._rows)}"
         arena = self.arena
         candidate = candidate_from_row(
-            member, non_tensor, response_text, include_tool_outputs=arena.include_tool_outputs,
-            max_path=arena.max_path_chars, max_answer=arena.max_answer_chars,
-            max_tool_output=arena.max_tool_output_chars, special_tokens=self._special_tokens,
-        )  # fmt: skip
+            member,
+            non_tensor,
+            response_text,
+            include_tool_outputs=arena.include_tool_outputs,
+            max_path=arena.max_path_chars,
+            max_answer=arena.max_answer_chars,
+            max_tool_output=arena.max_tool_output_chars,
+            special_tokens=self._special_tokens,
+        )
         query = query_from_prompt(non_tensor.get("raw_prompt"))
         if self._is_validation(non_tensor):
             reward, info = await self._validation(query, candidate, non_tensor)

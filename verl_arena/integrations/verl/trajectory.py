@@ -97,9 +97,14 @@ def candidate_from_row(
         if special_tokens:
             messages = [_strip(m, special_tokens) for m in messages]
         return candidate_from_messages(
-            member, messages, include_tool_outputs=include_tool_outputs, max_path=max_path,
-            max_answer=max_answer, max_tool_output=max_tool_output, meta=meta,
-        )  # fmt: skip
+            member,
+            messages,
+            include_tool_outputs=include_tool_outputs,
+            max_path=max_path,
+            max_answer=max_answer,
+            max_tool_output=max_tool_output,
+            meta=meta,
+        )
     reasoning, answer = split_think(response_text)
     if not answer:
         meta["no_answer"] = True
