@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -192,10 +193,8 @@ def test_no_print_in_library_code():
     for path in (ROOT / "verl_arena").rglob("*.py"):
         if path.name == "cli.py" or "commands" in path.parts:  # the command line prints; nothing else does
             continue
-        calls = [
-            n for n in ast.walk(ast.parse(path.read_text()))
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
-        ]  # fmt: skip
+        nodes = ast.walk(ast.parse(path.read_text()))
+        calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"]
         assert not calls, f"{path.relative_to(ROOT)} prints"
 
 
@@ -213,6 +212,21 @@ def test_no_function_is_over_80_lines():
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{node.name} in {path.relative_to(ROOT)}:{node.lineno} has {lines} lines")
     assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them by concern): {'; '.join(long)}"
+
+
+#: a comment that stops the formatter: the code is laid out by ``ruff format`` alone
+FORMATTER_OFF = re.compile(r"#\s*fmt:\s*(skip|off)\b")
+
+
+def test_no_fmt_skip_in_the_package_or_the_tests():
+    held = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for folder in ("verl_arena", "tests")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if FORMATTER_OFF.search(line)
+    ]
+    assert not held, f"lines the formatter is told to skip (restructure them instead): {', '.join(held)}"
 
 
 def test_ruff_is_clean():
