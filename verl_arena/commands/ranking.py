@@ -296,34 +296,24 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if same == len(groups) else 1
 
 
-def register(sub: Any) -> None:
-    """Add ``rank`` and ``replay`` to the command's sub-parsers."""
-    from verl_arena.core.topologies import TOPOLOGIES
+_RANK_DESCRIPTION = (
+    "Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
+    "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
+    "result is written as soon as it is ranked, a bounded number of groups is ranked at once, and every verdict "
+    "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
+    "groups missing from the output and asks the judge nothing it already answered. A group without an 'id' is "
+    "known by its content, so lines may be inserted, removed or reordered between runs; --resume refuses a "
+    "ranked group whose content changed, naming both lines, and a run whose settings differ from those the output "
+    "was ranked with (each result line records them). Without --resume, an output that holds ranked groups is "
+    "replaced, after a warning. Before the first group, one tiny request goes to "
+    "every judge endpoint (--no-preflight skips it). Exits 0; 2 on bad input; 3 when no judge endpoint answers "
+    "that request, or when every group was voided (the results are written, one line says why); 130 or 143 when "
+    "interrupted."
+)
 
-    rank = sub.add_parser(
-        "rank",
-        help=SUMMARIES["rank"],
-        description="Rank every group of GROUPS.jsonl with a tournament of judge calls. Without --endpoint or "
-        "--judge-config, a built-in lexical mock judge is started on loopback (no API key needed). Each group's "
-        "result is written as soon as it is ranked, a bounded number of groups is ranked at once, and every verdict "
-        "is kept in a cache beside the output; after an interruption (Ctrl-C, SIGTERM), --resume ranks only the "
-        "groups missing from the output and asks the judge nothing it already answered. A group without an 'id' is "
-        "known by its content, so lines may be inserted, removed or reordered between runs; --resume refuses a "
-        "ranked group whose content changed, naming both lines, and a run whose settings differ from those the output "
-        "was ranked with (each result line records them). Without --resume, an output that holds ranked groups is "
-        "replaced, after a warning. Before the first group, one tiny request goes to "
-        "every judge endpoint (--no-preflight skips it). Exits 0; 2 on bad input; 3 when no judge endpoint answers "
-        "that request, or when every group was voided (the results are written, one line says why); 130 or 143 when "
-        "interrupted.",
-    )
-    rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
-    rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
-    rank.add_argument("--judgment-log", metavar="FILE", help="judgment log (JSONL) for `verl-arena replay`")
-    rank.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
-    rank.add_argument(
-        "--tournament", action="append", default=[], metavar="KEY=VALUE", help="tournament option, repeatable"
-    )
-    rank.add_argument("--seed", type=int, default=0)
+
+def _judge_arguments(rank: argparse.ArgumentParser) -> None:
+    """The judge options of ``rank``."""
     rank.add_argument("--judge-config", help="YAML file with the judge configuration (see JudgeConfig)")
     rank.add_argument("--endpoint", action="append", default=[], metavar="URL", help="OpenAI-compatible base URL")
     rank.add_argument("--model", default="qwen3-max", help="model name for --endpoint (qwen3-max)")
@@ -340,6 +330,25 @@ def register(sub: Any) -> None:
     rank.add_argument("--rpm", type=float, help="requests per minute at most")
     rank.add_argument("--tpm", type=float, help="tokens per minute at most")
     rank.add_argument("--timeout-s", type=float, help="per-request timeout in seconds")
+    rank.add_argument(
+        "--order-swap", action=argparse.BooleanOptionalAction, help="judge both orders (default: the configuration's)"
+    )
+
+
+def register(sub: Any) -> None:
+    """Add ``rank`` and ``replay`` to the command's sub-parsers."""
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    rank = sub.add_parser("rank", help=SUMMARIES["rank"], description=_RANK_DESCRIPTION)
+    rank.add_argument("groups", help="groups file: one JSON object per line with query and candidates")
+    rank.add_argument("-o", "--output", required=True, help="results file (JSONL): ranks, rewards, advantages")
+    rank.add_argument("--judgment-log", metavar="FILE", help="judgment log (JSONL) for `verl-arena replay`")
+    rank.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    rank.add_argument(
+        "--tournament", action="append", default=[], metavar="KEY=VALUE", help="tournament option, repeatable"
+    )
+    rank.add_argument("--seed", type=int, default=0)
+    _judge_arguments(rank)
     rank.add_argument(
         "--judge-deadline-s",
         type=float,
@@ -361,9 +370,6 @@ def register(sub: Any) -> None:
         "whose content changed, that is no longer in the groups file, or that was ranked with other settings "
         "(--topology, --seed, --tournament, the judge's template, models, sampling...)",
     )
-    rank.add_argument(
-        "--order-swap", action=argparse.BooleanOptionalAction, help="judge both orders (default: the configuration's)"
-    )
     add_tool_outputs_argument(rank, "show tool results to the judge")
     rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
     add_preflight_argument(rank)
@@ -373,6 +379,10 @@ def register(sub: Any) -> None:
         add_renamed(rank, old, new)
     rank.set_defaults(func=_rank)
 
+    _register_replay(sub)
+
+
+def _register_replay(sub: Any) -> None:
     rep = sub.add_parser(
         "replay",
         help=SUMMARIES["replay"],
