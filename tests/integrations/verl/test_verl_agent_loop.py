@@ -167,8 +167,17 @@ def test_a_bad_option_fails_the_first_rollout_naming_the_key(tokenizer):
         ConfigError, match=r"reward.reward_kwargs.anchor: Input should be 'greedy', 'first' or 'reference'"
     ):
         run(ArenaSingleTurnAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor=best")
-    with pytest.raises(ConfigError, match=r"needs \+reward.reward_kwargs.judge"):
-        run(ArenaToolAgentLoop, tokenizer, 0, arena=())  # the loops are the arena's: without its options, no default
+    with pytest.raises(ConfigError, match=r"needs \+reward.reward_kwargs.judge"):  # the arena without its judge
+        run(ArenaToolAgentLoop, tokenizer, 0, arena=("reward.reward_manager.name=arena",))
+
+
+def test_beside_another_reward_manager_the_loops_keep_the_arenas_defaults(tokenizer):
+    # a baseline run with a rule reward (verl-arena bench step's) keeps the loop and its greedy session 0, no judge
+    for cls in (ArenaSingleTurnAgentLoop, ArenaToolAgentLoop):
+        anchor, server = run(cls, tokenizer, 0, arena=("reward.reward_manager.name=naive",))
+        assert anchor.extra_fields["arena_anchor"] is True and server.sampling[0]["temperature"] == 0.0
+        other, server = run(cls, tokenizer, 1, arena=("reward.reward_manager.name=naive",))
+        assert other.extra_fields["arena_anchor"] is False and server.sampling[0]["temperature"] == 1.0
 
 
 def test_the_multi_turn_trajectory_is_recorded_and_rendered(tokenizer):

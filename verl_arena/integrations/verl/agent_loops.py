@@ -18,7 +18,8 @@ additions:
 
 The loops read the arena's options (``+reward.reward_kwargs.*``) as the reward manager does: the one object
 :func:`~verl_arena.integrations.verl.config.arena_config` validates once per process, so a bad option fails the first
-rollout, naming the key, and both sides read the same defaults.
+rollout, naming the key, and both sides read the same defaults. Beside another reward manager (a baseline run with a
+rule reward) they keep the arena's defaults: a greedy session 0, no curriculum.
 
 Select them with ``actor_rollout_ref.rollout.agent.default_agent_loop=arena_tool_agent`` (or per sample through the
 dataset's ``agent_name`` column). Sessions are known in verl's v1 trainer (``session_id``); without one, no rollout is
@@ -36,7 +37,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
 from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentLoop
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
 
-from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config
+from verl_arena.integrations.verl.config import ArenaRewardConfig, loop_config
 
 __all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy", "horizon_at"]
 
@@ -68,8 +69,10 @@ class _AnchorMixin:
 
     @functools.cached_property
     def arena(self) -> ArenaRewardConfig:
-        """``+reward.reward_kwargs.*`` validated: the object the reward manager reads, validated once per process."""
-        return arena_config(self.config)
+        """``+reward.reward_kwargs.*`` validated: the object the reward manager reads, validated once per process
+        (beside another reward manager, the arena's defaults; see
+        :func:`~verl_arena.integrations.verl.config.loop_config`)."""
+        return loop_config(self.config)
 
     def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
         session = kwargs.get("session_id")

@@ -30,6 +30,7 @@ __all__ = [
     "estimator_config",
     "hydra_value",
     "judge_overrides",
+    "loop_config",
     "refuse_kl_in_reward",
 ]
 
@@ -150,6 +151,18 @@ def arena_config(config: Mapping[str, Any] | DictConfig) -> ArenaRewardConfig:
     if key not in _validated:
         _validated[key] = validate(ArenaRewardConfig, kwargs, REWARD_PREFIX, "verl-arena options")
     return _validated[key]
+
+
+def loop_config(config: Mapping[str, Any] | DictConfig) -> ArenaRewardConfig:
+    """The options the arena's agent loops read: :func:`arena_config` with the ``arena`` reward manager; beside
+    another reward manager (a baseline run with a rule reward, such as ``verl-arena bench step``'s), which has no judge
+    to validate, the arena's defaults: a greedy session 0, no horizon curriculum, no environment."""
+    reward = config.get("reward") or {}
+    manager = reward.get("reward_manager") if hasattr(reward, "get") else None
+    name = manager.get("name") if hasattr(manager, "get") else manager
+    if name != "arena":
+        return ArenaRewardConfig.model_construct()
+    return arena_config(config)
 
 
 def estimator_config(config: Mapping[str, Any] | DictConfig | None) -> TournamentAdvantageConfig:
