@@ -61,7 +61,11 @@ def served(tmp_path_factory):
         yield f"http://127.0.0.1:{port}/v1", model, log
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a loaded machine, a generation in progress: it would not stop in time
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def test_a_garbage_judge_served_by_transformers_voids_every_group_and_blames_nobody(served):
