@@ -37,7 +37,7 @@ def judge_calls(monkeypatch) -> list[str]:
     return seen
 
 
-@pytest.mark.parametrize("topology", ["swiss", "multi_round"])
+@pytest.mark.parametrize("topology", ["swiss", "multi_round", "listwise"])
 def test_the_bare_reference_makes_the_tournaments_judge_calls_again(judge_calls, topology):
     (result,) = run_core_speed(groups=2, n=6, topologies=[topology])
     ranked, bare = judge_calls[: result.calls], judge_calls[result.calls :]
