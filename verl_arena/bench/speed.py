@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -50,13 +50,22 @@ class SpeedResult:
         return {**asdict(self), "us_per_group": self.us_per_group, "ratio": self.ratio}
 
 
-async def _bare(judge: InstantJudge, group: list[Candidate], calls: int, method: str) -> None:
-    """The same number of judge calls, all issued at once with ``asyncio.gather``."""
-    if method == "select":
-        await asyncio.gather(*(judge.select("q", group[:2], 1) for _ in range(calls)))
-    else:
-        m = len(group)
-        await asyncio.gather(*(judge.compare("q", group[i % m], group[(i + 1) % m]) for i in range(calls)))
+#: one bare call of each judge method, on the candidates of one call
+_BARE_CALLS: dict[str, Callable[[InstantJudge, list[Candidate]], Awaitable[Any]]] = {
+    "compare": lambda judge, shown: judge.compare("q", shown[0], shown[1]),
+    "select": lambda judge, shown: judge.select("q", shown, 1),
+    "order": lambda judge, shown: judge.order("q", shown),
+}
+
+
+async def _bare(judge: InstantJudge, group: list[Candidate], calls: int, tournament: Tournament) -> None:
+    """The same number of calls of the tournament's judge method, all issued at once with ``asyncio.gather``, each
+    shown as many candidates as one of its calls (two, or its ``group_size`` for group calls)."""
+    method = tournament.impl.judge_methods[0]
+    size = min(len(group), getattr(tournament.impl.options, "group_size", 2)) if method != "compare" else 2
+    m = len(group)
+    shown = ([group[(i + j) % m] for j in range(size)] for i in range(calls))
+    await asyncio.gather(*(_BARE_CALLS[method](judge, candidates) for candidates in shown))
 
 
 async def _ranked(tournament: Tournament, data: list[list[Candidate]], judge: InstantJudge) -> int:
@@ -89,9 +98,8 @@ def run_core_speed(
         start = time.perf_counter()
         calls = asyncio.run(_ranked(tournament, data, judge))
         wall = time.perf_counter() - start
-        method = tournament.impl.judge_methods[0]
         start = time.perf_counter()
-        asyncio.run(_bare(judge, data[0], calls, method))
+        asyncio.run(_bare(judge, data[0], calls, tournament))
         bare = time.perf_counter() - start
         results.append(SpeedResult(name, groups, n, calls, wall, bare))
     return results

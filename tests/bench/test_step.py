@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena bench step``: the arena's step time against a rule-based reward as slow, in verl's real trainer.
 
-The arithmetic and the log parsing on their own; the two trainer runs end to end (marked ``e2e``); the rule-based
-reward and the fine-polling sampler in the pieces of verl that load them.
+The arithmetic and the log parsing on their own; the two trainer runs end to end (marked ``e2e``); the rule run and
+the fine-polling sampler in the pieces of verl that load them (the rule-based reward itself: ``test_rule_reward.py``).
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import inspect
 import math
 import os
 import subprocess
-import time
 
 import pytest
 from helpers import BIN_PATH, ROOT
 
-from verl_arena.bench.rule_reward import compute_score, overlap_f1
 from verl_arena.bench.step import StepBench, StepRun, format_step_bench, read_step_metrics, run_step_bench
 from verl_arena.core.errors import ConfigError
 
@@ -66,20 +64,6 @@ def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
             run_step_bench(**kwargs)
     with pytest.raises(ConfigError, match="--recipe"):
         run_step_bench(recipe=tmp_path / "missing.sh")
-
-
-def test_the_rule_reward_scores_word_overlap_after_its_latency():
-    assert overlap_f1("Bus 206 to Kiyomizu", "bus 206 to kiyomizu-dera") == pytest.approx(2 * 1 * 0.8 / 1.8)
-    assert overlap_f1("", "anything") == 0.0 and overlap_f1("same words", "same words") == 1.0
-    assert inspect.iscoroutinefunction(compute_score)  # verl's naive manager awaits it instead of using a thread
-
-    async def timed() -> tuple[float, float]:
-        start = time.perf_counter()
-        score = await compute_score("travel", "a plan", "a plan", {}, latency_s=0.2)
-        return score, time.perf_counter() - start
-
-    score, elapsed = asyncio.run(timed())
-    assert score == 1.0 and elapsed >= 0.2
 
 
 def dry_run(**env: str) -> subprocess.CompletedProcess:

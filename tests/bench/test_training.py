@@ -14,6 +14,7 @@ from verl_arena.core.errors import ConfigError
 SMALL = {"judges": ["drift"], "steps": 20, "seeds": 2, "behaviours": 16, "prompts": 8}
 
 
+@pytest.mark.slow  # 2 x 20 steps of 3 methods, Bradley-Terry fits for listwise: seconds
 def test_under_drift_a_tournament_trains_better_than_pointwise_grpo_and_counts_its_calls():
     runs = {r.method: r for r in run_training_bench(methods=["pointwise", "round_robin", "listwise"], **SMALL)}
     for r in runs.values():

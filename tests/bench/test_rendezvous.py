@@ -1,0 +1,38 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena bench rendezvous`` on the training path: the mock judge over loopback HTTP behind the Ray judge pool,
+one coordinator and two shards, against the judge's bound computed for the same configuration. (The simulated judge's
+run: ``tests/runtime/test_coordinator_shards.py``.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
+from verl_arena.core.tournament import Tournament
+
+
+def test_a_judge_the_bench_cannot_run_is_refused():
+    with pytest.raises(ValueError, match="judge must be 'simulated' or 'mock', got 'vllm'"):
+        run_rendezvous_bench(judge="vllm")
+
+
+@pytest.mark.slow  # a mock judge process, the Ray judge pool and coordinator shards: many seconds
+def test_the_mock_judge_path_answers_every_member_alike_on_one_shard_and_two(ray_local):
+    latency, concurrency = 0.05, 4
+    rows = run_rendezvous_bench(
+        groups=[2], n=4, workers=[2], latencies=[latency], shards=[1, 2], judge="mock", concurrency=concurrency
+    )
+    assert [(r.judge, r.shards, r.groups, r.n, r.latency_s) for r in rows] == [
+        ("mock", 1, 2, 4, latency),
+        ("mock", 2, 2, 4, latency),
+    ]
+    tournament = Tournament.from_options("seeded_single_elimination")
+    requests = 2 * tournament.judge_calls(4)  # both orders of every judgment
+    bound = max(tournament.depth(4) * latency, 2 * requests * latency / concurrency)
+    for r in rows:
+        assert r.members == r.answered == r.metrics_rollouts == 8 and r.errors == 0
+        assert r.bound_s == pytest.approx(bound) and r.wall_over_bound == r.wall_s / r.bound_s
+        assert r.judge_s_p50 >= tournament.depth(4) * latency  # each tournament waited for its rounds of calls
+    assert rows[1].same_answers is True and rows[0].answers_digest == rows[1].answers_digest
+    assert "judge: mock" in format_rendezvous(rows)

@@ -1,0 +1,64 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What the rendezvous bench measures, from records written out by hand: each column's arithmetic, a failed submit
+counted apart, answers compared with the first row of the same size, and how the table shows each."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from verl_arena.bench.rendezvous_measures import RendezvousRow, format_rendezvous, make_row
+
+MIB = 1024 * 1024
+#: (group, member, sent, answered, reward, error): g1's second member never got its answer
+RECORDS = [
+    ("g0", "0", 100.0, 101.5, 1.0, ""),
+    ("g0", "1", 100.5, 101.5, 0.0, ""),
+    ("g1", "0", 100.2, 101.1, 1.0, ""),
+    ("g1", "1", 100.3, 110.3, math.nan, "TimeoutError"),
+]
+SPANS = {"g0": (100.6, 101.4), "g1": (100.4, 100.9)}  # the tournaments: 0.8 s and 0.5 s of judge time
+
+
+def measured(records=RECORDS, bound: float = 2.0, first: dict | None = None) -> RendezvousRow:
+    before = [{"cpu_s": 1.0, "rss": 100.0 * MIB}, {"cpu_s": 0.5, "rss": 90.0 * MIB}]
+    after = [{"cpu_s": 3.06, "rss": 150.0 * MIB}, {"cpu_s": 1.0, "rss": 90.0 * MIB}]
+    first = {} if first is None else first
+    return make_row("simulated", 2, 4, 2, 2, 0.1, records, SPANS, before, after, {"arena/rollouts": 3}, bound, first)
+
+
+def test_each_column_is_computed_from_what_the_workers_and_the_coordinators_recorded():
+    row = measured()
+    assert (row.members, row.answered, row.errors, row.metrics_rollouts) == (4, 3, 1, 3)
+    assert row.wall_s == pytest.approx(10.3)  # the first member sent to the last one answered, the failed one too
+    # a member's round trip, less the wait for its group's last member, less its group's judge time
+    assert row.overhead_ms_p50 == pytest.approx(200.0) and row.overhead_ms_max == pytest.approx(300.0)
+    assert row.answer_s_p50 == pytest.approx(5.5) and row.answer_s_max == pytest.approx(10.0)  # from the last sent
+    assert row.judge_s_p50 == pytest.approx(0.65)
+    assert row.coordinator_cpu_s == pytest.approx(2.56) and row.coordinator_cpu_share == pytest.approx(0.2)
+    assert (row.rss_mib, row.rss_growth_mib) == (240.0, 50.0)
+    assert row.wall_over_bound == pytest.approx(10.3 / 2.0) and row.to_dict()["wall_over_bound"] == row.wall_over_bound
+
+
+def test_answers_are_compared_with_the_first_row_of_the_same_size():
+    first: dict = {}
+    assert measured(first=first).same_answers is None  # the first row of its size is the reference
+    same = measured(first=first)
+    changed = [r if r[:2] != ("g0", "1") else (*r[:4], 0.5, "") for r in RECORDS]
+    other = measured(changed, first=first)
+    assert same.same_answers is True and other.same_answers is False
+    assert same.answers_digest == measured().answers_digest != other.answers_digest
+
+
+def test_the_table_shows_a_changed_answer_the_errors_and_no_ratio_for_an_instant_judge():
+    reference, instant = measured(), measured(bound=0.0)
+    assert math.isnan(instant.wall_over_bound) and instant.to_dict()["wall_over_bound"] is None
+    changed = RendezvousRow(**{**instant.__dict__, "same_answers": False})
+    lines = format_rendezvous([reference, changed]).splitlines()
+    assert lines[0] == "seeded_single_elimination, groups of 2: depth 2, 2 judge calls per group; judge: simulated"
+    assert lines[2].split()[7] == "5.15" and lines[2].endswith(" - (1 errors)")
+    assert lines[3].split()[7] == "-" and lines[3].endswith("NO (1 errors)")
+    assert lines[4].startswith("ovh ms: per-member coordinator overhead")
+    assert format_rendezvous([]) == "no configurations"
