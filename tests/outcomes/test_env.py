@@ -11,13 +11,13 @@ import dataclasses
 
 import httpx
 import pytest
-from helpers import make_group
+from helpers import make_group, rank
 
 from verl_arena import Candidate, Tournament
 from verl_arena.environments.client import EnvClient, env_config
 from verl_arena.environments.server import EnvServerThread, create_app
 from verl_arena.integrations.verl.columns import columns
-from verl_arena.outcomes.env import ENV_META, EnvOutcome, judge_agreement
+from verl_arena.outcomes.env import ENV_META, EnvOutcome, combine, env_outcome, judge_agreement
 from verl_arena.outcomes.members import stand_in_reward
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime import JudgeService
@@ -177,3 +177,24 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
     assert answers[4].env_error and not answers[4].votes and answers[4].reward == stand_in_reward(rewards[:4])
     metrics = summarize([("g", a) for a in answers])
     assert metrics["env/crashes"] == 1 and metrics["env/errors"] == 1 and metrics["arena/non_voting"] == 1
+
+
+def test_an_outcome_is_read_from_the_candidates_meta_and_only_from_a_mapping():
+    meta = {ENV_META: {"reward": "1", "success": 1, "turns": "4", "error": None, "crash": "env_http"}}
+    assert env_outcome(Candidate("a", "x", meta=meta)) == EnvOutcome(1.0, True, 4, "", "env_http")
+    assert env_outcome(Candidate("b", "x", meta={ENV_META: {}})) == EnvOutcome()
+    assert env_outcome(Candidate("c", "x")) is None and env_outcome(Candidate("d", "x", meta={ENV_META: "won"})) is None
+
+
+def test_combining_leaves_a_reference_after_the_members_its_reward_and_no_advantage():
+    members, reference = make_group([0.9, 0.2, 0.8]), Candidate("ref", "the reference", "", {"quality": 0.5})
+    result = rank([*members, reference], SimulatedJudge(), "round_robin")
+    outcomes = [EnvOutcome(success=False), EnvOutcome(success=True), EnvOutcome(success=False)]
+    combined = combine(result, outcomes, "success_first", 0.0)
+    assert combined.rewards == pytest.approx([1 / 2, 1.0, 0.0, result.rewards[3]])  # success first, then the judge
+    assert combined.advantages[3] == 0.0 and combined.ranks[:3] == [1.0, 0.0, 2.0]
+    env = combined.details["env"]
+    assert env["tournament_rewards"] == result.rewards[:3] and env["agreement"] == 0.0 and "crash" not in env
+    assert combine(result, outcomes, "tournament", 0.0).rewards == result.rewards  # reported, not applied
+    voided = dataclasses.replace(result, voided=True)
+    assert combine(voided, outcomes, "tournament", 0.0).details["env"]["agreement"] is None
