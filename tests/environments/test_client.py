@@ -111,7 +111,8 @@ def test_other_answer_shapes_are_read_and_unreadable_ones_are_env_response_error
 
 
 def test_a_server_that_fails_refuses_or_is_not_there_raises_env_errors_with_their_reason(serve, caplog):
-    url = serve(create_app(fault_pattern="^stall$", fault_kind="stall"))
+    url = serve(create_app())
+    slow = serve(create_app(stall_s=0.5))  # every step answers after 0.5 s: later than the client waits
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         nowhere = f"http://127.0.0.1:{sock.getsockname()[1]}"
@@ -119,19 +120,21 @@ def test_a_server_that_fails_refuses_or_is_not_there_raises_env_errors_with_thei
     async def calls(env: EnvClient):
         reasons = []
         episode, _ = await env.create()
-        elsewhere = client(nowhere)
-        for call in (env.step(99, "inventory"), env.step(episode, "stall"), elsewhere.create()):
+        impatient, elsewhere = client(slow, step_timeout_s=0.2), client(nowhere)
+        waiting, _ = await impatient.create()  # only its steps are slow
+        for call in (env.step(99, "inventory"), impatient.step(waiting, "inventory"), elsewhere.create()):
             try:
                 await call
             except EnvError as exc:
                 reasons.append((exc.reason, str(exc)))
-        await elsewhere.aclose()
+        await impatient.close(waiting)
+        await asyncio.gather(impatient.aclose(), elsewhere.aclose())
         await env.close(episode)
         await env.close(episode)  # closed already: logged, never raised
         return reasons
 
     with caplog.at_level(logging.WARNING, logger="verl_arena.environments.client"):
-        reasons = asyncio.run(play(client(url, step_timeout_s=0.2), calls))
+        reasons = asyncio.run(play(client(url), calls))
     assert [r for r, _ in reasons] == ["env_http", "env_timeout", "env_connection"]
     assert "HTTP 404" in reasons[0][1] and "no answer within 0.2 s" in reasons[1][1]
     assert "not closed" in caplog.text
