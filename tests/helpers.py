@@ -600,3 +600,19 @@ def screenshot(page: Path, workdir: Path, size: str = "1100,1400") -> Path:
         timeout=120,
     )
     return shot
+
+
+# Groups the lexical judge ranks by detail alone (the runtime's service and pool)
+DETAIL_QUERY = "Plan two days in Chengdu with pandas"
+
+
+def detail_groups(count: int, n: int = 6, tag: str = "") -> list[list[Candidate]]:
+    """``count`` groups of ``n`` Chengdu plans, each with more detail than the one before: before the lexical mock
+    judge the last ranks first (ranks ``[n-1, ..., 0]``)."""
+    return [
+        [
+            Candidate(c.id, f"{tag}group {g}: Chengdu pandas plan" + " with more detail" * i, f"call search({i})")
+            for i, c in enumerate(make_group([0.0] * n))
+        ]
+        for g in range(count)
+    ]

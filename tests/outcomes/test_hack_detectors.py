@@ -1,8 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The hack detectors see through obfuscation: keyword stuffing, a bare answer after a token process (or none),
-paraphrased padding and disguised planted text are flagged, honest groups are not, the literal prefilter hides no
-match, and the thresholds reach the coordinator's screening."""
+paraphrased padding and padding by zero-width characters are flagged, honest groups are not, and the thresholds reach
+the coordinator's screening (planted text in disguise: ``test_judge_directed.py``)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import EXAMPLE, HONEST, JUDGE_DIRECTED, JUDGE_DIRECTED_ZH
+from helpers import EXAMPLE
 from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
-from verl_arena.core.normalise import normalise
 from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.offline.groups import load_groups
 from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
-from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches, matches_normalised
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
@@ -95,23 +93,10 @@ def test_paraphrased_padding_is_flagged_where_filler_misses_it(plans):
     assert not any(flagged(prose, query="")["generic_padding"])
 
 
-def test_disguised_text_hides_nothing_from_the_detectors():
-    rng = np.random.default_rng(2)
-    for text in JUDGE_DIRECTED + JUDGE_DIRECTED_ZH:
-        disguised = disguise(text, rng, hide=0.8)
-        assert disguised != text and judge_directed_matches(disguised) == judge_directed_matches(text), text
-    # zero-width characters add no length: a ":" padded with them is still short
+def test_zero_width_characters_add_no_length():
+    # a ":" padded with them is still short
     group = [Candidate(f"c{i}", "A plan with times, places and prices for the whole day. " * 3, "") for i in range(3)]
     assert flagged([*group, Candidate("x", ":" + "\u200b" * 300, "")], query="")["short"] == [False] * 3 + [True]
-
-
-def test_the_prefilter_hides_no_match():
-    rng = np.random.default_rng(3)
-    texts = [*JUDGE_DIRECTED, *JUDGE_DIRECTED_ZH, *HONEST]
-    texts += [disguise(t, rng) for t in texts] + [f"{a} {b}" for a, b in zip(texts, reversed(texts), strict=True)]
-    for text in map(normalise, texts):
-        unfiltered = [name for name, pattern in JUDGE_DIRECTED_PATTERNS.items() if pattern.search(text)]
-        assert matches_normalised(text) == unfiltered, text
 
 
 def test_honest_groups_raise_no_flag_of_the_new_detectors():

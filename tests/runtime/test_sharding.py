@@ -118,6 +118,30 @@ def test_a_group_always_finds_the_same_shard_and_the_shards_share_the_groups():
         shard_of("g", 0)
 
 
+def test_each_shard_ranks_its_own_groups_and_the_shards_report_as_one_coordinator():
+    coordinator = ShardedCoordinator([make_coordinator("round_robin", "rank") for _ in range(2)])
+    groups = {f"uid-{g}": make_group([0.5 * i for i in range(3)], tag=f"uid-{g}") for g in range(4)}  # shards 0 0 1 1
+
+    async def scenario():
+        calls = [
+            coordinator.submit(g, str(i), c, 3, "q", step=4) for g, group in groups.items() for i, c in enumerate(group)
+        ]
+        return await asyncio.gather(*calls)
+
+    answers = asyncio.run(scenario())
+    assert all(sorted(a.reward for a in answers[3 * g : 3 * g + 3]) == [0.0, 0.5, 1.0] for g in range(4))
+    assert [s.stats()["groups"] for s in coordinator.shards] == [2, 2]
+    assert coordinator.shard("uid-2") is coordinator.shards[1] and coordinator.stats()["groups"] == 4
+    assert coordinator.stats()["submitted"] == 12 and coordinator.stats()["pending_groups"] == 0
+    metrics = coordinator.step_metrics.pop(4)
+    assert metrics["arena/groups"] == 4 and metrics["arena/rollouts"] == 12
+    assert coordinator.step_metrics.pop() == {}  # every answer reported once
+    with pytest.raises(ValueError, match="at least one shard"):
+        ShardedCoordinator([])
+    with pytest.raises(ValueError, match="shards must be >= 1, got 0"):
+        shard_names("c", 0)
+
+
 # -- with Ray --------------------------------------------------------------------------------------------------------
 
 ray = pytest.importorskip("ray")

@@ -12,7 +12,7 @@ from helpers import make_group
 
 from verl_arena import Candidate, ConfigError, JudgeError
 from verl_arena.bench.metrics import spearman
-from verl_arena.testing import FlakyJudge, SimulatedJudge
+from verl_arena.testing.simulated import FlakyJudge, SimulatedJudge
 
 
 def run(coro):
@@ -74,6 +74,57 @@ def test_unknown_quality_and_bad_settings():
         SimulatedJudge(noise=-1)
     with pytest.raises(ConfigError, match="kind"):
         SimulatedJudge(kind="pointwise")
+
+
+def test_a_quality_table_wins_over_meta_and_order_puts_the_best_first_ties_to_the_earlier_slot():
+    group = make_group([0.1, 0.9, 0.5, 0.5])
+    judge = SimulatedJudge(qualities={"c0": 2.0})
+    assert run(judge.order("q", group)) == [0, 1, 2, 3] and run(judge.select("q", group, 1)) == [0]
+    assert run(SimulatedJudge().order("q", group)) == [1, 2, 3, 0]
+    assert run(SimulatedJudge().score("q", group[1])) == 0.9
+
+
+def test_calls_overlap_and_the_in_flight_gauge_survives_a_cancelled_call():
+    judge = SimulatedJudge()
+    group = make_group([0.1, 0.9, 0.5, 0.3, 0.7])
+
+    async def scenario():
+        await asyncio.gather(*(judge.compare("q", group[i], group[i - 1]) for i in range(5)))
+        slow = SimulatedJudge(latency=3600.0)
+        call = asyncio.ensure_future(slow.compare("q", group[0], group[1]))
+        await asyncio.sleep(0)  # the call is in flight
+        in_flight = slow.in_flight
+        call.cancel()
+        await asyncio.gather(call, return_exceptions=True)
+        return in_flight, slow
+
+    in_flight, slow = run(scenario())
+    assert judge.calls == judge.max_in_flight == 5 and judge.in_flight == 0  # sleep(0) still lets a round overlap
+    assert in_flight == 1 and slow.in_flight == 0 and slow.calls == 1
+
+
+def test_a_flaky_judge_that_never_or_always_fails_and_its_failures_follow_the_seed():
+    group = make_group([0.1, 0.9, 0.5])
+    assert run(FlakyJudge(SimulatedJudge(), failure_rate=0.0).order("q", group)) == [1, 2, 0]
+    always = FlakyJudge(SimulatedJudge(), failure_rate=1.0, reason="scripted")
+    for call in (always.compare("q", *group[:2]), always.select("q", group, 1), always.order("q", group)):
+        with pytest.raises(JudgeError, match="simulated failure") as failed:
+            run(call)
+        assert failed.value.reason == "scripted"
+    assert always.failures == 3
+
+    def pattern(seed: int) -> list[bool]:
+        judge, failed = FlakyJudge(SimulatedJudge(), failure_rate=0.5, seed=seed), []
+        for i in range(1, 3):
+            for _ in range(8):  # the same pair again draws afresh
+                try:
+                    run(judge.compare("q", group[0], group[i]))
+                    failed.append(False)
+                except JudgeError:
+                    failed.append(True)
+        return failed
+
+    assert pattern(1) == pattern(1) != pattern(2) and any(pattern(1)) and not all(pattern(1))
 
 
 @pytest.mark.slow

@@ -1,0 +1,130 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The judge service without Ray: groups ranked through the HTTP judge on loopback, judge trouble voided and counted,
+bad input and bad settings refused at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from helpers import DETAIL_QUERY, detail_groups, judge_config, make_group
+
+from verl_arena import ConfigError, Tournament
+from verl_arena.runtime.service import JudgeService, as_tournament
+from verl_arena.testing import SimulatedJudge
+
+QUERY = DETAIL_QUERY
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_service_ranks_through_the_http_judge(mock_judge):
+    url, server = mock_judge()
+    service = JudgeService(judge_config(url))
+    result = run(service.rank_group(QUERY, detail_groups(1)[0], group_id="g0"))
+    assert result.ranks == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]  # more detail, more matched words
+    assert result.comparisons == 10 and sum(server.served.values()) == 20  # order swapping: two requests each
+    metrics = service.metrics()
+    assert metrics["groups"]["ranked"] == 1 and metrics["order_swap"]["pairs"] == 10
+    assert metrics["http"]["requests"] == 20
+
+
+def test_deadline_voids_the_group_and_counts_the_calls():
+    service = JudgeService(judge_impl=SimulatedJudge(latency=5.0), deadline_s=0.2)
+    result = run(service.rank_group(QUERY, make_group(range(8)), group_id="slow"))
+    assert result.voided and result.degraded and result.void_reason == "deadline"
+    assert result.failure_reasons == {}  # the judgments in flight did not fail: they were stopped
+    assert result.advantages == [0.0] * 8 and result.comparisons == 7  # the seeding wave was in flight
+    assert service.metrics()["groups"]["voided:deadline"] == 1
+
+
+def test_unexpected_error_voids_instead_of_crashing(caplog):
+    class Buggy:
+        async def compare(self, query, a, b):
+            raise KeyError("bug")
+
+    result = run(JudgeService(judge_impl=Buggy()).rank_group(QUERY, make_group(range(4))))
+    assert result.voided and result.void_reason == "error:KeyError" and result.failure_reasons == {}
+    assert "ranking failed" in caplog.text
+
+
+def test_bad_options_still_raise():
+    service = JudgeService(judge_impl=SimulatedJudge())
+    with pytest.raises(ConfigError, match="unknown option 'bracket' for topology 'swiss'"):
+        run(service.rank_group(QUERY, make_group(range(4)), "swiss", bracket="standard"))
+    with pytest.raises(ConfigError, match="duplicate candidate id"):
+        run(service.rank_group(QUERY, make_group(range(2)) * 2))
+
+
+def test_judge_down_voids_every_group_within_the_deadline(mock_judge):
+    url, _ = mock_judge(down=True)
+    config = judge_config(url, timeout_s=0.1, retry={"max_attempts": 100, "initial_wait_s": 0.05, "max_wait_s": 0.2})
+    service = JudgeService(config, deadline_s=1.0)
+
+    async def many():
+        return await asyncio.gather(
+            *(service.rank_group(QUERY, g, group_id=f"g{i}") for i, g in enumerate(detail_groups(4)))
+        )
+
+    results = run(many())
+    assert all(r.voided and r.advantages == [0.0] * 6 for r in results)
+
+
+def test_missing_api_key_fails_at_start_up(monkeypatch):
+    monkeypatch.delenv("ARENA_TEST_UNSET_KEY", raising=False)
+    config = judge_config("http://127.0.0.1:9/v1")
+    config["endpoints"][0]["api_key_env"] = "ARENA_TEST_UNSET_KEY"
+    with pytest.raises(ConfigError, match="ARENA_TEST_UNSET_KEY is not set"):
+        JudgeService(config)
+
+
+def test_each_judgment_reports_what_it_spent_and_the_group_judgments_go_to_the_same_judge(mock_judge):
+    """A caller in another process (the Ray pool's proxy) cannot count the judge's requests: each verdict carries
+    its own, not a running total."""
+    url, server = mock_judge()
+    service = JudgeService(judge_config(url))
+    group = detail_groups(1)[0]
+
+    async def judgments():
+        try:
+            first = await service.compare(QUERY, group[0], group[1])
+            second = await service.compare(QUERY, group[0], group[1])
+            return first, second, await service.select(QUERY, group, 2), await service.order(QUERY, group)
+        finally:
+            await service.aclose()
+
+    first, second, selected, order = run(judgments())
+    assert first.winner == second.winner == "b" and first.usage["requests"] == second.usage["requests"] == 2
+    assert first.usage["prompt_tokens"] == second.usage["prompt_tokens"] > 0
+    assert selected == [5, 4] and order == [5, 4, 3, 2, 1, 0]  # the most detailed first
+    assert sum(server.served.values()) == 6 and service.metrics()["http"]["requests"] == 6
+    health = service.health()
+    assert health["groups_in_flight"] == 0 and [e["requests"] for e in health["endpoints"]] == [6]
+
+
+def test_a_ready_tournament_is_used_as_it_is_and_takes_no_options():
+    tournament = Tournament.from_options("round_robin")
+    assert as_tournament(tournament, {}) is tournament
+    assert as_tournament("swiss", {"seed": 3}) == Tournament.from_options("swiss", seed=3)
+    with pytest.raises(ConfigError, match=r"options \['seed'\] given with a ready Tournament"):
+        as_tournament(tournament, {"seed": 3})
+    with pytest.raises(ConfigError, match="given with a ready Tournament"):
+        run(JudgeService(judge_impl=SimulatedJudge()).rank_group(QUERY, make_group([0, 1]), tournament, seed=3))
+
+
+def test_a_service_without_a_judge_or_with_a_deadline_too_short_to_trace_fails_at_start_up():
+    with pytest.raises(ConfigError, match="needs a judge configuration or a judge object"):
+        JudgeService()
+    for bad in (0, -1.0, float("nan"), True, "60"):
+        with pytest.raises(ConfigError, match="deadline_s must be a positive number of seconds"):
+            JudgeService(judge_impl=SimulatedJudge(), deadline_s=bad)
+    # a stalled judgment takes up to six request timeouts to trace: 30 s cannot cover it with 10 s timeouts
+    with pytest.raises(ConfigError, match=r"deadline_s=30 s cannot cover .* lower judge\.timeout_s to at most 5"):
+        JudgeService(judge_config("http://127.0.0.1:9/v1", timeout_s=10.0), deadline_s=30.0)
+    assert JudgeService(judge_config("http://127.0.0.1:9/v1", timeout_s=10.0), deadline_s=60.0).deadline_s == 60.0
+    service = JudgeService(judge_impl=SimulatedJudge(), deadline_s=None)
+    with pytest.raises(ConfigError, match="deadline_s must be a positive number"):
+        run(service.rank_group(QUERY, make_group([0, 1]), deadline_s=-5))
