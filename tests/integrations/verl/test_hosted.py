@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The judge verl hosts (``judge.endpoints: [{hosted: verl}]``): every set-up the arena cannot use is refused at
 start-up with the overrides that fix it, and a hosted endpoint resolves to verl's router, its served model, its
-context window and its tokenizer. The trainer runs with a hosted judge are in ``test_verl_hosted_judge.py``."""
+context window and its tokenizer. The trainer runs with a hosted judge are in
+``tests/e2e/test_verl_hosted_judge.py``."""
 
 from __future__ import annotations
 
