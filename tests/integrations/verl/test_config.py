@@ -67,3 +67,13 @@ def test_the_estimators_start_up_check_takes_verls_own_keys_and_refuses_a_kl_pen
     kl = verl_config(["algorithm.adv_estimator=tournament", "algorithm.use_kl_in_reward=true"]).algorithm
     with pytest.raises(ConfigError, match=r"use_kl_in_reward=true does not work .*use_kl_loss=true instead"):
         check_algorithm(kl)
+
+
+def test_text_with_backslashes_quotes_and_interpolation_marks_reaches_the_trainer_as_written():
+    """A judge file's strings pass Hydra's override grammar and OmegaConf's interpolation unchanged (a guided-decoding
+    regex in ``extra_body``, a Windows path, a price written ``${price}``)."""
+    texts = [r'\{"winner": "[AB]"\}\d+', "C:\\judges\\", "it's", "costs ${price}", r"a \${b}", "\\\\${c}", "a, b: [c]"]
+    judge = {**JUDGE, "extra_body": {"guided_regex": texts[0], "stop": texts}, "cache_path": "C:\\cache\\"}
+    config = verl_config(["reward.reward_manager.name=arena", *judge_overrides(judge)])
+    parsed = arena_config(config).judge
+    assert parsed.extra_body == judge["extra_body"] and parsed.cache_path == judge["cache_path"]
