@@ -1,9 +1,12 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The ``arena/*`` aggregates in verl's logged training steps: verl's own ``Tracking`` as the plugin wraps it, with a
-recording backend. A training step gets the estimator's counts once; every other log passes through untouched."""
+recording backend. A training step gets the estimator's counts once; every other log passes through untouched; a
+coordinator that cannot be reached costs one warning, never a step (real Ray)."""
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 
@@ -12,7 +15,7 @@ pytest.importorskip("verl")
 from verl.utils.tracking import Tracking
 
 from verl_arena.integrations.verl import votes
-from verl_arena.integrations.verl.step_logging import install
+from verl_arena.integrations.verl.step_logging import coordinator_name, install
 
 
 class Recorder:
@@ -49,3 +52,19 @@ def test_a_training_step_gets_the_estimators_counts_once_and_every_other_log_pas
         (1, {"training/global_step": 1, "actor/loss": 0.1, "arena/left_out_rows": 2.0}),
         (2, {"training/global_step": 2}),
     ]
+
+
+def test_a_coordinator_that_cannot_be_reached_costs_one_warning_and_no_step(ray_local, caplog):
+    votes.take_metrics()
+    job = ray_local.get_runtime_context().get_job_id()
+    logged, recorder = tracking(arena())
+    with caplog.at_level(logging.WARNING, logger="verl_arena.integrations.verl.step_logging"):
+        for step in (1, 2, 3):
+            logged.log({"training/global_step": step}, step=step)
+    assert recorder.logged == [(step, {"training/global_step": step}) for step in (1, 2, 3)]
+    warnings = [r.getMessage() for r in caplog.records if "arena step metrics unavailable" in r.getMessage()]
+    assert len(warnings) == 1 and coordinator_name("step_logging_test", job) in warnings[0]
+    caplog.clear()
+    quiet, _ = tracking(arena(step_metrics=False))  # asked for none: nobody is asked, nothing is said
+    quiet.log({"training/global_step": 4}, step=4)
+    assert not caplog.records
