@@ -84,6 +84,7 @@ def play(
         [
             "actor_rollout_ref.rollout.response_length=2048",
             "actor_rollout_ref.rollout.prompt_length=2048",
+            "reward.reward_manager.name=arena",  # the episodes are the arena's to rank
             "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
             f"+reward.reward_kwargs.env={hydra_value(env)}",
             *overrides,
