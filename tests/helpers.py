@@ -272,6 +272,11 @@ def sample(group: int | None, index: int, response: str = "", reward: Any = None
     )
 
 
+def arena_args(**options: Any) -> SimpleNamespace:
+    """slime's arguments carrying the adapter's options as ``--custom-config-path`` sets them (``arena_<key>``)."""
+    return SimpleNamespace(**{f"arena_{k}": v for k, v in options.items()})
+
+
 # The CPU smoke run (recipes/cpu_smoke.sh) and what it leaves behind
 
 

@@ -1,12 +1,15 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena doctor`` finds the plugin, and tells a working judge from a broken one."""
+"""``verl-arena doctor`` finds the plugin, and tells a working judge from a broken one: the command, and its checks one
+by one (each endpoint's pre-flight answers are in ``tests/judges/test_preflight.py``)."""
 
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from verl_arena.cli import main
+from verl_arena.integrations.verl.doctor import check_judge, check_registration, planned_checks
 
 pytest.importorskip("verl")
 
@@ -24,3 +27,47 @@ def test_doctor_passes_here_and_checks_a_judge(mock_judge, tmp_path, capsys, mon
     monkeypatch.delenv("ARENA_DOCTOR_KEY")
     assert main(["doctor", "--judge-config", str(good)]) == 1
     assert "ARENA_DOCTOR_KEY is not set" in capsys.readouterr().out
+
+
+def write_judge(path, *endpoints: dict):
+    path.write_text(yaml.safe_dump({"judge": {"endpoints": list(endpoints)}}))
+    return str(path)
+
+
+def test_a_judge_file_that_cannot_be_used_is_one_failed_check_naming_the_field(tmp_path):
+    (check,) = check_judge(write_judge(tmp_path / "judge.yaml", {"base_url": "http://127.0.0.1:9/v1"}))
+    assert (check.name, check.ok) == ("judge configuration", False)
+    assert "judge.endpoints.0" in check.detail and "model is required" in check.detail
+
+
+def test_a_hosted_endpoint_is_left_to_the_training_job_and_the_others_are_asked(mock_judge, tmp_path):
+    url, server = mock_judge()
+    checks = check_judge(write_judge(tmp_path / "judge.yaml", {"hosted": "verl"}, {"base_url": url, "model": "m"}))
+    assert [(c.name, c.ok) for c in checks] == [
+        ("judge configuration", True),
+        ("hosted judge verl", True),
+        (f"endpoint {url}", True),
+    ]
+    assert "resolved by the training job" in checks[1].detail and server.received == 1
+
+
+def test_the_planned_checks_come_in_order_and_the_judges_reads_the_named_file(tmp_path):
+    assert [label for label, _ in planned_checks()] == ["importing verl in a fresh interpreter"]
+    missing = str(tmp_path / "missing.yaml")
+    steps = planned_checks(ray=True, judge_config=missing)
+    assert [label for label, _ in steps][1:] == [
+        "starting Ray and importing verl in a worker",
+        f"checking the judge of {missing}",
+    ]
+    (check,) = steps[2][1]()
+    assert not check.ok and "missing.yaml" in check.detail
+
+
+@pytest.mark.slow
+def test_an_install_whose_plugin_verl_does_not_load_is_named_with_the_fix(monkeypatch):
+    monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "none")  # verl skips every plugin, as a broken install would
+    checks = {c.name: c for c in check_registration()}
+    assert checks["verl version"].ok  # verl itself is fine
+    estimator = checks["advantage estimator 'tournament'"]
+    assert not estimator.ok and "pip install verl-arena" in estimator.detail
+    assert not checks["reward manager 'arena'"].ok and not checks["agent loops"].ok

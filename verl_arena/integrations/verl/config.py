@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -216,7 +217,8 @@ def _verl_algorithm_keys() -> list[str]:
 
 
 def hydra_value(value: Any) -> str:
-    """``value`` written in Hydra's override grammar (strings quoted, mappings and lists in flow style)."""
+    """``value`` written in Hydra's override grammar (strings quoted, mappings and lists in flow style), read back by
+    Hydra and OmegaConf as it was: backslashes, quotes and ``${`` included."""
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{k}: {hydra_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
@@ -227,7 +229,19 @@ def hydra_value(value: Any) -> str:
         return "null"
     if isinstance(value, int | float):
         return repr(value)
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    from hydra.core.override_parser.types import Quote, QuotedString
+
+    return QuotedString(text=_literal(str(value)), quote=Quote.single).with_quotes()
+
+
+#: ``${`` and the backslashes before it: OmegaConf reads ``${...}`` as an interpolation unless escaped
+_INTERPOLATION = re.compile(r"(\\*)\$\{")
+
+
+def _literal(text: str) -> str:
+    """``text`` escaped so that OmegaConf reads every ``${`` in it as text: ``k`` backslashes before a ``${`` become
+    ``2k + 1`` (OmegaConf halves an even run and takes the odd one as the escape)."""
+    return _INTERPOLATION.sub(lambda m: "\\" * (2 * len(m.group(1)) + 1) + "${", text)
 
 
 def judge_overrides(judge: Mapping[str, Any]) -> list[str]:

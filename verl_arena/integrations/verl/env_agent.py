@@ -50,7 +50,10 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
 
     def _env(self) -> EnvConfig:
         if self.arena.env is None:
-            raise ConfigError("arena_env_agent needs +reward.reward_kwargs.env (at least env.url, the env server)")
+            raise ConfigError(
+                "arena_env_agent needs +reward.reward_kwargs.env (at least env.url, the env server) and "
+                "reward.reward_manager.name=arena, whose options carry it"
+            )
         return self.arena.env
 
     async def _episode(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:

@@ -74,8 +74,14 @@ def _fetch(names: list[str], step: int) -> dict[str, float]:
         return {}
 
 
-@functools.cache
+#: the coordinators already warned about (one warning each per process, however many steps miss them)
+_warned: set[str] = set()
+
+
 def _warn_once(name: str, exc: Exception) -> None:
+    if name in _warned:
+        return
+    _warned.add(name)
     logger.warning("arena step metrics unavailable (coordinator %s: %s); training goes on without them", name, exc)
 
 

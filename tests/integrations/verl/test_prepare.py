@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena prepare``, the horizon schedule, the per-step metrics and the judge overrides of the CPU recipe."""
+"""``verl-arena prepare``: tasks in, verl's parquet rows out, a bad task refused naming its line and field. (The
+per-step metrics' tests below test ``outcomes/step_metrics.py``; their home is ``tests/outcomes/``.)"""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import json
 
 import pandas as pd
 import pytest
-from helpers import ROOT, verl_config
+from helpers import ROOT
 
 from verl_arena.cli import main
 from verl_arena.core.errors import ConfigError
-from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, judge_overrides
 from verl_arena.integrations.verl.prepare import prepare
 from verl_arena.integrations.verl.trajectory import candidate_from_row
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome
@@ -88,15 +88,6 @@ def test_duplicate_task_ids_are_refused(tmp_path):
         prepare(tasks, tmp_path / "out")
 
 
-def test_horizon_schedule_by_step():
-    schedule = HorizonSchedule(turns=[8, 12, 15], steps_per_phase=80)
-    assert [schedule.at(s) for s in (1, 80, 81, 160, 161, 10_000)] == [8, 8, 12, 12, 15, 15]
-    assert schedule.at(None) == 15  # validation: the final horizon
-    for bad in ([12, 8], [0, 4], []):
-        with pytest.raises(ValueError):
-            HorizonSchedule(turns=bad, steps_per_phase=1)
-
-
 def test_step_metrics_count_groups_once_and_rollouts_each():
     metrics = StepMetrics()
     group = GroupSummary(size=3, judgments=4, order_disagreement=0.5)
@@ -122,19 +113,3 @@ def test_judge_time_is_the_union_of_the_groups_spans_and_exposed_after_the_last_
     assert step["arena/judge_busy_s"] == 7.0 and step["arena/rank_s_mean"] == 3.0
     assert step["arena/judge_exposed_s"] == 1.0 and step["arena/judge_hidden_share"] == pytest.approx(6 / 7)
     assert "arena/judge_busy_s" not in StepMetrics().pop() and set(step) <= set(STEP_METRICS)
-
-
-def test_a_judge_config_becomes_overrides_verl_accepts(tmp_path):
-    judge = {
-        "endpoints": [{"base_url": "http://127.0.0.1:8000/v1", "model": "Qwen3-235B", "max_concurrency": 32}],
-        "template": "travel",
-        "extra_body": {"chat_template_kwargs": {"enable_thinking": False}},
-        "retry": {"max_attempts": 3},
-        "rpm": 600.5,
-    }
-    config = verl_config(["reward.reward_manager.name=arena", *judge_overrides(judge)])
-    parsed = arena_config(config).judge
-    assert parsed.endpoints[0].max_concurrency == 32 and parsed.extra_body == judge["extra_body"]
-    assert parsed.retry.max_attempts == 3 and parsed.rpm == 600.5
-    with pytest.raises(ConfigError, match=r"judge\.timeout_s"):
-        judge_overrides({**judge, "timeout_s": -1})

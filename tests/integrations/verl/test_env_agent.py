@@ -23,6 +23,7 @@ from verl.utils import hf_tokenizer  # noqa: E402
 from verl.utils.dataset.rl_dataset import RLHFDataset  # noqa: E402
 from verl.workers.rollout.replica import TokenOutput  # noqa: E402
 
+from verl_arena.core.errors import ConfigError  # noqa: E402
 from verl_arena.environments.server import EnvServerThread, create_app  # noqa: E402
 from verl_arena.environments.textcraft import solve  # noqa: E402
 from verl_arena.integrations.verl.config import hydra_value  # noqa: E402
@@ -84,6 +85,7 @@ def play(
         [
             "actor_rollout_ref.rollout.response_length=2048",
             "actor_rollout_ref.rollout.prompt_length=2048",
+            "reward.reward_manager.name=arena",  # the episodes are the arena's to rank
             "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
             f"+reward.reward_kwargs.env={hydra_value(env)}",
             *overrides,
@@ -226,6 +228,16 @@ def test_an_environment_that_is_not_there_fails_before_the_first_turn(tokenizer)
     output = play(tokenizer, policy, {"url": "http://127.0.0.1:9", "adapter": "textcraft", "step_timeout_s": 1})
     assert output.extra_fields["env_error"] == "env_connection" and not policy.prompts
     assert output.response_mask == [0]  # nothing to train on
+
+
+def test_beside_another_reward_manager_the_error_names_the_reward_manager_too(tokenizer):
+    policy = ScriptedPolicy(tokenizer, solver(TASK))
+    env = {"url": "http://127.0.0.1:9", "adapter": "textcraft"}  # set, but only the arena's options carry it
+    with pytest.raises(
+        ConfigError, match=r"needs \+reward\.reward_kwargs\.env .* and reward\.reward_manager\.name=arena"
+    ):
+        play(tokenizer, policy, env, "reward.reward_manager.name=naive")
+    assert not policy.prompts
 
 
 def test_a_cancelled_rollout_still_closes_its_episode(tokenizer, env_server):

@@ -33,6 +33,9 @@ from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_loop import RewardLoopManager, RewardLoopWorker  # noqa: E402
 from verl.trainer.ppo.ray_trainer import compute_advantage  # noqa: E402
 
+from verl_arena.core.errors import ConfigError  # noqa: E402
+from verl_arena.integrations.verl.reward_manager import check_trainer_config  # noqa: E402
+
 N = 4
 SYSTEM = {"role": "system", "content": "You are a travel planner."}
 QUERIES = {
@@ -400,9 +403,6 @@ def test_a_killed_coordinator_is_restarted_and_the_group_completes(cluster, judg
 
 @pytest.mark.slow
 def test_bad_options_fail_at_start_up_naming_the_key(cluster, judge):
-    from verl_arena.core.errors import ConfigError
-    from verl_arena.integrations.verl.reward_manager import check_trainer_config
-
     url, _ = judge
     with pytest.raises(ConfigError, match=r"reward.reward_kwargs.topolgy: Extra inputs are not permitted"):
         check_trainer_config(trainer_config(cluster, url, "+reward.reward_kwargs.topolgy=swiss"))
@@ -438,3 +438,26 @@ def test_a_reward_worker_that_cannot_start_stops_the_trainer_instead_of_leaving_
     )
     with pytest.raises(RuntimeError, match=r"reward worker 0 failed to start.*ARENA_MISSING_KEY is not set"):
         RewardLoopManager(config)
+
+
+def test_more_rollouts_waiting_than_the_reward_workers_accept_is_named_with_the_workers_to_ask_for(caplog):
+    config = verl_config(
+        [
+            "reward.reward_manager.name=arena",
+            "algorithm.adv_estimator=tournament",
+            "+reward.reward_kwargs.judge.endpoints=[{base_url: 'http://127.0.0.1:9/v1', model: m}]",
+            f"actor_rollout_ref.rollout.n={N}",
+            "data.train_batch_size=600",
+            "reward.num_workers=2",
+        ]
+    )
+    logger = "verl_arena.integrations.verl.reward_manager"
+    with caplog.at_level("WARNING", logger=logger):
+        _, group_size = check_trainer_config(config, keys=False)
+        config.reward.num_workers = 3  # 3000 calls for 2400 waiting rollouts
+        check_trainer_config(config, keys=False)
+    assert group_size == N
+    assert [r.getMessage() for r in caplog.records if r.name == logger] == [
+        "up to 2400 rollouts may wait for their groups at once, but 2 reward workers accept only 2000 calls; raise "
+        "reward.num_workers to at least 3"
+    ]

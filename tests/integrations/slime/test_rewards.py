@@ -1,97 +1,28 @@
-"""The slime adapter's own logic on duck-typed samples (no slime needed): options, rendering, grouping, voiding."""
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Tournament rewards for slime on duck-typed samples (no slime needed): advantages per slime group over the rollouts
+that vote, voided groups, reward keys, a dead judge, the reference anchor, and the evaluation reward against the
+reference. slime's own rollout drives them in ``test_slime.py``."""
 
 from __future__ import annotations
 
 import asyncio
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
-import yaml
-from helpers import Status, judge_config, sample
+from helpers import arena_args, judge_config, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verl_arena.core.errors import ConfigError
 from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.slime.config import arena_config
-from verl_arena.integrations.slime.samples import candidate_of, query_of
-from verl_arena.slime import group_rm, log_rollout, reward_post_process
-
-
-def args(**options: Any) -> SimpleNamespace:
-    return SimpleNamespace(**{f"arena_{k}": v for k, v in options.items()})
+from verl_arena.integrations.slime.rewards import eval_rm, group_rm, reward_post_process
+from verl_arena.integrations.slime.rollout import log_rollout
 
 
 @pytest.fixture(autouse=True)
 def no_options_file(monkeypatch):
     monkeypatch.delenv("VERL_ARENA_CONFIG", raising=False)
-
-
-# -- options --------------------------------------------------------------------------------------------------------
-
-
-def test_options_come_from_slimes_arguments_and_errors_name_the_key():
-    cfg = arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="swiss", normalize="grpo"))
-    assert cfg.topology == "swiss" and cfg.normalize == "grpo"
-    assert arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="swiss", normalize="grpo")) is cfg
-    with pytest.raises(ConfigError, match="arena_anchor"):
-        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), anchor="best"))
-    with pytest.raises(ConfigError, match=r"arena_judge\.endpoints"):
-        arena_config(args(judge={"endpoints": []}))
-    with pytest.raises(ConfigError, match="arena_tournament_size"):
-        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), tournament_size=4))
-    with pytest.raises(ConfigError, match="topology"):
-        arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), topology="ladder"))
-
-
-def test_options_file_is_the_fallback(monkeypatch, tmp_path):
-    with pytest.raises(ConfigError, match="VERL_ARENA_CONFIG"):
-        arena_config(SimpleNamespace())
-    assert arena_config(None, required=False) is None
-    path = tmp_path / "arena.yaml"
-    path.write_text(yaml.safe_dump({"judge": judge_config("http://127.0.0.1:9/v1"), "truncated": "lose"}))
-    monkeypatch.setenv("VERL_ARENA_CONFIG", str(path))
-    assert arena_config(SimpleNamespace()).truncated == "lose"
-    path.write_text(yaml.safe_dump({"judge": judge_config("http://127.0.0.1:9/v1"), "truncated": "skip"}))
-    with pytest.raises(ConfigError, match=r"options\.truncated"):
-        arena_config(SimpleNamespace())
-    path.write_text("- a list\n")
-    with pytest.raises(ConfigError, match="mapping"):
-        arena_config(SimpleNamespace())
-    monkeypatch.setenv("VERL_ARENA_CONFIG", str(tmp_path / "missing.yaml"))
-    with pytest.raises(ConfigError, match="cannot read"):
-        arena_config(SimpleNamespace())
-
-
-# -- what the judge reads ----------------------------------------------------------------------------------------
-
-
-def test_candidates_from_samples():
-    cfg = arena_config(args(judge=judge_config("http://127.0.0.1:9/v1"), truncated="lose"))
-    thought = candidate_of(sample(0, 0, "<think>compare hotels</think>Stay in Trastevere."), "0", cfg)
-    assert thought.answer == "Stay in Trastevere." and "compare hotels" in thought.path
-    assert candidate_of(sample(0, 1, "Cut off mid", status=Status.TRUNCATED), "1", cfg).meta["no_answer"]
-    assert candidate_of(sample(0, 2, "Partial plan", status=Status.FAILED), "2", cfg).meta["no_answer"]
-    assert candidate_of(sample(0, 3, "   "), "3", cfg).meta["no_answer"]
-    messages = [
-        {"role": "user", "content": "Plan a trip to Rome."},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [{"type": "function", "function": {"name": "search", "arguments": '{"q": "Rome hotels"}'}}],
-        },
-        {"role": "tool", "content": "Hotel Raphael, 180 EUR"},
-        {"role": "assistant", "content": "Book Hotel Raphael."},
-    ]
-    recorded = sample(0, 4, "Book Hotel Raphael.", format_reward=None)
-    recorded.metadata = {"messages": messages, "format_reward": 0.5}
-    candidate = candidate_of(recorded, "4", cfg)
-    assert candidate.answer == "Book Hotel Raphael." and "Rome hotels" in candidate.path
-    assert "Hotel Raphael, 180 EUR" in candidate.path and candidate.meta["format_reward"] == 0.5
-    chat = sample(0, 5)
-    chat.prompt = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Plan Rome."}]
-    assert query_of(chat) == "Plan Rome."
 
 
 # -- advantages per slime group ----------------------------------------------------------------------------------
@@ -119,7 +50,7 @@ def test_post_process_zeroes_voided_groups_and_reads_reward_keys():
     assert raw == [0.5, 0.5, 0.5, 0.1, 0.9]
     assert advantages[:3] == [0.0] * 3 and advantages[3] < 0 < advantages[4]
     batch = [sample(0, 0, reward=0.0), sample(0, 1, reward=0.25), sample(0, 2, reward=1.0)]
-    grpo = reward_post_process(args(judge=judge_config("http://127.0.0.1:9/v1"), normalize="grpo"), batch)
+    grpo = reward_post_process(arena_args(judge=judge_config("http://127.0.0.1:9/v1"), normalize="grpo"), batch)
     rank = reward_post_process(SimpleNamespace(), batch)
     assert grpo[1] != pytest.approx(rank[1])  # standardised rewards, not ranks
     assert grpo[1] == pytest.approx(group_advantages([0.0, 0.25, 1.0], "grpo"))
@@ -143,7 +74,7 @@ def test_post_process_zeroes_voided_groups_and_reads_reward_keys():
     normalize=st.sampled_from(["rank", "grpo"]),
 )
 def test_removing_a_rollout_that_does_not_vote_changes_its_siblings_advantages_by_nothing(groups, normalize):
-    options = args(judge=judge_config("http://127.0.0.1:9/v1"), normalize=normalize)
+    options = arena_args(judge=judge_config("http://127.0.0.1:9/v1"), normalize=normalize)
 
     def build(keep_all: bool) -> tuple[list[SimpleNamespace], list[str]]:
         samples, states = [], []
@@ -180,7 +111,7 @@ def test_a_rollout_with_some_samples_removed_still_votes():
 
 def test_a_dead_judge_voids_the_group_and_never_raises_into_slime(mock_judge):
     url, _ = mock_judge(down=True)
-    options = args(
+    options = arena_args(
         judge=judge_config(url, down_wait_s=0.0, timeout_s=0.5), topology="round_robin", judge_deadline_s=5.0
     )
     group = [sample(7, i, f"Plan {i}: Colosseum, Vatican, trattoria number {i}.") for i in range(4)]
@@ -202,7 +133,7 @@ def test_the_reference_anchor_is_the_samples_reference_and_the_old_spelling_warn
     url, server = mock_judge(latency=0.0)
     judge = judge_config(url)
     with caplog.at_level("WARNING", logger="verl_arena.validation"):
-        assert arena_config(args(judge=judge, topology="anchor", anchor="label")).anchor == "reference"
+        assert arena_config(arena_args(judge=judge, topology="anchor", anchor="label")).anchor == "reference"
     assert [r.getMessage() for r in caplog.records if r.name == "verl_arena.validation"] == [
         "arena_anchor: 'label' is deprecated and goes in the next release; use 'reference' (the same)"
     ]
@@ -219,9 +150,33 @@ def test_the_reference_anchor_is_the_samples_reference_and_the_old_spelling_warn
 
     label = {"label": "Day 1: the reference plan, Pantheon at 8:00."}
     assert all(
-        "Pantheon at 8:00" in p for p in judged(args(judge=judge, topology="anchor", anchor="reference"), **label)
+        "Pantheon at 8:00" in p for p in judged(arena_args(judge=judge, topology="anchor", anchor="reference"), **label)
     )
-    assert not any("Pantheon" in p for p in judged(args(judge=judge, topology="anchor", anchor="first"), **label))
+    assert not any("Pantheon" in p for p in judged(arena_args(judge=judge, topology="anchor", anchor="first"), **label))
     kept = {"label": None, "metadata": {"gold": "Day 1: the kept reference, Trevi at 7:00."}}
-    options = args(judge=judge, topology="anchor", anchor="reference", reference_key="gold")
+    options = arena_args(judge=judge, topology="anchor", anchor="reference", reference_key="gold")
     assert all("Trevi at 7:00" in p for p in judged(options, **kept))  # the reference eval_rm reads, too
+
+
+# -- the evaluation reward -------------------------------------------------------------------------------------------
+
+
+def test_an_eval_sample_scores_0_without_a_reference_an_answer_or_a_judge_and_says_which(mock_judge, caplog):
+    url, server = mock_judge(down=True)
+    options = arena_args(judge=judge_config(url, down_wait_s=0.0, timeout_s=0.5), judge_deadline_s=5.0)
+    plan = "Day 1: Colosseum at 9:00, Vatican at 11:00, trattoria dinner."
+    no_reference, no_answer, no_judge = (
+        sample(None, 0, plan),
+        sample(None, 1, "<think>hm</think>"),
+        sample(None, 2, plan),
+    )
+    no_answer.label = no_judge.label = "Day 1: the Pantheon."
+    with caplog.at_level("WARNING", logger="verl_arena.integrations.slime.rewards"):
+        scores = [asyncio.run(eval_rm(options, s)) for s in (no_reference, no_answer, no_judge)]
+    assert scores == [0.0, 0.0, 0.0]
+    reasons = [s.metadata["arena_eval"]["reason"] for s in (no_reference, no_answer, no_judge)]
+    assert reasons[:2] == ["no reference", "no answer"] and reasons[2].startswith("failed: ")
+    assert not any(s.metadata["arena_eval"]["judged"] for s in (no_reference, no_answer, no_judge))
+    assert server.received > 0  # only the last one reached the judge, and it failed there
+    (warning,) = [r.getMessage() for r in caplog.records if r.name == "verl_arena.integrations.slime.rewards"]
+    assert warning.startswith("eval sample 2: the judgment against the reference failed") and "unavailable" in warning

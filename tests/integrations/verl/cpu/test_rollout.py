@@ -1,0 +1,121 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The transformers rollout on the CPU, with verl's own rollout and model configs: generation within the rollout's
+lengths, log-probabilities when asked, the trainer's weights loaded so the next rollouts come from them, and the
+worker-side adapter that hands them over (slow: a replica on real Ray, as verl launches it)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+pytest.importorskip("verl")
+
+from safetensors.torch import load_file
+from verl.workers.config import HFModelConfig, RolloutConfig
+
+from verl_arena.integrations.verl.cpu.rollout import (
+    TransformersReplica,
+    TransformersServer,
+    TransformersServerAdapter,
+)
+from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+
+PROMPT = list(range(3, 13))  # ten token ids
+GREEDY = {"temperature": 0.0}
+TRACED = {"max_tokens": 6, "logprobs": True, **GREEDY}  # the log-probabilities tell two policies apart
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> tuple[Path, Path]:
+    """Two tiny policies: the one served, and the one 'trained' into it."""
+    root = tmp_path_factory.mktemp("policies")
+    return build_tiny_model(root / "served", seed=0), build_tiny_model(root / "trained", seed=1)
+
+
+def rollout_config(**overrides: Any) -> RolloutConfig:
+    fields = {"name": "transformers", "tensor_model_parallel_size": 1, "prompt_length": 16, "response_length": 8}
+    return RolloutConfig(**{**fields, **overrides})
+
+
+def server(path: Path) -> TransformersServer:
+    return TransformersServer(rollout_config(), HFModelConfig(path=str(path)), replica_rank=0)
+
+
+def generate(served: TransformersServer, **params: Any) -> Any:
+    return asyncio.run(served.generate("request", PROMPT, params))
+
+
+def test_generation_stays_within_the_rollouts_lengths_and_reports_log_probs_when_asked(models):
+    served = server(models[0])
+    longest = generate(served, max_tokens=100, **GREEDY)  # capped at prompt + response length: 16 + 8 - 10 tokens
+    stopped = bool(longest.token_ids) and longest.token_ids[-1] in served.stop_ids
+    assert len(longest.token_ids) == 14 or (stopped and len(longest.token_ids) < 14)
+    assert longest.log_probs is None and longest.stop_reason == "completed"
+    assert generate(served, **GREEDY).token_ids == longest.token_ids[:8]  # no max_tokens: the response length
+    short = generate(served, max_tokens=3, logprobs=True, **GREEDY)
+    assert short.token_ids == longest.token_ids[:3] and len(short.log_probs) == len(short.token_ids)
+    assert all(p <= 0 for p in short.log_probs)
+
+
+def test_the_next_rollouts_come_from_the_loaded_weights(models):
+    served, trained = server(models[0]), server(models[1])
+    before, wanted = generate(served, **TRACED), generate(trained, **TRACED)
+    assert before.log_probs != wanted.log_probs  # two different policies
+    state = load_file(models[1] / "model.safetensors")
+    assert served.load_weights(state, global_steps=3) == len(state)
+    after = generate(served, **TRACED)
+    assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
+    assert after.extra_fields == {"global_steps": 3}
+    assert served.stats() == {"weight_updates": 1, "global_steps": 3}
+    with pytest.raises(KeyError, match=r"weights the rollout model does not have: \['model.no_such.weight'\]"):
+        served.load_weights({"model.no_such.weight": torch.zeros(1)})
+
+
+def test_the_adapter_knows_its_replica_and_takes_full_weights_only(models, monkeypatch):
+    def adapter(rank: int) -> TransformersServerAdapter:
+        monkeypatch.setenv("RANK", str(rank))
+        return TransformersServerAdapter(
+            rollout_config(tensor_model_parallel_size=2), HFModelConfig(path=str(models[0])), None
+        )
+
+    assert [(a.replica_rank, a.leader) for a in map(adapter, (0, 1, 2, 3))] == [
+        (0, True),
+        (0, False),
+        (1, True),
+        (1, False),
+    ]
+    follower, consumed = adapter(3), []
+
+    def weights():
+        for name, tensor in load_file(models[1] / "model.safetensors").items():
+            consumed.append(name)
+            yield name, tensor
+
+    asyncio.run(follower.update_weights(weights()))  # a follower gathers with the others and sends nothing
+    assert len(consumed) == len(load_file(models[1] / "model.safetensors"))
+    with pytest.raises(NotImplementedError, match="full weights, not 'delta_flush'"):
+        asyncio.run(follower.update_weights(iter([]), wire_format="delta_flush"))
+
+
+@pytest.mark.slow
+def test_a_replica_launched_on_ray_takes_the_trainers_weights_through_the_adapter(models, ray_local, monkeypatch):
+    replica = TransformersReplica(0, rollout_config(), HFModelConfig(path=str(models[0])), gpus_per_node=1)
+    asyncio.run(replica.launch_servers())
+    (handle,) = replica.servers
+    try:
+        wanted = generate(server(models[1]), **TRACED)
+        monkeypatch.setenv("RANK", "0")
+        leader = TransformersServerAdapter(rollout_config(), HFModelConfig(path=str(models[0])), None)
+        weights = iter(load_file(models[1] / "model.safetensors").items())
+        asyncio.run(leader.update_weights(weights, global_steps=2))
+        after = ray_local.get(handle.generate.remote("request", PROMPT, TRACED))
+        assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
+        assert after.extra_fields == {"global_steps": 2}
+        assert ray_local.get(handle.stats.remote()) == {"weight_updates": 1, "global_steps": 2}
+    finally:
+        ray_local.kill(handle)
