@@ -114,31 +114,3 @@ def test_failures_replay_as_failures():
         result.failure_reasons,
         result.ranks,
     )
-
-
-def test_judge_once_asks_a_failed_judgment_again_checks_the_reply_and_records_nothing():
-    """``Arena.judge_once`` (what the stall checks settle a failed judgment with) gives the judge's winner now, keeps
-    the failure's error, refuses a reply that is not a verdict like any other, and leaves the match log alone."""
-    from verl_arena import PairVerdict
-    from verl_arena.core.arena import Arena
-    from verl_arena.core.errors import InvalidJudgeOutput
-
-    candidates = make_group([0.0, 1.0])
-    judge = TableJudge({"c0": 2.0, "c1": 7.0}, fail={frozenset({"c0", "c1"})}, fail_times=1)
-    arena = Arena("query", candidates, judge, seed=0)
-
-    async def play() -> tuple:
-        [failed] = await arena.compare([(0, 1)], stage="main", round=1, level=0)
-        return failed, await arena.judge_once(failed, candidates)
-
-    failed, again = asyncio.run(play())
-    assert failed.failed and not failed.winners
-    assert not again.failed and again.winners == (1,) and again.scores == (2.0, 7.0) and again.error == failed.error
-    assert arena.matches == [failed] and arena.calls == 1 and len(judge.calls) == 2
-
-    class Garbled:
-        async def compare(self, query, a, b):
-            return PairVerdict(score_a=float("nan"), score_b=1.0)
-
-    with pytest.raises(InvalidJudgeOutput, match="score_a=nan"):
-        asyncio.run(Arena("query", candidates, Garbled(), seed=0).judge_once(failed, candidates))
