@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from helpers import make_group, rank
 
-from verl_arena import JudgeError, rank_group
+from verl_arena import JudgeError
 from verl_arena.testing import FlakyJudge, SimulatedJudge, TableJudge
 
 SCORES = {f"c{i}": float(i) for i in range(6)}
@@ -55,39 +55,6 @@ def test_exactly_half_failed_is_not_voided_and_more_is():
     # the same failures repeated: they concentrate on the anchor, which the judge cannot judge (see test_judge_faults)
     always = TableJudge(SCORES, fail={frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)})
     assert rank(make_group([0] * 5), always, "anchor", max_failed_fraction=0.8).void_reason == "judge_fault"
-
-
-def test_failed_anchor_judgment_is_a_tie_with_the_anchor():
-    judge = TableJudge(SCORES, fail={frozenset({"c0", "c3"})})
-    result = rank(make_group([0] * 4), judge, "anchor")
-    # anchor c0 received 0 from every judgment; c3 gets the anchor's score, 0, and ties with it
-    assert result.points == [0.0, 1.0, 2.0, 0.0]
-    assert result.ranks[0] == result.ranks[3] == 2.5
-
-
-def test_failed_round_robin_judgment_is_half_a_point_each():
-    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
-    result = rank(make_group([0] * 3), judge, "round_robin")
-    assert result.points == [0.0, 1.5, 1.5]
-
-
-def test_failed_bracket_match_goes_to_the_better_seed():
-    # seeds 1:c3 2:c2 3:c1 4:c0; bracket [c3 c0 | c2 c1]; c2-c1 fails -> c2 (seed 2) advances
-    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
-    result = rank(make_group([0] * 4), judge, "seeded_single_elimination")
-    final = result.matches[-1]
-    assert {result.ids[p] for p in final.players} == {"c3", "c2"}
-    assert result.failures == 1 and not result.voided
-
-
-def test_failed_select_shares_the_points():
-    class Down:
-        async def select(self, query, candidates, k):
-            raise JudgeError("down", reason="http_503")
-
-    options = {"group_size": 4, "winners_per_group": 2, "final_size": 2, "repeats": 1, "max_failed_fraction": 1.0}
-    result = asyncio.run(rank_group("q", make_group([0] * 4), Down(), "multi_round", **options))
-    assert result.points == [0.5] * 4 and result.failure_reasons == {"http_503": 1}
 
 
 def test_raise_policy_propagates_and_cancels_the_rest_of_the_round():
