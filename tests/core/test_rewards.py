@@ -12,8 +12,7 @@ from helpers import make_group, rank
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verl_arena import REWARDS
-from verl_arena.core import minmax_rewards, rank_quantile_rewards, standardize
+from verl_arena.core.rewards import REWARDS, minmax_rewards, rank_quantile_rewards, standardize
 from verl_arena.testing import SimulatedJudge
 
 
