@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 from verl_arena import Candidate, GroupResult, Match, rank_group
 from verl_arena.bench.step import read_step_metrics
@@ -141,6 +142,15 @@ def travel_task(i: int, place: tuple[str, ...]) -> dict[str, str]:
         f"The total budget is about {90 + i} euros per person including transport, entries and meals."
     )
     return {"id": f"trip-{i}", "query": query, "reference": reference}
+
+
+# Groups of every size a topology must handle (tests/core/test_topologies.py and tests/core/topologies/)
+#: small, odd, powers of two and one past them
+TOPOLOGY_SIZES = [1, 2, 3, 5, 6, 7, 8, 9, 16, 17]
+#: distinct finite qualities for a group of one of :data:`TOPOLOGY_SIZES`
+QUALITIES = st.sampled_from(TOPOLOGY_SIZES).flatmap(
+    lambda n: st.lists(st.floats(-3, 3, allow_nan=False, allow_infinity=False), min_size=n, max_size=n, unique=True)
+)
 
 
 # Matches by hand

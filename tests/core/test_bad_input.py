@@ -35,25 +35,6 @@ def test_not_a_candidate():
         run([make_group([1])[0], "oops"])
 
 
-def test_winners_per_group_must_be_below_group_size():
-    with pytest.raises(ConfigError, match=r"'winners_per_group' \(K_win=2\) must be smaller than 'group_size' \(G=2\)"):
-        run(make_group([1, 2]), topology="multi_round", winners_per_group=2)
-
-
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        ({"group_size": 1}, "'group_size' must be an integer >= 2"),
-        ({"repeats": 0}, "'repeats' must be an integer >= 1"),
-        ({"final_size": 2.5}, "'final_size' must be an integer"),
-        ({"group_sise": 3}, "unknown option 'group_sise' for topology 'multi_round'; valid options: group_size"),
-    ],
-)
-def test_multi_round_options(options, message):
-    with pytest.raises(ConfigError, match=message):
-        Tournament.from_options("multi_round", **options)
-
-
 def test_unknown_topology_lists_the_known_ones():
     with pytest.raises(ConfigError, match=r"unknown topology .knockout.; known: anchor, budgeted, double_elimination"):
         Tournament.from_options("knockout")

@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Independent judgments of a round are in flight together, not one after another."""
+"""Independent judgments of a round are in flight together, not one after another, and one that raises takes the
+others down with it (``gather_or_cancel``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from helpers import make_group, rank
 
 from verl_arena import rank_group
+from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.testing import SimulatedJudge
 
 
@@ -51,3 +53,37 @@ def test_groups_run_concurrently_with_each_other():
 
     asyncio.run(main())
     assert judge.max_in_flight == 5 * 7
+
+
+def test_results_come_in_order_and_a_failure_cancels_the_rest_before_it_is_raised():
+    async def answer(value: int, gate: asyncio.Event) -> int:
+        await gate.wait()
+        return value
+
+    async def in_order() -> list[int]:
+        gates = [asyncio.Event() for _ in range(3)]
+        for gate in reversed(gates):  # finishing last to first changes nothing
+            asyncio.get_running_loop().call_soon(gate.set)
+        return await gather_or_cancel([answer(v, g) for v, g in zip((7, 8, 9), gates, strict=True)])
+
+    assert asyncio.run(in_order()) == [7, 8, 9]
+    cancelled: list[int] = []
+
+    async def waits_forever(i: int) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(i)
+            raise
+
+    async def fails() -> None:
+        await asyncio.sleep(0)
+        raise RuntimeError("the judge broke the protocol")
+
+    async def one_fails() -> None:
+        # (the bound only keeps a regression from hanging the suite: without the cancel, nothing else ends the wait)
+        await asyncio.wait_for(gather_or_cancel([waits_forever(0), fails(), waits_forever(2)]), timeout=30)
+
+    with pytest.raises(RuntimeError, match="broke the protocol"):
+        asyncio.run(one_fails())
+    assert sorted(cancelled) == [0, 2]  # nothing left running

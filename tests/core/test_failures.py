@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from helpers import make_group, rank
 
-from verl_arena import JudgeError, rank_group
+from verl_arena import JudgeError
 from verl_arena.testing import FlakyJudge, SimulatedJudge, TableJudge
 
 SCORES = {f"c{i}": float(i) for i in range(6)}
@@ -57,39 +57,6 @@ def test_exactly_half_failed_is_not_voided_and_more_is():
     assert rank(make_group([0] * 5), always, "anchor", max_failed_fraction=0.8).void_reason == "judge_fault"
 
 
-def test_failed_anchor_judgment_is_a_tie_with_the_anchor():
-    judge = TableJudge(SCORES, fail={frozenset({"c0", "c3"})})
-    result = rank(make_group([0] * 4), judge, "anchor")
-    # anchor c0 received 0 from every judgment; c3 gets the anchor's score, 0, and ties with it
-    assert result.points == [0.0, 1.0, 2.0, 0.0]
-    assert result.ranks[0] == result.ranks[3] == 2.5
-
-
-def test_failed_round_robin_judgment_is_half_a_point_each():
-    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
-    result = rank(make_group([0] * 3), judge, "round_robin")
-    assert result.points == [0.0, 1.5, 1.5]
-
-
-def test_failed_bracket_match_goes_to_the_better_seed():
-    # seeds 1:c3 2:c2 3:c1 4:c0; bracket [c3 c0 | c2 c1]; c2-c1 fails -> c2 (seed 2) advances
-    judge = TableJudge(SCORES, fail={frozenset({"c1", "c2"})})
-    result = rank(make_group([0] * 4), judge, "seeded_single_elimination")
-    final = result.matches[-1]
-    assert {result.ids[p] for p in final.players} == {"c3", "c2"}
-    assert result.failures == 1 and not result.voided
-
-
-def test_failed_select_shares_the_points():
-    class Down:
-        async def select(self, query, candidates, k):
-            raise JudgeError("down", reason="http_503")
-
-    options = {"group_size": 4, "winners_per_group": 2, "final_size": 2, "repeats": 1, "max_failed_fraction": 1.0}
-    result = asyncio.run(rank_group("q", make_group([0] * 4), Down(), "multi_round", **options))
-    assert result.points == [0.5] * 4 and result.failure_reasons == {"http_503": 1}
-
-
 def test_raise_policy_propagates_and_cancels_the_rest_of_the_round():
     class FailFirst(SimulatedJudge):
         async def compare(self, query, a, b):
@@ -114,31 +81,3 @@ def test_failures_replay_as_failures():
         result.failure_reasons,
         result.ranks,
     )
-
-
-def test_judge_once_asks_a_failed_judgment_again_checks_the_reply_and_records_nothing():
-    """``Arena.judge_once`` (what the stall checks settle a failed judgment with) gives the judge's winner now, keeps
-    the failure's error, refuses a reply that is not a verdict like any other, and leaves the match log alone."""
-    from verl_arena import PairVerdict
-    from verl_arena.core.arena import Arena
-    from verl_arena.core.errors import InvalidJudgeOutput
-
-    candidates = make_group([0.0, 1.0])
-    judge = TableJudge({"c0": 2.0, "c1": 7.0}, fail={frozenset({"c0", "c1"})}, fail_times=1)
-    arena = Arena("query", candidates, judge, seed=0)
-
-    async def play() -> tuple:
-        [failed] = await arena.compare([(0, 1)], stage="main", round=1, level=0)
-        return failed, await arena.judge_once(failed, candidates)
-
-    failed, again = asyncio.run(play())
-    assert failed.failed and not failed.winners
-    assert not again.failed and again.winners == (1,) and again.scores == (2.0, 7.0) and again.error == failed.error
-    assert arena.matches == [failed] and arena.calls == 1 and len(judge.calls) == 2
-
-    class Garbled:
-        async def compare(self, query, a, b):
-            return PairVerdict(score_a=float("nan"), score_b=1.0)
-
-    with pytest.raises(InvalidJudgeOutput, match="score_a=nan"):
-        asyncio.run(Arena("query", candidates, Garbled(), seed=0).judge_once(failed, candidates))

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from verl_arena import TOPOLOGIES, JudgeError, PairVerdict, replay
 from verl_arena.core.information import SLOT_CHANCE, is_shortcut, judge_evidence, no_information
-from verl_arena.core.ranking import linked_sets, share_within
 from verl_arena.core.types import Match
 from verl_arena.testing import SimulatedJudge, TableJudge
 
@@ -143,11 +142,6 @@ def test_evidence_counts_each_order_of_an_order_swapped_verdict():
     ev = judge_evidence(matches)
     assert (ev.judgments, ev.decisive, ev.verdicts, ev.ties) == (4, 2, 2, 1)
     assert (ev.single, ev.first_slot) == (4, 4)  # both orders of the swapped pair, the single one, the select
-
-
-def test_linked_sets_follow_chains_and_share_the_mean():
-    assert linked_sets(6, [(0, 3), (3, 5), (1, 2)]) == [[0, 3, 5], [1, 2]]
-    assert share_within([0.0, 1.0, 5.0, 2.0], [[0, 2]]) == [2.5, 1.0, 2.5, 2.0]
 
 
 def test_in_seeded_single_elimination_a_tie_between_equal_seeds_is_a_shared_rank():

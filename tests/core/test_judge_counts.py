@@ -11,16 +11,41 @@ import dataclasses
 
 import numpy as np
 import pytest
-from helpers import EXAMPLE, attacked, group, judge_config, strict_json, triggering
+from helpers import EXAMPLE, attacked, group, judge_config, make_group, strict_json, triggering
 
-from verl_arena import Candidate
+from verl_arena import Candidate, Match, Tournament
 from verl_arena.cli import main
+from verl_arena.core.judge_counts import UNLOGGED_USAGE, JudgeCounts, judge_counts, judgment_kind
 from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
 
 KINDS = ("arena/asked_judgments", "arena/cache_hits", "arena/shortcut_judgments")
+
+
+def test_a_judgments_kind_is_read_from_what_it_spent():
+    assert judgment_kind({"requests": 2, "cache_hits": 1}) == "asked"  # a request went out: asked, whatever else
+    assert judgment_kind({"shortcuts": 1}) == judgment_kind({}, stalled=True) == "shortcut"
+    assert judgment_kind({"cache_hits": 1}) == "cache_hit"
+    assert judgment_kind({}) == "asked"  # a judge that reports nothing (simulated, one's own): asked
+
+
+def test_a_groups_counts_add_up_with_a_bye_left_out_and_a_half_played_group_counted_as_asked():
+    matches = [
+        Match("compare", "s", 1, 1, (0, 1), winners=(0,), usage={"requests": 2, "retries": 1, "prompt_tokens": 90}),
+        Match("compare", "s", 1, 1, (2, 3), winners=(3,), usage={"cache_hits": 1}),
+        Match("compare", "s", 1, 1, (4, 5), winners=(4,), usage={"shortcuts": 1}),
+        Match("compare", "s", 1, 1, (6, 7), failed=True, error="stall: every player stalled the judge"),
+        Match("bye", "s", 1, 1, (8,), winners=(8,)),
+    ]
+    played = Tournament.from_options("round_robin").void(make_group(range(9)), "deadline", comparisons=6)
+    played = dataclasses.replace(played, matches=matches, details={**played.details, UNLOGGED_USAGE: {"requests": 3}})
+    counts = judge_counts(played)
+    assert counts == JudgeCounts(
+        judgments=6, asked_judgments=1 + 2, cache_hits=1, shortcut_judgments=2, judge_requests=5, judge_retries=1
+    )  # two judgments made but not in the log: asked
+    assert counts + counts == JudgeCounts(12, 6, 2, 4, 10, 2)
 
 
 def ranked(service: JudgeService, groups: dict[str, list[Candidate]], topology: str) -> dict:

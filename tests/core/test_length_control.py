@@ -16,7 +16,7 @@ from helpers import compare
 from scipy.optimize import minimize_scalar
 
 from verl_arena import Candidate, ConfigError, PairVerdict, fit_bradley_terry, rank_group
-from verl_arena.core.tournament import Tournament, length_offsets, replay
+from verl_arena.core.tournament import Tournament, replay
 from verl_arena.evaluation.stats import length_controlled
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome, length_reward_corr
 from verl_arena.outcomes.step_metrics import summarize
@@ -109,25 +109,6 @@ def test_the_evaluation_measures_the_bias_training_takes():
     report = length_controlled(outcomes, diffs, log_ratio=ratios, resamples=50)
     assert report.bias == pytest.approx(BIAS, abs=0.3)
     assert length_controlled(outcomes, diffs, resamples=10).bias is None
-
-
-def test_no_answer_and_forfeits_are_charged_the_largest_length_advantage():
-    half = (math.log1p(1000) - math.log1p(100)) / 2
-    x = length_offsets([0, 100, 1000, 5000], [True, False, False, True], 2.0)
-    assert x[1] == pytest.approx(-2 * half) and x[2] == pytest.approx(2 * half)
-    assert x[0] == x[3] == pytest.approx(2 * half)  # as if each were the group's longest answer
-    negative = length_offsets([0, 100, 1000], [True, False, False], -2.0)  # a judge that prefers short answers
-    assert negative[0] == pytest.approx(2 * half) == pytest.approx(negative[1])
-    assert length_offsets([0, 0], [True, True], 2.0) == [0.0, 0.0]
-
-
-def test_brevity_is_credited_only_down_to_the_shortest_answer_that_won_something():
-    # candidate 0 (20 characters) won nothing: it is taken to be as long as the shortest winner (candidate 1)
-    x = length_offsets([20, 100, 1000, 3000], [False] * 4, 2.0, winners={1, 2, 3})
-    assert x[0] == x[1] < x[2] < x[3]
-    assert length_offsets([20, 100, 1000], [False] * 3, 2.0, winners={0, 2})[0] < x[1]  # a terse winner is credited
-    negative = length_offsets([100, 1000, 9000], [False] * 3, -2.0, winners={0, 1})  # prefers short: cap the long
-    assert negative[2] == negative[1] < negative[0]
 
 
 def test_a_terse_non_answer_never_ranks_above_a_longer_answer_with_the_same_record():

@@ -12,15 +12,8 @@ from helpers import make_group, rank
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verl_arena import REWARDS
-from verl_arena.core import minmax_rewards, rank_quantile_rewards, ranks_from_keys, standardize
+from verl_arena.core.rewards import REWARDS, minmax_rewards, rank_quantile_rewards, standardize
 from verl_arena.testing import SimulatedJudge
-
-
-def test_ranks_share_the_mean_position_on_ties():
-    assert ranks_from_keys([(3,), (5,), (3,), (1,)]) == [1.5, 0.0, 1.5, 3.0]
-    assert ranks_from_keys([(1, 2), (1, 3), (0, 9)]) == [1.0, 0.0, 2.0]
-    assert ranks_from_keys([(7,)] * 4) == [1.5] * 4
 
 
 def test_rank_quantile_is_arenarl_eq_6():

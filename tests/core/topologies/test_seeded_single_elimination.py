@@ -1,16 +1,17 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Results worked out by hand from ArenaRL's and Tournament-GRPO's Algorithm 1, with judges that produce upsets."""
+"""Seeded single elimination (ArenaRL sec. 4.3, Algorithm 1): results worked out by hand from the paper's algorithm
+with judges that produce upsets, the classic bracket beside ArenaRL's, byes and the mean of V, and tied or failed
+matches going to the better seed."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 
 import pytest
 from helpers import make_group, rank
 
-from verl_arena import Candidate, rank_group
+from verl_arena.core.topologies.seeded_single_elimination import SeededSingleElimination
 from verl_arena.testing import TableJudge
 
 # Judge scores of c0..c7 in every match unless overridden; c0 is the anchor.
@@ -54,7 +55,8 @@ def test_arenarl_algorithm_1_with_two_upsets():
     assert sorted(seeding) == [(f"c{i}", "c0") for i in range(1, 8)]
     rounds = [[("c1", "c5"), ("c3", "c7"), ("c4", "c0"), ("c6", "c2")], [("c1", "c7"), ("c4", "c6")], [("c1", "c4")]]
     assert judge.calls[7:] == [match for matches in rounds for match in matches]
-    assert result.comparisons == 14 and result.depth == 4
+    assert (result.comparisons, result.depth) == (14, 4)
+    assert (SeededSingleElimination.judge_calls(8, None), SeededSingleElimination.depth(8, None)) == (14, 4)
     ids = result.ids
     assert [ids[p] for p in result.details["seed_order"]] == ["c1", "c6", "c3", "c4", "c0", "c7", "c2", "c5"]
 
@@ -95,61 +97,10 @@ def test_tied_bracket_match_goes_to_the_better_seed():
     assert {result.ids[p] for p in final.players} == {"c1", "c3"}
 
 
-class ScriptedSelectJudge:
-    """Picks winners from a script, one entry per call, whatever order the candidates are shown in."""
-
-    def __init__(self, script: list[set[str]]) -> None:
-        self.script = list(script)
-
-    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
-        chosen = self.script.pop(0)
-        assert len(chosen) == k
-        return [i for i, c in enumerate(candidates) if c.id in chosen]
-
-
-def test_tournament_grpo_algorithm_1_with_format_rewards():
-    """N = 4, G = 4, K_win = 2, K_final = 2, M = 3: every repeat is one round of one group.
-
-    The judge picks {c0, c1}, {c0, c2}, {c0, c1}: points c0 3, c1 2, c2 1, c3 0.
-    Eq. 8: r_tour = (s - 0) / (3 - 0 + eps); eq. 9 adds the format rewards (1, 1, 0, 1); eq. 10 standardises.
-    """
-    group = [
-        Candidate(id=f"c{i}", answer=f"a{i}", meta={"format_reward": f}) for i, f in enumerate([1.0, 1.0, 0.0, 1.0])
-    ]
-    judge = ScriptedSelectJudge([{"c0", "c1"}, {"c0", "c2"}, {"c0", "c1"}])
-    options = dict(group_size=4, winners_per_group=2, final_size=2, repeats=3)
-    result = asyncio.run(rank_group("q", group, judge, "multi_round", **options))
-    assert result.points == [3.0, 2.0, 1.0, 0.0]
-    eps = 1e-6
-    rewards = [3 / (3 + eps) + 1, 2 / (3 + eps) + 1, 1 / (3 + eps) + 0, 0 + 1]
-    assert result.rewards == pytest.approx(rewards, abs=1e-12)
-    mean = sum(rewards) / 4
-    std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / 3)
-    assert result.advantages == pytest.approx([(r - mean) / (std + eps) for r in rewards], abs=1e-12)
-    assert result.ranks == [0.0, 1.0, 2.0, 3.0]
-    assert result.comparisons == 3 and result.depth == 1
-
-
-def test_tournament_grpo_binary_knockout_points():
-    """G = 2, K_win = 1, K_final = 1, M = 1, N = 8: 4 + 2 + 1 = 7 calls, points {3, 2, 1, 1, 0, 0, 0, 0}.
-
-    The judge always prefers c7, except that c3 beats c7 (an upset it repeats whenever they meet).
-    """
-    order = ["c7", "c6", "c5", "c4", "c3", "c2", "c1", "c0"]
-
-    class Preferring:
-        async def select(self, query, candidates, k):
-            ids = [c.id for c in candidates]
-            if set(ids) == {"c3", "c7"}:
-                return [ids.index("c3")]
-            return [min(range(len(ids)), key=lambda i: order.index(ids[i]))]
-
-    for seed in range(5):
-        result = asyncio.run(rank_group("q", make_group([0] * 8), Preferring(), "multi_round", repeats=1, seed=seed))
-        assert sorted(result.points, reverse=True) == [3, 2, 1, 1, 0, 0, 0, 0]
-        assert result.comparisons == 7 and result.depth == 3
-        met = any({"c3", "c7"} <= {result.ids[p] for p in m.players} for m in result.matches)
-        champion = result.ids[result.points.index(3.0)]
-        assert (champion == "c7") == (not met)  # c7 wins everything unless it runs into c3
-        # min-max rewards: champion 1 (up to eps), first-round losers 0
-        assert max(result.rewards) == pytest.approx(1.0, abs=1e-6) and min(result.rewards) == 0.0
+def test_failed_bracket_match_goes_to_the_better_seed():
+    # seeds 1:c3 2:c2 3:c1 4:c0; bracket [c3 c0 | c2 c1]; c2-c1 fails -> c2 (seed 2) advances
+    judge = TableJudge({f"c{i}": float(i) for i in range(4)}, fail={frozenset({"c1", "c2"})})
+    result = rank(make_group([0] * 4), judge, "seeded_single_elimination")
+    final = result.matches[-1]
+    assert {result.ids[p] for p in final.players} == {"c3", "c2"}
+    assert result.failures == 1 and not result.voided

@@ -1,7 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena rank --resume`` after the groups file was edited, run as users run it: a resumed output is what a fresh
-run over the edited file writes, or the run is refused (exit 2) naming the lines, before any judge call."""
+"""Resuming a ``rank`` run: ``verl-arena rank --resume`` after the groups file was edited, run as users run it (a
+resumed output is what a fresh run over the edited file writes, or the run is refused, exit 2, naming the lines,
+before any judge call), and ``check_resume`` and ``run_settings`` on files written by hand."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ import pytest
 from helpers import EXAMPLE, strict_json
 
 from verl_arena.cli import main
-from verl_arena.offline import check_groups, group_key, load_groups
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.tournament import Tournament
+from verl_arena.judges.config import parse_judge_config
+from verl_arena.offline.groups import check_groups
+from verl_arena.offline.resume import check_resume, run_settings
 
 
 def lines(path: Path) -> list[dict]:
@@ -60,32 +65,6 @@ def assert_same_as_a_fresh_run(rank, groups: Path, out: Path, tmp_path: Path) ->
     for result in lines(out):  # and every line points at the group of the file it was ranked from
         raw = lines(groups)[result["line"] - 1]
         assert [c["id"] for c in result["candidates"]] == [str(c["id"]) for c in raw["candidates"]]
-
-
-def test_a_groups_name_is_its_content_not_its_line(tmp_path):
-    plain = example()
-    names = [r.id for r in check_groups(write(tmp_path / "a.jsonl", plain)).refs]
-    moved = [r.id for r in check_groups(write(tmp_path / "b.jsonl", [plain[3], *plain[:3]])).refs]
-    assert moved == [names[3], *names[:3]] and all(n.startswith("sha256:") for n in names)
-    assert check_groups(write(tmp_path / "c.jsonl", example(with_ids=True))).refs[0].id == "kyoto-day"
-
-    def name(group: dict) -> str:
-        (ref,) = check_groups(write(tmp_path / "one.jsonl", [group])).refs
-        return ref.id
-
-    base = plain[1]
-    edits = [
-        {**base, "query": base["query"] + " "},
-        {**base, "rubrics": ["cheap"]},
-        {**base, "answer_key": "the trains stop at 23:00"},
-        {**base, "candidates": base["candidates"][::-1]},  # the order decides e.g. which one is the anchor
-        {**base, "candidates": [{**base["candidates"][0], "id": "renamed"}, *base["candidates"][1:]]},
-        {**base, "candidates": [{**base["candidates"][0], "meta": {"format_reward": 1}}, *base["candidates"][1:]]},
-        {**base, "candidates": base["candidates"][:-1]},
-    ]
-    assert name(base) == names[1] and len({name(e) for e in edits} | {names[1]}) == len(edits) + 1
-    (group,) = load_groups(tmp_path / "one.jsonl")
-    assert group.id == group_key(None, group.digest)
 
 
 @pytest.mark.parametrize("with_ids", [False, True])
@@ -314,3 +293,55 @@ def test_an_output_that_is_not_a_rank_output_is_refused_naming_its_line(rank, tm
     out.write_text(json.dumps(ranked[0]) + "\n" + damage(ranked) + json.dumps(ranked[2]) + "\n", encoding="utf-8")
     code, _, err, requests = rank(groups, out, "--resume")
     assert code == 2 and requests == 0 and f"{out} " + message.format(id=ranked[0]["id"]) in err
+
+
+# -- the checks themselves, on files written by hand ------------------------------------------------------------------
+
+
+def test_check_resume_keeps_what_stands_brings_its_lines_up_to_date_and_writes_nothing_until_rewrite(tmp_path):
+    index = check_groups(write(tmp_path / "groups.jsonl", example(with_ids=True)))
+    refs = index.refs
+    out, log = tmp_path / "out.jsonl", tmp_path / "log.jsonl"
+    # groups 1 and 3 ranked when they sat on lines 9 and 2; a third result line cut by a crash
+    ranked = [{"id": refs[0].id, "line": 9, "group_digest": refs[0].digest}, {"id": refs[2].id, "line": 2}]
+    out.write_text("".join(json.dumps(r) + "\n" for r in ranked) + '{"id": "' + refs[1].id, encoding="utf-8")
+    # the log has group 4 too: ranked, but its result line was never written, so it is ranked (and logged) again
+    logged = [{"result": {"group_id": r.id}, "line": 9, "group_digest": r.digest} for r in (refs[0], refs[2], refs[3])]
+    write(log, logged)
+    before = out.read_bytes(), log.read_bytes()
+
+    resumed = check_resume(index, out, log)
+    assert resumed.done == {refs[0].id, refs[2].id} and resumed.total == 4
+    assert [r["line"] for r in resumed.output_lines] == [1, 3] and resumed.output_changed and resumed.log_changed
+    assert resumed.unchecked == [refs[2].id] and resumed.unlogged == 0  # an older line: no digest to check
+    assert (out.read_bytes(), log.read_bytes()) == before  # nothing written yet
+    assert resumed.notes()[0] == f"resuming: 2 of 4 groups already in {out}"
+
+    resumed.rewrite()
+    assert lines(out) == [{**ranked[0], "line": 1}, {**ranked[1], "line": 3}]
+    assert [(e["result"]["group_id"], e["line"]) for e in lines(log)] == [(refs[0].id, 1), (refs[2].id, 3)]
+
+
+def test_run_settings_record_the_ranking_and_the_verdicts_and_leave_out_the_address():
+    endpoint = {"base_url": "http://10.0.0.7:8000/v1", "model": "m"}
+    judge = parse_judge_config({"endpoints": [endpoint], "timeout_s": 9})
+    settings = run_settings(Tournament.from_options("swiss", seed=4), judge)
+    assert settings["topology"] == "swiss" and settings["tournament"]["seed"] == 4
+    assert settings["tournament"]["rounds"] == 0  # the defaults written out
+    assert settings["judge"]["template"] == "generic" and settings == json.loads(json.dumps(settings))
+    assert "10.0.0.7" not in json.dumps(settings) and "timeout_s" not in json.dumps(settings)  # they decide no verdict
+
+
+def test_a_line_of_another_topology_is_refused_without_listing_that_topologys_options(tmp_path):
+    index = check_groups(write(tmp_path / "groups.jsonl", example(with_ids=True)[:1]))
+    judge = parse_judge_config({"endpoints": [{"base_url": "http://127.0.0.1:9/v1", "model": "m"}]})
+    then = run_settings(Tournament.from_options("swiss"), judge)
+    out = write(tmp_path / "out.jsonl", [{"id": index.refs[0].id, "line": 1, "settings": then}])
+    now = run_settings(Tournament.from_options("round_robin", seed=3), judge)
+    with pytest.raises(ConfigError) as refused:
+        check_resume(index, out, settings=now)
+    said = str(refused.value)
+    assert (
+        f"{out} line 1: group 'kyoto-day' was ranked with other settings than this run's: topology 'swiss' then" in said
+    )
+    assert "'round_robin' now (--topology)" in said and "rounds" not in said and "seed" not in said

@@ -3,16 +3,53 @@
 """Every request sent to the judge is counted in the judgment it served: the asks, the asks again, the probes and
 controls that trace a failure, and group judgments (select, order) too, whether the judge answered them or not. The
 group's token figures are then what the HTTP client counted, and its requests what the judge server received, over
-real HTTP."""
+real HTTP. The tallies themselves (``tally``, ``note``, ``spend``) nest and follow the tasks started inside them.
+"""
 
 from __future__ import annotations
+
+import asyncio
 
 import numpy as np
 import pytest
 from helpers import rank_over_http
 
+from verl_arena.core.spending import note, spend, tally
 from verl_arena.outcomes.members import GroupSummary
 from verl_arena.testing.travel import WEAK, plan_group
+
+
+def test_tallies_nest_and_count_only_what_is_reported_while_they_are_open():
+    note("requests")  # none open: counted nowhere, and no error
+    with tally() as outer:
+        note("requests")
+        with tally() as inner:
+            spend({"prompt_tokens": 30, "completion_tokens": 0, "model": "m", "cached_tokens": 2.5})
+            note("retries", 2)
+        spend({"prompt_tokens": 5})
+    note("requests")
+    assert inner == {"prompt_tokens": 30, "cached_tokens": 2.5, "retries": 2}  # zeros and non-numbers left out
+    assert outer == {"prompt_tokens": 35, "cached_tokens": 2.5, "retries": 2, "requests": 1}
+
+
+def test_tasks_started_inside_a_tally_count_in_it_and_those_started_outside_do_not():
+    async def ask(tokens: int) -> None:
+        await asyncio.sleep(0)
+        note("requests")
+        spend({"prompt_tokens": tokens})
+
+    async def main() -> tuple:
+        with tally() as first:
+            await asyncio.gather(ask(10), ask(20))
+        outside = asyncio.ensure_future(ask(1000))  # started outside: it copied no open tally
+        with tally() as second:
+            await outside
+            await asyncio.gather(ask(4))
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert first == {"requests": 2, "prompt_tokens": 30}
+    assert second == {"requests": 1, "prompt_tokens": 4}
 
 
 def client_counts(stats: dict) -> tuple[int, int]:
