@@ -5,6 +5,8 @@ anything is served (serving: tests/environments/test_env_server.py)."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from verl_arena.cli import main
@@ -22,6 +24,17 @@ def test_a_bad_option_is_refused_on_one_line(options, said, capsys):
     assert main(["env-server", "textcraft", *options]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"verl-arena env-server: {said}") and err.count("\n") == 1
+
+
+def test_a_port_in_use_is_refused_naming_the_address(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["env-server", "textcraft", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"verl-arena env-server: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert capsys.readouterr().out == ""  # no URL printed: nothing is served
 
 
 def test_an_unknown_environment_is_a_usage_error_naming_the_known_ones(capsys):
