@@ -1,16 +1,18 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What the commands that ask a judge do around their run: the pre-flight request names each judge that cannot be asked
-(and only those), and a judge that never answered is one line and status 3. (The pre-flight through each command:
-tests/judges/test_preflight.py.)"""
+(and only those), a judge that never answered is one line and status 3, and the built-in mock judge's latency is
+checked while the arguments are parsed. (The pre-flight through each command: tests/judges/test_preflight.py.)"""
 
 from __future__ import annotations
 
 import socket
 from collections import Counter
 
-from helpers import ROOT, judge_config
+import pytest
+from helpers import EXAMPLE, ROOT, judge_config
 
+from verl_arena.cli import build_parser
 from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
 from verl_arena.commands.judge_checks import judge_unusable, preflight_judges
 
@@ -49,3 +51,23 @@ def test_a_judge_that_never_answered_is_one_line_of_causes_and_status_3(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("verl-arena rank: judge unusable: all 4 groups voided; 6 failed")
     assert "http://a:1/v1 failed 4 requests: timeout (3); HTTP 503 (1)" in err and "http://b:2" not in err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rank", str(EXAMPLE), "-o", "ranked.jsonl"],
+        ["audit", "--tasks", TASKS],
+        ["eval", "winrate", "--tasks", TASKS, *OUTPUTS],
+        ["eval", "arena", "--tasks", TASKS, *OUTPUTS],
+        ["eval", "rejudge", "judgments.jsonl"],
+    ],
+)
+def test_the_mock_judges_latency_is_checked_while_the_arguments_are_parsed(command, capsys):
+    parser = build_parser(command[0])
+    assert parser.parse_args([*command, "--mock-latency", "lognormal:0.2:0.5"]).mock_latency == "lognormal:0.2:0.5"
+    assert parser.parse_args([*command, "--mock-latency", "1.5"]).mock_latency == "1.5"
+    with pytest.raises(SystemExit) as exited:
+        parser.parse_args([*command, "--mock-latency", "uniform:0.1"])
+    said = "argument --mock-latency: must be SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA, got 'uniform:0.1'"
+    assert exited.value.code == 2 and said in capsys.readouterr().err

@@ -22,7 +22,12 @@ from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.extras import needing
-from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
+from verl_arena.commands.judge_checks import (
+    add_mock_latency_argument,
+    add_preflight_argument,
+    judge_unusable,
+    preflight_judges,
+)
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -326,7 +331,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and of the arena's choices)")
     add_tool_outputs_argument(parser, "show tool results to the judge")
-    parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_mock_latency_argument(parser, 0.0)
     add_preflight_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(parser)
@@ -401,7 +406,7 @@ def register(sub: Any) -> None:
     again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
     again.add_argument("--language", choices=["en", "zh"])
     add_tool_outputs_argument(again, "as given to `verl-arena rank`")
-    again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_mock_latency_argument(again, 0.0)
     add_preflight_argument(again)
     again.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(again)

@@ -19,7 +19,12 @@ from typing import Any
 from verl_arena.commands import progress
 from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
-from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
+from verl_arena.commands.judge_checks import (
+    add_mock_latency_argument,
+    add_preflight_argument,
+    judge_unusable,
+    preflight_judges,
+)
 from verl_arena.commands.output import print_json
 
 __all__ = ["RENAMED", "SUMMARIES", "register"]
@@ -371,7 +376,7 @@ def register(sub: Any) -> None:
         "(--topology, --seed, --tournament, the judge's template, models, sampling...)",
     )
     add_tool_outputs_argument(rank, "show tool results to the judge")
-    rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
+    add_mock_latency_argument(rank, 0.05)
     add_preflight_argument(rank)
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
     progress.add_quiet_argument(rank)
