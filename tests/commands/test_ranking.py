@@ -1,8 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena rank`` and ``replay``: the tournament options read as YAML reach every result line, a bad one is one
-line and exit 2 before anything starts, and a finished run resumed asks nothing (not even the pre-flight). (Ranking
-files end to end: tests/offline/.)"""
+line and exit 2 before anything starts, a finished run resumed asks nothing (not even the pre-flight), and replay
+refuses a log it cannot replay. (Ranking files end to end: tests/offline/.)"""
 
 from __future__ import annotations
 
@@ -51,3 +51,13 @@ def test_tournament_options_reach_every_result_and_a_finished_run_resumed_asks_n
     assert json.loads(captured.out)["groups"] == 0 and "cannot ask" not in captured.err
     assert "resuming: 4 of 4 groups already in" in captured.err
     assert [json.loads(line) for line in out.read_text().splitlines()] == results
+
+
+def test_replay_refuses_a_log_that_is_missing_or_holds_no_group(tmp_path, capsys):
+    missing, empty = tmp_path / "missing.jsonl", tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["replay", str(missing)]) == 2
+    assert capsys.readouterr().err == f"verl-arena replay: {missing}: cannot read (No such file or directory)\n"
+    assert main(["replay", str(empty), "-o", str(tmp_path / "replayed.jsonl")]) == 2
+    assert capsys.readouterr().err == f"verl-arena replay: {empty} holds no group\n"
+    assert not (tmp_path / "replayed.jsonl").exists()

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
+import os
 import signal
 import sys
 import time
@@ -290,10 +292,14 @@ def _replay(args: argparse.Namespace) -> int:
     from verl_arena.offline import replay_log, write_replayed
 
     try:
+        if not Path(args.log).exists():  # replay_log reads a missing log as one with no lines yet
+            raise ConfigError(f"{args.log}: cannot read ({os.strerror(errno.ENOENT)})")
         groups = replay_log(args.log)
+        if not groups:
+            raise ConfigError(f"{args.log} holds no group")
     except ConfigError as exc:
         print(f"verl-arena replay: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     same = sum(g.identical for g in groups)
     if args.output:
         write_replayed(args.output, groups)
@@ -392,7 +398,7 @@ def _register_replay(sub: Any) -> None:
         "replay",
         help=SUMMARIES["replay"],
         description="Replay every group of a judgment log written by `verl-arena rank --judgment-log`; exits 1 if any "
-        "group's ranks, rewards or advantages differ from the log.",
+        "group's ranks, rewards or advantages differ from the log, 2 when the log cannot be read or holds no group.",
     )
     rep.add_argument("log")
     rep.add_argument("-o", "--output", help="write the replayed results (same format as `rank`)")
