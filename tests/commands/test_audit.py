@@ -19,6 +19,8 @@ TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
     [
         (["--tasks", TASKS, "--max-rate", "1.5"], "--max-rate must be between 0 and 1, got 1.5"),
         (["--tasks", TASKS, "--sample", "0"], "--sample must be at least 1, got 0"),
+        (["--tasks", TASKS, "--confidence", "95"], "--confidence must be between 0 and 1, got 95.0"),
+        (["--tasks", TASKS, "--confidence", "1"], "--confidence must be between 0 and 1, got 1.0"),
         (["--tasks", "missing.jsonl"], "missing.jsonl: cannot read (No such file or directory)"),
     ],
 )

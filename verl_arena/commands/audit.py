@@ -201,6 +201,8 @@ def _checked_audit(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _
 
     if not 0 <= args.max_rate <= 1:
         raise ConfigError(f"--max-rate must be between 0 and 1, got {args.max_rate}")
+    if not 0 < args.confidence < 1:
+        raise ConfigError(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.sample is not None and args.sample < 1:
         raise ConfigError(f"--sample must be at least 1, got {args.sample}")
     honest = load_honest(args.tasks, args.outputs)
