@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena eval winrate``, ``arena`` and ``rejudge``: two judges of one name or a log that cannot be read are one
-line and exit 2 before a judge is started; a log that already holds every judgment asks the judge
+"""``verl-arena eval winrate``, ``arena`` and ``rejudge``: a bad option, two judges of one name or a log that cannot be
+read are one line and exit 2 before a judge is started; a log that already holds every judgment asks the judge
 nothing, not even the pre-flight. (The reports themselves: tests/evaluation/test_eval_*.py.)"""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 
+import pytest
 from helpers import ROOT, judge_config, strict_json
 
 from verl_arena.cli import main
@@ -45,6 +46,23 @@ def test_two_judges_of_one_name_are_refused_naming_the_fix(tmp_path, capsys):
     again = _judge_file(tmp_path / "other" / "a.yaml", "http://h:3/v1")  # named by the file's stem: 'a' twice
     assert main(["eval", "arena", "--tasks", TASKS, *OUTPUTS, "--judge-config", first, "--judge-config", again]) == 2
     assert "verl-arena eval arena: two judges are named 'a'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "options", "said"),
+    [
+        ("winrate", ["--confidence", "95"], "--confidence must be between 0 and 1, got 95.0"),
+        ("arena", ["--confidence", "0"], "--confidence must be between 0 and 1, got 0.0"),
+        ("arena", ["--tasks-per-match", "0"], "--tasks-per-match must be at least 1, got 0"),
+        ("arena", ["--max-rounds", "0"], "--max-rounds must be at least 1, got 0"),
+        ("arena", ["--max-judgments", "0"], "--max-judgments must be at least 1, got 0"),
+        ("arena", ["--resamples", "1"], "--resamples must be at least 2, got 1"),
+        ("arena", ["--min-pair-tasks", "-1"], "--min-pair-tasks must be at least 0, got -1"),
+    ],
+)
+def test_a_bad_number_is_one_line_and_exit_2_before_a_judge_is_started(command, options, said, capsys):
+    assert main(["eval", command, "--tasks", TASKS, *OUTPUTS, *options]) == 2
+    assert capsys.readouterr().err == f"verl-arena eval {command}: {said}\n"  # no mock judge was started
 
 
 def test_rejudge_refuses_a_log_it_cannot_read_and_a_template_it_does_not_know(tmp_path, capsys):

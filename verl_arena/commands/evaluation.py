@@ -54,6 +54,22 @@ def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
     return configs
 
 
+#: the arena's options that count something, and the least each may be (an interval needs two resamples)
+_AT_LEAST = {"tasks_per_match": 1, "max_rounds": 1, "max_judgments": 1, "resamples": 2, "min_pair_tasks": 0}
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse (``ConfigError``) a confidence level outside (0, 1), and an arena option below its least."""
+    from verl_arena.core.errors import ConfigError
+
+    if not 0 < args.confidence < 1:
+        raise ConfigError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    for name, least in _AT_LEAST.items():
+        value = getattr(args, name, None)  # winrate has none of them; --max-judgments may be left out
+        if value is not None and value < least:
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
+
+
 def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
     """Tasks, systems, judges, log, the mock judge (or ``None``) and the judges' configurations, every input checked
     before the first judge call; ``None`` (after printing why) when an input is bad."""
@@ -64,6 +80,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
 
     mock = None
     try:
+        _check_numbers(args)
         tasks = load_tasks(args.tasks)
         render = {"include_tool_outputs": args.include_tool_outputs}
         systems = {}
