@@ -50,3 +50,18 @@ def test_follow_reads_standard_input_and_stops_at_the_first_error(monkeypatch, c
     assert (
         main(["follow", "-"]) == 0 and capsys.readouterr().out == "step 2: critic/score/mean=0.25 timing_s/step=3.5\n"
     )
+
+
+def test_follow_refuses_a_log_that_never_appeared(tmp_path, capsys):
+    missing = tmp_path / "train.log"
+    assert main(["follow", str(missing)]) == 2
+    assert capsys.readouterr().err == f"verl-arena follow: {missing}: cannot read (No such file or directory)\n"
+
+
+def test_tiny_model_refuses_a_folder_it_cannot_make_before_building_anything(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["tiny-model", str(blocker / "model")]) == 2
+    assert (
+        capsys.readouterr().err == f"verl-arena tiny-model: cannot make the folder {blocker}/model: Not a directory\n"
+    )
