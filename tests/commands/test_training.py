@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from verl_arena.cli import main
 
 STEP = "(TaskRunner pid=5) step:2 - critic/score/mean:0.25 - timing_s/step:3.5"
@@ -65,3 +67,13 @@ def test_tiny_model_refuses_a_folder_it_cannot_make_before_building_anything(tmp
     assert (
         capsys.readouterr().err == f"verl-arena tiny-model: cannot make the folder {blocker}/model: Not a directory\n"
     )
+
+
+@pytest.mark.slow
+def test_tiny_model_prints_its_path_alone_and_marks_a_lexical_judge(tmp_path, capfd):
+    out = tmp_path / "judge"
+    assert main(["tiny-model", str(out), "--context", "4096", "--layers", "1", "--lexical-judge"]) == 0
+    assert capfd.readouterr().out == f"{out}\n"  # MODEL=$(verl-arena tiny-model DIR) reads it
+    config = json.loads((out / "config.json").read_text())
+    assert config["max_position_embeddings"] == 4096 and config["num_hidden_layers"] == 1
+    assert (out / "verl_arena_lexical_judge").is_file()
