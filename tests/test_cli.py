@@ -1,20 +1,23 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The ``verl-arena`` command, run as users run it: the console script, a help that answers at once, each
-sub-command's full parser, and a reader that goes away."""
+sub-command's full parser with the defaults its help names, and a reader that goes away."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE
 
-from verl_arena.cli import main
+from verl_arena.cli import build_parser, main
 
 
 def test_console_script_is_installed():
@@ -79,3 +82,44 @@ def test_a_closed_stdout_ends_the_command_quietly(tmp_path):
     assert proc.wait(timeout=300) == 141, err
     assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err
     assert len(out.read_text().splitlines()) == 4
+
+
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """The parser and every sub-command's, each with its command line."""
+    yield parser.prog, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _parsers(sub)
+
+
+def _named_default(help_text: str | None, default: object) -> list | None:
+    """The default an option's help names at its end (``"group sizes (8 16)"``, ``"(default: all)"``, ``"(0-4)"``,
+    ``"(0.05; verl: 2)"``), as a list of numbers or a word; ``None`` where it names none."""
+    found = re.search(r"\(([^()]*)\)\s*$", help_text or "")
+    if not found:
+        return None
+    named = re.split(r"[;:]", found.group(1).removeprefix("default: "))[0].strip()
+    if re.fullmatch(r"\d+-\d+", named):
+        low, high = map(int, named.split("-"))
+        return [float(i) for i in range(low, high + 1)]
+    try:
+        return [float(word) for word in named.split()]
+    except ValueError:
+        return [named] if isinstance(default, str) and re.fullmatch(r"[\w.]+", named) else None
+
+
+def test_every_default_an_options_help_names_is_its_default():
+    checked, wrong = 0, []
+    for command, parser in _parsers(build_parser()):
+        for action in parser._actions:
+            named = _named_default(action.help, action.default)
+            if named is None or action.default in (None, argparse.SUPPRESS):
+                continue
+            default = action.default if isinstance(action.default, list) else [action.default]
+            has = [d if isinstance(d, str) else float(d) for d in default]
+            checked += 1
+            if has != named:
+                wrong.append(f"{command} {action.option_strings or action.dest}: help says {named}, default {has}")
+    assert not wrong, wrong
+    assert checked > 50  # the check reads the helps it means to
