@@ -80,3 +80,15 @@ def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys
     generator = report["honest"]["generator"]
     assert generator["members"] == 80 and not any(generator["flagged"].values())
     assert generator["non_answer"] == {"short": 10, "bare_answer": 10}  # the generator's non-answer has no process
+
+
+@pytest.mark.slow
+def test_bench_gaming_with_random_failures_reports_a_row_per_rate_and_topology(capsys):
+    argv = ["--random-failures", "0", "0.2", "--groups", "2", "--topologies", "swiss", "anchor", "--json", "--quiet"]
+    assert main(["bench", "gaming", *argv]) == 0
+    rows = {(r["topology"], r["rate"]): r for r in strict_json(capsys.readouterr().out)}
+    assert set(rows) == {(t, rate) for t in ("swiss", "anchor") for rate in (0.0, 0.2)}
+    for (_, rate), row in rows.items():
+        assert row["groups"] == 2 and 0 <= row["failed_share"] <= 1
+        if rate == 0:  # a judge that never fails: nothing failed, voided or asked again
+            assert row["failed_share"] == row["judge_fault_share"] == row["asked_again"] == 0
