@@ -20,7 +20,7 @@ from typing import Any
 
 from verl_arena.commands import progress
 from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, OK
-from verl_arena.commands.judge_checks import add_preflight_argument, preflight_judges
+from verl_arena.commands.judge_checks import add_mock_latency_argument, add_preflight_argument, preflight_judges
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -201,6 +201,8 @@ def _checked_audit(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _
 
     if not 0 <= args.max_rate <= 1:
         raise ConfigError(f"--max-rate must be between 0 and 1, got {args.max_rate}")
+    if not 0 < args.confidence < 1:
+        raise ConfigError(f"--confidence must be between 0 and 1, got {args.confidence}")
     if args.sample is not None and args.sample < 1:
         raise ConfigError(f"--sample must be at least 1, got {args.sample}")
     honest = load_honest(args.tasks, args.outputs)
@@ -303,7 +305,7 @@ def register(sub: Any) -> None:
     audit.add_argument("--sample", type=int, help="audit this many tasks, drawn with --seed (default: all)")
     audit.add_argument("--seed", type=int, default=0, help="seed of the sample and of the probes' choices (0)")
     audit.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
-    audit.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_mock_latency_argument(audit, 0.0)
     add_preflight_argument(audit)
     audit.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(audit)

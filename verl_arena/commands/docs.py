@@ -6,9 +6,12 @@ never by hand."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from verl_arena.commands.exit_codes import BAD_INPUT, OK
 
 __all__ = ["SUMMARIES", "register"]
 
@@ -23,18 +26,40 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def _docs(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else DOCS / f"{args.page}.md"
-    if args.page == "configuration":
+    refused = _cannot_write(out)  # checked before the benchmarks page's run, which takes minutes
+    if refused:
+        print(f"verl-arena docs: cannot write {out}: {refused}", file=sys.stderr)
+        return BAD_INPUT
+    out.write_text(_page(args.page, out.parent), encoding="utf-8")
+    print(f"wrote {out}")
+    return OK
+
+
+def _cannot_write(out: Path) -> str | None:
+    """Why the page cannot be written at ``out``, else ``None``; its folder is made where missing."""
+    existing = next(folder for folder in out.parents if folder.exists())
+    if not existing.is_dir():
+        return f"{existing} is not a directory"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"its folder cannot be made ({exc.strerror})"
+    if out.is_dir():
+        return "it is a directory"
+    if not os.access(out.parent, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        return "permission denied"
+    return None
+
+
+def _page(page: str, folder: Path) -> str:
+    """The text of ``page``; the benchmarks page's plots are written to ``folder``."""
+    if page == "configuration":
         from verl_arena.reference.configuration import configuration_markdown
 
-        text = configuration_markdown()
-    else:
-        from verl_arena.reference.benchmarks import benchmarks_markdown
+        return configuration_markdown()
+    from verl_arena.reference.benchmarks import benchmarks_markdown
 
-        out.parent.mkdir(parents=True, exist_ok=True)
-        text = benchmarks_markdown(out.parent, progress=lambda msg: print(msg, file=sys.stderr))
-    out.write_text(text, encoding="utf-8")
-    print(f"wrote {out}")
-    return 0
+    return benchmarks_markdown(folder, progress=lambda msg: print(msg, file=sys.stderr))
 
 
 def register(sub: Any) -> None:

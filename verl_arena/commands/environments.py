@@ -35,9 +35,13 @@ def _env_server(args: argparse.Namespace) -> int:
             fault_pattern=args.fault_pattern,
             fault_kind=args.fault_kind,
         )
-        sock = bind(args.host, args.port)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         print(f"verl-arena env-server: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        print(f"verl-arena env-server: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return 2
     server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, timeout_graceful_shutdown=2))
 

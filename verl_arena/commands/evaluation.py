@@ -22,7 +22,12 @@ from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.eval_output import plot_winrates, print_arena, print_report
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.extras import needing
-from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
+from verl_arena.commands.judge_checks import (
+    add_mock_latency_argument,
+    add_preflight_argument,
+    judge_unusable,
+    preflight_judges,
+)
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -49,6 +54,22 @@ def _judge_configs(specs: list[str]) -> dict[str, dict[str, Any]]:
     return configs
 
 
+#: the arena's options that count something, and the least each may be (an interval needs two resamples)
+_AT_LEAST = {"tasks_per_match": 1, "max_rounds": 1, "max_judgments": 1, "resamples": 2, "min_pair_tasks": 0}
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Refuse (``ConfigError``) a confidence level outside (0, 1), and an arena option below its least."""
+    from verl_arena.core.errors import ConfigError
+
+    if not 0 < args.confidence < 1:
+        raise ConfigError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    for name, least in _AT_LEAST.items():
+        value = getattr(args, name, None)  # winrate has none of them; --max-judgments may be left out
+        if value is not None and value < least:
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least {least}, got {value}")
+
+
 def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
     """Tasks, systems, judges, log, the mock judge (or ``None``) and the judges' configurations, every input checked
     before the first judge call; ``None`` (after printing why) when an input is bad."""
@@ -59,6 +80,7 @@ def _setup(args: argparse.Namespace, command: str) -> tuple[Any, ...] | None:
 
     mock = None
     try:
+        _check_numbers(args)
         tasks = load_tasks(args.tasks)
         render = {"include_tool_outputs": args.include_tool_outputs}
         systems = {}
@@ -326,7 +348,7 @@ def _shared_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (and of the arena's choices)")
     add_tool_outputs_argument(parser, "show tool results to the judge")
-    parser.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_mock_latency_argument(parser, 0.0)
     add_preflight_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(parser)
@@ -401,7 +423,7 @@ def register(sub: Any) -> None:
     again.add_argument("--template", help="template of the new judge (overrides the configuration's)")
     again.add_argument("--language", choices=["en", "zh"])
     add_tool_outputs_argument(again, "as given to `verl-arena rank`")
-    again.add_argument("--mock-latency", default="0.0", help="latency of the built-in mock judge (0)")
+    add_mock_latency_argument(again, 0.0)
     add_preflight_argument(again)
     again.add_argument("--json", action="store_true", help="print the report as JSON")
     progress.add_quiet_argument(again)

@@ -7,6 +7,9 @@ does not answer is named, with its cause, on one line; a judge none of whose end
 status 3 before anything is judged, and so does a judge configured for a larger context than a server lists on
 ``/v1/models`` (:func:`~verl_arena.judges.served.fit_to_servers`). ``--no-preflight`` skips the check.
 
+Without a judge endpoint such a command starts the built-in mock judge, whose ``--mock-latency`` is checked while the
+arguments are parsed (:func:`mock_latency`).
+
 After: a run in which the judge never answered (every group voided, every judgment failed) is no result: its files
 are written, and the command exits 3 with one line of the causes (failed judgments by reason, and each endpoint's
 failures by cause).
@@ -22,7 +25,10 @@ from typing import Any
 
 from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
 
-__all__ = ["add_preflight_argument", "judge_unusable", "preflight_judges"]
+__all__ = ["add_mock_latency_argument", "add_preflight_argument", "judge_unusable", "mock_latency", "preflight_judges"]
+
+#: the forms a mock judge's latency takes
+LATENCY_FORMS = "SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA"
 
 
 def add_preflight_argument(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +38,27 @@ def add_preflight_argument(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not send the one pre-flight request to every judge endpoint before the run (by default a judge none "
         "of whose endpoints answers stops the command with status 3)",
+    )
+
+
+def mock_latency(value: str) -> str:
+    """The argparse ``type`` of a mock judge's latency: the value as given, or a usage error naming its forms."""
+    from verl_arena.testing.mock_server import MockJudgeConfig
+
+    try:
+        MockJudgeConfig(latency=value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {LATENCY_FORMS}, got {value!r}") from None
+    return value
+
+
+def add_mock_latency_argument(parser: argparse.ArgumentParser, default: float) -> None:
+    """``--mock-latency``, for a command that starts the built-in mock judge when no judge endpoint is given."""
+    parser.add_argument(
+        "--mock-latency",
+        type=mock_latency,
+        default=default,
+        help=f"latency of the built-in mock judge: {LATENCY_FORMS} ({default:g})",
     )
 
 

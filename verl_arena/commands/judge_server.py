@@ -8,7 +8,11 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import sys
 from typing import Any
+
+from verl_arena.commands.exit_codes import BAD_INPUT, OK
+from verl_arena.commands.judge_checks import LATENCY_FORMS, mock_latency
 
 __all__ = ["SUMMARIES", "register"]
 
@@ -19,21 +23,21 @@ SUMMARIES = {
 
 
 def _mock_judge(args: argparse.Namespace) -> int:
-    from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeServer, parse_faults
+    from verl_arena.testing.mock_server import MockJudgeServer
 
-    config = MockJudgeConfig(
-        latency=args.latency,
-        faults=parse_faults(args.fault),
-        plan=args.plan,
-        retry_after_s=args.retry_after,
-        down=args.down,
-        seed=args.seed,
-        verdicts=args.verdicts,
-    )
+    config = _config(args)
+    if config is None:
+        return BAD_INPUT
 
-    async def serve() -> None:
+    async def serve() -> int:
         server = MockJudgeServer(config, args.host, args.port)
-        print(await server.start(), flush=True)
+        try:
+            url = await server.start()
+        except OSError as exc:
+            await server.stop()
+            print(f"verl-arena mock-judge: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
+            return BAD_INPUT
+        print(url, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -41,9 +45,33 @@ def _mock_judge(args: argparse.Namespace) -> int:
                 loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         await server.stop()
+        return OK
 
-    asyncio.run(serve())
-    return 0
+    return asyncio.run(serve())
+
+
+def _config(args: argparse.Namespace) -> Any:
+    """The mock judge's configuration from the options, or ``None`` after one line saying what is wrong."""
+    from verl_arena.testing.mock_server import MockJudgeConfig, parse_faults
+
+    try:
+        faults = parse_faults(args.fault)
+    except ValueError as exc:
+        print(f"verl-arena mock-judge: --fault: {exc}", file=sys.stderr)
+        return None
+    try:
+        return MockJudgeConfig(
+            latency=args.latency,
+            faults=faults,
+            plan=args.plan,
+            retry_after_s=args.retry_after,
+            down=args.down,
+            seed=args.seed,
+            verdicts=args.verdicts,
+        )
+    except ValueError as exc:
+        print(f"verl-arena mock-judge: {exc}", file=sys.stderr)
+        return None
 
 
 def register(sub: Any) -> None:
@@ -59,7 +87,7 @@ def register(sub: Any) -> None:
     )
     mock.add_argument("--host", default="127.0.0.1")
     mock.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    mock.add_argument("--latency", default="0", help="SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    mock.add_argument("--latency", type=mock_latency, default=0.0, help=f"{LATENCY_FORMS} (0)")
     mock.add_argument(
         "--fault", action="append", default=[], metavar="KIND=RATE", help=f"fault rate; kinds: {', '.join(FAULTS)}"
     )

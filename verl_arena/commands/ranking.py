@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
+import os
 import signal
 import sys
 import time
@@ -19,7 +21,12 @@ from typing import Any
 from verl_arena.commands import progress
 from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
-from verl_arena.commands.judge_checks import add_preflight_argument, judge_unusable, preflight_judges
+from verl_arena.commands.judge_checks import (
+    add_mock_latency_argument,
+    add_preflight_argument,
+    judge_unusable,
+    preflight_judges,
+)
 from verl_arena.commands.output import print_json
 
 __all__ = ["RENAMED", "SUMMARIES", "register"]
@@ -285,10 +292,14 @@ def _replay(args: argparse.Namespace) -> int:
     from verl_arena.offline import replay_log, write_replayed
 
     try:
+        if not Path(args.log).exists():  # replay_log reads a missing log as one with no lines yet
+            raise ConfigError(f"{args.log}: cannot read ({os.strerror(errno.ENOENT)})")
         groups = replay_log(args.log)
+        if not groups:
+            raise ConfigError(f"{args.log} holds no group")
     except ConfigError as exc:
         print(f"verl-arena replay: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     same = sum(g.identical for g in groups)
     if args.output:
         write_replayed(args.output, groups)
@@ -371,7 +382,7 @@ def register(sub: Any) -> None:
         "(--topology, --seed, --tournament, the judge's template, models, sampling...)",
     )
     add_tool_outputs_argument(rank, "show tool results to the judge")
-    rank.add_argument("--mock-latency", default="0.05", help="latency of the built-in mock judge (0.05)")
+    add_mock_latency_argument(rank, 0.05)
     add_preflight_argument(rank)
     rank.add_argument("--json", action="store_true", help="print the summary as JSON")
     progress.add_quiet_argument(rank)
@@ -387,7 +398,7 @@ def _register_replay(sub: Any) -> None:
         "replay",
         help=SUMMARIES["replay"],
         description="Replay every group of a judgment log written by `verl-arena rank --judgment-log`; exits 1 if any "
-        "group's ranks, rewards or advantages differ from the log.",
+        "group's ranks, rewards or advantages differ from the log, 2 when the log cannot be read or holds no group.",
     )
     rep.add_argument("log")
     rep.add_argument("-o", "--output", help="write the replayed results (same format as `rank`)")

@@ -41,8 +41,15 @@ def _prepare(args: argparse.Namespace) -> int:
 
 
 def _tiny_model(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
 
+    try:  # before torch and transformers are imported, which takes seconds
+        Path(args.output).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"verl-arena tiny-model: cannot make the folder {args.output}: {exc.strerror}", file=sys.stderr)
+        return 2
     path = build_tiny_model(
         args.output, hidden_size=args.hidden_size, layers=args.layers, seed=args.seed, context=args.context
     )
@@ -119,6 +126,7 @@ def _summary(check: Any, config: Any) -> list[str]:
 
 
 def _follow(args: argparse.Namespace) -> int:
+    import errno
     import os
     from pathlib import Path
 
@@ -143,6 +151,9 @@ def _follow(args: argparse.Namespace) -> int:
         if error is not None:
             print(f"error: {error}", flush=True)
             return 1
+    if args.log != "-" and not Path(args.log).exists():  # a log may appear late, but not after its trainer ended
+        print(f"verl-arena follow: {args.log}: cannot read ({os.strerror(errno.ENOENT)})", file=sys.stderr)
+        return 2
     return 0
 
 

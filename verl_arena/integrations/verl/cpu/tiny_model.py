@@ -56,8 +56,11 @@ def build_tokenizer(path: str | Path, vocab_size: int = 800) -> Path:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    trainer = trainers.BpeTrainer(  # no progress: it goes to stdout, where `verl-arena tiny-model` prints the path
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(_CORPUS, trainer)
     fast = PreTrainedTokenizerFast(

@@ -6,6 +6,8 @@ per probe family for ``audit``, per check for ``doctor``; stdout keeps the resul
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 from helpers import ROOT, strict_json
 
@@ -70,3 +72,21 @@ def test_doctor_says_which_check_runs(capsys, at_once):
 def test_quiet_shows_nothing(tmp_path, capsys, at_once):
     assert main(["rank", GROUPS, "-o", str(tmp_path / "ranked.jsonl"), "--quiet"]) == 0
     assert "group" not in capsys.readouterr().err
+
+
+def test_lines_of_progress_go_to_stderr_after_their_prefix_and_none_with_quiet(capsys):
+    assert progress.say(argparse.Namespace(quiet=True), "running ") is None
+    progress.say(argparse.Namespace(quiet=False), "running ")("cell 1 of 4")
+    progress.say(argparse.Namespace())("a bench without --quiet")
+    captured = capsys.readouterr()
+    assert captured.err == "running cell 1 of 4\na bench without --quiet\n" and captured.out == ""
+
+
+def test_a_bar_is_off_with_quiet_and_waits_its_delay_otherwise():
+    quiet = progress.bar(argparse.Namespace(quiet=True), 3, "group")
+    shown = progress.bar(argparse.Namespace(), 3, "group", desc="ranking")
+    try:
+        assert quiet.disable and not shown.disable and shown.delay == progress.DELAY_S and shown.desc == "ranking"
+    finally:
+        quiet.close()
+        shown.close()
