@@ -1,45 +1,34 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The report pages of ``audit``, ``eval winrate``, ``eval arena`` and ``show``, rendered by a real headless browser:
-their charts and content are in the rendered DOM, the page runs and loads nothing (the browser's console stays
-silent), and untrusted text (answers, replies, names) is shown as text."""
+"""The report kit every page is drawn with: untrusted text is escaped wherever it goes, numbers without a figure say
+``n/a``, the charts put each value where their axis says, and a page that tried to run or load something would be
+caught by the browser check the page tests use (a real headless Chromium reads the page's Content-Security-Policy).
+Each page's own content is tested beside its module (``test_winrate_html.py``, ``audit/test_html.py``...)."""
 
 from __future__ import annotations
 
-import html
-import json
+import math
 import re
-from pathlib import Path
 
-import pytest
-from helpers import ROOT, render, strict_json
+from helpers import EVIL, html_table, render, section
 
-from verl_arena.cli import main
-from verl_arena.evaluation.audit.advice import advice_for
-from verl_arena.evaluation.html_kit import ChartRow, Html, bar_chart, interval_chart, page, table, text_block
+from verl_arena.evaluation.html_kit import (
+    CSP,
+    ChartRow,
+    Html,
+    bar_chart,
+    code_text,
+    figure,
+    interval_chart,
+    interval_figures,
+    interval_text,
+    num,
+    page,
+    table,
+    text_block,
+)
 
-TASKS = ROOT / "examples" / "travel_tasks.jsonl"
-EVAL = ROOT / "examples" / "eval"
-EVIL = "<script>document.title = 'pwned'</script><img src=x onerror=alert(1)> & more"
-
-
-def visible(dom: str) -> str:
-    """The rendered page's text, tags dropped, whitespace collapsed."""
-    inline = re.sub(r"</?(code|strong|em|span|a)\b[^>]*>", "", dom)
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", inline)))
-
-
-def rendered_quietly(path: Path, workdir: Path) -> str:
-    """The page's DOM, after checking that nothing ran, loaded or complained, and that no script element exists."""
-    shown = render(path, workdir)
-    assert shown.console == [], shown.console
-    assert not re.search(r"<script|<img|<link|<iframe", shown.dom, re.I)
-    return shown.dom
-
-
-def section(dom: str, start: str, end: str = "</svg>") -> str:
-    i = dom.index(start)
-    return dom[i : dom.index(end, i)]
+NAN = float("nan")
 
 
 def test_the_kit_escapes_every_untrusted_text():
@@ -59,6 +48,12 @@ def test_the_kit_escapes_every_untrusted_text():
     assert cut.count("y") == 20 and "[... 30 more characters]" in cut
 
 
+def test_the_page_forbids_everything_but_its_own_styles():
+    shown = page("t", [])
+    assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in shown
+    assert CSP == "default-src 'none'; style-src 'unsafe-inline'"
+
+
 def test_the_browser_check_catches_a_page_that_runs_or_loads_something(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text(page("bad", [Html("<script>console.error('ran')</script><img src='http://example.invalid/x.png'>")]))
@@ -66,97 +61,49 @@ def test_the_browser_check_catches_a_page_that_runs_or_loads_something(tmp_path)
     assert any("script" in line.lower() for line in console) and any("image" in line.lower() for line in console)
 
 
-@pytest.fixture(scope="module")
-def evil_tasks(tmp_path_factory):
-    """The example tasks, with markup in two of the references (the honest answers the probes are built from)."""
-    path = tmp_path_factory.mktemp("pages") / "tasks.jsonl"
-    rows = [json.loads(line) for line in TASKS.read_text(encoding="utf-8").splitlines()]
-    for row in rows[:2]:
-        row["reference"] = f"{row['reference']} {EVIL}"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
+def test_a_missing_figure_reads_n_a():
+    assert num(None) == num(NAN) == "n/a" and num(0.12345, 3) == "0.123" and num(1000.4, 0) == "1000"
+    assert math.isnan(figure(None)) and figure(3) == 3.0
+    value, low, high = interval_figures({"value": 0.5, "low": None, "high": 0.7})
+    assert (value, high) == (0.5, 0.7) and math.isnan(low)
+    assert all(math.isnan(x) for x in interval_figures(None))
+    assert interval_text({"value": 0.5, "low": 0.41, "high": None}) == "0.50 [0.41, n/a]"
+    assert interval_text(None) == interval_text({"value": None}) == interval_text({"value": NAN}) == "n/a"
 
 
-@pytest.mark.slow
-def test_the_audit_page(evil_tasks, tmp_path, capsys):
-    page_path = tmp_path / "audit.html"
-    assert main(["audit", "--tasks", str(evil_tasks), "--json", "--html", str(page_path)]) == 1
-    report = strict_json(capsys.readouterr().out)
-    dom = rendered_quietly(page_path, tmp_path)
-    measured = [f for f, fam in report["families"].items() if fam["worst"] is not None]
-    families = section(dom, 'id="family-chart"')
-    assert families.count('class="bar"') == len(measured) and 'class="limit"' in families
-    assert "--max-rate 0.2" in families and ">0.0<" in families and ">1.0<" in families  # the axis and its ticks
-    probes = section(dom, 'id="probe-chart"')
-    assert probes.count('class="point"') == sum(r["rate"]["value"] is not None for r in report["probes"])
-    shown = visible(dom)
-    assert report["flagged"] and EVIL in shown  # the honest answer's markup, repeated by a probe: shown as text
-    for name in report["flagged"]:
-        row = next(r for r in report["probes"] if r["name"] == name)
-        case = row["worst_case"]
-        assert f'id="case-{name}"' in dom and case["reply"]
-        assert " ".join(case["answer"].split())[:300] in shown  # the probe's answer, as the judge read it
-        assert " ".join(case["reply"].split())[:300] in shown  # and the judge's reply
-        assert advice_for(row["family"]).replace("`", "") in shown  # what to change, on the page
-    assert "the position probe" in shown and "Flagged probes: the worst case of each" in shown
+def test_code_spans_become_code_and_the_rest_stays_text():
+    assert code_text("turn `order_swap` on & <b>") == "turn <code>order_swap</code> on &amp; &lt;b&gt;"
+    assert code_text("`<x>`") == "<code>&lt;x&gt;</code>"  # escaped inside the code span too
 
 
-def test_the_winrate_page(tmp_path, capsys):
-    page_path = tmp_path / "winrate.html"
-    systems = [str(EVAL / f"{name}.jsonl") for name in ("baseline", "prompted", "trained", "verbose")]
-    assert (
-        main(["eval", "winrate", "--tasks", str(TASKS), *systems, "--json", "--quiet", "--html", str(page_path)]) == 0
-    )
-    report = strict_json(capsys.readouterr().out)
-    dom = rendered_quietly(page_path, tmp_path)
-    lengths = {s["name"]: s["mean_answer_length"] for s in report["systems"]}
-    assert lengths["verbose"] > lengths["trained"] > lengths["baseline"] > 0
-    rows = section(dom, 'id="systems"', "</table>")
-    for c in report["comparisons"]:  # each system's length, win rate and length-controlled rate, in its row
-        row = section(rows, f'class="name">{c["system"]}<', "</tr>")
-        assert f">{lengths[c['system']]:.0f}<" in row and f"{c['mean']['rate']['value']:.3f}" in row
-        assert f"{c['length']['controlled']['value']:.3f}" in row
-    chart = section(dom, 'id="winrate-chart"')
-    assert chart.count('class="point"') == 2 * len(report["comparisons"]) and ">1.00<" in chart
-    assert "trained vs baseline" in visible(dom)
+def test_a_table_marks_its_name_columns_and_row_classes():
+    shown = table("t", ["system", "rate"], [["a", 0.5], ["b", Html("<em>1</em>")]], row_classes=["flagged", ""])
+    rows, classes = html_table(shown, "t")
+    assert rows == [["system", "rate"], ["a", "0.5"], ["b", "1"]] and classes == ["", "flagged", ""]
+    assert '<td class="name">a</td><td>0.5</td>' in shown  # the name column is left-aligned, the figure is not
+    assert "<table><thead>" in table("", ["x"], [])  # no id for an empty one
 
 
-def test_the_show_page(tmp_path, capsys):
-    groups = tmp_path / "groups.jsonl"
-    candidates = [
-        {"id": "plain", "answer": "Take tram 28 at 14:00, ice cream at 15:00."},
-        {"id": "evil", "answer": EVIL},
-        {"id": "short", "answer": "Go out."},
-    ]
-    groups.write_text(json.dumps({"id": "g1", "query": "An afternoon in Lisbon?", "candidates": candidates}) + "\n")
-    log = tmp_path / "log.jsonl"
-    assert (
-        main(
-            [
-                "rank",
-                str(groups),
-                "-o",
-                str(tmp_path / "out.jsonl"),
-                "--judgment-log",
-                str(log),
-                "--quiet",
-                "--no-cache",
-                "--mock-latency",
-                "0",
-                "--topology",
-                "round_robin",
-            ]
-        )
-        == 0
-    )
-    page_path = tmp_path / "show.html"
-    assert main(["show", str(log), "--group", "g1", "--groups", str(groups), "--html", str(page_path)]) == 0
-    capsys.readouterr()
-    dom = rendered_quietly(page_path, tmp_path)
-    shown = visible(dom)
-    assert EVIL in shown and "<title>verl-arena group g1</title>" in dom  # the candidate's markup stayed text
-    assert all(f'id="cand-{c["id"]}"' in dom for c in candidates)
-    met = section(dom, 'id="met"', "</table>")
-    assert met.count("won ") == 3 and met.count("lost ") == 3  # round robin: every pair met once
-    assert "The judge's analysis (plain shown first)" in shown or "The judge's analysis (evil shown first)" in shown
-    assert "answer/clarity" in shown
+def _axis_labels(chart: str) -> list[str]:
+    return re.findall(r">([^<]+)</text>", section(chart, 'class="axis"', "</g>"))
+
+
+def test_the_interval_chart_puts_each_value_where_its_axis_says():
+    rows = [ChartRow("a", 0.5, 0.25, 0.75, "flagged"), ChartRow("b", NAN)]
+    chart = interval_chart("c", rows, lo=0.0, hi=1.0, axis="rate", title="t", marks=[(0.2, "limit"), (0.5, "")])
+    # the plot spans x = 220 (label_width) to 800 (width - 20): 0.5 is at 510, 0.25 at 365, 0.75 at 655
+    assert '<circle class="point" cx="510.0"' in chart and 'fill="#c0392b"' in chart  # a flagged row's point is red
+    assert 'x1="365.0" x2="655.0"' in chart
+    assert chart.count('class="point"') == 1 and ">n/a</text>" in chart  # no value: no point, and it says so
+    assert chart.count('class="limit"') == 1 and chart.count('class="neutral"') == 1 and ">limit</text>" in chart
+    assert _axis_labels(chart) == ["0.00", "0.20", "0.40", "0.60", "0.80", "1.00", "rate"]
+    elo = interval_chart("e", [ChartRow("a", 1000.0)], lo=950.0, hi=1080.0, axis="Elo", title="t", digits=0)
+    assert _axis_labels(elo) == ["950", "1000", "1050", "Elo"]  # round ticks inside the range
+
+
+def test_the_bar_chart_shows_what_is_over_the_limit_in_red_and_what_was_not_measured():
+    rows = [ChartRow("low", 0.1), ChartRow("high", 0.5, 0.3, 0.7), ChartRow("none", NAN)]
+    chart = bar_chart("b", rows, limit=0.2, limit_label="--max-rate 0.2", axis="rate", title="t")
+    fills = re.findall(r'<rect class="bar"[^>]* fill="([^"]+)"', chart)
+    assert fills == ["#7aa35c", "#c0392b"] and chart.count('class="interval"') == 1
+    assert ">not measured</text>" in chart and ">--max-rate 0.2</text>" in chart
