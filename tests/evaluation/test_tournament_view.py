@@ -3,8 +3,8 @@
 """One group's tournament as a person reads it, from real tournaments: a compare judged in both orders shows each
 player's dimensions as the mean of the two orders and the judge's analysis of each order, rounds are labelled by stage
 and repeat, byes and group judgments name their candidates, the candidates come best first with their texts where
-known, failures and a voided group are said, and the groups of a log are found by id. The ``show`` command prints and
-draws this view (``tests/evaluation/test_show.py``, ``test_tournament_html.py``)."""
+known, failures and a voided group are said, and the groups of a log are found by id. The ``show`` command prints this
+view, and :mod:`~verl_arena.evaluation.tournament_html` draws it (``test_tournament_html.py``)."""
 
 from __future__ import annotations
 
