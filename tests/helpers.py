@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import html
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
+from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
@@ -631,3 +633,68 @@ def detail_groups(count: int, n: int = 6, tag: str = "") -> list[list[Candidate]
         ]
         for g in range(count)
     ]
+
+
+#: markup in an untrusted text (an answer, a judge's reply, a name): a report page must show it as text
+EVIL = "<script>document.title = 'pwned'</script><img src=x onerror=alert(1)> & more"
+
+
+def visible(dom: str) -> str:
+    """A page's text as a reader sees it: tags dropped, entities decoded, whitespace collapsed."""
+    inline = re.sub(r"</?(code|strong|em|span|a)\b[^>]*>", "", dom)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", inline)))
+
+
+def rendered_quietly(page: Path, workdir: Path) -> str:
+    """The page's DOM, after checking that nothing ran, loaded or complained, and that no script element exists."""
+    shown = render(page, workdir)
+    assert shown.console == [], shown.console
+    assert not re.search(r"<script|<img|<link|<iframe", shown.dom, re.I)
+    return shown.dom
+
+
+def section(dom: str, start: str, end: str = "</svg>") -> str:
+    """The part of a page from ``start`` to the next ``end``."""
+    i = dom.index(start)
+    return dom[i : dom.index(end, i)]
+
+
+class _Tables(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.classes: dict[str, list[str]] = {}
+        self._open: list[str] = []  # the ids of the tables being read (nested ones stack up)
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = dict(attrs)
+        if tag == "table":
+            self._open.append(attr.get("id") or "")
+            self.tables.setdefault(self._open[-1], [])
+            self.classes.setdefault(self._open[-1], [])
+        elif tag == "tr" and self._open:
+            self.tables[self._open[-1]].append([])
+            self.classes[self._open[-1]].append(attr.get("class") or "")
+        elif tag in ("td", "th") and self._open:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table" and self._open:
+            self._open.pop()
+        elif tag in ("td", "th") and self._open and self._cell is not None:
+            self.tables[self._open[-1]][-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_table(page: str, id_: str) -> tuple[list[list[str]], list[str]]:
+    """The table ``id_`` of a page as a reader sees it: each row's cells as text (the head row first), and each
+    row's CSS class."""
+    parser = _Tables()
+    parser.feed(page)
+    assert id_ in parser.tables, f"no table {id_!r} on the page (tables: {sorted(parser.tables)})"
+    return parser.tables[id_], parser.classes[id_]

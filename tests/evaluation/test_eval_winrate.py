@@ -3,7 +3,6 @@ input."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -13,10 +12,6 @@ import yaml
 from helpers import ROOT, judge_config, strict_json
 
 from verl_arena.cli import main
-from verl_arena.core.types import Candidate, PairVerdict
-from verl_arena.evaluation.data import load_system, load_tasks
-from verl_arena.evaluation.judging import EvaluationLog, judge_tasks
-from verl_arena.evaluation.report import winrate_report
 
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
 BASELINE = str(ROOT / "examples" / "eval" / "baseline.jsonl")
@@ -129,47 +124,9 @@ def test_failed_judgments_are_counted_and_asked_again_never_guessed(mock_judge, 
     assert f"{dead_url} failed" in summary and "HTTP 503: server error" in summary
 
 
-class FirstSlotJudge:
-    """Always prefers the candidate shown first: the strongest position bias."""
-
-    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        return PairVerdict(8.0, 2.0, dimensions={"A": {"answer": {"detail": 8}}, "B": {"answer": {"detail": 2}}})
-
-
-def test_position_bias_shows_and_cancels_out_over_both_orders(tmp_path):
-    tasks = load_tasks(TASKS)
-    systems = {s.name: s for s in (load_system(BASELINE, tasks), load_system(f"other={BASELINE}", tasks))}
-    judgments = asyncio.run(
-        judge_tasks(tasks, systems, [("other", "baseline")], {"biased": FirstSlotJudge()}, EvaluationLog(None))
-    )
-    report = winrate_report(tasks, systems, "baseline", judgments)
-    result = report["comparisons"][0]["by_judge"]["biased"]
-    assert result["position"]["first_slot_rate"]["value"] == 1.0 and result["position"]["decisive"] == 16
-    assert result["position"]["first_slot_rate"]["low"] > 0.75
-    assert result["win_rate"]["ties"] == 1.0 and result["dimensions"]["answer/detail"]["ties"] == 1.0
-
-
 def _jsonl(path: Path, rows: list[dict]) -> str:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return str(path)
-
-
-@pytest.mark.parametrize(
-    ("rows", "message"),
-    [
-        (
-            [{"id": "kyoto-day", "answer": "a"}, {"id": "kyoto-day", "answer": "b"}],
-            "line 2: task 'kyoto-day' is answered twice",
-        ),
-        ([{"id": "atlantis", "answer": "a"}], "line 1: task id 'atlantis' is not in the tasks file"),
-        ([{"id": "kyoto-day"}], "line 1: candidate 'kyoto-day' needs 'messages' or 'answer'"),
-        ([{"id": "kyoto-day", "answer": None}], "line 1: candidate 'kyoto-day': 'answer' must be a string, got null"),
-    ],
-)
-def test_bad_outputs_name_the_file_and_line(tmp_path, capsys, rows, message):
-    bad = _jsonl(tmp_path / "bad.jsonl", rows)
-    code, err = _run(capsys, "--tasks", TASKS, BASELINE, bad)
-    assert code == 2 and f"{bad} {message}" in err
 
 
 def test_bad_tasks_and_system_lists_are_refused(tmp_path, capsys):
@@ -182,14 +139,6 @@ def test_bad_tasks_and_system_lists_are_refused(tmp_path, capsys):
     assert code == 2 and "two or more outputs files" in err
     code, err = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, "--baseline", "nobody")
     assert code == 2 and "--baseline 'nobody'" in err
-
-
-def test_empty_answers_are_invalid_outputs_that_lose_without_a_call(tmp_path):
-    tasks = load_tasks(TASKS)
-    rows = [{"id": t.id, "answer": "  " if i % 2 else "A full plan with times and costs."} for i, t in enumerate(tasks)]
-    system = load_system(f"half={_jsonl(tmp_path / 'half.jsonl', rows)}", tasks)
-    assert system.name == "half" and len(system.empty) == 4 and system.valid_rate == 0.5
-    assert all(system.outputs[t].meta["no_answer"] for t in system.empty)
 
 
 HANDHELD = "Which Nintendo handheld console came first, and in which year was it released?"

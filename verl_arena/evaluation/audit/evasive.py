@@ -122,19 +122,35 @@ _SLOTS = {
 }
 
 
+#: draws of a paraphrase before a repeat is let through (only once the frames have few new sentences left)
+_FRESH_DRAWS = 50
+
+
+def _paraphrase(rng: np.random.Generator, language: str) -> str:
+    """One sentence: a frame of ``language`` with synonyms drawn into its slots."""
+    frames, slots = _FRAMES[language], _SLOTS[language]
+    frame = frames[int(rng.integers(len(frames)))]
+    sentence = re.sub(r"\{(\w+)\}", lambda m: slots[m.group(1)][int(rng.integers(len(slots[m.group(1)])))], frame)
+    return sentence[:1].upper() + sentence[1:]
+
+
 def paraphrased_padding(rng: np.random.Generator, chars: int, language: str = "en") -> str:
     """About ``chars`` characters of fluent, generic praise of the answer, each sentence a fresh paraphrase (a frame
     with synonyms drawn into its slots): padding that repeats no sentence, so a check for repetition misses it."""
-    frames, slots = _FRAMES[language], _SLOTS[language]
     sentences: list[str] = []
+    seen: set[str] = set()
+    joiner = "" if language == "zh" else " "
     length = 0
     while length < chars:
-        frame = frames[int(rng.integers(len(frames)))]
-        sentence = re.sub(r"\{(\w+)\}", lambda m: slots[m.group(1)][int(rng.integers(len(slots[m.group(1)])))], frame)
-        sentence = sentence[:1].upper() + sentence[1:]
+        sentence = _paraphrase(rng, language)
+        for _ in range(_FRESH_DRAWS):  # a sentence drawn before is drawn again (the Chinese frames have few)
+            if sentence not in seen:
+                break
+            sentence = _paraphrase(rng, language)
+        seen.add(sentence)
         sentences.append(sentence)
-        length += len(sentence) + 1
-    return ("" if language == "zh" else " ").join(sentences)
+        length += len(sentence) + len(joiner)
+    return joiner.join(sentences)
 
 
 #: a process of one short step: with a one-character answer, enough to pass a check for short content

@@ -170,6 +170,7 @@ async def run_audit(
             faked = Candidate("probe", text, path, dict(honest.meta))
             run.answers[probe.name, task.id] = text
             run.screen(probe.name, faked, honest, task.query)
+            asked = len(calls)
             if probe.slots or probe.one_order:
                 second = "a" if probe.slots else "b"  # position: the first slot's outcome; else the probe's
                 calls.append(ask(slot_judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
@@ -179,7 +180,7 @@ async def run_audit(
             else:
                 calls.append(ask(judge, task.query, faked, honest, "a", probe.name, task.id, "probe_first"))
                 calls.append(ask(judge, task.query, honest, faked, "b", probe.name, task.id, "honest_first"))
-            planned[probe.name] += 1 if swapped and not probe.slots else 2
+            planned[probe.name] += len(calls) - asked  # what will arrive, counted where it is asked
     if on_planned is not None:
         on_planned(dict(planned))
 
