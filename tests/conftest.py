@@ -5,6 +5,14 @@ else the tests share is in ``helpers.py``."""
 
 from __future__ import annotations
 
+import os
+import sys
+
+# before numpy loads (helpers imports the package): the Bradley-Terry fits are tiny, and OpenBLAS's thread pool only
+# spins on them (10-70x the CPU on a loaded 2-core machine); the CLI does the same (verl_arena/cli.py)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+assert "numpy" not in sys.modules, "numpy was loaded before tests/conftest.py could pin OpenBLAS to one thread"
+
 from typing import Any
 
 import pytest

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -171,3 +172,21 @@ def test_a_reader_that_went_away_ends_the_command_with_sigpipes_status_and_its_f
     monkeypatch.setattr("sys.stdout", ClosedPipe())
     assert main(["docs", "configuration", "-o", str(out)]) == 128 + 13
     assert out.read_text(encoding="utf-8") == configuration_markdown()
+
+
+@pytest.mark.parametrize(("given", "pinned"), [(None, "1"), ("3", "3")])
+def test_the_command_pins_openblas_to_one_thread_unless_told_otherwise(given, pinned):
+    code = (
+        "import os\n"
+        "from verl_arena.cli import main\n"
+        "try:\n"
+        "    main(['--version'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.split()[-1] == pinned

@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``verl-arena`` command."""
     from verl_arena.commands.aliases import resolve
 
+    # the Bradley-Terry fits are tiny: OpenBLAS's thread pool only spins on them (10-70x the CPU on a loaded 2-core
+    # machine); set before a command loads numpy, and inherited by what a command starts
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = resolve(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(_command_named(argv)).parse_args(argv)
