@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena bench rendezvous`` on the training path: the mock judge over loopback HTTP behind the Ray judge pool,
 one coordinator and two shards, against the judge's bound computed for the same configuration. (The simulated judge's
-run: ``tests/runtime/test_coordinator_shards.py``.)"""
+run: ``tests/runtime/test_sharding.py``.)"""
 
 from __future__ import annotations
 

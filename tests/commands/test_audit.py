@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena audit``: a bad option or input is one line and exit 2 before a judge is started or asked, and the report
 says which judge it audited. (The probes, their verdicts, the exit statuses and the HTML report:
-tests/evaluation/test_audit.py.)"""
+tests/evaluation/audit/test_audit.py.)"""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena bench core``, ``throughput``, ``rendezvous`` and ``step``: what does judging cost? ``core`` in full on a
 few groups; ``throughput`` and ``rendezvous`` on their smallest settings through the session's Ray (slow); ``step``,
-which runs verl's trainer, by its arguments. (``bench tokens``: tests/bench/test_token_bench.py; ``step``'s runs:
-tests/bench/test_step_bench.py.)"""
+which runs verl's trainer, by its arguments. (``bench tokens``: tests/bench/test_tokens.py; ``step``'s runs:
+tests/bench/test_step.py.)"""
 
 from __future__ import annotations
 

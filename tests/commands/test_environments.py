@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena env-server``: a bad option or an address it cannot listen on stops it with one line and exit 2 before
-anything is served (serving: tests/environments/test_env_server.py)."""
+anything is served (serving: tests/environments/test_server.py)."""
 
 from __future__ import annotations
 

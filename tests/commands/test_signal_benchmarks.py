@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """``verl-arena bench fidelity`` and ``bench leaderboard``: is the ranking signal right? Their tables, JSON and plot
-(``bench training``: tests/bench/test_train_bench.py)."""
+(``bench training``: tests/bench/test_training.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@
 own ``RewardModelManager`` starts the reward-model replica (the transformers rollout's OpenAI-compatible chat server)
 and its router, and the arena judge is ``{hosted: verl}``. Each replica counts what it served
 (``VERL_ARENA_CHAT_SERVER_STATS``), so the tests see that the judge's requests reached verl's replica and no other
-endpoint: there is none. Colocated mode is refused at start-up (``test_verl_hosting.py`` says why).
+endpoint: there is none. Colocated mode is refused at start-up (``tests/integrations/verl/test_hosted.py`` says why).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The per-step ``arena/*`` metrics: every one documented, groups counted once and rollouts each, shares only where
 they have a denominator, and the steps kept, taken and forgotten as the trainer asks for them (the counting of groups
-and the judge's time: ``tests/integrations/verl/test_verl_prepare.py``)."""
+and the judge's time: ``tests/integrations/verl/test_prepare.py``)."""
 
 from __future__ import annotations
 
