@@ -12,7 +12,7 @@ import pytest
 from helpers import judge_config
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.judges.config import JudgeConfig, parse_judge_config, window_sizing
+from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config, resolve_hosted, window_sizing
 
 ADDRESS = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
@@ -127,3 +127,35 @@ def test_a_window_sizes_a_judge_that_leaves_its_context_unset_and_refuses_one_se
         sizing(12_288, context_tokens=16_384)
     with pytest.raises(ConfigError, match=r"the server's window \(1500\) leaves too little room beside judge.max_t"):
         sizing(1500, max_tokens=1024)
+
+
+def test_resolving_hosted_endpoints_replaces_them_everywhere_and_keeps_a_judge_without_any():
+    def resolve(endpoint: EndpointConfig) -> EndpointConfig:
+        return endpoint.resolved("http://10.0.0.5:8000/v1", f"served-{endpoint.hosted}")
+
+    plain = parse_judge_config(judge_config("http://h:1/v1"))
+    assert resolve_hosted(plain, resolve) is plain
+    assert resolve_hosted(plain, resolve, {"context_tokens": plain.context_tokens}) is plain
+    hosted = parse_judge_config(
+        {
+            "endpoints": [{"hosted": "verl"}, ADDRESS],
+            "ensemble": {"members": [{}, {"endpoints": [{"hosted": "slime:judge"}]}]},
+        }
+    )
+    resolved = resolve_hosted(hosted, resolve, {"tokenizer": "/models/judge"})
+    first, second = resolved.member_configs()
+    served = "http://10.0.0.5:8000/v1"
+    assert [(e.url, e.model) for e in first.endpoints] == [(served, "served-verl"), (ADDRESS["base_url"], "m")]
+    assert [(e.url, e.model) for e in second.endpoints] == [(served, "served-slime:judge")]
+    assert resolved.tokenizer == second.tokenizer == "/models/judge"
+
+
+def test_a_hosted_judge_whose_window_is_not_known_yet_still_follows_its_server():
+    """Resolved without a window (the training job could not tell it), the context is still unset: the server's
+    ``/models`` sizes it later, instead of the default 32768 counting as configured and being refused."""
+    hosted = parse_judge_config({"endpoints": [{"hosted": "verl"}], "max_tokens": 512})
+    resolved = resolve_hosted(hosted, lambda e: e.resolved("http://10.0.0.5:8000/v1", "judge"))
+    assert resolved.endpoints[0].url == "http://10.0.0.5:8000/v1"
+    assert {"context_tokens", "temperature"}.isdisjoint(resolved.model_fields_set) and resolved.max_tokens == 512
+    sized = window_sizing(resolved, 8192, option="judge", what="the server's window", source="max_model_len")
+    assert sized == {"context_tokens": 8192}
