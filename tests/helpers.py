@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from verl_arena import Candidate, GroupResult, Match, rank_group
+from verl_arena import Candidate, GroupResult, Match, PairVerdict, rank_group
 from verl_arena.bench.step import read_step_metrics
 from verl_arena.judges import build_judge
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
@@ -154,6 +154,16 @@ def compare(a: int, b: int, winner: int | None, failed: bool = False) -> Match:
         winners=() if winner is None else (winner,),
         failed=failed,
     )
+
+
+class ScriptedPairJudge:
+    """A pairwise judge answering each ordered pair of candidate ids with a fixed verdict."""
+
+    def __init__(self, verdicts: dict[tuple[str, str], PairVerdict]) -> None:
+        self.verdicts = verdicts
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        return self.verdicts[(a.id, b.id)]
 
 
 # Travel plans before a judge over loopback HTTP (the blame cases)
