@@ -8,7 +8,6 @@ it."""
 from __future__ import annotations
 
 import json
-import logging
 import socket
 import subprocess
 import sys
@@ -20,8 +19,6 @@ from helpers import ROOT, judge_config
 
 from verl_arena.cli import main
 from verl_arena.integrations.verl.doctor import check_judge
-from verl_arena.judges.config import EndpointConfig
-from verl_arena.judges.endpoints import Router
 
 GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
@@ -164,38 +161,6 @@ def test_a_cool_down_is_said_once_per_endpoint_and_cause(mock_judge, tmp_path):
     assert any(down in x and "HTTP 503: server error; not said again" in x for x in taken_out)
     (summary,) = [x for x in done.stderr.splitlines() if "judge unusable" in x]
     assert "all 4 groups voided" in summary and f"{refused} failed" in summary and f"{down} failed" in summary
-
-
-def test_the_router_says_each_cause_once_until_the_endpoint_answers_again(caplog):
-    now = [0.0]
-    router = Router(
-        [EndpointConfig(base_url="http://h/v1", model="m")],
-        failure_threshold=1,
-        cooldown_s=1.0,
-        down_wait_s=0.0,
-        clock=lambda: now[0],
-    )
-    (endpoint,) = router.endpoints
-
-    def fail(cause: str | None) -> None:
-        endpoint.in_flight += 1
-        router.release(endpoint, ok=False, probe=False, cause=cause)
-
-    with caplog.at_level(logging.DEBUG, logger="verl_arena.judges.endpoints"):
-        for cause in ["connection refused", "connection refused", "HTTP 503: server error", "connection refused"]:
-            fail(cause)
-        said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-        assert len(said) == 2 and said[0].endswith("connection refused; not said again until it answers")
-        assert endpoint.cooldowns == 4 and endpoint.failure_causes == {
-            "connection refused": 3,
-            "HTTP 503: server error": 1,
-        }
-        endpoint.in_flight += 1
-        router.release(endpoint, ok=True, probe=True)  # it answers: the next outage is said again
-        fail("connection refused")
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings[2] == "judge endpoint http://h/v1 answers again" and len(warnings) == 4
-    assert router.health()[0]["failure_causes"] == {"connection refused": 4, "HTTP 503: server error": 1}
 
 
 def test_doctor_checks_a_judge_with_the_same_preflight(mock_judge, tmp_path):
