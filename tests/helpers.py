@@ -166,6 +166,16 @@ class ScriptedPairJudge:
         return self.verdicts[(a.id, b.id)]
 
 
+def leaked_pieces(text: str, secret: str, shortest: int = 4) -> list[str]:
+    """Pieces of ``secret`` (at least ``shortest`` characters) found in ``text``."""
+    return [
+        secret[i : i + n]
+        for n in range(shortest, len(secret) + 1)
+        for i in range(len(secret) - n + 1)
+        if secret[i : i + n] in text
+    ]
+
+
 # Travel plans before a judge over loopback HTTP (the blame cases)
 OPTIONS = {"multi_round": {"repeats": 2}}
 
