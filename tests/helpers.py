@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from verl_arena import Candidate, GroupResult, Match, rank_group
+from verl_arena import Candidate, GroupResult, Match, PairVerdict, rank_group
 from verl_arena.bench.step import read_step_metrics
 from verl_arena.judges import build_judge
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
@@ -166,6 +166,26 @@ def compare(a: int, b: int, winner: int | None, failed: bool = False) -> Match:
         winners=() if winner is None else (winner,),
         failed=failed,
     )
+
+
+class ScriptedPairJudge:
+    """A pairwise judge answering each ordered pair of candidate ids with a fixed verdict."""
+
+    def __init__(self, verdicts: dict[tuple[str, str], PairVerdict]) -> None:
+        self.verdicts = verdicts
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        return self.verdicts[(a.id, b.id)]
+
+
+def leaked_pieces(text: str, secret: str, shortest: int = 4) -> list[str]:
+    """Pieces of ``secret`` (at least ``shortest`` characters) found in ``text``."""
+    return [
+        secret[i : i + n]
+        for n in range(shortest, len(secret) + 1)
+        for i in range(len(secret) - n + 1)
+        if secret[i : i + n] in text
+    ]
 
 
 # Travel plans before a judge over loopback HTTP (the blame cases)

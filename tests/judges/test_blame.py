@@ -1,7 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """Blame only what the content caused: each attack of the table in issue 17 against a judge deployment that falls for
-it, over real HTTP (the mock judge made to behave like the deployment).
+it, over real HTTP (the mock judge made to behave like the deployment); and, last, the tracer itself on scripted
+probes, and the probes and controls it is given.
 
 In every group a strong plan honestly ranks first and a weak non-answer last. The weak one is played three ways:
 honest, attacking (its text rewritten by the attack) and losing (the attacking text marked as having no answer, so
@@ -12,17 +13,23 @@ the judge's own trouble.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from helpers import TRIGGER, attacked, group, judge_config, rank_over_http, triggering
 
-from verl_arena import Candidate, GroupResult, rank_group
+from verl_arena import Candidate, GroupResult, JudgeError, rank_group
 from verl_arena.judges import build_judge
+from verl_arena.judges.blame import BlameProbe, FaultTracer, ProbeMaker, Suspect, filler, same_classes
+from verl_arena.judges.budget import PromptBudget, byte_bound
+from verl_arena.judges.context import JudgeContext
+from verl_arena.judges.templates import load_template
 from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
+from verl_arena.testing.deployments import word_tokens
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
-from verl_arena.testing.travel import ATTACKS, QUERY, STRONG, WEAK, pad, thorough
+from verl_arena.testing.travel import ATTACKS, QUERY, STOPS, STRONG, WEAK, pad, thorough, timetable
 
 
 def played(url: str, attack: Any, topology: str, **judge: Any) -> dict[str, GroupResult]:
@@ -252,3 +259,131 @@ def test_a_judge_slow_for_everyone_blames_nobody_for_its_timeouts():
     assert sum(r.failures for r in results) > 0  # the load was real
     assert not any(any(r.forfeited) for r in results)
     assert all(r.void_reason in (None, "failed_judgments") for r in results)
+
+
+# -- the tracer, its probes and its controls --------------------------------------------------------------------------
+
+REFUSED = JudgeError("refused", reason="refused", input_related=True)
+TIMEOUT = JudgeError("timeout", reason="timeout", input_related=True)
+DOWN = JudgeError("down", reason="http_503")
+
+
+class Script:
+    """What each probe key gets from a scripted judge, in turn (the last answer repeats): ``"ok"`` or an error."""
+
+    def __init__(self, **answers: list[Any]) -> None:
+        self.answers = answers
+        self.runs: list[str] = []
+
+    def probe(self, key: str, kind: str = "probe") -> BlameProbe:
+        async def run() -> None:
+            self.runs.append(key)
+            await asyncio.sleep(0)
+            answers = self.answers[key]
+            answer = answers.pop(0) if len(answers) > 1 else answers[0]
+            if answer != "ok":
+                raise answer
+
+        return BlameProbe(key, run, kind)  # type: ignore[arg-type]
+
+    def suspect(self, name: str) -> Suspect:
+        """A candidate probed in slot A only, with its control."""
+        return Suspect(name, (self.probe(f"{name}-probe"),), (self.probe(f"{name}-control", "control"),))
+
+
+def traced(tracer: FaultTracer, *suspects: Suspect) -> list[int] | JudgeError:
+    try:
+        return asyncio.run(tracer.culprits(REFUSED, suspects))
+    except JudgeError as exc:
+        return exc
+
+
+def test_a_suspect_whose_probe_fails_where_its_control_does_not_is_blamed_once_and_remembered():
+    script = Script(**{"x-probe": [REFUSED], "x-control": ["ok"], "y-probe": ["ok"], "y-control": ["ok"]})
+    tracer = FaultTracer()
+    assert traced(tracer, script.suspect("x"), script.suspect("y")) == [0]
+    assert tracer.known_fault("x") == "refused" and tracer.known_fault("y") is None
+    assert tracer.counts == {"probes": 2, "controls": 1, "attributed": 1}
+    assert traced(tracer, script.suspect("x"), script.suspect("y")) == [0] and len(script.runs) == 3  # nothing again
+
+
+def test_a_judge_that_fails_the_control_too_blames_nobody():
+    script = Script(**{"x-probe": [REFUSED], "x-control": [REFUSED]})
+    tracer = FaultTracer()
+    assert traced(tracer, script.suspect("x")) is REFUSED  # the judgment's own error, raised again
+    assert tracer.known_fault("x") is None and tracer.counts["control_failed"] == 1
+    assert tracer.counts["unattributed"] == 1
+
+
+def test_the_judges_own_trouble_says_nothing_about_the_content_and_is_asked_again_later():
+    script = Script(**{"x-probe": [DOWN, REFUSED], "x-control": ["ok"]})
+    tracer = FaultTracer()
+    assert traced(tracer, script.suspect("x")) is REFUSED and tracer.known_fault("x") is None
+    assert traced(tracer, script.suspect("x")) == [0]  # the outcome "unknown" was not remembered
+
+
+@pytest.mark.parametrize(("again", "blamed"), [(TIMEOUT, True), ("ok", False)])
+def test_a_stall_blames_only_when_it_stalls_again_beside_its_control_answered(again, blamed):
+    script = Script(**{"x-probe": [TIMEOUT, again], "x-control": ["ok"]})
+    tracer = FaultTracer()
+    assert (traced(tracer, script.suspect("x")) == [0]) is blamed
+    assert script.runs == ["x-probe", "x-probe", "x-control"]  # run again, side by side with its control
+
+
+def test_concurrent_traces_of_one_probe_run_it_once():
+    script = Script(**{"x-probe": [REFUSED], "x-control": ["ok"]})
+    tracer = FaultTracer()
+
+    async def many() -> list[list[int]]:
+        return list(await asyncio.gather(*(tracer.culprits(REFUSED, [script.suspect("x")]) for _ in range(5))))
+
+    assert asyncio.run(many()) == [[0]] * 5 and script.runs == ["x-probe", "x-control"]
+
+
+def test_the_blamed_are_remembered_up_to_the_capacity():
+    tracer = FaultTracer(capacity=2)
+    tracer.blame(["a", "b"], "planted_verdict_id")
+    tracer.blame(["c"], "refused")
+    assert [tracer.known_fault(s) for s in "abc"] == [None, "planted_verdict_id", "refused"]
+
+
+def test_probes_show_the_suspect_alone_in_each_slot_and_controls_its_shape_without_its_content():
+    asked: list[tuple[str, tuple[Candidate, Candidate]]] = []
+
+    async def ask(render: Callable[[str], list[dict[str, str]]], verdict_id: str, shown: tuple) -> None:
+        asked.append((render(verdict_id)[1]["content"], shown))
+
+    travel = load_template("travel")
+    maker = ProbeMaker(travel, "judge-1", PromptBudget(32_768, 1024), ask)
+    context = JudgeContext(["stays under 600 yuan"])
+    plan = thorough(group()[STRONG])
+    suspect = maker.suspect(QUERY, plan, plan, context)
+    assert suspect.subject == maker.subject(QUERY, plan, context) != maker.subject("another query", plan, context)
+
+    async def run_all() -> None:
+        for probe in (*suspect.probes, *suspect.controls):
+            await probe.run()
+
+    asyncio.run(run_all())
+    (probe_a, a_shown), (probe_b, b_shown), (_, control_a), (_, control_b) = asked
+    assert a_shown[0] is plan and b_shown[1] is plan and a_shown[1].answer == b_shown[0].answer == ""
+    assert control_a[0].answer == same_classes(plan.answer) and control_b[1].path == same_classes(plan.path)
+    assert "stays under 600 yuan" in probe_a and "stays under 600 yuan" in probe_b  # judged like the query
+    keys = [p.key for p in (*suspect.probes, *suspect.controls)]
+    assert len(set(keys)) == 4 and [p.kind for p in suspect.controls] == ["control", "control"]
+
+
+def test_filler_holds_whole_sentences_up_to_its_size():
+    text = filler(300, byte_bound)
+    assert 240 <= byte_bound(text) <= 300 and text.endswith(".") and filler(0, byte_bound) == ""
+    assert same_classes("Ab 12,\n京") == "Th 31.\n这"  # case, whitespace and widths kept, no content
+
+
+def test_a_tracers_control_has_the_suspects_size_in_the_judges_tokens():
+    plan = timetable(group()[STRONG])
+    for text in (plan.answer, plan.path, thorough(group()[STRONG]).answer, "Kyoto 京都の寺 — 9:00 ✓ café"):
+        control = same_classes(text)
+        assert word_tokens(control) == word_tokens(text) and byte_bound(control) == byte_bound(text)
+        assert "Kyoto" in text and "Kyoto" not in control and not any(stop.split()[0] in control for stop in STOPS)
+    # filler of the same length in bytes holds well under half of a timetable's tokens: it would fit where it fails
+    assert word_tokens(filler(byte_bound(plan.answer), byte_bound)) < 0.4 * word_tokens(plan.answer)

@@ -14,7 +14,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from helpers import judge_config
+from helpers import ScriptedPairJudge, judge_config
 
 from verl_arena import Candidate, PairVerdict, rank_group
 from verl_arena.core.errors import InvalidJudgeOutput
@@ -151,30 +151,7 @@ def test_infrastructure_failures_are_never_probed(mock_judge):
     assert stats["judge"].get("probes", 0) == 0 and not any(result.forfeited)
 
 
-class _Scripted:
-    """A pairwise judge answering each ordered pair with a fixed verdict."""
-
-    def __init__(self, verdicts: dict[tuple[str, str], PairVerdict]) -> None:
-        self.verdicts = verdicts
-
-    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        return self.verdicts[(a.id, b.id)]
-
-
 A, B = Candidate("a", "answer a"), Candidate("b", "answer b")
-
-
-def test_a_forfeit_in_one_order_decides_both_orders():
-    judge = OrderSwapJudge(
-        _Scripted({("a", "b"): PairVerdict(0.0, 5.0, forfeit=("a",)), ("b", "a"): PairVerdict(9.0, 1.0)})
-    )
-    verdict = asyncio.run(judge.compare(QUERY, A, B))
-    assert verdict.forfeit == ("a",) and (verdict.score_a, verdict.score_b) == (0.0, 10.0)
-    judge = OrderSwapJudge(
-        _Scripted({("a", "b"): PairVerdict(9.0, 1.0), ("b", "a"): PairVerdict(5.0, 0.0, forfeit=("b",))})
-    )
-    verdict = asyncio.run(judge.compare(QUERY, A, B))
-    assert verdict.forfeit == ("a",) and (verdict.score_a, verdict.score_b) == (0.0, 10.0)
 
 
 @pytest.mark.parametrize(
@@ -186,6 +163,6 @@ def test_a_forfeit_in_one_order_decides_both_orders():
     ],
 )
 def test_a_forfeiting_side_that_does_not_lose_is_a_broken_judge(verdict):
-    judge = _Scripted({("a", "b"): verdict, ("b", "a"): verdict})
+    judge = ScriptedPairJudge({("a", "b"): verdict, ("b", "a"): verdict})
     with pytest.raises(InvalidJudgeOutput, match="forfeit"):
         asyncio.run(rank_group(QUERY, [A, B], judge, "anchor", anchor=1))

@@ -27,14 +27,11 @@ from helpers import judge_config, make_group
 from verl_arena import Candidate, GroupResult, PairVerdict, rank_group
 from verl_arena.core.errors import JudgeError
 from verl_arena.judges import build_judge
-from verl_arena.judges.blame import filler, same_classes
-from verl_arena.judges.budget import byte_bound
 from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
-from verl_arena.testing.deployments import word_tokens
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.simulated import FlakyJudge, SimulatedJudge
-from verl_arena.testing.travel import ATTACKS, QUERY, STOPS, STRONG, WEAK, pad, plan_group, thorough, timetable
+from verl_arena.testing.travel import ATTACKS, QUERY, STRONG, WEAK, pad, plan_group, thorough, timetable
 
 OPTIONS = {"multi_round": {"repeats": 2}}
 
@@ -95,16 +92,6 @@ def test_an_honest_plan_dense_in_digits_keeps_its_reward_before_a_judge_whose_co
     else:  # refused as too long: both sides read less, and nobody is traced or blamed for a size
         assert judge["context_overflows"] >= 1 and judge["shrunk"] >= 1
         assert judge.get("probes", 0) == 0 and judge.get("attributed", 0) == 0
-
-
-def test_a_tracers_control_has_the_suspects_size_in_the_judges_tokens():
-    plan = timetable(group()[STRONG])
-    for text in (plan.answer, plan.path, thorough(group()[STRONG]).answer, "Kyoto 京都の寺 — 9:00 ✓ café"):
-        control = same_classes(text)
-        assert word_tokens(control) == word_tokens(text) and byte_bound(control) == byte_bound(text)
-        assert "Kyoto" in text and "Kyoto" not in control and not any(stop.split()[0] in control for stop in STOPS)
-    # filler of the same length in bytes holds well under half of a timetable's tokens: it would fit where it fails
-    assert word_tokens(filler(byte_bound(plan.answer), byte_bound)) < 0.4 * word_tokens(plan.answer)
 
 
 @pytest.mark.slow

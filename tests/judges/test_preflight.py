@@ -3,12 +3,12 @@
 """A judge that cannot be asked is never a success: the commands' pre-flight request, the causes in words, the
 run-end verdict on a judge that never answered, and a cool-down said once per endpoint and cause. Every row is a real
 server on loopback (or a port nothing listens on, a name that cannot resolve), run through the command as users run
-it."""
+it; what :func:`preflight` itself asks, and of which endpoints, last."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import logging
 import socket
 import subprocess
 import sys
@@ -20,8 +20,7 @@ from helpers import ROOT, judge_config
 
 from verl_arena.cli import main
 from verl_arena.integrations.verl.doctor import check_judge
-from verl_arena.judges.config import EndpointConfig
-from verl_arena.judges.endpoints import Router
+from verl_arena.judges.preflight import PREFLIGHT_MAX_TOKENS, EndpointCheck, preflight
 
 GROUPS = str(ROOT / "examples" / "travel_groups.jsonl")
 TASKS = str(ROOT / "examples" / "travel_tasks.jsonl")
@@ -166,38 +165,6 @@ def test_a_cool_down_is_said_once_per_endpoint_and_cause(mock_judge, tmp_path):
     assert "all 4 groups voided" in summary and f"{refused} failed" in summary and f"{down} failed" in summary
 
 
-def test_the_router_says_each_cause_once_until_the_endpoint_answers_again(caplog):
-    now = [0.0]
-    router = Router(
-        [EndpointConfig(base_url="http://h/v1", model="m")],
-        failure_threshold=1,
-        cooldown_s=1.0,
-        down_wait_s=0.0,
-        clock=lambda: now[0],
-    )
-    (endpoint,) = router.endpoints
-
-    def fail(cause: str | None) -> None:
-        endpoint.in_flight += 1
-        router.release(endpoint, ok=False, probe=False, cause=cause)
-
-    with caplog.at_level(logging.DEBUG, logger="verl_arena.judges.endpoints"):
-        for cause in ["connection refused", "connection refused", "HTTP 503: server error", "connection refused"]:
-            fail(cause)
-        said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-        assert len(said) == 2 and said[0].endswith("connection refused; not said again until it answers")
-        assert endpoint.cooldowns == 4 and endpoint.failure_causes == {
-            "connection refused": 3,
-            "HTTP 503: server error": 1,
-        }
-        endpoint.in_flight += 1
-        router.release(endpoint, ok=True, probe=True)  # it answers: the next outage is said again
-        fail("connection refused")
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warnings[2] == "judge endpoint http://h/v1 answers again" and len(warnings) == 4
-    assert router.health()[0]["failure_causes"] == {"connection refused": 4, "HTTP 503: server error": 1}
-
-
 def test_doctor_checks_a_judge_with_the_same_preflight(mock_judge, tmp_path):
     good, _ = mock_judge()
     refused = f"http://127.0.0.1:{_closed_port()}/v1"
@@ -229,3 +196,30 @@ def test_an_arena_and_a_rejudge_whose_judge_never_answers_stop_and_exit_3(mock_j
     assert report["ranks"]["voided_again"] == report["groups"] == 4
     (line,) = [x for x in captured.err.splitlines() if "judge unusable" in x]
     assert "verdicts failed, 4 of 4 groups voided when ranked again" in line and "HTTP 503: server error" in line
+
+
+def test_every_endpoint_of_an_ensemble_is_asked_once_with_one_tiny_request(mock_judge):
+    (first, a), (second, b) = mock_judge(), mock_judge()
+    members = [{}, {"endpoints": [{"base_url": second, "model": "mock"}, {"hosted": "slime:judge"}]}, {}]
+    config = judge_config(first, extra_body={"top_k": 5}, ensemble={"members": members})
+    checks = asyncio.run(preflight(config))
+    assert [(c.base_url, c.answered, c.status) for c in checks] == [(first, True, 200), (second, True, 200)]
+    assert checks[0].cause.startswith("HTTP 200 in ") and checks[0].latency_s > 0  # the hosted one has no address
+    assert a.received == b.received == 1
+    sent = a.recent[-1]
+    assert (sent["max_tokens"], sent["top_k"], sent["model"]) == (PREFLIGHT_MAX_TOKENS, 5, "mock")
+
+
+def test_a_busy_endpoint_is_there_and_a_missing_key_is_said_without_asking(mock_judge, monkeypatch):
+    url, server = mock_judge(plan=["429"])
+    (busy,) = asyncio.run(preflight(judge_config(url)))
+    assert busy.answered and busy.status == 429 and busy.cause.startswith("HTTP 429: rate limited")
+    monkeypatch.delenv("PREFLIGHT_UNSET_KEY", raising=False)
+    config = judge_config(url)
+    config["endpoints"][0]["api_key_env"] = "PREFLIGHT_UNSET_KEY"
+    (keyless,) = asyncio.run(preflight(config))
+    assert not keyless.answered and keyless.status is None and server.received == 1  # nothing more was sent
+    assert (
+        keyless.describe() == f"{url} (model mock): endpoint {url}: environment variable PREFLIGHT_UNSET_KEY is not set"
+    )
+    assert EndpointCheck("http://h/v1", "m", False, "timeout").describe() == "http://h/v1 (model m): timeout"

@@ -11,34 +11,11 @@ from dataclasses import replace
 import pytest
 from helpers import judge_config, make_group
 
-from verl_arena.judges.priority import PriorityGate, Ticket, group_ticket
 from verl_arena.runtime.service import JudgeService
 
 LATENCY, SLOTS, DEADLINE, GROUPS = 0.2, 16, 4.0, 40
 #: seeded single elimination of 8 with order swapping: 14 judgments, two requests each
 REQUESTS_PER_GROUP = 28
-
-
-def test_the_gate_serves_the_smallest_priority_first_and_survives_cancelled_waiters():
-    async def main() -> list[int]:
-        gate = PriorityGate(1)
-        served: list[int] = []
-        await gate.acquire(Ticket((0.0, 0)))  # the only slot is taken: everyone else waits
-
-        async def request(priority: int) -> None:
-            await gate.acquire(Ticket((float(priority), priority)))
-            served.append(priority)
-            gate.release()
-
-        tasks = [asyncio.ensure_future(request(p)) for p in (5, 3, 9, 1, 7)]
-        await asyncio.sleep(0.01)
-        tasks[0].cancel()  # 5 gives up while waiting
-        await asyncio.sleep(0.01)
-        gate.release()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        return served
-
-    assert asyncio.run(main()) == [1, 3, 7, 9]
 
 
 @pytest.mark.slow
@@ -72,22 +49,6 @@ def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_sa
     # requests the client gave up on at their timeout (a slow machine: each one freed a slot for another)
     errors = service.metrics().get("http", {}).get("attempt_errors", {})
     assert server.max_in_flight <= SLOTS + errors.get("timeout", 0)
-
-
-def test_a_group_ticket_reaches_every_task_the_group_starts():
-    async def main():
-        with group_ticket() as ticket:
-            seen = await asyncio.ensure_future(_ticket_here())
-        return ticket, seen, await _ticket_here()
-
-    ticket, seen, outside = asyncio.run(main())
-    assert seen is ticket and outside is not ticket
-
-
-async def _ticket_here() -> Ticket:
-    from verl_arena.judges.priority import current_ticket
-
-    return current_ticket()
 
 
 @pytest.mark.slow

@@ -362,16 +362,24 @@ def resolve_hosted(
 ) -> JudgeConfig:
     """``judge`` with every hosted endpoint (its ensemble members' too) replaced by ``resolve(endpoint)``, an
     endpoint with a ``base_url``, and the fields ``changes`` sets (the hosted server's window, tokenizer), validated
-    once; ``judge`` itself when nothing changes."""
+    once; ``judge`` itself when nothing changes. A field the configuration left unset stays unset (a context window
+    nobody sized keeps following its server)."""
+
+    resolved = False
 
     def endpoints(items: list[Any]) -> list[Any]:
+        nonlocal resolved
         out = []
         for item in items:
             endpoint = item if isinstance(item, EndpointConfig) else EndpointConfig.model_validate(item)
-            out.append(resolve(endpoint).model_dump(exclude_none=True) if endpoint.hosted else item)
+            if endpoint.hosted:
+                resolved = True
+                out.append(resolve(endpoint).model_dump(exclude_unset=True))
+            else:
+                out.append(endpoint.model_dump(exclude_unset=True) if item is endpoint else item)
         return out
 
-    data = judge.model_dump(exclude_none=True)
+    data = judge.model_dump(exclude_unset=True)  # a field left unset stays unset (a window follows its server)
     data["endpoints"] = endpoints(list(judge.endpoints))
     if judge.ensemble is not None:
         members = []
@@ -381,10 +389,10 @@ def resolve_hosted(
                 member["endpoints"] = endpoints(list(member["endpoints"]))
             members.append(member)
         data["ensemble"]["members"] = members
-    data.update(changes or {})
-    if data == judge.model_dump(exclude_none=True):
+    changed = {key: value for key, value in (changes or {}).items() if getattr(judge, key) != value}
+    if not resolved and not changed:
         return judge
-    return parse_judge_config(data)
+    return parse_judge_config({**data, **changed})
 
 
 def parse_judge_config(data: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:

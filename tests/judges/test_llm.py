@@ -1,21 +1,21 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The LLM judge, order swapping and the verdict cache, against the mock judge on loopback."""
+"""The LLM judge against the mock judge on loopback: scores combined by the template's weights, the shortcuts taken
+before a call, what two unusable replies do to a judgment, its use of the verdict cache, group judgments, rubric
+items and what the judge is shown.
+
+How one reply is asked again is in ``test_asking.py``; order swapping in ``test_order_swap.py``."""
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing as mp
 
 import pytest
 from helpers import judge_config, make_group
 
 from verl_arena import Candidate, JudgeError, rank_group
-from verl_arena.judges.cache import VerdictCache, cache_key
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.llm import LLMJudge
-from verl_arena.judges.order_swap import OrderSwapJudge
-from verl_arena.testing import SimulatedJudge
 
 GOOD = Candidate("good", "Day 1 in Chengdu: pandas at 7:30\n- metro line 3\n- hotpot dinner", "call search_poi(panda)")
 POOR = Candidate("poor", "Go somewhere nice.")
@@ -68,25 +68,6 @@ def test_no_answer_loses_without_a_call(mock_judge):
     judged = LLMJudge(judge_config(url, no_answer="judge"))
     run(judged.compare(QUERY, missing, POOR))
     assert requests(server) == 1
-
-
-def test_malformed_reply_is_asked_again_once(mock_judge):
-    url, server = mock_judge(plan=["wrong_schema", "ok"])
-    judge = LLMJudge(judge_config(url))
-    v = run(judge.compare(QUERY, GOOD, POOR))
-    assert v.meta["reasked"] and judge.counts["reasked"] == 1
-    follow_up = server.recent[-1]["messages"]
-    assert follow_up[-2]["role"] == "assistant" and "could not be used" in follow_up[-1]["content"]
-
-
-def test_a_reply_cut_at_max_tokens_is_never_read_and_is_asked_again_with_more_room(mock_judge):
-    url, server = mock_judge(plan=["truncated", "ok"])
-    judge = LLMJudge(judge_config(url, max_tokens=300))
-    v = run(judge.compare(QUERY, GOOD, POOR))
-    assert v.meta["reasked"] and judge.counts["reasked_truncated"] == 1
-    first, second = list(server.recent)[-2:]
-    assert first["messages"] == second["messages"]  # the same question, not a follow-up quoting the cut reply
-    assert (first["max_tokens"], second["max_tokens"]) == (300, 1200)  # reask_max_tokens: 4 x max_tokens
 
 
 @pytest.mark.parametrize(
@@ -144,22 +125,6 @@ def test_cache_is_shared_across_seeding_and_bracket(mock_judge, tmp_path):
     result = run(rank_group(QUERY, group, judge, "seeded_single_elimination"))
     # N = 2: the seeding match (b vs anchor a) and the final are the same ordered pair when b is the top seed
     assert result.comparisons == 2 and requests(server) == 1 and judge.counts["cache_hits"] == 1
-
-
-def _hammer(path: str, worker: int, count: int) -> int:
-    cache = VerdictCache(path)
-    for i in range(count):
-        cache.put(cache_key("k", str(i)), {"worker": worker, "i": i})
-        assert cache.get(cache_key("k", str(i)))["i"] == i
-    return len(cache)
-
-
-@pytest.mark.slow
-def test_cache_is_safe_across_processes(tmp_path):
-    path = str(tmp_path / "shared.sqlite")
-    with mp.get_context("spawn").Pool(4) as pool:
-        sizes = pool.starmap(_hammer, [(path, w, 150) for w in range(4)])
-    assert VerdictCache(path).__len__() == 150 and max(sizes) == 150
 
 
 def test_select_picks_the_best(mock_judge):
@@ -237,48 +202,6 @@ def test_chinese_template_end_to_end(mock_judge):
     b = Candidate("b", "去成都玩。")
     v = run(judge.compare("成都两日游，想看熊猫、吃火锅", a, b))
     assert v.winner == "a" and "评分维度" in server.recent[-1]["messages"][1]["content"]
-
-
-def test_order_swap_sums_both_orders_and_counts_disagreement():
-    biased = SimulatedJudge(kind="winner", position_bias=0.6)  # the first slot always wins close calls
-    judge = OrderSwapJudge(biased)
-    a, b = make_group([0.0, 0.1])
-    v = run(judge.compare("q", a, b))
-    # forward: a first, bias 0.6 beats b's 0.1 -> a wins; backward: b first -> b wins; sum is a tie
-    assert (v.score_a, v.score_b) == (1.0, 1.0) and v.meta["orders_disagree"]
-    stats = judge.stats()["order_swap"]
-    assert stats["disagreement_rate"] == 1.0 and stats["first_slot_win_rate"] == 1.0
-    clear = run(judge.compare("q", *make_group([0.0, 2.0])))
-    assert clear.winner == "b" and not clear.meta["orders_disagree"]
-
-
-def test_order_swap_can_require_agreement():
-    judge = OrderSwapJudge(SimulatedJudge(position_bias=0.5), require_agreement=True)
-    v = run(judge.compare("q", *make_group([0.0, 0.2])))  # scores disagree by order: a forced tie
-    assert v.winner == "tie"
-
-
-def test_order_swap_fails_when_either_order_fails():
-    class HalfBroken(SimulatedJudge):
-        async def compare(self, query, a, b):
-            if a.id == "c1":
-                raise JudgeError("down", reason="timeout")
-            return await super().compare(query, a, b)
-
-    with pytest.raises(JudgeError):
-        run(OrderSwapJudge(HalfBroken()).compare("q", *make_group([0.0, 1.0])))
-
-
-def test_order_swap_cancels_position_bias_in_a_tournament():
-    group = make_group([0.0] * 8)  # equal candidates: any winner is the judge's position bias
-    plain = run(rank_group("q", group, SimulatedJudge(kind="winner", position_bias=1.0), "round_robin"))
-    swapped = run(
-        rank_group("q", group, OrderSwapJudge(SimulatedJudge(kind="winner", position_bias=1.0)), "round_robin")
-    )
-    # the biased judge would invent an order from the slots alone; round robin draws the slots, so the group shows it
-    # and is voided rather than ranked by the slot
-    assert plain.void_reason == "no_information" and len(set(plain.advantages)) == 1
-    assert len(set(swapped.ranks)) == 1  # both orders cancel it: everyone ties
 
 
 def test_long_fields_are_cut_to_max_field_chars(mock_judge):

@@ -3,7 +3,7 @@
 """The judge's context is the one its server serves: read from ``/v1/models`` (``max_model_len``, as vLLM and SGLang
 report it) before the first request, followed when the configuration does not set one, and a configured one larger
 than the server's refused, naming the endpoint and both values. Over real HTTP (the mock judge answers ``/v1/models``
-like vLLM)."""
+like vLLM); how one answer is read, through httpx's mock transport."""
 
 from __future__ import annotations
 
@@ -14,12 +14,14 @@ import pytest
 import yaml
 from helpers import EXAMPLE, judge_config
 
+import verl_arena.judges.served as served
 from verl_arena import Candidate
 from verl_arena.cli import main
 from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges import LLMJudge, build_judge, parse_judge_config
-from verl_arena.judges.served import fit_to_servers
+from verl_arena.judges.config import EndpointConfig, JudgeConfig
+from verl_arena.judges.served import ServedFit, fit_to_servers, served_window
 
 A = Candidate("a", "Kiyomizu temple at 9:00, Nishiki market lunch, Gion walk at 18:00", "call search(kyoto)")
 B = Candidate("b", "Kyoto is nice.", "")
@@ -102,3 +104,84 @@ def test_a_command_stops_before_judging_when_the_judge_is_configured_for_more_co
     assert code == JUDGE_UNAVAILABLE and not out.exists()
     assert f"judge.context_tokens=32768 exceeds the context window {url}" in capsys.readouterr().err
     assert server.received == 1  # the pre-flight request, and no judgment
+
+
+def window(listing: object, status: int = 200, model: str = "judge", **endpoint: object) -> tuple[int | None, list]:
+    """What :func:`served_window` reads from a server answering ``listing`` on ``/models`` (httpx's mock transport),
+    and the requests it made."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(status, json=listing)
+
+    async def run() -> int | None:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+            config = EndpointConfig(**{"base_url": "http://judge:8000/v1", "model": model, **endpoint})
+            return await served_window(client, config)
+
+    return asyncio.run(run()), seen
+
+
+def test_the_window_is_read_from_the_card_of_the_model_the_judge_asks_for(monkeypatch):
+    cards = {"data": [{"id": "draft", "max_model_len": 4096}, {"id": "judge", "max_model_len": 32_768}]}
+    found, seen = window(cards)
+    assert found == 32_768 and str(seen[0].url) == "http://judge:8000/v1/models"
+    assert window({"data": [{"id": "served-name", "max_model_len": 8192}]})[0] == 8192  # its only model
+    assert window(cards, model="other")[0] is None  # several models, none of them this one
+    monkeypatch.setenv("SERVED_TEST_KEY", "sk-served")
+    _, seen = window(cards, api_key_env="SERVED_TEST_KEY")
+    assert seen[0].headers["authorization"] == "Bearer sk-served"
+
+
+@pytest.mark.parametrize(
+    ("listing", "status"),
+    [
+        ({"data": [{"id": "judge", "max_model_len": 4096}]}, 404),
+        ({"data": [{"id": "judge", "max_model_len": True}]}, 200),
+        ({"data": [{"id": "judge", "max_model_len": -1}]}, 200),
+        ({"data": [{"id": "judge", "max_model_len": "4096"}]}, 200),
+        ({"data": "judge"}, 200),
+        (["judge"], 200),
+    ],
+)
+def test_a_server_that_does_not_say_its_window_plainly_leaves_the_context_as_configured(listing, status):
+    assert window(listing, status)[0] is None
+
+
+def test_an_endpoint_that_cannot_be_asked_yet_is_not_asked(monkeypatch):
+    monkeypatch.delenv("SERVED_UNSET_KEY", raising=False)
+    assert window({"data": []}, api_key_env="SERVED_UNSET_KEY") == (None, [])  # its first request names the key
+
+    async def hosted() -> int | None:
+        async with httpx.AsyncClient() as client:
+            return await served_window(client, EndpointConfig(hosted="verl"))
+
+    assert asyncio.run(hosted()) is None  # no address before the training job starts
+
+
+async def judgments_of(fit: ServedFit, count: int) -> list:
+    """``count`` judgments awaiting ``fit`` at once: what each got."""
+    return await asyncio.gather(*(fit() for _ in range(count)), return_exceptions=True)
+
+
+def test_concurrent_judgments_wait_for_one_fit_and_a_refusal_reaches_each_of_them_and_the_next(mock_judge, monkeypatch):
+    url, _ = mock_judge(context_tokens=12_288)
+    asked: list[int] = []  # each time the servers are asked (the real function, counted)
+
+    async def fit_counted(config: JudgeConfig, **options) -> JudgeConfig:
+        asked.append(config.context_tokens)
+        return await fit_to_servers(config, **options)
+
+    monkeypatch.setattr(served, "fit_to_servers", fit_counted)
+    applied: list[JudgeConfig] = []
+    fit = ServedFit(parse_judge_config(judge_config(url)), applied.append)
+    assert asyncio.run(judgments_of(fit, 5)) == [None] * 5 and fit.done
+    assert len(asked) == 1 and [c.context_tokens for c in applied] == [12_288]  # one fit for all five
+    asyncio.run(judgments_of(fit, 2))
+    assert len(asked) == 1 and len(applied) == 1  # never again once it succeeded
+    refused = ServedFit(parse_judge_config(judge_config(url, context_tokens=16_384)), applied.append)
+    outcomes = asyncio.run(judgments_of(refused, 3))
+    assert all(isinstance(o, ConfigError) and "16384" in str(o) for o in outcomes) and not refused.done
+    assert isinstance(asyncio.run(judgments_of(refused, 1))[0], ConfigError)
+    assert len(asked) == 3 and len(applied) == 1  # once for the three, once more for the next: asked again
