@@ -245,3 +245,42 @@ def test_the_rendezvous_and_the_service_need_no_ray():
     for path in (ROOT / "verl_arena" / "runtime").glob("*.py"):
         if path.name not in ray_modules:
             assert "ray" not in imported_modules(path), f"{path.relative_to(ROOT)} imports ray"
+
+
+def public_modules() -> dict[str, Path]:
+    """The package's modules whose name and folders do not start with ``_`` (a package's ``__init__`` aside)."""
+    return {
+        name: path
+        for name, path in package_modules().items()
+        if not any(part.startswith("_") for part in path.relative_to(ROOT / "verl_arena").parts)
+    }
+
+
+def mirrored_test(path: Path) -> Path:
+    """Where the tests of the module at ``path`` live: ``tests/<its folders>/test_<its name>.py``."""
+    return ROOT / "tests" / path.relative_to(ROOT / "verl_arena").parent / f"test_{path.stem}.py"
+
+
+def lacks(module: str, test_file: Path, modules: Mapping[str, Path]) -> list[str]:
+    """What ``test_file`` lacks to hold ``module``'s tests: a test function, and an import of the module (a command
+    module may be driven through ``verl_arena.cli`` instead)."""
+    tree = ast.parse(test_file.read_text())
+    missing = []
+    if not any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test") for n in tree.body):
+        missing.append("a test function")
+    imported = package_imports(test_file, modules)
+    if module not in imported and not (module.startswith("verl_arena.commands.") and "verl_arena.cli" in imported):
+        missing.append(f"an import of {module}")
+    return missing
+
+
+def test_every_public_module_has_its_tests_in_the_mirrored_folder():
+    modules = package_modules()
+    wrong = []
+    for module, path in sorted(public_modules().items()):
+        test_file = mirrored_test(path)
+        if not test_file.exists():
+            wrong.append(f"{test_file.relative_to(ROOT)} is missing")
+        elif missing := lacks(module, test_file, modules):
+            wrong.append(f"{test_file.relative_to(ROOT)} lacks {' and '.join(missing)}")
+    assert not wrong, f"public modules without their tests ({len(wrong)}): {'; '.join(wrong)}"
