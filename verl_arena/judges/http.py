@@ -326,16 +326,16 @@ class ChatClient:
             heard.ok = None
             raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
         except httpx.TimeoutException as exc:
-            # a slow reply while the endpoint completed other requests since this request began says nothing about
-            # its health (the timeout is ours, and it is alive); it is this request's own trouble only if those
-            # answers came quickly
-            alive = not isinstance(exc, httpx.ConnectTimeout) and await self._alive(
-                state, endpoint, started, ping=attempt > 1
-            )
-            heard.ok = None if alive else False
+            # a timeout while the endpoint completed other requests since this request began says nothing about its
+            # health (the timeout is ours, and it is alive), and a first one before any evidence either way is retried
+            # (the retry asks); a slow reply is this request's own trouble only if those answers came quickly, a
+            # connection never is (no content was sent)
+            alive = await self._alive(state, endpoint, started, ping=attempt > 1)
+            heard.ok = None if alive or attempt == 1 else False
             heard.cause = transport_cause(exc, url=cfg.base_url, timeout_s=self.config.timeout_s)
             error = self._error("timeout", f"{cfg.base_url}: {heard.cause}")
-            error.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
+            connecting = isinstance(exc, httpx.ConnectTimeout)
+            error.isolated = alive and not connecting and endpoint.answers_quickly(self.config.timeout_s)
             raise error from exc
         except httpx.TransportError as exc:
             heard.cause = transport_cause(exc, url=cfg.base_url)

@@ -194,7 +194,9 @@ class MockJudgeServer:
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/health", self._health)
         app.router.add_get("/stats", self._stats)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+        # a request whose client went away is no longer worked on (vLLM and SGLang abort it too), so that requests a
+        # client gave up on do not hold the server's capacity
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5, handler_cancellation=True)
         await self._runner.setup()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
