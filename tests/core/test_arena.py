@@ -7,6 +7,7 @@ answers a group played again from its memory, and replays a recorded log without
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from helpers import make_group
@@ -136,6 +137,14 @@ def test_judge_once_asks_a_failed_judgment_again_checks_the_reply_and_records_no
     assert failed.failed and not failed.winners
     assert not again.failed and again.winners == (1,) and again.scores == (2.0, 7.0) and again.error == failed.error
     assert arena.matches == [failed] and arena.calls == 1 and len(judge.calls) == 2
+
+    class Counting:  # a judge in another process: what it spent comes back with its verdict
+        async def compare(self, query, a, b):
+            return PairVerdict(score_a=1.0, score_b=2.0, usage={"requests": 1, "prompt_tokens": 50})
+
+    spent = dataclasses.replace(failed, usage={"requests": 2, "prompt_tokens": 80})
+    settled = asyncio.run(Arena("query", candidates, Counting(), seed=0).judge_once(spent, candidates))
+    assert settled.usage == {"requests": 3, "prompt_tokens": 130}  # the failure's spending, and the ask's on top
 
     class Garbled:
         async def compare(self, query, a, b):

@@ -182,19 +182,25 @@ class Arena:
 
     async def judge_once(self, match: Match, shown: Sequence[Candidate]) -> Match:
         """``match`` judged again, once, its players shown as ``shown``: the winners (and a pair's scores and verdict)
-        the judge gives now, its reply checked like any other. Nothing is recorded; a ``JudgeError`` propagates."""
-        reply = await self.ask(match.kind, shown, match.k)
+        the judge gives now, its reply checked like any other, and what it spent added to the match's usage. Nothing is
+        recorded; a ``JudgeError`` propagates."""
+        with tally() as spent:
+            reply = await self.ask(match.kind, shown, match.k)
+        usage = Counter(match.usage)
+        usage.update(_spent(spent, getattr(reply, "usage", None) or {}))
         where = (match.stage, match.round)
         if match.kind == "compare":
             a, b = match.players
             sa, sb = self._check_verdict(reply, a, b, *where)
             winners = (a,) if sa > sb else (b,) if sb > sa else ()
-            return dataclasses.replace(match, failed=False, winners=winners, scores=(sa, sb), verdict=reply)
+            scored = dict(winners=winners, scores=(sa, sb), verdict=reply)
+            return dataclasses.replace(match, failed=False, usage=dict(usage), **scored)
         if match.kind == "order":
             picked = self._check_order(reply, match.players, *where)
         else:
             picked = self._check_selection(reply, match.players, match.k, *where)
-        return dataclasses.replace(match, failed=False, winners=tuple(match.players[x] for x in picked))
+        winners = tuple(match.players[x] for x in picked)
+        return dataclasses.replace(match, failed=False, winners=winners, usage=dict(usage))
 
     @property
     def matches(self) -> list[Match]:
