@@ -258,7 +258,10 @@ def test_a_judge_slow_for_everyone_blames_nobody_for_its_timeouts():
         results = asyncio.run(run())
     assert sum(r.failures for r in results) > 0  # the load was real
     assert not any(any(r.forfeited) for r in results)
-    assert all(r.void_reason in (None, "failed_judgments") for r in results)
+    # a group may be voided, as the judge's trouble (how many judgments fail, and so which reason, is the machine's
+    # load: CI once saw a reason other than failed_judgments), never a candidate's
+    judge_reasons = (None, "failed_judgments", "judge_fault", "no_information")
+    assert all(r.void_reason in judge_reasons for r in results), [r.void_reason for r in results]
 
 
 # -- the tracer, its probes and its controls --------------------------------------------------------------------------
