@@ -56,16 +56,18 @@ def test_a_saturated_judge_finishes_the_earliest_groups_and_voids_the_rest_as_sa
 
 @pytest.mark.slow
 def test_rank_finishes_every_group_of_a_file_a_saturated_judge_could_not_take_at_once(tmp_path, capsys):
-    # 40 groups, a judge taking 4 requests of 0.1 s at once: sent together, no group could finish within its 1.2 s
-    # deadline; rank keeps a few in flight and counts each deadline from the group's first request, so all finish
+    # 12 groups (132 requests), a judge taking 4 requests of 0.5 s at once: sent together, they would take 16 s and no
+    # group could finish within its 6 s deadline; rank keeps a few in flight and counts each deadline from the group's
+    # first request, so all finish (a group alone takes about 2.5 s: margins a loaded machine cannot eat; CI once saw
+    # the former 0.1 s requests, 0.2 s timeout and 1.2 s deadline fail; the timeout is the most a 6 s deadline allows)
     from helpers import distinct_groups, strict_json
 
     from verl_arena.cli import main
 
     groups = tmp_path / "groups.jsonl"
-    distinct_groups(groups, 10)
+    distinct_groups(groups, 3)
     out = tmp_path / "out.jsonl"
-    limits = ["--max-concurrency", "4", "--timeout-s", "0.2", "--judge-deadline-s", "1.2", "--mock-latency", "0.1"]
+    limits = ["--max-concurrency", "4", "--timeout-s", "1", "--judge-deadline-s", "6", "--mock-latency", "0.5"]
     code = main(["rank", str(groups), "-o", str(out), "--quiet", "--json", *limits, "--no-cache"])
     summary = strict_json(capsys.readouterr().out)
-    assert code == 0 and summary["groups"] == 40 and summary["voided_groups"] == 0
+    assert code == 0 and summary["groups"] == 12 and summary["voided_groups"] == 0
