@@ -282,6 +282,20 @@ HONEST = [
 ]
 
 
+# a travel prompt and four plans of it, for the slime tests
+
+KYOTO = "Plan a two-day trip to Kyoto for a couple who love temples, gardens and local food markets, on a budget."
+KYOTO_PLANS = [
+    "Day 1: Fushimi Inari temple at dawn, Nishiki food market lunch, Gion walk. Day 2: Kinkaku-ji temple, "
+    "Ryoan-ji garden, budget ramen dinner. Budget: about 90 USD per person per day.",
+    "Visit some temples in Kyoto.",
+    "Day 1: temples and gardens in Higashiyama, market snacks at Nishiki. Day 2: Arashiyama bamboo grove.",
+    "Day 1 (budget 80 USD): Fushimi Inari temple 7am, Tofuku-ji garden, Nishiki food market tasting lunch, "
+    "Kiyomizu-dera temple at sunset, couple dinner in Pontocho. Day 2: Kinkaku-ji temple, Ryoan-ji rock garden, "
+    "Demachi market, Philosopher's Path gardens, local izakaya. Transport: bus day pass 700 yen each.",
+]
+
+
 # slime samples by hand
 class Status(Enum):
     COMPLETED = "completed"

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import SKIP_REASON, SLIME
+from helpers import KYOTO, KYOTO_PLANS, SKIP_REASON, SLIME
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.slime.config import arena_config
@@ -35,16 +35,6 @@ from verl_arena.judges.config import parse_judge_config
 
 needs_slime = pytest.mark.skipif(SLIME is None, reason=SKIP_REASON)
 
-KYOTO = "Plan a two-day trip to Kyoto for a couple who love temples, gardens and local food markets, on a budget."
-KYOTO_PLANS = [
-    "Day 1: Fushimi Inari temple at dawn, Nishiki food market lunch, Gion walk. Day 2: Kinkaku-ji temple, "
-    "Ryoan-ji garden, budget ramen dinner. Budget: about 90 USD per person per day.",
-    "Visit some temples in Kyoto.",
-    "Day 1: temples and gardens in Higashiyama, market snacks at Nishiki. Day 2: Arashiyama bamboo grove.",
-    "Day 1 (budget 80 USD): Fushimi Inari temple 7am, Tofuku-ji garden, Nishiki food market tasting lunch, "
-    "Kiyomizu-dera temple at sunset, couple dinner in Pontocho. Day 2: Kinkaku-ji temple, Ryoan-ji rock garden, "
-    "Demachi market, Philosopher's Path gardens, local izakaya. Transport: bus day pass 700 yen each.",
-]
 POLICY = "/models/Qwen3-8B"
 JUDGE_WINDOW = 16384
 

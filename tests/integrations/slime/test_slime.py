@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import SKIP_REASON, SLIME, judge_config
+from helpers import KYOTO, KYOTO_PLANS, SKIP_REASON, SLIME, judge_config
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
@@ -25,19 +25,9 @@ from verl_arena.runtime.service import JudgeService
 
 pytestmark = pytest.mark.skipif(SLIME is None, reason=SKIP_REASON)
 
-KYOTO = "Plan a two-day trip to Kyoto for a couple who love temples, gardens and local food markets, on a budget."
 LISBON = "Plan a three-day trip to Lisbon with museums, seafood restaurants and a day trip to Sintra."
 OSLO = "Plan a weekend in Oslo in winter with saunas, museums and affordable dinners."
 
-KYOTO_PLANS = [
-    "Day 1: Fushimi Inari temple at dawn, Nishiki food market lunch, Gion walk. Day 2: Kinkaku-ji temple, "
-    "Ryoan-ji garden, budget ramen dinner. Budget: about 90 USD per person per day.",
-    "Visit some temples in Kyoto.",
-    "Day 1: temples and gardens in Higashiyama, market snacks at Nishiki. Day 2: Arashiyama bamboo grove.",
-    "Day 1 (budget 80 USD): Fushimi Inari temple 7am, Tofuku-ji garden, Nishiki food market tasting lunch, "
-    "Kiyomizu-dera temple at sunset, couple dinner in Pontocho. Day 2: Kinkaku-ji temple, Ryoan-ji rock garden, "
-    "Demachi market, Philosopher's Path gardens, local izakaya. Transport: bus day pass 700 yen each.",
-]
 LISBON_PLANS = [
     "Day 1: Belem museums and seafood at Cervejaria Ramiro. Day 2: Sintra day trip to Pena Palace. "
     "Day 3: Gulbenkian museum, Alfama walk, seafood dinner.",
