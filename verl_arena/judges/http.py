@@ -326,12 +326,9 @@ class ChatClient:
             heard.ok = None
             raise self._error("timeout", f"{cfg.base_url}: no free connection within the timeout") from exc
         except httpx.TimeoutException as exc:
-            # a timeout while the endpoint completed other requests since this request began says nothing about its
-            # health (the timeout is ours, and it is alive), and a first one before any evidence either way is retried
-            # (the retry asks); a slow reply is this request's own trouble only if those answers came quickly, a
+            # a slow reply is this request's own trouble only if the endpoint's other answers came quickly; a
             # connection never is (no content was sent)
-            alive = await self._alive(state, endpoint, started, ping=attempt > 1)
-            heard.ok = None if alive or attempt == 1 else False
+            alive, heard.ok = await self._failure_health(state, endpoint, started, attempt)
             heard.cause = transport_cause(exc, url=cfg.base_url, timeout_s=self.config.timeout_s)
             error = self._error("timeout", f"{cfg.base_url}: {heard.cause}")
             connecting = isinstance(exc, httpx.ConnectTimeout)
@@ -344,12 +341,10 @@ class ChatClient:
             self._stats.attempt_errors[exc.reason] += 1
             heard.ok = False if exc.unhealthy else None
             if exc.reason == "http_500":  # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
-                # content can make a server fail with 500 on every request it is in: the error counts against the
-                # endpoint only once it is known not to answer others (a first one, before any evidence, is retried
-                # and the retry asks), and it is this request's own trouble when those answers come quickly
-                alive = await self._alive(state, endpoint, started, ping=attempt > 1)
+                # content can make a server fail with 500 on every request it is in: it is this request's own trouble
+                # when the endpoint's other answers come quickly
+                alive, heard.ok = await self._failure_health(state, endpoint, started, attempt)
                 exc.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
-                heard.ok = False if not alive and attempt > 1 else None
             heard.cause = reason_words(exc.reason)
             raise
         except (FinalFailure, asyncio.CancelledError):
@@ -375,6 +370,16 @@ class ChatClient:
                 note("requests")
                 if retry:
                     note("retries")
+
+    async def _failure_health(
+        self, state: _LoopState, endpoint: EndpointState, started: float, attempt: int
+    ) -> tuple[bool, bool | None]:
+        """After a timeout or a 500 (which content can cause): whether ``endpoint`` answered others since the request
+        began, and what the failure says of its health (``False``: it counts against it; ``None``: nothing). It
+        counts only once the endpoint is known not to answer others: a first attempt's, before any evidence either
+        way, is retried, and the retry asks (:meth:`_alive` pings it)."""
+        alive = await self._alive(state, endpoint, started, ping=attempt > 1)
+        return alive, None if alive or attempt == 1 else False
 
     async def _alive(self, state: _LoopState, endpoint: EndpointState, started: float, *, ping: bool) -> bool:
         """Whether ``endpoint`` answered anything since ``started``. If it did not and ``ping`` (a request failing
