@@ -6,6 +6,7 @@ key-value store and the sweep of ended jobs' records, the coordinator actor's st
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -106,12 +107,21 @@ def test_a_shard_that_cannot_be_reached_is_left_out_of_the_step_not_the_step(ray
         ray.kill(actor, no_restart=True)
 
 
+def wait_for_a_new_instance(actor, within_s: float = 60.0) -> None:
+    """Wait until the actor answers from an instance that remembers no finished group (Ray restarted it)."""
+    deadline = time.monotonic() + within_s
+    while ray.get(actor.stats.remote())["finished_remembered"]:
+        assert time.monotonic() < deadline, "Ray did not restart the killed coordinator"
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_a_restarted_coordinator_answers_a_finished_groups_members_as_before(ray_local):
     actor = coordinator(f"test_restarted_{uuid.uuid4().hex[:8]}")
     try:
         first = asyncio.run(submit(actor, "g", range(3)))
         ray.kill(actor, no_restart=False)  # it dies; Ray restarts it with an empty memory
+        wait_for_a_new_instance(actor)  # ray.kill is asynchronous: a busy machine let the old one answer CI's submit
         again = asyncio.run(submit(actor, "g", range(1, 2)))[0]  # at once: not a new group waiting 60 s
         assert again.reward == first[1].reward and again.duplicate and again.rank == first[1].rank
         assert ray.get(actor.stats.remote())["recalled"] == 1
