@@ -63,6 +63,7 @@ def test_saturation_takes_the_issue_s_setting_by_default_and_refuses_an_unknown_
     args = parser.parse_args(["bench", "saturation"])
     setting = (args.groups, args.n, args.latency, args.concurrency, args.deadline, args.topology)
     assert setting == (60, 8, 0.5, 16, 10.0, "seeded_single_elimination") and args.repeats == 3
+    assert (args.steady_groups, args.arrival_gap, args.unhurried_groups) == (50, 0.6, 12)
     with pytest.raises(SystemExit) as exited:
         parser.parse_args(["bench", "saturation", "--topology", "knockout"])
     assert exited.value.code == 2 and "argument --topology: invalid choice: 'knockout'" in capsys.readouterr().err

@@ -216,11 +216,11 @@ def test_each_shard_admits_its_earliest_groups_and_voids_those_its_share_cannot_
     mock_judge, pool_factory
 ):
     # two shards of 4 slots each (the pool's 8 split), 2 s a request, groups of 5 ranked against an anchor (8 requests:
-    # 4 s of a shard each); the actors work to a deadline of about 16 s: each shard finishes its first three groups
-    # (at about 4, 8 and 12 s, each estimate 2 s or more within it) and voids the others before they reach the judge
-    # (their estimates, 16 s and more, leave no round to spare)
+    # 4 s of a shard each); the actors work to a deadline of about 14.7 s: each shard finishes its first three groups
+    # (at about 4, 8 and 12 s, each estimate, with half a round to spare, 1.7 s or more within it) and voids the others
+    # before they reach the judge (their estimates, 16 s and more, leave no half round to spare)
     url, server = mock_judge(latency=2.0)
-    pool = pool_factory(judge_config(url, max_concurrency=8, timeout_s=2.5), shards=2, deadline_s=17.0)
+    pool = pool_factory(judge_config(url, max_concurrency=8, timeout_s=2.5), shards=2, deadline_s=15.5)
     run(pool.health())
     count = 12
 

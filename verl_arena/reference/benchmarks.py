@@ -148,20 +148,23 @@ against a judge that is down (every group voided with zero advantages well befor
 _SATURATION = """\
 ## A judge slower than the load (`verl-arena bench saturation`)
 
-60 groups of 8 candidates (seeded single elimination with order swapping: 28 requests a group) are sent at once to one
-judge service, whose judge (the mock judge in its own process) answers each request after 0.5 s with 16 requests in
-flight: 32 requests a second, so at most 11 of the 60 groups can be ranked within their 10 s deadline (Q x D / (C x
-L) = 11.4). Two schedules take turns on the same judge, three runs each: `plain` serves the earliest group's waiting
-request first but starts every group at once, as the judge service did before admission control; `admission` starts
-groups as the judge can finish them, keeps a group's slots between its rounds, and voids the groups it cannot finish
-as `saturated` before they reach the judge ([judging.md](judging.md#when-the-judge-fails)). With every group started,
-the later ones take the slots the earlier ones free between two rounds: each round of the earliest groups waits, and
-the groups the deadline then voids spent the judge's capacity (`wasted`). With admission control nothing is spent on a
-group that does not finish, the earliest groups finish as soon as the judge allows, and the others are told they are
-voided about a second after they were sent instead of at their deadline (`told s`). An earliest-first schedule cannot
-reach the bound here even with no overhead: its last group's final rounds run alone, with slots idle (in a model with
-every request taking exactly 0.5 s it finishes 10 groups, the tenth exactly at the deadline). The run without a
-deadline checks that admission control costs no throughput when every group can wait.
+Groups of 8 candidates (seeded single elimination with order swapping: 28 requests a group) go to one judge service
+whose judge (the mock judge in its own process) answers each request after 0.5 s with 16 requests in flight: 32
+requests a second. In the `burst`, 60 groups are sent at once (the setting of issue 28): at most 11 can be ranked
+within their 10 s deadline (Q x D / (C x L) = 11.4). In the `steady` load, 50 groups are sent one every 0.6 s, about
+twice as fast as the judge clears them: from the first sent to the last one's deadline, it has room for 45. Two
+schedules take turns on the same judge: `plain` serves the earliest group's waiting request first but starts every
+group at once, as the judge service did before admission control; `admission` starts groups as the judge can finish
+them, keeps a group's slots between its rounds, and voids the groups it cannot finish as `saturated` before they reach
+the judge ([judging.md](judging.md#when-the-judge-fails)). With every group started, the later ones take the slots the
+earlier ones free between two rounds, and the groups the deadline then voids spent the judge's capacity (`wasted`):
+under the steady load that is most of it. With admission control nothing is spent on a group that does not finish,
+and the others are told they are voided a second or two after they were sent instead of at their deadline (`told s`).
+In the burst, an earliest-first schedule cannot reach the bound even with no overhead: its last group's final rounds
+run alone, with slots idle (with every request taking exactly 0.5 s it finishes 10 groups, the tenth exactly at the
+deadline), so 9 is what it can finish on a real machine and 8 on a busy one. The runs without a deadline check that
+admission control costs no throughput that matters when every group can wait (keeping a group's slots between its
+rounds leaves about 2-3% of them idle a moment; from run to run the wall time varies more than that).
 """
 
 _RENDEZVOUS = """\

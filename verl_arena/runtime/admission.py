@@ -17,12 +17,12 @@ slower, and the later ones spend the judge's capacity on tournaments that their 
   judgments at the judge's speed or its depth (sequential rounds) times a judgment's time, whichever is longer.
 - **Admission**, in arrival order: the next group is admitted when the judge has room for it (the work admitted
   ahead of it is at most what the judge clears in twice that group's own time, or every admitted group reached the
-  judge and none of their requests waits for a slot) and its estimate ends a round before its deadline. While few
+  judge and none of their requests waits for a slot) and its estimate ends half a round before its deadline. While few
   groups are in flight every slot stays busy, and the earliest groups' next rounds are not queued behind later groups'
   first ones (an admitted group also keeps its slots between its rounds: :class:`~verl_arena.judges.priority.Ticket`).
 - **Voided as saturated**, before any request (nothing is spent on it, and the trainer does not wait for nothing): a
   group whose estimate passes its deadline by more than the estimate's error (a tenth of the queue's time), at once,
-  wherever it waits; and a group whose turn came with room for it that cannot finish a round before its deadline.
+  wherever it waits; and a group whose turn came with room for it that cannot finish half a round before its deadline.
   Only once as many judgments were measured as the group makes (8 to 64): the first judgments of a run are often
   slower than the judge. An idle judge always takes the earliest waiting group once its speed was measured longer ago
   than that group's deadline: a past slow spell cannot void every group for ever.
@@ -62,6 +62,8 @@ SPEED_ERROR = 0.1
 #: judgments measured before a group is voided on the estimate: as many as the group makes, within these bounds (the
 #: first judgments of a run are often slower than the judge)
 VOID_EVIDENCE = (8, 64)
+#: the share of a round (the time a request holds its slot) an admitted group's estimate must end before its deadline
+ROUND_TO_SPARE = 0.5
 #: admitted work, in multiples of the next group's own time, beyond which it waits (the judge has enough to do)
 PACE = 2.0
 
@@ -79,7 +81,8 @@ class JudgeSpeed:
 
     def __init__(self, memory: int = SPEED_MEMORY) -> None:
         self._keep = 1.0 - 1.0 / memory
-        self.judgments = 0.0
+        self.measured = 0  # judgments measured in all
+        self.judgments = 0.0  # the same, older ones fading
         self._busy: Counter[int] = Counter()
         self._held = 0.0
         self._holds = 0.0
@@ -87,6 +90,7 @@ class JudgeSpeed:
     def add(self, use: SlotUse, judgments: int = 1) -> None:
         """Count ``judgments`` whose requests held ``use`` of the judge's slots."""
         fade = self._keep**judgments
+        self.measured += judgments
         self.judgments = self.judgments * fade + judgments
         for gate in set(self._busy) | set(use.busy_s):
             self._busy[gate] = self._busy[gate] * fade + use.busy_s[gate]
@@ -292,13 +296,13 @@ class Admission:
     def _enough_evidence(self, entry: AdmittedGroup) -> bool:
         """Whether enough judgments were measured to void the group on the estimate."""
         low, high = VOID_EVIDENCE
-        return self.speed.judgments >= min(high, max(low, entry.calls))
+        return self.speed.measured >= min(high, max(low, entry.calls))
 
     def _fits(self, entry: AdmittedGroup, now: float, finish: float, latency: float) -> bool:
-        """Whether the group, admitted ``now``, finishes by its deadline with a round's time to spare (a deadline
+        """Whether the group, admitted ``now``, finishes by its deadline with half a round to spare (a deadline
         counted from its first request: if nothing else is in flight, it starts now whatever its estimate)."""
         if entry.deadline_at is not None:
-            return finish + latency <= entry.deadline_at
+            return finish + ROUND_TO_SPARE * latency <= entry.deadline_at
         if entry.from_first_request_s is not None and self._admitted:
             return finish - now <= entry.from_first_request_s
         return True
