@@ -18,7 +18,7 @@ from helpers import judge_config, make_group
 
 from verl_arena.core.judge_counts import group_usage
 from verl_arena.judges.priority import SlotUse, Ticket
-from verl_arena.runtime.admission import Admission, JudgeSpeed, Saturated
+from verl_arena.runtime.admission import Admission, JudgeSpeed, Saturated, own_time
 from verl_arena.runtime.service import JudgeService
 
 #: one judgment of a judge with 16 slots clearing 16 judgments a second: two requests of 0.5 s each
@@ -93,6 +93,16 @@ def test_the_speed_is_the_busiest_gate_s_and_follows_the_judge():
     for _ in range(200):
         speed.add(SlotUse())
     assert speed.rate > 1000
+
+
+def test_a_tournament_alone_takes_its_rounds_one_after_another_each_in_as_many_turns_as_the_judge_needs():
+    # 16 judgments a second, 0.5 s a round: 8 judgments at once. Seeded single elimination of 8: 14 judgments in
+    # 4 rounds, each fitting in one turn of the judge: its depth decides
+    assert own_time(14, 4, 16.0, 0.5) == pytest.approx(2.0)
+    # 2 judgments at once (4 slots, both orders of each): 10 judgments in 4 rounds need two turns a round
+    assert own_time(10, 4, 4.0, 0.5) == pytest.approx(4 * 2 * 0.5)
+    # one round of 4 judgments, 2 at once; a judge whose requests took no time (cache hits): its speed alone
+    assert own_time(4, 1, 1.0, 2.0) == pytest.approx(4.0) and own_time(4, 1, 8.0, 0.0) == pytest.approx(0.5)
 
 
 def test_with_no_evidence_groups_start_one_after_another_while_the_judge_has_room_and_none_is_voided():

@@ -13,8 +13,8 @@ slower, and the later ones spend the judge's capacity on tournaments that their 
   mean time a request holds its slot. Both are averages over the recent judgments (:class:`JudgeSpeed`), so they
   follow the load and a judge that slows down or speeds up; requests answered from the cache cost nothing.
 - **A group's estimate**: the judge first clears the judgments still to come of every group admitted or waiting ahead
-  of it (each group's ``judge_calls`` less those it made), then the group's own tournament, which takes its
-  judgments at the judge's speed or its depth (sequential rounds) times a judgment's time, whichever is longer.
+  of it (each group's ``judge_calls`` less those it made), then the group's own tournament: its rounds one after
+  another, each in as many turns of the judge as its share of the judgments needs (:func:`own_time`).
 - **Admission**, in arrival order: the next group is admitted when the judge has room for it (the work admitted
   ahead of it is at most what the judge clears in twice that group's own time, or every admitted group reached the
   judge and none of their requests waits for a slot) and its estimate ends half a round before its deadline. While few
@@ -51,7 +51,7 @@ from typing import Any
 
 from verl_arena.judges.priority import SlotUse, Ticket
 
-__all__ = ["Admission", "AdmittedGroup", "JudgeSpeed", "Saturated"]
+__all__ = ["Admission", "AdmittedGroup", "JudgeSpeed", "Saturated", "own_time"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +66,17 @@ VOID_EVIDENCE = (8, 64)
 ROUND_TO_SPARE = 0.5
 #: admitted work, in multiples of the next group's own time, beyond which it waits (the judge has enough to do)
 PACE = 2.0
+
+
+def own_time(calls: int, depth: int, rate: float, latency: float) -> float:
+    """Seconds a tournament of ``calls`` judgments in ``depth`` rounds takes alone on a judge clearing ``rate``
+    judgments a second, each round taking ``latency`` at least: its rounds one after another, each in as many turns of
+    the judge as its share of the judgments needs (``rate x latency`` judgments at once); at least its judgments at
+    the judge's speed."""
+    if depth < 1 or latency <= 0:
+        return calls / rate
+    turns = math.ceil(calls / (depth * rate * latency) - 1e-9)
+    return max(calls / rate, depth * max(turns, 1) * latency)
 
 
 class Saturated(Exception):
@@ -259,7 +270,7 @@ class Admission:
         ahead = sum(e.remaining for e in self._admitted)  # judgments the judge clears before the next group's
         admitting = True
         for entry in list(self._pending):
-            own = max(entry.calls / rate, entry.depth * latency)
+            own = own_time(entry.calls, entry.depth, rate, latency)
             queue = ahead / rate
             finish = now + queue + own
             if not self._admitted and self._stale(entry, now):
