@@ -163,6 +163,22 @@ def test_the_earliest_groups_are_admitted_and_those_the_judge_cannot_finish_are_
     assert admitted_order == list(range(9))
 
 
+def test_a_group_the_judge_cannot_finish_at_its_turn_is_not_overtaken_by_one_that_arrived_with_it():
+    # a judge with nothing to do takes 2 s for a group; a round is 0.5 s, an admitted group must end 0.25 s early
+    async def main() -> list[str]:
+        admission = Admission(clock=Clock())
+        await measured(admission, 64)
+        groups = [Group(admission, i, deadline_s=d) for i, d in enumerate((2.2, 2.3, 2.8))]
+        await settle()
+        out = states(groups)
+        await groups[2].leave()
+        return out
+
+    # the first cannot end 0.25 s before its deadline; the second could, by 0.05 s, but its deadline is within a round
+    # of the first's: a knife-edge estimate must not let it overtake; the third, a round later, is placed better
+    assert asyncio.run(main()) == ["saturated", "saturated", "admitted"]
+
+
 def test_a_group_is_voided_on_the_estimate_only_once_as_many_judgments_were_measured_as_it_makes():
     async def main() -> list[str]:
         clock = Clock()

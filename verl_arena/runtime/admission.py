@@ -22,7 +22,8 @@ slower, and the later ones spend the judge's capacity on tournaments that their 
   first ones (an admitted group also keeps its slots between its rounds: :class:`~verl_arena.judges.priority.Ticket`).
 - **Voided as saturated**, before any request (nothing is spent on it, and the trainer does not wait for nothing): a
   group whose estimate passes its deadline by more than the estimate's error (a tenth of the queue's time), at once,
-  wherever it waits; and a group whose turn came with room for it that cannot finish half a round before its deadline.
+  wherever it waits; and a group whose turn came with room for it that cannot finish half a round before its deadline
+  (and with it those whose deadline is within a round of its own: no better placed, they do not overtake it).
   Only once as many judgments were measured as the group makes (8 to 64): the first judgments of a run are often
   slower than the judge. An idle judge always takes the earliest waiting group once its speed was measured longer ago
   than that group's deadline: a past slow spell cannot void every group for ever.
@@ -174,6 +175,7 @@ class Admission:
         self._admitted: list[AdmittedGroup] = []
         self._scheduled: tuple[asyncio.AbstractEventLoop, asyncio.Handle] | None = None
         self._measured_at = -math.inf  # when the last judgment was measured
+        self._refused = -math.inf  # the latest deadline of a group voided when its turn came
 
     # -- the groups' side -------------------------------------------------------------------------------------------
 
@@ -279,10 +281,11 @@ class Admission:
                 self._void(entry, finish)
                 continue
             elif admitting and self._has_room(queue, own):
-                if self._fits(entry, now, finish, latency):
+                if self._fits(entry, now, finish, latency) and not self._close_behind_a_refused(entry, latency):
                     self._admit(entry)
                 elif entry.deadline_at is not None and self._enough_evidence(entry):
                     self._void(entry, finish)  # its turn came and the judge cannot finish it in time
+                    self._refused = max(self._refused, entry.deadline_at)
                     continue
                 else:
                     admitting = False  # too little evidence to void it, or a deadline from its first request: it waits
@@ -293,6 +296,11 @@ class Admission:
     def _has_room(self, queue: float, own: float) -> bool:
         """Whether the judge has room for one more group: little work admitted, or every slot it could use taken."""
         return queue <= PACE * own or self._judge_has_room()
+
+    def _close_behind_a_refused(self, entry: AdmittedGroup, latency: float) -> bool:
+        """Whether the group's deadline is within a round of one the judge could not meet when its turn came: it is
+        no better placed (without this, a knife-edge estimate would let a group overtake those that arrived with it)."""
+        return entry.deadline_at is not None and entry.deadline_at < self._refused + latency
 
     def _stale(self, entry: AdmittedGroup, now: float) -> bool:
         """Whether the judge's speed was last measured longer ago than the group's time limit."""
