@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench core``, ``throughput``, ``rendezvous`` and ``step``: what does judging cost? ``core`` in full on a
-few groups; ``throughput`` and ``rendezvous`` on their smallest settings through the session's Ray (slow); ``step``,
-which runs verl's trainer, by its arguments. (``bench tokens``: tests/bench/test_tokens.py; ``step``'s runs:
+"""``verl-arena bench core``, ``throughput``, ``saturation``, ``rendezvous`` and ``step``: what does judging cost?
+``core`` in full on a few groups; ``throughput`` and ``rendezvous`` on their smallest settings through the session's
+Ray (slow); ``saturation`` and ``step``, which runs verl's trainer, by their arguments. (``bench tokens``:
+tests/bench/test_tokens.py; ``saturation``'s runs: tests/bench/test_saturation.py; ``step``'s runs:
 tests/bench/test_step.py.)"""
 
 from __future__ import annotations
@@ -55,3 +56,14 @@ def test_rendezvous_on_the_smallest_settings_answers_every_member(ray_local, cap
     assert main(["bench", "rendezvous", *argv, "--json", "--quiet"]) == 0
     (row,) = strict_json(capsys.readouterr().out)
     assert row["members"] == row["answered"] == 4 and row["errors"] == 0 and row["judge"] == "simulated"
+
+
+def test_saturation_takes_the_issue_s_setting_by_default_and_refuses_an_unknown_topology(capsys):
+    parser = build_parser("bench")
+    args = parser.parse_args(["bench", "saturation"])
+    setting = (args.groups, args.n, args.latency, args.concurrency, args.deadline, args.topology)
+    assert setting == (60, 8, 0.5, 16, 10.0, "seeded_single_elimination") and args.repeats == 3
+    assert (args.steady_groups, args.arrival_gap, args.unhurried_groups) == (50, 0.6, 12)
+    with pytest.raises(SystemExit) as exited:
+        parser.parse_args(["bench", "saturation", "--topology", "knockout"])
+    assert exited.value.code == 2 and "argument --topology: invalid choice: 'knockout'" in capsys.readouterr().err

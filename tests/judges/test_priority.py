@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from verl_arena.judges.priority import PriorityGate, Ticket, current_ticket, group_ticket
+from verl_arena.judges.priority import PriorityGate, SlotUse, Ticket, current_ticket, group_ticket, metered
 
 
 def test_the_gate_serves_the_smallest_priority_first_and_survives_cancelled_waiters():
@@ -118,3 +118,71 @@ def test_a_group_that_arrived_first_is_served_first_whenever_it_asks():
 def test_a_request_outside_any_group_is_a_group_of_its_own():
     first, second = current_ticket(), current_ticket()
     assert first is not second and first.priority < second.priority
+
+
+def test_a_slot_given_back_is_kept_for_a_group_with_more_rounds_to_ask_for():
+    async def main() -> list[str]:
+        gate = PriorityGate(1)
+        early, late = Ticket((1.0, 0), keeps_slots=True), Ticket((2.0, 0))
+        served: list[str] = []
+        async with gate.slot(early):
+            waiting = asyncio.ensure_future(gate.acquire(late))  # a later group waits for the only slot
+            await asyncio.sleep(0)
+        # the early group's round is over; its next round asks at once, before the later group gets the slot
+        async with gate.slot(early):
+            served.append("early, next round")
+            assert not waiting.done()
+            early.keeps_slots = False  # its last round: the slot goes on as soon as it is given back
+        await asyncio.sleep(0)
+        if waiting.done():
+            served.append("late, at once")
+        return served
+
+    assert asyncio.run(main()) == ["early, next round", "late, at once"]
+
+
+def test_a_kept_slot_goes_to_the_others_when_its_group_does_not_ask_and_never_before_an_earlier_group():
+    async def main() -> tuple[bool, bool]:
+        gate = PriorityGate(1)
+        keeper = Ticket((1.0, 0), keeps_slots=True)
+        async with gate.slot(keeper):
+            later = asyncio.ensure_future(gate.acquire(Ticket((2.0, 0))))
+            await asyncio.sleep(0)
+        # the keeper never asks again: after a moment (keep_s) the later group gets the slot
+        await asyncio.wait_for(later, 10)
+        gate.release()
+        async with gate.slot(keeper):
+            earlier = asyncio.ensure_future(gate.acquire(Ticket((0.0, 0))))
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        got_at_once = earlier.done()  # an earlier group waiting: nothing is kept for the keeper
+        gate.release()
+        async with gate.slot(keeper):
+            own = asyncio.ensure_future(gate.acquire(keeper))  # the keeper's own next request already waits
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        return got_at_once, own.done()
+
+    assert asyncio.run(main()) == (True, True)
+
+
+def test_a_meter_adds_up_how_long_the_requests_inside_it_held_a_slot_and_what_share_of_the_gate():
+    now = [0.0]
+    gate = PriorityGate(4, clock=lambda: now[0])
+
+    async def request(seconds: float) -> None:
+        async with gate.slot(current_ticket()):
+            now[0] += seconds
+
+    async def main() -> tuple[SlotUse, SlotUse]:
+        with metered() as outer:
+            await request(2.0)
+            with metered() as inner:
+                await asyncio.ensure_future(request(1.0))  # a task started inside the meter counts in it
+        await request(8.0)  # outside every meter
+        return outer, inner
+
+    outer, inner = asyncio.run(main())
+    assert (outer.held_s, outer.holds, outer.busy_s) == (3.0, 2, {id(gate): 0.75})
+    assert (inner.held_s, inner.holds, inner.busy_s) == (1.0, 1, {id(gate): 0.25})
+    assert gate.hold_s is not None and gate.hold_s > 2.0  # the gate's mean time in a slot follows its requests

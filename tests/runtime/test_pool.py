@@ -209,3 +209,39 @@ def test_the_pool_serves_the_earliest_groups_first_when_the_judge_is_saturated(m
     finished = [i for i, r in enumerate(results) if not r.voided]
     assert finished and finished == list(range(len(finished)))
     assert {r.void_reason for r in results[len(finished) :]} <= {"saturated", "deadline"}
+
+
+@pytest.mark.slow
+def test_each_shard_admits_its_earliest_groups_and_voids_those_its_share_cannot_finish_before_judging(
+    mock_judge, pool_factory
+):
+    # two shards of 4 slots each (the pool's 8 split), 2 s a request, groups of 5 ranked against an anchor (8 requests:
+    # 4 s of a shard each); the actors work to a deadline of about 14.7 s: each shard finishes its first three groups
+    # (at about 4, 8 and 12 s, each estimate, with half a round to spare, 1.7 s or more within it) and voids the others
+    # before they reach the judge (their estimates, 16 s and more, leave no half round to spare)
+    url, server = mock_judge(latency=2.0)
+    pool = pool_factory(judge_config(url, max_concurrency=8, timeout_s=2.5), shards=2, deadline_s=15.5)
+    run(pool.health())
+    count = 12
+
+    async def many():
+        async def one(i: int):
+            await asyncio.sleep(0.02 * i)  # they reach their shard in this order
+            group = detail_groups(1, 5, tag=f"t{i}")[0]
+            return await pool.rank_group(QUERY, group, "anchor", group_id=f"t{i}")
+
+        return await asyncio.gather(*(one(i) for i in range(count)))
+
+    results = run(many())
+    by_shard: dict[int, list] = {}
+    for i, r in enumerate(results):
+        by_shard.setdefault(pool.shard_of(f"t{i}"), []).append(r)
+    assert set(by_shard) == {0, 1}
+    for shard in by_shard.values():
+        kept = min(3, len(shard))
+        assert [not r.voided for r in shard] == [True] * kept + [False] * (len(shard) - kept)
+        assert all(r.void_reason == "saturated" and r.comparisons == 0 for r in shard[kept:])
+    finished = sum(not r.voided for r in results)
+    assert sum(server.served.values()) == 8 * finished  # the judge answered only the groups that finished
+    saturated = sum(m["admission"]["saturated_groups"] for m in run(pool.metrics()))
+    assert saturated == count - finished

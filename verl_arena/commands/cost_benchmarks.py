@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench tokens``, ``core``, ``throughput``, ``rendezvous`` and ``step``: what does judging cost? Judge
-prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its bound, the group
-rendezvous at cluster scale, and what the arena adds to a step of verl's real trainer."""
+"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous`` and ``step``: what does judging
+cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its bound, the
+groups a judge slower than the load finishes against its capacity, the group rendezvous at cluster scale, and what the
+arena adds to a step of verl's real trainer."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ SUMMARIES = {
     "core": "CPU cost of ranking many groups through an instant judge",
     "throughput": "wall time of the Ray judge pool against the mock judge, vs the bound and a bare HTTP client; "
     "faults; a judge that is down (minutes)",
+    "saturation": "groups finished by a judge slower than the load against its capacity bound, sent at once or "
+    "steadily, with and without admission control (minutes)",
     "rendezvous": "the group coordinator at cluster scale: B groups x N rollouts from W reward workers, against the "
     "judge (minutes)",
     "step": "what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow "
@@ -83,6 +86,29 @@ def _throughput(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         print(format_report(report))
+    return 0
+
+
+def _saturation(args: argparse.Namespace) -> int:
+    from verl_arena.bench.saturation import format_saturation, run_saturation_bench
+
+    report = run_saturation_bench(
+        groups=args.groups,
+        n=args.n,
+        latency=args.latency,
+        concurrency=args.concurrency,
+        deadline=args.deadline,
+        topology=args.topology,
+        repeats=args.repeats,
+        steady_groups=args.steady_groups,
+        arrival_gap=args.arrival_gap,
+        unhurried_groups=args.unhurried_groups,
+        progress=progress.say(args),
+    )
+    if args.json:
+        print_json(report)
+    else:
+        print(format_saturation(report))
     return 0
 
 
@@ -209,6 +235,30 @@ def _register_throughput(sub: Any) -> None:
     parser.set_defaults(func=_throughput)
 
 
+def _register_saturation(sub: Any) -> None:
+    from verl_arena.bench import saturation
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "saturation", saturation)
+    parser.add_argument("--groups", type=int, default=60, help="B, groups sent at once (60)")
+    parser.add_argument("--steady-groups", type=int, default=50, help="groups of the steady load (50)")
+    parser.add_argument(
+        "--arrival-gap", type=float, default=0.6, help="seconds between two groups of the steady load (0.6)"
+    )
+    parser.add_argument("--n", type=int, default=8, help="N, candidates per group (8)")
+    parser.add_argument("--latency", type=float, default=0.5, help="L, seconds a request (0.5)")
+    parser.add_argument("--concurrency", type=int, default=16, help="Q, requests in flight (16)")
+    parser.add_argument("--deadline", type=float, default=10.0, help="D, seconds a group may take (10)")
+    parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of each schedule on the burst and without a deadline, in turns (3)"
+    )
+    parser.add_argument("--unhurried-groups", type=int, default=12, help="groups of the runs without a deadline (12)")
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_saturation)
+
+
 def _register_rendezvous(sub: Any) -> None:
     from verl_arena.bench import rendezvous
     from verl_arena.core.topologies import TOPOLOGIES
@@ -285,9 +335,11 @@ def _register_step(sub: Any) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add ``tokens``, ``core``, ``throughput``, ``rendezvous`` and ``step`` to the ``bench`` group's sub-parsers."""
+    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous`` and ``step`` to the ``bench`` group's
+    sub-parsers."""
     _register_tokens(sub)
     _register_core(sub)
     _register_throughput(sub)
+    _register_saturation(sub)
     _register_rendezvous(sub)
     _register_step(sub)

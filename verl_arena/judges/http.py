@@ -234,7 +234,7 @@ class ChatClient:
             # no more slots than the endpoints can take: a request holding one is never kept waiting out of turn
             capacity = min(cfg.max_concurrency, sum(e.max_concurrency for e in cfg.endpoints))
             state = _LoopState(
-                gate=PriorityGate(capacity),
+                gate=PriorityGate(capacity, clock=self._clock),
                 pulse=Pulse(),
                 pools={},
                 pool_load={},

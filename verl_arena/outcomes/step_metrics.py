@@ -42,7 +42,8 @@ STEP_METRICS = {
     "blamed for breaking the judge, the judge kept miscopying verdict ids, or its failures concentrated on one rollout "
     "and repeated when asked again; the judge is broken, overloaded or misconfigured (its context, reply budget or "
     "timeout)",
-    "arena/saturated_groups": "groups voided while still waiting for the judge at their deadline: the judge is slower "
+    "arena/saturated_groups": "groups voided because the judge could not finish them by their deadline: at once, "
+    "before any request, when its measured speed said so, or still waiting for it at the deadline; the judge is slower "
     "than the load (more capacity, a longer deadline, or fewer groups in flight)",
     "arena/no_information_groups": "ALARM: groups voided because the judge's own verdicts carried no information about "
     "the content (none decisive, or all following the slot the candidates were shown in): a judge that always ties, "

@@ -145,6 +145,28 @@ bodies, truncated and empty verdicts: every group should complete, every fault r
 against a judge that is down (every group voided with zero advantages well before its deadline, nothing raised).
 """
 
+_SATURATION = """\
+## A judge slower than the load (`verl-arena bench saturation`)
+
+Groups of 8 candidates (seeded single elimination with order swapping: 28 requests a group) go to one judge service
+whose judge (the mock judge in its own process) answers each request after 0.5 s with 16 requests in flight: 32
+requests a second. In the `burst`, 60 groups are sent at once (the setting of issue 28): at most 11 can be ranked
+within their 10 s deadline (Q x D / (C x L) = 11.4). In the `steady` load, 50 groups are sent one every 0.6 s, about
+twice as fast as the judge clears them: from the first sent to the last one's deadline, it has room for 45. Two
+schedules take turns on the same judge: `plain` serves the earliest group's waiting request first but starts every
+group at once, as the judge service did before admission control; `admission` starts groups as the judge can finish
+them, keeps a group's slots between its rounds, and voids the groups it cannot finish as `saturated` before they reach
+the judge ([judging.md](judging.md#when-the-judge-fails)). With every group started, the later ones take the slots the
+earlier ones free between two rounds, and the groups the deadline then voids spent the judge's capacity (`wasted`):
+under the steady load that is most of it. With admission control nothing is spent on a group that does not finish,
+and the others are told they are voided a second or two after they were sent instead of at their deadline (`told s`).
+In the burst, an earliest-first schedule cannot reach the bound even with no overhead: its last group's final rounds
+run alone, with slots idle (with every request taking exactly 0.5 s it finishes 10 groups, the tenth exactly at the
+deadline), so 9 is what it can finish on a real machine and 8 on a busy one. The runs without a deadline check that
+admission control costs no throughput that matters when every group can wait (keeping a group's slots between its
+rounds leaves about 2-3% of them idle a moment; from run to run the wall time varies more than that).
+"""
+
 _RENDEZVOUS = """\
 ## The group rendezvous at scale (`verl-arena bench rendezvous`)
 
@@ -243,6 +265,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
     from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
     from verl_arena.bench.report import format_tables, plot_frontier
+    from verl_arena.bench.saturation import format_saturation, run_saturation_bench
     from verl_arena.bench.speed import format_speed, run_core_speed
     from verl_arena.bench.step import format_step_bench, run_step_bench
     from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
@@ -265,6 +288,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     plot_training(training, str(Path(out_dir) / "training.png"))
     core = timed("bench core", run_core_speed)
     judge = timed("bench throughput", lambda: run_judge_bench(progress=say))
+    saturation = timed("bench saturation", lambda: run_saturation_bench(progress=say))
     rendezvous = timed("bench rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
     step = timed("bench step", lambda: run_step_bench(progress=say))
     gaming_rows = timed("bench gaming", run_gaming_bench)
@@ -287,6 +311,8 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         _code(format_training(training), f"{len(training)} training runs in {timings['bench training']:.1f} s"),
         _JUDGE,
         _code(format_report(judge)),
+        _SATURATION,
+        _code(format_saturation(saturation)),
         _RENDEZVOUS,
         _code(format_rendezvous(rendezvous), f"`verl-arena bench rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
         _STEP,

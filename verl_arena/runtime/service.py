@@ -11,9 +11,11 @@ error, comes back voided with the reason counted. It raises only for invalid inp
 errors a trainer should catch at start-up.
 
 Groups are served earliest first (:mod:`~verl_arena.judges.priority`): each group's requests carry its arrival time, and
-the judge's capacity goes to the earliest group waiting. Under a judge slower than the load, the groups that arrived
-first finish and the later ones wait; a group still waiting for the judge at its deadline is voided as ``"saturated"``
-(``"deadline"`` is a group whose requests were all with the judge).
+the judge's capacity goes to the earliest group waiting. A group starts only once admitted
+(:mod:`~verl_arena.runtime.admission`): under a judge slower than the load, the groups that arrived first are admitted
+as the judge has room for them and finish, and a group the judge cannot finish by its deadline is voided as
+``"saturated"`` before it reaches the judge, at once. A group still waiting for the judge at its deadline is
+``"saturated"`` too; ``"deadline"`` is a group whose requests were all with the judge.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ import dataclasses
 import logging
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
@@ -33,12 +35,15 @@ from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_can
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
-from verl_arena.judges.priority import group_ticket
+from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
+from verl_arena.runtime.admission import Admission, Saturated
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 
 __all__ = ["JudgeService", "as_tournament"]
 
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 
 def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> Tournament:
@@ -51,23 +56,78 @@ def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> T
 
 
 class _Counting:
-    """Counts the judgments one group makes, so a group voided half-way still reports them."""
+    """Counts the judgments one group makes, so a group voided half-way still reports them, and tells ``on_done``
+    what the requests of each judgment that comes back (answered or failed; not cancelled) held of the judge's slots."""
 
     def __init__(self, judge: Judge) -> None:
         self.judge = judge
         self.calls = 0
+        self.on_done: Callable[[SlotUse], None] | None = None
+
+    async def _judged(self, judgment: Awaitable[_T]) -> _T:
+        self.calls += 1
+        with metered() as use:
+            try:
+                result = await judgment
+            except Exception:
+                self._done(use)
+                raise
+        self._done(use)
+        return result
+
+    def _done(self, use: SlotUse) -> None:
+        if self.on_done is not None:
+            self.on_done(use)
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
-        self.calls += 1
-        return await self.judge.compare(query, a, b)
+        return await self._judged(self.judge.compare(query, a, b))
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
-        self.calls += 1
-        return await self.judge.select(query, candidates, k)
+        return await self._judged(self.judge.select(query, candidates, k))
 
     async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
-        self.calls += 1
-        return await self.judge.order(query, candidates)
+        return await self._judged(self.judge.order(query, candidates))
+
+
+@dataclasses.dataclass
+class _GroupRun:
+    """One group's tournament on the service: its judge ticket, its judgments counted, what it spent."""
+
+    tournament: Tournament
+    query: str
+    candidates: Sequence[Candidate]
+    group_id: str | None
+    ticket: Ticket
+    counting: _Counting
+    spent: Counter[str]
+    admitted: bool = False
+
+    async def admitted_then_ranked(
+        self, admission: Admission, deadline_s: float | None, *, from_first_request: bool
+    ) -> GroupResult:
+        """The group's result once admitted; voided as ``"saturated"`` if the judge cannot finish it in time."""
+        n = len(self.candidates)
+        calls, depth = self.tournament.judge_calls(n), self.tournament.depth(n)
+        try:
+            async with admission.group(
+                self.ticket, calls, depth, deadline_s=deadline_s, from_first_request=from_first_request
+            ) as entry:
+                self.admitted = True
+                self.counting.on_done = lambda use: admission.judged(entry, use)
+                return await self.tournament.rank(self.query, self.candidates, self.counting, group_id=self.group_id)
+        except Saturated:
+            group = "group" if self.group_id is None else f"group {self.group_id!r}"
+            logger.warning("%s: the judge cannot finish it by its deadline; voided before reaching it", group)
+            return self.void("saturated")
+
+    def void(self, reason: str) -> GroupResult:
+        """The group voided for ``reason``; a deadline is ``"saturated"`` for a group the load kept from the judge
+        (never admitted, or some of its requests still waiting for a slot)."""
+        if reason == "deadline" and (not self.admitted or self.ticket.starved):
+            reason = "saturated"
+        return self.tournament.void(
+            self.candidates, reason, group_id=self.group_id, comparisons=self.counting.calls, usage=dict(self.spent)
+        )
 
 
 class JudgeService:
@@ -77,6 +137,8 @@ class JudgeService:
         judge: the judge configuration (see :class:`~verl_arena.judges.config.JudgeConfig`).
         deadline_s: default time limit of one group's tournament (``None``: no limit).
         judge_impl: use this judge object instead of building one from ``judge`` (tests, simulations).
+        admission: admit groups as the judge can finish them (:mod:`~verl_arena.runtime.admission`); ``False``
+            starts every group at once (the plain earliest-first gate, kept for comparison).
     """
 
     def __init__(
@@ -85,6 +147,7 @@ class JudgeService:
         *,
         deadline_s: float | None = 900.0,
         judge_impl: Judge | None = None,
+        admission: bool = True,
     ) -> None:
         if judge_impl is None and judge is None:
             raise ConfigError("JudgeService needs a judge configuration or a judge object")
@@ -99,6 +162,7 @@ class JudgeService:
             check_tracing_room(self.deadline_s, self.config)
         self.judge = judge_impl if judge_impl is not None else build_judge(self.config)
         self.groups: Counter[str] = Counter()
+        self.admission = Admission(enabled=admission)
         self.started_at = time.time()
         self._in_flight = 0
 
@@ -145,21 +209,14 @@ class JudgeService:
         group = "group" if group_id is None else f"group {group_id!r}"
         check_candidates(candidates, group)
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
-        counting = _Counting(self.judge)
 
         self._in_flight += 1
         try:
             with group_ticket() as ticket, tally() as spent:
-
-                def void(reason: str) -> GroupResult:
-                    reason = "saturated" if reason == "deadline" and ticket.starved else reason
-                    return tournament.void(
-                        candidates, reason, group_id=group_id, comparisons=counting.calls, usage=dict(spent)
-                    )
-
+                run = _GroupRun(tournament, query, candidates, group_id, ticket, _Counting(self.judge), spent)
                 result = await rank_or_void(
-                    tournament.rank(query, candidates, counting, group_id=group_id),
-                    void,
+                    run.admitted_then_ranked(self.admission, limit, from_first_request=deadline_from_first_request),
+                    run.void,
                     deadline_s=limit,
                     group=group,
                     errors={Exception: None},
@@ -185,7 +242,8 @@ class JudgeService:
     def metrics(self) -> dict[str, Any]:
         """Group counters and the judge's statistics (HTTP, cache, order swapping)."""
         stats = self.judge.stats() if hasattr(self.judge, "stats") else {}
-        return {"groups": dict(self.groups), "groups_in_flight": self._in_flight, **stats}
+        admission = self.admission.metrics()
+        return {"groups": dict(self.groups), "groups_in_flight": self._in_flight, "admission": admission, **stats}
 
     def health(self) -> dict[str, Any]:
         """Endpoint states and uptime; answers at once, whatever the judge is doing."""
