@@ -26,6 +26,7 @@ from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
+from verl_arena.outcomes.hack_detectors import MemberFeatures
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes", "stand_in_reward"]
 
@@ -138,9 +139,11 @@ class GroupSummary:
         candidates: Sequence[Candidate] | None = None,
         query: str = "",
         hack_thresholds: HackThresholds | None = None,
+        features: Sequence[MemberFeatures | None] | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
-        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``)."""
+        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``, reading the
+        ``features`` measured where the rollouts were, where known)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
@@ -149,7 +152,12 @@ class GroupSummary:
         hack = HackCounts()
         if candidates is not None:
             hack = screen_group(
-                candidates[:size], result.rewards[:size], query=query, voided=result.voided, thresholds=hack_thresholds
+                candidates[:size],
+                result.rewards[:size],
+                query=query,
+                voided=result.voided,
+                thresholds=hack_thresholds,
+                features=None if features is None else features[:size],
             )
         return cls(
             size=size,
@@ -308,11 +316,13 @@ def member_outcomes(
     judged: tuple[float, float] = (0.0, 0.0),
     query: str = "",
     hack_thresholds: HackThresholds | None = None,
+    features: Sequence[MemberFeatures | None] | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
     reference may follow), and the outcome of a member who comes too late (it does not vote: a stand-in reward);
     ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
-    and ``hack_thresholds``: what the hack detectors screen the members against."""
+    and ``hack_thresholds``: what the hack detectors screen the members against; ``features``: the members' hack
+    detector features as measured where the rollouts were (``None`` where not known: measured here)."""
     lengths = [c.answer_length for c in candidates[:members]]
     summary = GroupSummary.of(
         result,
@@ -323,6 +333,7 @@ def member_outcomes(
         candidates=candidates[:members],
         query=query,
         hack_thresholds=hack_thresholds,
+        features=features,
     )
     summary = dataclasses.replace(summary, judged_at=judged[0], judge_s=judged[1])
     if group_filter is not None and members > 1:
