@@ -242,8 +242,9 @@ def test_the_rendezvous_bench_reports_every_configuration(ray_local):
         assert r.wall_s > 0 and r.bound_s == 0.0 and math.isnan(r.wall_over_bound)
         assert r.coordinator_cpu_s >= 0 and r.rss_mib > 0 and r.answer_s_max >= r.answer_s_p50 > 0
         assert not math.isnan(r.overhead_ms_p50) and r.judge_s_p50 >= 0
+        assert r.floor_errors == 0 and r.floor_wall_s > 0 and r.floor_cpu_s > 0 and r.cpu_over_floor > 0
     assert rows[0].same_answers is None and rows[1].same_answers is True
     assert rows[0].answers_digest == rows[1].answers_digest
     table = format_rendezvous(rows)
-    assert "ovh ms p50" in table and table.count("\n") >= 3 and "NO" not in table
+    assert "ovh ms p50" in table and table.count("\n") >= 3 and "NO" not in table and "against the floor" in table
     assert rows[1].to_dict()["wall_over_bound"] is None
