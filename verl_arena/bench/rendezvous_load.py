@@ -59,9 +59,23 @@ class FloorActor:
         waiting: dict[asyncio.Future[MemberOutcome], list[int]] = {}
         for index, entry in enumerate(batch):
             waiting.setdefault(self._join(entry), []).append(index)
+        finished: list[asyncio.Future[MemberOutcome]] = []
+        wake = asyncio.Event()
+
+        def on_done(done: asyncio.Future[MemberOutcome]) -> None:
+            finished.append(done)
+            wake.set()
+
+        for done in waiting:
+            done.add_done_callback(on_done)
         while waiting:
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            yield [(index, group.result()) for group in done for index in waiting.pop(group)]
+            await wake.wait()
+            wake.clear()
+            answers = []
+            while finished:
+                done = finished.pop()
+                answers += [(index, done.result()) for index in waiting.pop(done)]
+            yield answers
 
 
 def _submissions(items: Sequence[tuple[str, str, Candidate, int]]) -> list[Submission]:

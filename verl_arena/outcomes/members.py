@@ -13,6 +13,7 @@ its value alone, and a trainer that ignores votes still sees the group's mean as
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import struct
@@ -286,21 +287,30 @@ class Answers:
         return cls({m: outcome(o) for m, o in data["members"].items()}, outcome(data["late"]))
 
 
-def _changed(record: Any, skip: str = "") -> dict[str, Any]:
-    """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
-    changed = {}
-    for f in dataclasses.fields(record):
-        if f.name == skip:
-            continue
-        value = getattr(record, f.name)
+@functools.cache
+def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    """Each field of the dataclass ``cls`` with its default (``MISSING`` for a field without one), worked out once."""
+    out = []
+    for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING:
             default = f.default
         elif f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
         else:
             default = dataclasses.MISSING
-        if value != default or default is dataclasses.MISSING:
-            changed[f.name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+        out.append((f.name, default))
+    return tuple(out)
+
+
+def _changed(record: Any, skip: str = "") -> dict[str, Any]:
+    """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
+    changed = {}
+    for name, default in _defaults(type(record)):
+        if name == skip:
+            continue
+        value = getattr(record, name)
+        if default is dataclasses.MISSING or value != default:
+            changed[name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
     return changed
 
 
