@@ -64,8 +64,10 @@ class RendezvousRow:
 
     @property
     def wall_over_floor(self) -> float:
-        """The wall time over the floor's (``nan`` without a floor)."""
-        return self.wall_s / self.floor_wall_s if self.floor_wall_s > 0 else math.nan
+        """The wall time over the floor's (``nan`` without a floor, or with a judge that takes time: the floor does
+        not judge)."""
+        instant = self.latency_s == 0
+        return self.wall_s / self.floor_wall_s if self.floor_wall_s > 0 and instant else math.nan
 
     @property
     def cpu_us_per_rollout(self) -> float:
@@ -218,7 +220,8 @@ def format_rendezvous(rows: Sequence[RendezvousRow], *, topology: str = "seeded_
 FLOOR_LEGEND = (
     "floor: the same members, sent by the same workers in the same batched calls, to bare actors (as many as "
     "shards) that answer each group when it is complete and do nothing else;\nus/rollout: CPU microseconds per rollout "
-    "of the coordinator (all shards) and of the floor; cpu/floor and wall/floor: the coordinator's over the floor's."
+    "of the coordinator (all shards) and of the floor; cpu/floor and wall/floor: the coordinator's over the floor's "
+    "(wall/floor with an instant judge only: the floor does not judge)."
 )
 
 
@@ -235,9 +238,10 @@ def _floor_table(rows: Sequence[RendezvousRow]) -> list[str]:
     for r in measured:
         floor_us = 1e6 * r.floor_cpu_s / r.members
         errors = f" ({r.floor_errors} floor errors)" if r.floor_errors else ""
+        wall_ratio = "-" if math.isnan(r.wall_over_floor) else f"{r.wall_over_floor:.2f}"
         lines.append(
             f"{r.shards:>6} {r.workers:>3} {r.groups:>4} {r.latency_s:>5g} {r.cpu_us_per_rollout:>10.0f} "
-            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} "
-            f"{r.wall_over_floor:>10.2f}{errors}"
+            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} {wall_ratio:>10}"
+            f"{errors}"
         )
     return [*lines, FLOOR_LEGEND]
