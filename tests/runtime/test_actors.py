@@ -6,6 +6,7 @@ key-value store and the sweep of ended jobs' records, the coordinator actor's st
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 import pytest
@@ -112,6 +113,8 @@ def test_a_restarted_coordinator_answers_a_finished_groups_members_as_before(ray
     try:
         first = asyncio.run(submit(actor, "g", range(3)))
         ray.kill(actor, no_restart=False)  # it dies; Ray restarts it with an empty memory
+        while ray.get(actor.stats.remote()).get("submitted"):  # until the restarted one answers (kill returns first)
+            time.sleep(0.05)
         again = asyncio.run(submit(actor, "g", range(1, 2)))[0]  # at once: not a new group waiting 60 s
         assert again.reward == first[1].reward and again.duplicate and again.rank == first[1].rank
         assert ray.get(actor.stats.remote())["recalled"] == 1

@@ -210,6 +210,8 @@ def test_a_batch_split_across_a_coordinator_restart_is_answered_in_full(ray_loca
         while (await actor.stats.remote())["waiting_members"] != 2:
             await asyncio.sleep(0.05)
         ray_local.kill(actor, no_restart=False)  # it dies with the call in flight: Ray restarts it and retries the call
+        while not (await actor.stats.remote()).get("recalled"):  # the retried call reached the restarted coordinator
+            await asyncio.sleep(0.05)
         last = await batcher.submit(Submission("waiting", "2", waiting[2], 3, "q"))
         return finished, await asyncio.wait_for(asyncio.gather(*answers[3:]), 60), last, batcher
 
