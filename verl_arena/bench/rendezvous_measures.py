@@ -136,13 +136,7 @@ def make_row(
         first_answers[b] = rewards
     cpu = _cpu(before, after)
     mib = 1024 * 1024
-    floor_wall = floor_cpu = math.nan
-    floor_errors = 0
-    if floor is not None:
-        floor_records, floor_before, floor_after = floor
-        floor_wall = max(r[3] for r in floor_records) - min(r[2] for r in floor_records)
-        floor_cpu = sum(_cpu(floor_before, floor_after))
-        floor_errors = sum(bool(r[5]) for r in floor_records)
+    floor_wall, floor_cpu, floor_errors = _floor(floor)
     return RendezvousRow(
         judge=judge,
         shards=shards,
@@ -173,6 +167,17 @@ def make_row(
         floor_cpu_s=floor_cpu,
         floor_errors=floor_errors,
     )
+
+
+def _floor(
+    floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None,
+) -> tuple[float, float, int]:
+    """The floor's wall time, CPU seconds and errors (``nan``, ``nan``, 0 without a floor)."""
+    if floor is None:
+        return math.nan, math.nan, 0
+    records, before, after = floor
+    wall = max(r[3] for r in records) - min(r[2] for r in records)
+    return wall, sum(_cpu(before, after)), sum(bool(r[5]) for r in records)
 
 
 def _cpu(before: list[dict[str, float]], after: list[dict[str, float]]) -> list[float]:
