@@ -296,6 +296,58 @@ KYOTO_PLANS = [
 ]
 
 
+#: a Chinese query, for the probes' Chinese texts
+QUERY_ZH = "规划成都三天的行程，两个人，喜欢熊猫、火锅和夜景，请给出时间。"
+
+
+def screening_groups(seed: int = 0) -> list[tuple[str, list[Candidate]]]:
+    """``(query, members)`` of groups the hack detectors screen: the travel generator's groups with members rewritten
+    by every audit probe (English and Chinese tasks), every attack of the gaming bench and every hack of the detectors
+    bench, and groups holding the texts above that talk to the judge or only look like it (plain and disguised)."""
+    from verl_arena.bench.attacks import EVASIVE, SCENARIOS
+    from verl_arena.bench.detectors import HACKS
+    from verl_arena.evaluation.audit.evasive import disguise
+    from verl_arena.evaluation.audit.probes import builtin_probes
+    from verl_arena.evaluation.audit.registry import NotApplicable, ProbeTask
+    from verl_arena.testing.travel import ATTACKS, STRONG
+
+    rng = np.random.default_rng(seed)
+    out: list[tuple[str, list[Candidate]]] = []
+
+    def rewritten(query: str, rewrite: Any, index: int = WEAK) -> None:
+        plans = plan_group(rng)
+        plans[index] = rewrite(plans[index])
+        out.append((query, plans))
+
+    for probe in builtin_probes():
+        for task in (ProbeTask("en", QUERY, "en"), ProbeTask("zh", QUERY_ZH, "zh")):
+            for index in (WEAK, 1):
+                plans, honest = plan_group(rng), plan_group(rng)[STRONG]
+                try:
+                    faked = Candidate(
+                        "probe", probe.make(honest.answer, task, rng), probe.process(honest.path, task, rng)
+                    )
+                except NotApplicable:
+                    continue
+                plans[index] = faked
+                out.append((task.query, plans))
+    for scenario in [*SCENARIOS, *EVASIVE]:
+        plans = plan_group(rng)
+        plans = [scenario.plans(c) for c in plans] if scenario.plans else plans
+        plans[STRONG] = scenario.strong(plans[STRONG]) if scenario.strong else plans[STRONG]
+        plans[WEAK] = scenario.attack(plans[WEAK]) if scenario.attack else plans[WEAK]
+        out.append((QUERY, plans))
+    for attack in ATTACKS.values():
+        rewritten(QUERY, attack)
+    for _detector, member, make in HACKS.values():
+        rewritten(QUERY, lambda c, make=make: make(c, rng), member)
+    for text in [*JUDGE_DIRECTED, *JUDGE_DIRECTED_ZH, *HONEST]:
+        for shown in (text, disguise(text, rng)):
+            rewritten(QUERY, lambda c, shown=shown: replace(c, answer=f"{c.answer}\n{shown}"))
+            rewritten(QUERY_ZH, lambda c, shown=shown: replace(c, answer=shown, path=""), 2)
+    return out
+
+
 # slime samples by hand
 class Status(Enum):
     COMPLETED = "completed"

@@ -13,7 +13,7 @@ from verl_arena.core.tournament import Tournament
 
 
 def test_a_judge_the_bench_cannot_run_is_refused():
-    with pytest.raises(ValueError, match="judge must be 'simulated' or 'mock', got 'vllm'"):
+    with pytest.raises(ValueError, match="judge must be one of 'simulated', 'pool', 'mock', got 'vllm'"):
         run_rendezvous_bench(judge="vllm")
 
 
@@ -34,5 +34,17 @@ def test_the_mock_judge_path_answers_every_member_alike_on_one_shard_and_two(ray
         assert r.members == r.answered == r.metrics_rollouts == 8 and r.errors == 0
         assert r.bound_s == pytest.approx(bound) and r.wall_over_bound == r.wall_s / r.bound_s
         assert r.judge_s_p50 >= tournament.depth(4) * latency  # each tournament waited for its rounds of calls
+        assert r.floor_errors == 0 and r.floor_wall_s > 0  # the floor took the same members
     assert rows[1].same_answers is True and rows[0].answers_digest == rows[1].answers_digest
     assert "judge: mock" in format_rendezvous(rows)
+
+
+@pytest.mark.slow  # a judge pool actor, coordinator and floor actors: seconds
+def test_the_simulated_judge_in_the_pool_gives_the_answers_it_gives_in_the_coordinator(ray_local):
+    here, pooled = (
+        run_rendezvous_bench(groups=[3], n=4, workers=[2], latencies=[0.0], shards=[1], judge=judge, chars=600)[0]
+        for judge in ("simulated", "pool")
+    )
+    assert pooled.judge == "pool" and pooled.answered == pooled.metrics_rollouts == 12 and pooled.errors == 0
+    assert pooled.answers_digest == here.answers_digest  # where the tournament runs changes no answer
+    assert pooled.floor_errors == 0 and pooled.floor_cpu_s > 0

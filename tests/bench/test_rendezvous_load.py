@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The rendezvous bench's load: reward-worker stand-ins (real Ray actors) submitting rendered rollouts to a real
-coordinator actor as the ``arena`` reward manager does, every member's submit recorded, a failed one counted in its
-record and never raised."""
+coordinator actor as the ``arena`` reward manager does (measured on the worker, in batched calls), every member's
+submit recorded, a failed one counted in its record and never raised; and the floor, a bare actor taking the same
+calls."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import uuid
 import numpy as np
 import pytest
 
-from verl_arena.bench.rendezvous_load import RewardWorker, submit, warm_up
+from verl_arena.bench.rendezvous_load import FloorActor, RewardWorker, deal, submit, warm_up
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.runtime.options import CoordinatorOptions
@@ -50,7 +51,9 @@ def test_every_member_is_submitted_once_to_its_group_and_recorded_with_its_answe
     name, namespace, actor = shard
     warm_up(workers, [name], namespace)
     assert ray_local.get(actor.stats.remote())["pending_groups"] == 0  # the warm-up group closed
-    records = submit(workers, [name], namespace, b=2, n=3, chars=300, spread_s=0.0, seed=0)
+    delays = deal(workers, b=2, n=3, chars=300, spread_s=0.0, seed=0)
+    assert len(delays) == len(workers) and sum(map(len, delays)) == 6 and not any(map(any, delays))  # all at once
+    records = submit(workers, [name], namespace, delays, spread_s=0.0)
     assert sorted((g, m) for g, m, *_ in records) == [(f"uid-{g}", str(m)) for g in range(2) for m in range(3)]
     assert all(error == "" and answered >= sent for _, _, sent, answered, _, error in records)
     qualities = np.random.default_rng(0).standard_normal((2, 3))  # the rollouts' qualities, drawn from the seed
@@ -66,3 +69,23 @@ def test_a_submit_that_is_never_answered_is_recorded_as_an_error(ray_local, shar
     group, member, sent, answered, reward, error = record
     assert (group, member, error) == ("uid-alone", "0", "TimeoutError") and math.isnan(reward)
     assert answered >= sent
+
+
+def test_the_floor_answers_each_group_once_it_is_complete(ray_local, workers):
+    from verl_arena.runtime.actors import named_actor_options
+
+    name, namespace = f"test_floor_{uuid.uuid4().hex[:8]}", ray_local.get_runtime_context().namespace
+    floor = ray_local.remote(FloorActor).options(**named_actor_options(name, namespace)).remote()
+    try:
+        delays = deal(workers, b=3, n=4, chars=300, spread_s=0.0, seed=1)
+        records = submit(workers, [name], namespace, delays, spread_s=0.0)
+        assert sorted((g, m) for g, m, *_ in records) == [(f"uid-{g}", str(m)) for g in range(3) for m in range(4)]
+        assert all(error == "" and reward == 0.0 for *_, reward, error in records)
+        last_sent = {g: max(s for group, _, s, *_ in records if group == g) for g, *_ in records}
+        assert all(answered >= last_sent[g] for g, _, _, answered, *_ in records)  # not before its group was complete
+        alone = ("uid-alone", "0", Candidate("0", "one of two", "", {}), 2)
+        (record,) = ray_local.get(workers[0].run.remote([name], namespace, [alone], 0.0, [0.0], 0.5))
+        assert record[5] == "TimeoutError"  # a group never complete is never answered
+        assert ray_local.get(floor.stats.remote()) == {"pending_groups": 1}
+    finally:
+        ray_local.kill(floor, no_restart=True)

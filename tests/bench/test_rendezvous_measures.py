@@ -1,7 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """What the rendezvous bench measures, from records written out by hand: each column's arithmetic, a failed submit
-counted apart, answers compared with the first row of the same size, and how the table shows each."""
+counted apart, answers compared with the first row of the same size, the ratios to the floor, and how the tables show
+each."""
 
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ RECORDS = [
 SPANS = {"g0": (100.6, 101.4), "g1": (100.4, 100.9)}  # the tournaments: 0.8 s and 0.5 s of judge time
 
 
-def measured(records=RECORDS, bound: float = 2.0, first: dict | None = None) -> RendezvousRow:
+def cpu_stats() -> tuple[list[dict], list[dict]]:
+    """Two coordinator shards' process stats before and after: 2.56 CPU seconds in all, 50 MiB more."""
     before = [{"cpu_s": 1.0, "rss": 100.0 * MIB}, {"cpu_s": 0.5, "rss": 90.0 * MIB}]
     after = [{"cpu_s": 3.06, "rss": 150.0 * MIB}, {"cpu_s": 1.0, "rss": 90.0 * MIB}]
+    return before, after
+
+
+def measured(records=RECORDS, bound: float = 2.0, first: dict | None = None) -> RendezvousRow:
     first = {} if first is None else first
-    return make_row("simulated", 2, 4, 2, 2, 0.1, records, SPANS, before, after, {"arena/rollouts": 3}, bound, first)
+    return make_row("simulated", 2, 4, 2, 2, 0.1, records, SPANS, *cpu_stats(), {"arena/rollouts": 3}, bound, first)
 
 
 def test_each_column_is_computed_from_what_the_workers_and_the_coordinators_recorded():
@@ -62,3 +68,33 @@ def test_the_table_shows_a_changed_answer_the_errors_and_no_ratio_for_an_instant
     assert lines[3].split()[7] == "-" and lines[3].endswith("NO (1 errors)")
     assert lines[4].startswith("ovh ms: per-member coordinator overhead")
     assert format_rendezvous([]) == "no configurations"
+
+
+def test_the_coordinator_is_reported_against_the_floor_measured_with_it():
+    floor_records = [
+        (g, m, sent, sent + 0.5, 0.0, "") for g, m, sent, *_ in RECORDS
+    ]  # each answered 0.5 s after it was sent
+    floor = (
+        floor_records,
+        [{"cpu_s": 2.0, "rss": 0.0}] * 2,
+        [{"cpu_s": 2.25, "rss": 0.0}, {"cpu_s": 2.07, "rss": 0.0}],
+    )
+    row, judged = (
+        make_row("simulated", 2, 4, 2, 2, latency, RECORDS, SPANS, *cpu_stats(), {}, 2.0, {}, floor=floor)
+        for latency in (0.0, 0.1)
+    )
+    assert row.floor_wall_s == pytest.approx(1.0) and row.floor_cpu_s == pytest.approx(0.32) and row.floor_errors == 0
+    assert row.cpu_over_floor == pytest.approx(2.56 / 0.32) and row.wall_over_floor == pytest.approx(10.3)
+    assert row.cpu_us_per_rollout == pytest.approx(1e6 * 2.56 / 4) and row.to_dict()["cpu_over_floor"] == pytest.approx(
+        8.0
+    )
+    # the floor does not judge: with a judge that takes time, only the CPU is compared with it
+    assert judged.cpu_over_floor == row.cpu_over_floor and math.isnan(judged.wall_over_floor)
+    lines = format_rendezvous([row, judged]).splitlines()
+    start = lines.index("against the floor, measured in the same run:")
+    assert lines[start + 2].split() == ["2", "4", "2", "0", "640000", "80000", "8.00", "10.30", "1.00", "10.30"]
+    assert lines[start + 3].split()[3:] == ["0.1", "640000", "80000", "8.00", "10.30", "1.00", "-"]
+    assert lines[start + 4].startswith("floor: the same members")
+    without = measured()  # no floor: no ratio, no second table
+    assert math.isnan(without.cpu_over_floor) and without.to_dict()["wall_over_floor"] is None
+    assert "against the floor" not in format_rendezvous([without])

@@ -15,7 +15,7 @@ the judge pool's shards on different nodes, and the mock judge served over real 
 - A job's finished-group records are deleted from Ray's key-value store when the job ends (normally, or killed).
 
 A reward worker here is a stand-in for verl's reward-loop worker running ``ArenaRewardManager``: it submits each
-rollout to the named coordinator exactly as the manager does (same call, same patience, same fallback).
+rollout to the named coordinator exactly as the manager does (same batched call, same patience, same fallback).
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ import pytest
 
 from verl_arena import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
+from verl_arena.outcomes.hack_detectors import member_features
+from verl_arena.runtime.batching import SubmitBatcher, Unanswered
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.options import CoordinatorOptions
+from verl_arena.runtime.rendezvous import Submission
 from verl_arena.runtime.service import as_tournament
 
 ray = pytest.importorskip("ray")
@@ -52,6 +55,7 @@ from verl_arena.runtime.actors import (  # noqa: E402
     JANITOR_NAME,
     CoordinatorActor,
     JudgeActor,
+    coordinator_stream,
     named_actor_options,
 )
 from verl_arena.runtime.pool import JudgePool, _shard_config  # noqa: E402
@@ -209,21 +213,24 @@ def start_coordinator(name: str, pool: JudgePool, node: Any, topology: str = "se
 
 @ray.remote(num_cpus=0, max_concurrency=1000, resources={"node_workers": 0.001})
 class RewardWorker:
-    """verl's reward-loop worker running ``ArenaRewardManager._tournament``: one ``submit`` per rollout to the named
-    coordinator, awaited with the manager's patience; no answer (or a coordinator gone for good) gives reward 0 flagged
-    ``arena_timeout``."""
+    """verl's reward-loop worker running ``ArenaRewardManager._tournament``: each rollout measured for the hack
+    detectors and sent to the named coordinator with the others that reach the worker within ``submit_wait_s`` (one
+    batched call), awaited with the manager's patience; no answer (or a coordinator gone for good) gives reward 0
+    flagged ``arena_timeout``."""
 
     def __init__(self, coordinator: str, namespace: str, deadline_s: float) -> None:
         self.coordinator = ray.get_actor(coordinator, namespace=namespace)
         self.patience = member_patience(ARRIVAL_S, deadline_s)
+        self.batcher: SubmitBatcher | None = None  # made on the actor's event loop, at the first rollout
 
     async def score(self, uid: str, session: int, answer: str) -> dict[str, float]:
         candidate = Candidate(str(session), answer, f"call search({session})")
+        entry = Submission(uid, str(session), candidate, N, QUERY, step=1, features=member_features(candidate, QUERY))
+        if self.batcher is None:
+            self.batcher = SubmitBatcher(coordinator_stream(self.coordinator))
         try:
-            outcome = await asyncio.wait_for(
-                self.coordinator.submit.remote(uid, str(session), candidate, N, QUERY, step=1), self.patience
-            )
-        except (asyncio.TimeoutError, RayActorError):
+            outcome = await asyncio.wait_for(self.batcher.submit(entry), self.patience)
+        except (asyncio.TimeoutError, RayActorError, Unanswered):
             return {**zero_info(arena_timeout=1.0, arena_expected=N), "reward": 0.0}
         return {**columns(outcome), "reward": outcome.reward}
 

@@ -7,21 +7,22 @@ the coordinator's screening (planted text in disguise: ``test_judge_directed.py`
 from __future__ import annotations
 
 import asyncio
+import pickle
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from helpers import EXAMPLE
+from helpers import EXAMPLE, screening_groups
 from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
 from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.offline.groups import load_groups
 from verl_arena.outcomes.hack_alarm import HackAlarmConfig
-from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup
+from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup, member_features
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.rendezvous import GroupCoordinator
+from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
 from verl_arena.testing import SimulatedJudge
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, plan_group
 
@@ -131,3 +132,47 @@ def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
 
     assert asyncio.run(screened(None))["keyword_stuffing"] == 1
     assert asyncio.run(screened({"stuffing_ratio": 5.0}))["keyword_stuffing"] == 0
+
+
+def test_the_flags_are_the_same_from_features_measured_where_the_rollouts_are():
+    """A reward worker measures each rollout (``member_features``) and sends the features with it; the coordinator's
+    detectors read them instead of the text: every detector flags the same members, on probes, attacks and hacks."""
+    flagged = dict.fromkeys(HACK_DETECTORS, 0)
+    for query, group in screening_groups():
+        sent = pickle.loads(
+            pickle.dumps([member_features(c, query) for c in group])
+        )  # as it crosses to the coordinator
+        here, there = ScreenedGroup.of(group, query), ScreenedGroup.of(group, query, sent)
+        some = ScreenedGroup.of(group, query, [f if i % 2 else None for i, f in enumerate(sent)])  # older workers
+        for name, detector in HACK_DETECTORS.items():
+            flags = detector.flags(here)
+            assert detector.flags(there) == flags == detector.flags(some), (name, query, group)
+            flagged[name] += sum(flags)
+    assert all(flagged.values()), flagged  # every detector flags some of them: the comparison is not empty
+    with pytest.raises(ValueError, match="2 members' features for 3 members"):
+        ScreenedGroup.of([Candidate(str(i), f"answer {i}") for i in range(3)], QUERY, sent[:2])
+
+
+def test_the_coordinator_screens_with_the_features_it_is_sent(plans):
+    """The coordinator reads the features a worker sent, not the text: a member whose features say it talks to the
+    judge is flagged though its text does not (and one sent without features is measured there)."""
+    plans = [replace(c, meta={"quality": float(-i)}) for i, c in enumerate(plans)]
+    features = [member_features(c, QUERY) for c in plans]
+    features[2] = replace(features[2], judge_directed=("addresses_grader",))
+    features[3] = None
+
+    async def scenario():
+        coord = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament(), CoordinatorOptions())
+        entries = [
+            Submission("g", str(i), c, len(plans), QUERY, features=f)
+            for i, (c, f) in enumerate(zip(plans, features, strict=True))
+        ]
+        return [o async for item in coord.submit_many(entries) for _, o in item]
+
+    summary = asyncio.run(scenario())[0].group
+    assert summary.hack_flagged["judge_directed"] == 1 and summary.hack_screened == len(plans)
+    assert summary.hack_flagged == {**flagged_counts(plans), "judge_directed": 1}
+
+
+def flagged_counts(candidates) -> dict[str, int]:
+    return {name: sum(flags) for name, flags in flagged(candidates).items()}

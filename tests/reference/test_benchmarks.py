@@ -33,6 +33,7 @@ def test_the_flags_the_page_prints_rerun_the_pages_rendezvous_bench():
         "spread_s": args.spread,
         "chars": args.chars,
         "seed": args.seed,
+        "wait_s": args.submit_wait,
     }
     defaults = {k: p.default for k, p in inspect.signature(run_rendezvous_bench).parameters.items() if k != "progress"}
     on_the_page = {**defaults, **benchmarks.RENDEZVOUS_DOCS_RUN}

@@ -13,7 +13,7 @@ from verl_arena import Tournament
 from verl_arena.integrations.verl.columns import INFO_KEYS, columns
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.rendezvous import GroupCoordinator, group_seed
+from verl_arena.runtime.rendezvous import GroupCoordinator, Submission, group_seed
 from verl_arena.testing import SimulatedJudge
 
 
@@ -251,3 +251,93 @@ def test_each_answer_says_when_its_member_arrived_and_when_its_group_was_with_th
     assert metrics["arena/judge_exposed_s"] == pytest.approx(metrics["arena/judge_busy_s"] - (last - start))
     assert 0.2 < metrics["arena/judge_hidden_share"] < 0.5  # 0.4 on an idle machine
     assert metrics["arena/rank_s_mean"] == pytest.approx((a0.group.judge_s + b0.group.judge_s) / 2)
+
+
+async def collect(coord: GroupCoordinator, batch) -> list[list[tuple[int, object]]]:
+    """Every item ``submit_many`` yields for ``batch``, in order."""
+    return [answers async for answers in coord.submit_many(batch)]
+
+
+def test_a_batch_is_answered_as_its_members_one_by_one_would_be():
+    groups = {g: make_group([0.1, 0.9, 0.5, 0.3], tag=g) for g in ("a", "b", "c")}
+    entries = [Submission(g, str(i), c, 4, "q", step=2) for g, group in groups.items() for i, c in enumerate(group)]
+
+    async def scenario():
+        alone, batched = coordinator(), coordinator()
+        one_by_one = await asyncio.gather(*(alone.submit(e.group_id, e.member, e.candidate, 4, "q") for e in entries))
+        items = await collect(batched, entries[::-1])  # one call, members of three groups in another order
+        return one_by_one, items, batched
+
+    one_by_one, items, batched = asyncio.run(scenario())
+    answers = dict(pair for item in items for pair in item)
+    assert sorted(answers) == list(range(len(entries)))  # every member answered once
+    by_member = {(e.group_id, e.member): answers[i] for i, e in enumerate(entries[::-1])}
+    for entry, expected in zip(entries, one_by_one, strict=True):
+        got = by_member[entry.group_id, entry.member]
+        assert (got.reward, got.rank, got.points, got.duplicate) == (
+            expected.reward,
+            expected.rank,
+            expected.points,
+            False,
+        )
+    assert batched.stats()["batches"] == 1 and batched.stats()["groups"] == 3
+    assert batched.step_metrics.take(2) and not batched.step_metrics.take(2)  # counted in their step, once
+
+
+def test_no_member_of_a_batch_waits_for_another_members_group():
+    a, b = make_group([0.1, 0.9], tag="a"), make_group([0.3, 0.7], tag="b")
+
+    async def scenario():
+        coord = coordinator(arrival_timeout_s=60)
+        stream = coord.submit_many([Submission("a", "0", a[0], 2, "q"), Submission("b", "0", b[0], 2, "q")])
+        first = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.05)
+        assert not first.done()  # both groups wait for their second member
+        await coord.submit("a", "1", a[1], 2, "q")  # group a completes; b still waits
+        a_answer = await asyncio.wait_for(first, 5)
+        second = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.05)
+        assert not second.done() and coord.stats()["pending_groups"] == 1
+        await coord.submit("b", "1", b[1], 2, "q")
+        return a_answer, await asyncio.wait_for(second, 5)
+
+    a_answer, b_answer = asyncio.run(scenario())
+    assert [i for i, _ in a_answer] == [0] and a_answer[0][1].reward == 0.0 and a_answer[0][1].wait_s > 0
+    assert [i for i, _ in b_answer] == [1] and b_answer[0][1].reward == 0.0
+
+
+def test_a_duplicate_in_a_batch_and_a_member_of_a_finished_group_are_answered_as_alone():
+    group = make_group([0.1, 0.9, 0.5], tag="d")
+    entries = [Submission("d", str(i), c, 3, "q") for i, c in enumerate(group)]
+
+    async def scenario():
+        coord = coordinator()
+        items = await collect(coord, [entries[0], entries[1], entries[0], entries[2]])  # member 0 twice in one call
+        again = await collect(coord, [entries[1], Submission("d", "9", group[0], 3, "q")])  # after the group finished
+        return coord, items, again
+
+    coord, items, again = asyncio.run(scenario())
+    answers = dict(pair for item in items for pair in item)
+    assert answers[0].reward == answers[2].reward and not answers[0].duplicate and answers[2].duplicate
+    assert [len(item) for item in again] == [2]  # both at once, in the first item, without waiting
+    (resent, late) = (again[0][0][1], again[0][1][1])
+    assert resent.reward == answers[1].reward and resent.duplicate and late.late and not late.votes
+    assert coord.stats()["duplicates"] == 2 and coord.stats()["late"] == 1 and coord.stats()["groups"] == 1
+
+
+def test_a_recovered_coordinator_answers_a_batch_from_its_store():
+    store = MemoryStore()
+    group = make_group([0.1, 0.9, 0.5], tag="r")
+    entries = [Submission("r", str(i), c, 3, "q") for i, c in enumerate(group)]
+
+    async def scenario():
+        before = coordinator(store=store)
+        first = await collect(before, entries)
+        after = coordinator(store=store, recovered=True, arrival_timeout_s=60)  # its memory is empty
+        again = await asyncio.wait_for(collect(after, entries), 1.0)  # at once, not after 60 s
+        return first, again, after
+
+    first, again, after = asyncio.run(scenario())
+    first_answers, again_answers = dict(first[0]), dict(again[0])
+    assert {i: o.reward for i, o in again_answers.items()} == {i: o.reward for i, o in first_answers.items()}
+    assert all(o.duplicate for o in again_answers.values()) and after.stats()["recalled"] == 1

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from verl_arena import Tournament
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.rendezvous import GroupCoordinator
+from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
 from verl_arena.runtime.sharding import ShardedCoordinator, shard_names, shard_of
 from verl_arena.testing import SimulatedJudge
 
@@ -88,6 +88,39 @@ async def play(coordinator, scenario):
         answers += await asyncio.gather(*(deliver(g, m) for g, m in scenario[wave]))
     answers = [untimed(a) for a in answers]
     return answers, coordinator.stats(), coordinator.step_metrics.pop()
+
+
+async def play_batched(coordinator, scenario, size: int):
+    """:func:`play`, with each wave's deliveries sent ``size`` at a time in one call (every call at once)."""
+    groups = scenario["groups"]
+
+    async def call(entries: list[Submission], start: int, got: dict) -> None:
+        async for answered in coordinator.submit_many(entries[start : start + size]):
+            got.update((start + i, outcome) for i, outcome in answered)
+
+    answers = []
+    for wave in ("first", "second"):
+        entries = [Submission(g, str(m), groups[g][m], len(groups[g]), "q", step=1) for g, m in scenario[wave]]
+        got: dict[int, object] = {}
+        await asyncio.gather(*(call(entries, start, got) for start in range(0, len(entries), size)))
+        answers += [untimed(got[i]) for i in range(len(entries))]
+    stats = {k: v for k, v in coordinator.stats().items() if k != "batches"}
+    return answers, stats, coordinator.step_metrics.pop()
+
+
+@pytest.mark.slow
+@given(scenarios(), st.integers(1, 6))
+def test_batched_submits_to_shards_give_the_answers_of_one_by_one_submits(scenario, size):
+    def one():
+        return make_coordinator(scenario["topology"], scenario["incomplete"])
+
+    alone = asyncio.run(play(one(), scenario))
+    batched = asyncio.run(play_batched(ShardedCoordinator([one() for _ in range(scenario["shards"])]), scenario, size))
+    assert batched[0] == alone[0]  # every member's answer, duplicates and late members included
+    assert batched[1] == alone[1]
+    assert {k: v for k, v in batched[2].items() if k not in TIMING} == pytest.approx(
+        {k: v for k, v in alone[2].items() if k not in TIMING}
+    )
 
 
 @pytest.mark.slow
@@ -209,8 +242,9 @@ def test_the_rendezvous_bench_reports_every_configuration(ray_local):
         assert r.wall_s > 0 and r.bound_s == 0.0 and math.isnan(r.wall_over_bound)
         assert r.coordinator_cpu_s >= 0 and r.rss_mib > 0 and r.answer_s_max >= r.answer_s_p50 > 0
         assert not math.isnan(r.overhead_ms_p50) and r.judge_s_p50 >= 0
+        assert r.floor_errors == 0 and r.floor_wall_s > 0 and r.floor_cpu_s > 0 and r.cpu_over_floor > 0
     assert rows[0].same_answers is None and rows[1].same_answers is True
     assert rows[0].answers_digest == rows[1].answers_digest
     table = format_rendezvous(rows)
-    assert "ovh ms p50" in table and table.count("\n") >= 3 and "NO" not in table
+    assert "ovh ms p50" in table and table.count("\n") >= 3 and "NO" not in table and "against the floor" in table
     assert rows[1].to_dict()["wall_over_bound"] is None

@@ -1,11 +1,13 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench rendezvous``: the group rendezvous at cluster scale, against the judge's own bound.
+"""``verl-arena bench rendezvous``: the group rendezvous at cluster scale, against the judge's own bound and against
+Ray's floor.
 
 B groups of N rollouts are submitted by W reward-worker stand-ins (real Ray actors, each calling the real
-:class:`~verl_arena.runtime.actors.CoordinatorActor`'s ``submit`` as the ``arena`` reward manager does: by name, on the
-shard its ``uid`` hashes to, every member of its share at once in a random order across groups) to one coordinator or
-several shards (:mod:`~verl_arena.runtime.sharding`). The judge is either simulated inside the coordinator (a
+:class:`~verl_arena.runtime.actors.CoordinatorActor` as the ``arena`` reward manager does: by name, on the shard its
+``uid`` hashes to, the members that reach it within ``submit_wait_s`` in one call, each measured for the hack detectors
+on its worker, every member of its share at once in a random order across groups) to one coordinator or several shards
+(:mod:`~verl_arena.runtime.sharding`). The judge is either simulated inside the coordinator (a
 :class:`~verl_arena.testing.SimulatedJudge` with a fixed latency, no concurrency cap, through a
 :class:`~verl_arena.runtime.JudgeService`) or the mock judge over loopback HTTP behind the Ray judge pool (the
 training path). Every tournament is timed where it runs, so the coordinator's cost can be told from the judge's:
@@ -17,7 +19,11 @@ training path). Every tournament is timed where it runs, so the coordinator's co
 - the coordinator's CPU seconds over the run and their share of the wall time (near 1: its event loop is saturated),
   and its resident memory (RSS) after the run and its growth over the run;
 - the wall time against the judge's bound: ``max(spread + D x L, B x R x L / Q)`` (depth D, R requests per group,
-  latency L, concurrency cap Q; the simulated judge has no cap).
+  latency L, concurrency cap Q; the simulated judge has no cap);
+- the floor, in the same run: the same workers send the same members, batched the same way, to bare actors
+  (:class:`~verl_arena.bench.rendezvous_load.FloorActor`, as many as shards) that answer each group when it is complete
+  and do nothing else. The coordinator's CPU per rollout and its wall time are reported as ratios to the floor's: what
+  the rendezvous costs beyond Ray's own machinery for the same calls.
 
 Every row also says whether its answers (every member's reward) equal those of the first row with the same groups:
 sharding, worker count and latency must not change an answer. Timings are this machine's, and every process (Ray,
@@ -33,14 +39,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from verl_arena.bench.rendezvous_load import WARM_UP, MemberRecord, RewardWorker, submit, warm_up
+from verl_arena.bench.rendezvous_load import WARM_UP, FloorActor, MemberRecord, RewardWorker, deal, submit, warm_up
 from verl_arena.bench.rendezvous_measures import RendezvousRow, format_rendezvous, make_row
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.batching import SUBMIT_WAIT_S
 
 __all__ = ["RendezvousRow", "format_rendezvous", "run_rendezvous_bench"]
 
 logger = logging.getLogger(__name__)
+
+#: where the bench's judge runs: ``simulated`` in the coordinator, ``pool`` the simulated judge in a Ray judge pool
+#: actor (where training runs the tournaments), ``mock`` the mock judge over loopback HTTP behind the judge pool
+JUDGES = ("simulated", "pool", "mock")
 
 
 class _TimedRanker:
@@ -91,6 +102,7 @@ def run_rendezvous_bench(
     spread_s: float = 0.0,
     chars: int = 3000,
     seed: int = 0,
+    wait_s: float = SUBMIT_WAIT_S,
     progress: Callable[[str], None] | None = None,
 ) -> list[RendezvousRow]:
     """Measure every combination of ``groups`` x ``workers`` x ``latencies`` x ``shards`` (see the module docstring).
@@ -100,18 +112,20 @@ def run_rendezvous_bench(
         workers: W values: reward-worker stand-ins submitting the members.
         latencies: the judge's latency per call (seconds).
         shards: coordinator shard counts.
-        judge: ``"simulated"`` (in the coordinator, no cap) or ``"mock"`` (the mock judge over loopback behind the Ray
+        judge: ``"simulated"`` (in the coordinator, no cap), ``"pool"`` (the simulated judge in a Ray judge pool actor,
+            where training runs the tournaments, no cap) or ``"mock"`` (the mock judge over loopback behind the Ray
             judge pool, capped at ``concurrency`` requests).
         spread_s: members are sent at uniformly random times over this many seconds (0: all at once).
         chars: characters of each rollout as the judge reads it (its process and answer).
         seed: the qualities, the arrival order and the workers' shares.
+        wait_s: the reward workers' ``submit_wait_s`` (how long a member waits for others to share its call).
     """
     import ray
 
     from verl_arena.runtime.sharding import shard_names
 
-    if judge not in ("simulated", "mock"):
-        raise ValueError(f"judge must be 'simulated' or 'mock', got {judge!r}")
+    if judge not in JUDGES:
+        raise ValueError(f"judge must be one of {', '.join(map(repr, JUDGES))}, got {judge!r}")
     say = progress or (lambda _msg: None)
     tournament = Tournament.from_options(topology)
     depth, calls = tournament.depth(n), tournament.judge_calls(n)
@@ -131,11 +145,16 @@ def run_rendezvous_bench(
                 for b, w, k in itertools.product(groups, workers, shards):
                     say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
                     names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
-                    recorded = _measure(make_ranker, tournament, pool_workers[:w], names, (b, n, chars, spread_s, seed))
+                    chosen = pool_workers[:w]
+                    delays = deal(chosen, b, n, chars, spread_s, seed)
+                    load = (delays, spread_s, wait_s)
+                    recorded = _measure(make_ranker, tournament, chosen, names, load)
+                    floor = _measure_floor(chosen, [f"{name}_floor" for name in names], load)
                     bound = max(
                         spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
                     )
-                    rows.append(make_row(judge, k, w, b, n, latency, *recorded, bound, first_answers))
+                    row = make_row(judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor)
+                    rows.append(row)
     finally:
         for worker in pool_workers:
             ray.kill(worker, no_restart=True)
@@ -149,11 +168,12 @@ def _measure(
     tournament: Tournament,
     workers: Sequence[Any],
     names: Sequence[str],
-    load: tuple[int, int, int, float, int],
+    load: tuple[Sequence[Sequence[float]], float, float],
 ) -> tuple[list[MemberRecord], dict[str, tuple[float, float]], list[dict[str, float]], list[dict[str, float]], Any]:
-    """One configuration: start the coordinator shards ``names``, warm them up, let ``workers`` send the
-    ``load`` (B, N, characters, spread, seed) and collect what was recorded (the members' records, the tournaments'
-    spans, the shards' process stats before and after, the step metrics); the shards are gone after."""
+    """One configuration: start the coordinator shards ``names``, warm them up, let ``workers`` send what they were
+    dealt (``load``: the send delays, the spread, the batching wait) and collect what was recorded (the members'
+    records, the tournaments' spans, the shards' process stats before and after, the step metrics); the shards are
+    gone after."""
     import ray
 
     from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
@@ -165,12 +185,7 @@ def _measure(
         CoordinatorActor.options(**named_actor_options(name, namespace)).remote(make_ranker(), tournament, options)
         for name in names
     ]
-    ray.get([c.stats.remote() for c in coordinators])
-    warm_up(workers, names, namespace)
-    ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))  # forget the warm-up
-    before = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
-    records = submit(workers, names, namespace, *load)
-    after = ray.get([c.__ray_call__.remote(_process_stats) for c in coordinators])
+    records, before, after = _run_load(coordinators, workers, names, load, coordinators=True)
     spans: dict[str, tuple[float, float]] = {}
     for part in ray.get([c.__ray_call__.remote(_spans) for c in coordinators]):
         spans.update(part)
@@ -180,6 +195,49 @@ def _measure(
     return records, spans, before, after, metrics
 
 
+def _measure_floor(
+    workers: Sequence[Any], names: Sequence[str], load: tuple[Sequence[Sequence[float]], float, float]
+) -> tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]:
+    """The same load sent to bare actors named ``names`` (:class:`FloorActor`): the members' records and the actors'
+    process stats before and after."""
+    import ray
+
+    from verl_arena.runtime.actors import named_actor_options
+
+    namespace = ray.get_runtime_context().namespace
+    floor_class = ray.remote(FloorActor)
+    actors = [floor_class.options(**named_actor_options(name, namespace)).remote() for name in names]
+    try:
+        return _run_load(actors, workers, names, load, coordinators=False)
+    finally:
+        for actor in actors:
+            ray.kill(actor, no_restart=True)
+
+
+def _run_load(
+    actors: Sequence[Any],
+    workers: Sequence[Any],
+    names: Sequence[str],
+    load: tuple[Sequence[Sequence[float]], float, float],
+    *,
+    coordinators: bool,
+) -> tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]:
+    """Warm the actors up (coordinators forget the warm-up's step metrics), then send the load; the records and the
+    actors' process stats before and after."""
+    import ray
+
+    namespace = ray.get_runtime_context().namespace
+    ray.get([a.stats.remote() for a in actors])
+    warm_up(workers, names, namespace)
+    if coordinators:
+        ray.get(actors[0].step_metrics.remote(None, peers=names[1:]))  # forget the warm-up
+    before = ray.get([a.__ray_call__.remote(_process_stats) for a in actors])
+    delays, spread_s, wait_s = load
+    records = submit(workers, names, namespace, delays, spread_s, wait_s)
+    after = ray.get([a.__ray_call__.remote(_process_stats) for a in actors])
+    return records, before, after
+
+
 class _judge:
     """The rankers of one latency: ``make_ranker()`` gives a fresh timed ranker for each coordinator shard."""
 
@@ -187,15 +245,28 @@ class _judge:
         self.kind, self.latency, self.concurrency = kind, latency, concurrency
         self._mock: Any = None
         self._pool: Any = None
+        self._actor: Any = None
 
     def __enter__(self) -> Callable[[], _TimedRanker]:
-        if self.kind == "simulated":
-            from verl_arena.runtime.service import JudgeService
-            from verl_arena.testing import SimulatedJudge
-
-            return lambda: _TimedRanker(JudgeService(judge_impl=SimulatedJudge(noise=0.5, latency=self.latency)))
-        from verl_arena.bench.judge_throughput import _MockProcess, _pool_config
         from verl_arena.runtime.pool import JudgePool
+        from verl_arena.runtime.service import JudgeService
+        from verl_arena.testing import SimulatedJudge
+
+        if self.kind == "simulated":
+            return lambda: _TimedRanker(JudgeService(judge_impl=SimulatedJudge(noise=0.5, latency=self.latency)))
+        if self.kind == "pool":  # the simulated judge where training runs the tournaments: the judge pool's actor
+            import ray
+
+            from verl_arena.runtime.actors import JudgeActor, named_actor_options
+
+            name = f"bench_rendezvous_judge_{time.time_ns() % 10**9}"
+            namespace = ray.get_runtime_context().namespace
+            judge = SimulatedJudge(noise=0.5, latency=self.latency)
+            self._actor = JudgeActor.options(**named_actor_options(name, namespace)).remote(judge_impl=judge)
+            ray.get(self._actor.ping.remote())  # the handle kept: the actor lives as long as it
+            self._pool = JudgePool.attach(name, namespace)
+            return lambda: _TimedRanker(self._pool)
+        from verl_arena.bench.judge_throughput import _MockProcess, _pool_config
 
         self._mock = _MockProcess("--latency", str(self.latency))
         url = self._mock.__enter__()
@@ -207,5 +278,6 @@ class _judge:
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:
             self._pool.shutdown()
+        self._actor = None
         if self._mock is not None:
             self._mock.__exit__(*exc)

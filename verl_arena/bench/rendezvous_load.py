@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """The load of the rendezvous bench (:mod:`verl_arena.bench.rendezvous`): B x N rendered rollouts, dealt in a random
 order to reward-worker stand-ins (Ray actors) that submit them to the coordinator shards as the ``arena`` reward manager
-does, each member's submit recorded as a :data:`MemberRecord`."""
+does (each rollout measured for the hack detectors on its worker, the rollouts that reach a worker within
+``submit_wait_s`` sent in one call, :class:`~verl_arena.runtime.batching.SubmitBatcher`), each member's submit recorded
+as a :data:`MemberRecord`; and the floor (:class:`FloorActor`): a bare actor that takes the same calls and answers each
+group when it is complete, doing nothing else."""
 
 from __future__ import annotations
 
@@ -10,14 +13,17 @@ import asyncio
 import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from verl_arena.core.types import Candidate
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome
+from verl_arena.runtime.batching import SUBMIT_WAIT_S
+from verl_arena.runtime.rendezvous import Submission
 
-__all__ = ["QUERY", "WARM_UP", "MemberRecord", "RewardWorker", "submit", "warm_up"]
+__all__ = ["QUERY", "WARM_UP", "FloorActor", "MemberRecord", "RewardWorker", "deal", "submit", "warm_up"]
 
 #: the query of every group
 QUERY = "Plan three days in Chengdu"
@@ -27,44 +33,109 @@ WARM_UP = "warm-up-"
 MemberRecord = tuple[str, str, float, float, float, str]
 
 
+class FloorActor:
+    """The floor of a coordinator (run as an async Ray actor, named as a coordinator shard): it takes the same
+    batched calls (``submit_batch``) and answers every member of a group with a fixed outcome once the group is
+    complete, and does nothing else: no tournament, no outcomes, no store, no metrics."""
+
+    def __init__(self) -> None:
+        self._groups: dict[str, tuple[asyncio.Future[MemberOutcome], set[str]]] = {}
+
+    async def stats(self) -> dict[str, Any]:
+        """Answers once the actor is up."""
+        return {"pending_groups": sum(not done.done() for done, _ in self._groups.values())}
+
+    def _join(self, entry: Submission) -> asyncio.Future[MemberOutcome]:
+        if entry.group_id not in self._groups:
+            self._groups[entry.group_id] = asyncio.get_running_loop().create_future(), set()
+        done, members = self._groups[entry.group_id]
+        members.add(entry.member)
+        if len(members) >= entry.expected and not done.done():
+            done.set_result(MemberOutcome(0.0, GroupSummary(size=len(members), expected=entry.expected)))
+        return done
+
+    async def submit_batch(self, batch: list[Submission]) -> AsyncIterator[list[tuple[int, MemberOutcome]]]:
+        """Each member's answer when its group is complete, as the coordinator streams them."""
+        waiting: dict[asyncio.Future[MemberOutcome], list[int]] = {}
+        for index, entry in enumerate(batch):
+            waiting.setdefault(self._join(entry), []).append(index)
+        finished: list[asyncio.Future[MemberOutcome]] = []
+        wake = asyncio.Event()
+
+        def on_done(done: asyncio.Future[MemberOutcome]) -> None:
+            finished.append(done)
+            wake.set()
+
+        for done in waiting:
+            done.add_done_callback(on_done)
+        while waiting:
+            await wake.wait()
+            wake.clear()
+            answers = []
+            while finished:
+                done = finished.pop()
+                answers += [(index, done.result()) for index in waiting.pop(done)]
+            yield answers
+
+
+def _submissions(items: Sequence[tuple[str, str, Candidate, int]]) -> list[Submission]:
+    """Each item (group, member, candidate, expected) as the manager submits it, measured for the hack detectors."""
+    from verl_arena.outcomes.hack_detectors import member_features
+
+    return [Submission(g, m, c, n, QUERY, step=1, features=member_features(c, QUERY)) for g, m, c, n in items]
+
+
 class RewardWorker:
-    """A reward worker stand-in (run as a Ray actor): submits its members as the ``arena`` reward manager does."""
+    """A reward worker stand-in (run as a Ray actor): measures its rollouts and submits them as the ``arena`` reward
+    manager does."""
+
+    def __init__(self) -> None:
+        self._loaded: list[Submission] = []
 
     async def ready(self) -> bool:
         """Answers once the actor is up."""
         return True
 
+    async def load(self, items: Sequence[tuple[str, str, Candidate, int]]) -> int:
+        """Keep its share (group, member, candidate, expected) as submissions, each measured for the hack detectors
+        (as the manager does when a rollout finishes; here before the clock starts); how many."""
+        self._loaded = _submissions(items)
+        return len(self._loaded)
+
     async def run(
         self,
         names: Sequence[str],
         namespace: str,
-        items: Sequence[tuple[str, str, Candidate, int]],
+        items: Sequence[tuple[str, str, Candidate, int]] | None,
         start_at: float,
         delays: Sequence[float],
         patience_s: float,
+        wait_s: float = SUBMIT_WAIT_S,
     ) -> list[MemberRecord]:
-        """Submit every item (group, member, candidate, expected) at ``start_at + delay``; return what happened."""
+        """Submit every item (the ``items`` given, else those loaded) at ``start_at + delay`` to the shards ``names``
+        (through one batcher per shard, waiting ``wait_s``); return what happened."""
         import ray
 
+        from verl_arena.runtime.actors import coordinator_stream
+        from verl_arena.runtime.batching import SubmitBatcher
         from verl_arena.runtime.sharding import shard_of
 
-        handles = [ray.get_actor(name, namespace=namespace) for name in names]
+        entries = self._loaded if items is None else _submissions(items)
+        batchers = [
+            SubmitBatcher(coordinator_stream(ray.get_actor(name, namespace=namespace)), wait_s=wait_s) for name in names
+        ]
 
-        async def one(item: tuple[str, str, Candidate, int], delay: float) -> MemberRecord:
-            group_id, member, candidate, expected = item
+        async def one(entry: Submission, delay: float) -> MemberRecord:
             await asyncio.sleep(max(0.0, start_at + delay - time.time()))
-            coordinator = handles[shard_of(group_id, len(handles))]
+            batcher = batchers[shard_of(entry.group_id, len(batchers))]
             sent = time.time()
-            call = coordinator.submit.remote(
-                group_id, member, candidate, expected, QUERY, anchor=False, reference=None, step=1, horizon=0
-            )
             try:
-                outcome = await asyncio.wait_for(call, patience_s)
+                outcome = await asyncio.wait_for(batcher.submit(entry), patience_s)
             except Exception as exc:  # counted, never raised: the bench reports it
-                return group_id, member, sent, time.time(), math.nan, type(exc).__name__
-            return group_id, member, sent, time.time(), float(outcome.reward), ""
+                return entry.group_id, entry.member, sent, time.time(), math.nan, type(exc).__name__
+            return entry.group_id, entry.member, sent, time.time(), float(outcome.reward), ""
 
-        return list(await asyncio.gather(*(one(item, delay) for item, delay in zip(items, delays, strict=True))))
+        return list(await asyncio.gather(*(one(entry, delay) for entry, delay in zip(entries, delays, strict=True))))
 
 
 def warm_up(workers: Sequence[Any], names: Sequence[str], namespace: str) -> None:
@@ -110,17 +181,9 @@ def _rendered(groups: int, n: int, chars: int, seed: int) -> list[tuple[str, str
     return out
 
 
-def submit(
-    workers: Sequence[Any],
-    names: Sequence[str],
-    namespace: str,
-    b: int,
-    n: int,
-    chars: int,
-    spread_s: float,
-    seed: int,
-) -> list[MemberRecord]:
-    """Deal the B x N members to the workers in a random order and run them; every member's record."""
+def deal(workers: Sequence[Any], b: int, n: int, chars: int, spread_s: float, seed: int) -> list[list[float]]:
+    """Deal the B x N members to the workers in a random order and have each render and measure its share; the send
+    delays of each worker's members."""
     import ray
 
     rng = np.random.default_rng(seed)
@@ -134,10 +197,25 @@ def submit(
         group_id, member, candidate = members[index]
         shares[owner[slot]].append((group_id, member, candidate, n))
         share_delays[owner[slot]].append(float(delays[slot]))
-    start_at = time.time() + 1.0 + len(members) / 20_000  # every share delivered before the first member is sent
+    ray.get([worker.load.remote(share) for worker, share in zip(workers, shares, strict=True)])
+    return share_delays
+
+
+def submit(
+    workers: Sequence[Any],
+    names: Sequence[str],
+    namespace: str,
+    delays: Sequence[Sequence[float]],
+    spread_s: float,
+    wait_s: float = SUBMIT_WAIT_S,
+) -> list[MemberRecord]:
+    """Have the workers send the members :func:`deal` gave them to the shards ``names``; every member's record."""
+    import ray
+
+    start_at = time.time() + 1.0  # every worker waiting before the first member is sent
     patience = 600.0 + spread_s
     replies = [
-        worker.run.remote(list(names), namespace, share, start_at, delay, patience)
-        for worker, share, delay in zip(workers, shares, share_delays, strict=True)
+        worker.run.remote(list(names), namespace, None, start_at, delay, patience, wait_s)
+        for worker, delay in zip(workers, delays, strict=True)
     ]
     return [record for reply in ray.get(replies) for record in reply]

@@ -16,7 +16,7 @@ import numpy as np
 from verl_arena.bench.rendezvous_load import MemberRecord
 from verl_arena.core.tournament import Tournament
 
-__all__ = ["RENDEZVOUS_LEGEND", "RendezvousRow", "format_rendezvous", "make_row"]
+__all__ = ["FLOOR_LEGEND", "RENDEZVOUS_LEGEND", "RendezvousRow", "format_rendezvous", "make_row"]
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,45 @@ class RendezvousRow:
     metrics_rollouts: int
     answers_digest: str
     same_answers: bool | None
+    floor_wall_s: float = math.nan
+    floor_cpu_s: float = math.nan
+    floor_errors: int = 0
 
     @property
     def wall_over_bound(self) -> float:
         """Wall time over the judge's bound (``nan`` when the bound is 0: an instant judge)."""
         return self.wall_s / self.bound_s if self.bound_s > 0 else math.nan
 
+    @property
+    def cpu_over_floor(self) -> float:
+        """The coordinator's CPU per rollout over the floor's (``nan`` without a floor)."""
+        return self.coordinator_cpu_s / self.floor_cpu_s if self.floor_cpu_s > 0 else math.nan
+
+    @property
+    def wall_over_floor(self) -> float:
+        """The wall time over the floor's (``nan`` without a floor, or with a judge that takes time: the floor does
+        not judge)."""
+        instant = self.latency_s == 0
+        return self.wall_s / self.floor_wall_s if self.floor_wall_s > 0 and instant else math.nan
+
+    @property
+    def cpu_us_per_rollout(self) -> float:
+        """The coordinator's CPU microseconds per rollout (all shards)."""
+        return 1e6 * self.coordinator_cpu_s / self.members if self.members else math.nan
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {**asdict(self), "wall_over_bound": None if math.isnan(self.wall_over_bound) else self.wall_over_bound}
+        """A JSON-ready dict (a ratio that cannot be computed is ``None``)."""
+        ratios = {
+            name: None if math.isnan(value) else value
+            for name, value in (
+                ("wall_over_bound", self.wall_over_bound),
+                ("cpu_over_floor", self.cpu_over_floor),
+                ("wall_over_floor", self.wall_over_floor),
+                ("cpu_us_per_rollout", self.cpu_us_per_rollout),
+            )
+        }
+        fields = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in asdict(self).items()}
+        return {**fields, **ratios}
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
@@ -82,7 +112,10 @@ def make_row(
     metrics: dict[str, float],
     bound: float,
     first_answers: dict[int, dict[tuple[str, str], float]],
+    floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None = None,
 ) -> RendezvousRow:
+    """One configuration's row from what was recorded (see :class:`RendezvousRow`); ``floor``: the records and the
+    process stats before and after of the same load sent to the floor's actors."""
     last_sent: dict[str, float] = {}
     answered_at: dict[str, float] = {}
     for group_id, _member, sent, answered, _reward, _error in records:
@@ -101,8 +134,9 @@ def make_row(
         same = rewards == first_answers[b]
     else:
         first_answers[b] = rewards
-    cpu = [a["cpu_s"] - p["cpu_s"] for a, p in zip(after, before, strict=True)]
+    cpu = _cpu(before, after)
     mib = 1024 * 1024
+    floor_wall, floor_cpu, floor_errors = _floor(floor)
     return RendezvousRow(
         judge=judge,
         shards=shards,
@@ -129,7 +163,25 @@ def make_row(
         metrics_rollouts=int(metrics.get("arena/rollouts", 0)),
         answers_digest=_digest(rewards),
         same_answers=same,
+        floor_wall_s=floor_wall,
+        floor_cpu_s=floor_cpu,
+        floor_errors=floor_errors,
     )
+
+
+def _floor(
+    floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None,
+) -> tuple[float, float, int]:
+    """The floor's wall time, CPU seconds and errors (``nan``, ``nan``, 0 without a floor)."""
+    if floor is None:
+        return math.nan, math.nan, 0
+    records, before, after = floor
+    wall = max(r[3] for r in records) - min(r[2] for r in records)
+    return wall, sum(_cpu(before, after)), sum(bool(r[5]) for r in records)
+
+
+def _cpu(before: list[dict[str, float]], after: list[dict[str, float]]) -> list[float]:
+    return [a["cpu_s"] - p["cpu_s"] for a, p in zip(after, before, strict=True)]
 
 
 RENDEZVOUS_LEGEND = (
@@ -167,4 +219,34 @@ def format_rendezvous(rows: Sequence[RendezvousRow], *, topology: str = "seeded_
             f"{r.judge_s_p50:>7.3f} {r.coordinator_cpu_s:>6.2f} {r.coordinator_cpu_share:>8.2f} {r.rss_mib:>7.0f} "
             f"{r.rss_growth_mib:>5.0f} {same:>4}{errors}"
         )
-    return "\n".join([*lines, RENDEZVOUS_LEGEND])
+    return "\n".join([*lines, RENDEZVOUS_LEGEND, *_floor_table(rows)])
+
+
+FLOOR_LEGEND = (
+    "floor: the same members, sent by the same workers in the same batched calls, to bare actors (as many as "
+    "shards) that answer each group when it is complete and do nothing else;\nus/rollout: CPU microseconds per rollout "
+    "of the coordinator (all shards) and of the floor; cpu/floor and wall/floor: the coordinator's over the floor's "
+    "(wall/floor with an instant judge only: the floor does not judge)."
+)
+
+
+def _floor_table(rows: Sequence[RendezvousRow]) -> list[str]:
+    """The rows against their floor (nothing when no row has one)."""
+    measured = [r for r in rows if not math.isnan(r.floor_cpu_s)]
+    if not measured:
+        return []
+    lines = [
+        "against the floor, measured in the same run:",
+        f"{'shards':>6} {'W':>3} {'B':>4} {'L s':>5} {'us/rollout':>10} {'floor':>7} {'cpu/floor':>9} "
+        f"{'wall s':>7} {'floor':>7} {'wall/floor':>10}",
+    ]
+    for r in measured:
+        floor_us = 1e6 * r.floor_cpu_s / r.members
+        errors = f" ({r.floor_errors} floor errors)" if r.floor_errors else ""
+        wall_ratio = "-" if math.isnan(r.wall_over_floor) else f"{r.wall_over_floor:.2f}"
+        lines.append(
+            f"{r.shards:>6} {r.workers:>3} {r.groups:>4} {r.latency_s:>5g} {r.cpu_us_per_rollout:>10.0f} "
+            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} {wall_ratio:>10}"
+            f"{errors}"
+        )
+    return [*lines, FLOOR_LEGEND]

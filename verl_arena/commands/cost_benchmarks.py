@@ -128,6 +128,7 @@ def _rendezvous(args: argparse.Namespace) -> int:
         spread_s=args.spread,
         chars=args.chars,
         seed=args.seed,
+        wait_s=args.submit_wait,
         progress=progress.say(args),
     )
     if args.json:
@@ -261,7 +262,9 @@ def _register_saturation(sub: Any) -> None:
 
 def _register_rendezvous(sub: Any) -> None:
     from verl_arena.bench import rendezvous
+    from verl_arena.bench.rendezvous import JUDGES
     from verl_arena.core.topologies import TOPOLOGIES
+    from verl_arena.runtime.batching import SUBMIT_WAIT_S
 
     parser = _described(sub, "rendezvous", rendezvous)
     parser.add_argument(
@@ -289,9 +292,10 @@ def _register_rendezvous(sub: Any) -> None:
     )
     parser.add_argument(
         "--judge",
-        choices=["simulated", "mock"],
+        choices=list(JUDGES),
         default="simulated",
-        help="simulated: in the coordinator, no cap; mock: the mock judge over loopback behind the Ray judge pool "
+        help="simulated: in the coordinator, no cap; pool: the simulated judge in a Ray judge pool actor, where "
+        "training runs the tournaments, no cap; mock: the mock judge over loopback behind the Ray judge pool "
         "(simulated)",
     )
     parser.add_argument("--concurrency", type=int, default=256, help="Q, the mock judge's cap (256)")
@@ -300,6 +304,12 @@ def _register_rendezvous(sub: Any) -> None:
         "--spread", type=float, default=0.0, help="seconds over which members are sent (0: all at once)"
     )
     parser.add_argument("--chars", type=int, default=3000, help="characters per rollout (3000)")
+    parser.add_argument(
+        "--submit-wait",
+        type=float,
+        default=SUBMIT_WAIT_S,
+        help=f"seconds a member waits on its worker for others to share its call, submit_wait_s ({SUBMIT_WAIT_S})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
     progress.add_quiet_argument(parser)

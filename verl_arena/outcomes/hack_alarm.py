@@ -37,6 +37,7 @@ from verl_arena.outcomes.hack_detectors import (
     HACK_DETECTORS,
     HackDetector,
     HackThresholds,
+    MemberFeatures,
     ScreenedGroup,
     register_detector,
     repetition,
@@ -94,18 +95,20 @@ def screen_group(
     voided: bool = False,
     detectors: Mapping[str, HackDetector] | None = None,
     thresholds: HackThresholds | None = None,
+    features: Sequence[MemberFeatures | None] | None = None,
 ) -> HackCounts:
     """Run the detectors (all registered ones by default) over a ranked group's members and count flags and wins.
 
     ``candidates`` are the members (no reference) and ``rewards`` their rewards, in the same order; ``query`` is the
-    group's query (without it, ``keyword_stuffing`` flags nothing); a voided group, or one with fewer than two members,
-    is not screened (all counts 0).
+    group's query (without it, ``keyword_stuffing`` flags nothing); ``features``: the members' features as measured
+    where the rollouts were (:func:`~verl_arena.outcomes.hack_detectors.member_features`; ``None`` for a member whose
+    features are measured here). A voided group, or one with fewer than two members, is not screened (all counts 0).
     """
     if len(candidates) != len(rewards):
         raise ValueError(f"{len(candidates)} members but {len(rewards)} rewards")
     if voided or len(candidates) < 2:
         return HackCounts()
-    group = ScreenedGroup.of(candidates, query)
+    group = ScreenedGroup.of(candidates, query, features)
     won = winners(rewards)
     flagged: dict[str, int] = {}
     flagged_wins: dict[str, int] = {}

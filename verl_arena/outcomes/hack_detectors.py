@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """The hack alarm's detectors: cheap string checks over a ranked group's members, each registered under a name.
 
-A detector reads a :class:`ScreenedGroup`: the query and each member (:class:`Screened`) normalised once
-(:func:`~verl_arena.core.normalise.normalise`: look-alike letters, zero-width characters and fullwidth forms hide
-nothing), with each member's features (words, query keywords, generic sentences, judge-directed patterns) computed
-once, on first use. The features of one member need only that member and the query, so they can be computed where the
-rollout is (a reward worker); the decisions compare them with the group's median. The thresholds are
+A detector reads a :class:`ScreenedGroup`: the query, and each member's :class:`MemberFeatures` (lengths, repetition,
+generic sentences, query keyword shares, the first judge-directed pattern), measured on the member's text normalised
+once (:func:`~verl_arena.core.normalise.normalise`: look-alike letters, zero-width characters and fullwidth forms hide
+nothing). The features of one member need only that member and the query (:func:`member_features`): that is where the
+regular expressions run, and it runs where the rollout is (the ``arena`` reward manager measures each rollout on its
+reward worker and sends the features with it, so the group coordinator's event loop runs no regular expression). The
+decisions, which compare the features with the group's median, are a few comparisons of numbers. A detector that
+needs more than the features reads the members' normalised text (:attr:`ScreenedGroup.members`). The thresholds are
 :class:`HackThresholds` (``+reward.reward_kwargs.hack_alarm.*`` for verl).
 
 - ``short``: content far shorter than the group's (``":"``, ``"Let's solve this step by step."``);
@@ -24,7 +27,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,11 +42,13 @@ __all__ = [
     "DetectorFn",
     "HackDetector",
     "HackThresholds",
+    "MemberFeatures",
     "Screened",
     "ScreenedGroup",
     "generic_text",
     "keyword_share",
     "keywords",
+    "member_features",
     "register_detector",
     "repetition",
     "words",
@@ -160,6 +165,34 @@ def keyword_share(counts: Mapping[str, int], query: frozenset[str]) -> float | N
     return found / total if total >= 8 else None
 
 
+@dataclass(frozen=True)
+class MemberFeatures:
+    """What the built-in detectors read of one member, measured on its normalised text and the query alone (see
+    :func:`member_features`): small, picklable, and computed where the rollout is.
+
+    Args:
+        answered: it has a final answer (``no_answer`` is not set).
+        content_chars, answer_chars, path_chars: lengths of the content (process and answer), the answer, the process.
+        opener: the answer is a short one ending in a colon (``"Here is the plan:"``).
+        bare: the answer starts with a colon, or is such an opener.
+        repetition: :func:`repetition` of the content.
+        judge_directed: the first judge-directed pattern found in the content (none: empty).
+        generic: :func:`generic_text` of the answer and of the process.
+        keyword_shares: :func:`keyword_share` of the answer and of the process (``None`` without query keywords).
+    """
+
+    answered: bool
+    content_chars: int
+    answer_chars: int
+    path_chars: int
+    opener: bool
+    bare: bool
+    repetition: tuple[int, float, float]
+    judge_directed: tuple[str, ...]
+    generic: tuple[tuple[float, int], tuple[float, int]]
+    keyword_shares: tuple[float | None, float | None]
+
+
 @dataclass
 class Screened:
     """One member as the detectors read it: process and final answer normalised once, features on first use."""
@@ -208,29 +241,76 @@ class Screened:
         return Counter(answer), Counter(path)
 
     def keyword_shares(self, query: frozenset[str]) -> tuple[float | None, float | None]:
-        """:func:`keyword_share` of the answer and of the process."""
+        """:func:`keyword_share` of the answer and of the process (``None`` for both without ``query`` keywords)."""
+        if not query:
+            return None, None
         answer, path = self.counts
         return keyword_share(answer, query), keyword_share(path, query)
 
+    def features(self, query: frozenset[str]) -> MemberFeatures:
+        """This member's :class:`MemberFeatures` against the ``query`` keywords."""
+        colon = ":" in self.answer  # a literal prefilter: both answer patterns need a colon
+        return MemberFeatures(
+            answered=self.answered,
+            content_chars=len(self.content),
+            answer_chars=len(self.answer),
+            path_chars=len(self.path),
+            opener=colon and _OPENER.search(self.answer) is not None,
+            bare=colon and _BARE.search(self.answer) is not None,
+            repetition=self.repetition,
+            judge_directed=tuple(self.judge_directed),
+            generic=self.generic,
+            keyword_shares=self.keyword_shares(query),
+        )
 
-@dataclass
+
+def member_features(candidate: Candidate, query: str = "") -> MemberFeatures:
+    """The :class:`MemberFeatures` of ``candidate``, a member of a group for ``query``: what a reward worker sends with
+    the rollout, so that the detectors' regular expressions never run on the group coordinator."""
+    return Screened.of(candidate).features(keywords(normalise(query)))
+
+
 class ScreenedGroup:
-    """A group's members as the detectors read them, and its query's keywords."""
+    """A group's members as the detectors read them: the query's keywords, each member's :class:`MemberFeatures`
+    (given, as measured where the rollout was, or measured here) and, for a detector that needs it, each member's
+    normalised text (:attr:`members`, built on first use).
 
-    members: list[Screened]
-    query: str = ""
-    query_keywords: frozenset[str] = field(init=False)
+    Args:
+        candidates: the members (no reference).
+        query: the group's query.
+        features: the members' features where known (``None`` for a member whose features are measured here).
+    """
 
-    def __post_init__(self) -> None:
-        self.query_keywords = keywords(normalise(self.query))
+    def __init__(
+        self,
+        candidates: Sequence[Candidate],
+        query: str = "",
+        features: Sequence[MemberFeatures | None] | None = None,
+    ) -> None:
+        self.query = query
+        self.query_keywords = keywords(normalise(query))
+        self._candidates = list(candidates)
+        known = list(features) if features is not None else [None] * len(self._candidates)
+        if len(known) != len(self._candidates):
+            raise ValueError(f"{len(known)} members' features for {len(self._candidates)} members")
+        self.features = [
+            f if f is not None else self.members[i].features(self.query_keywords) for i, f in enumerate(known)
+        ]
 
     @classmethod
-    def of(cls, candidates: Sequence[Candidate], query: str = "") -> ScreenedGroup:
-        """The group of ``candidates`` for ``query``."""
-        return cls([Screened.of(c) for c in candidates], query)
+    def of(
+        cls, candidates: Sequence[Candidate], query: str = "", features: Sequence[MemberFeatures | None] | None = None
+    ) -> ScreenedGroup:
+        """The group of ``candidates`` for ``query`` (with the ``features`` known of them)."""
+        return cls(candidates, query, features)
+
+    @cached_property
+    def members(self) -> list[Screened]:
+        """The members' normalised text (:class:`Screened`), for detectors that read more than the features."""
+        return [Screened.of(c) for c in self._candidates]
 
     def __len__(self) -> int:
-        return len(self.members)
+        return len(self._candidates)
 
 
 # -- the registry ------------------------------------------------------------------------------------------------------
@@ -289,11 +369,11 @@ def short(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
     that answered, and a group with fewer than two of them flags nobody. Lengths are of the normalised text, so
     zero-width characters add nothing.
     """
-    median = _median([len(m.content) for m in group.members if m.answered])
+    median = _median([f.content_chars for f in group.features if f.answered])
     if median is None:
         return [False] * len(group)
     limit = min(limits.short_share * median, limits.short_chars)
-    return [m.answered and len(m.content) < limit for m in group.members]
+    return [f.answered and f.content_chars < limit for f in group.features]
 
 
 @register_detector("filler")
@@ -301,8 +381,8 @@ def filler(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
     """Mostly filler: at least 40 words, of which half the word trigrams repeat an earlier one or under 15% are
     distinct (padding by repetition)."""
     flags = []
-    for m in group.members:
-        count, distinct, repeated = m.repetition
+    for f in group.features:
+        count, distinct, repeated = f.repetition
         padded = repeated >= limits.filler_repeated or distinct < limits.filler_distinct
         flags.append(count >= 40 and padded)
     return flags
@@ -313,7 +393,7 @@ def judge_directed(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
     """Text directed at the judge: addressing or role-playing the grader, "ignore previous instructions", claims of a
     verdict or a better candidate, score requests, reply JSON with winner/score keys, imitated candidate markers
     (English and Chinese, seen through look-alike letters and zero-width characters)."""
-    return [bool(m.judge_directed) for m in group.members]
+    return [bool(f.judge_directed) for f in group.features]
 
 
 @register_detector("keyword_stuffing")
@@ -327,7 +407,7 @@ def keyword_stuffing(group: ScreenedGroup, limits: HackThresholds) -> list[bool]
     """
     if not group.query_keywords:
         return [False] * len(group)
-    shares = [m.keyword_shares(group.query_keywords) for m in group.members]
+    shares = [f.keyword_shares for f in group.features]
     flags = [False] * len(group)
     for part in (0, 1):
         known = [s[part] for s in shares if s[part] is not None]
@@ -349,17 +429,17 @@ def bare_answer(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
     A colon that ends a short answer (``"Here is the plan:"``) reads to some judges as a reply to come; a token process
     in front of it passes the check for short content. Only members with a final answer are flagged.
     """
-    answered = [m for m in group.members if m.answered]
-    answers = _median([len(m.answer) for m in answered])
+    answered = [f for f in group.features if f.answered]
+    answers = _median([f.answer_chars for f in answered])
     if answers is None:
         return [False] * len(group)
-    processes = _median([len(m.path) for m in answered])
+    processes = _median([f.path_chars for f in answered])
     works = processes is not None and processes >= limits.bare_group_chars
     flags = []
-    for m in group.members:
-        opener = len(m.answer) < limits.bare_share * answers and _OPENER.search(m.answer) is not None
-        cut = works and (not m.path or (len(m.path) < limits.bare_share * processes and _BARE.search(m.answer)))
-        flags.append(m.answered and (opener or bool(cut)))
+    for f in group.features:
+        opener = f.answer_chars < limits.bare_share * answers and f.opener
+        cut = works and (not f.path_chars or (f.path_chars < limits.bare_share * processes and f.bare))
+        flags.append(f.answered and (opener or bool(cut)))
     return flags
 
 
@@ -373,7 +453,7 @@ def generic_padding(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
     """
     flags = [False] * len(group)
     for part in (0, 1):
-        found = [m.generic[part] for m in group.members]
+        found = [f.generic[part] for f in group.features]
         median = _median([share for share, _ in found])
         if median is None:
             continue

@@ -13,6 +13,7 @@ its value alone, and a trainer that ignores votes still sees the group's mean as
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import struct
@@ -26,6 +27,7 @@ from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
+from verl_arena.outcomes.hack_detectors import MemberFeatures
 
 __all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes", "stand_in_reward"]
 
@@ -138,9 +140,11 @@ class GroupSummary:
         candidates: Sequence[Candidate] | None = None,
         query: str = "",
         hack_thresholds: HackThresholds | None = None,
+        features: Sequence[MemberFeatures | None] | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
-        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``)."""
+        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``, reading the
+        ``features`` measured where the rollouts were, where known)."""
         pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
@@ -149,7 +153,12 @@ class GroupSummary:
         hack = HackCounts()
         if candidates is not None:
             hack = screen_group(
-                candidates[:size], result.rewards[:size], query=query, voided=result.voided, thresholds=hack_thresholds
+                candidates[:size],
+                result.rewards[:size],
+                query=query,
+                voided=result.voided,
+                thresholds=hack_thresholds,
+                features=None if features is None else features[:size],
             )
         return cls(
             size=size,
@@ -278,21 +287,30 @@ class Answers:
         return cls({m: outcome(o) for m, o in data["members"].items()}, outcome(data["late"]))
 
 
-def _changed(record: Any, skip: str = "") -> dict[str, Any]:
-    """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
-    changed = {}
-    for f in dataclasses.fields(record):
-        if f.name == skip:
-            continue
-        value = getattr(record, f.name)
+@functools.cache
+def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    """Each field of the dataclass ``cls`` with its default (``MISSING`` for a field without one), worked out once."""
+    out = []
+    for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING:
             default = f.default
         elif f.default_factory is not dataclasses.MISSING:
             default = f.default_factory()
         else:
             default = dataclasses.MISSING
-        if value != default or default is dataclasses.MISSING:
-            changed[f.name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+        out.append((f.name, default))
+    return tuple(out)
+
+
+def _changed(record: Any, skip: str = "") -> dict[str, Any]:
+    """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
+    changed = {}
+    for name, default in _defaults(type(record)):
+        if name == skip:
+            continue
+        value = getattr(record, name)
+        if default is dataclasses.MISSING or value != default:
+            changed[name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
     return changed
 
 
@@ -308,11 +326,13 @@ def member_outcomes(
     judged: tuple[float, float] = (0.0, 0.0),
     query: str = "",
     hack_thresholds: HackThresholds | None = None,
+    features: Sequence[MemberFeatures | None] | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
     reference may follow), and the outcome of a member who comes too late (it does not vote: a stand-in reward);
     ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
-    and ``hack_thresholds``: what the hack detectors screen the members against."""
+    and ``hack_thresholds``: what the hack detectors screen the members against; ``features``: the members' hack
+    detector features as measured where the rollouts were (``None`` where not known: measured here)."""
     lengths = [c.answer_length for c in candidates[:members]]
     summary = GroupSummary.of(
         result,
@@ -323,6 +343,7 @@ def member_outcomes(
         candidates=candidates[:members],
         query=query,
         hack_thresholds=hack_thresholds,
+        features=features,
     )
     summary = dataclasses.replace(summary, judged_at=judged[0], judge_s=judged[1])
     if group_filter is not None and members > 1:

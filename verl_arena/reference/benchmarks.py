@@ -171,16 +171,25 @@ _RENDEZVOUS = """\
 ## The group rendezvous at scale (`verl-arena bench rendezvous`)
 
 B groups of 16 rollouts (about 3,000 characters each) are sent all at once, in a random order across groups, by 8
-reward-worker stand-ins (Ray actors calling the coordinator actor's `submit` as the `arena` reward manager does) to
-one group coordinator or to two shards of it (`coordinator_shards`), with a simulated judge inside the coordinator
-(no concurrency cap, a fixed latency per call: 0, where everything measured is the rendezvous, and 0.5 s). Each
+reward-worker stand-ins to one group coordinator or to two shards of it (`coordinator_shards`). The stand-ins are Ray
+actors that submit as the `arena` reward manager does: each rollout is measured for the hack detectors on its worker,
+the rollouts that reach a worker within `submit_wait_s` (5 ms) go to their shard in one Ray call, and each gets its
+answer as soon as its own group is ranked. The judge is simulated inside the coordinator (no concurrency cap, a fixed
+latency per call: 0, where everything measured is the rendezvous and the tournaments' own CPU, and 0.5 s). Each
 tournament is timed where it runs, so the per-member overhead is the submit round trip less the wait for later
 members of the group and less the group's judge time (which includes the time a tournament waits for a busy
 coordinator's event loop). Every process (Ray, the workers, the coordinators, the driver) shares this machine's
-cores: the coordinator's cost is CPU, a few milliseconds per rollout, and at 512 x 16 one coordinator, not the judge,
-sets the wall time, while two shards spread the same CPU over two processes; `same` checks that sharding, workers
-and latency change no answer. [Sizing](training-verl.md#sizing) turns these figures into reward workers,
-coordinator shards and judge concurrency for 8 to 512 GPUs.
+cores; `same` checks that sharding, workers and latency change no answer.
+
+The second table is the floor, measured in the same run: the same workers send the same members in the same batched
+calls to bare actors that answer each group when it is complete and do nothing else, which is what Ray's own
+machinery costs for these calls. The coordinator's CPU per rollout and its wall time are ratios to it. With an
+instant judge, what the coordinator spends beyond the floor is mostly the tournaments (about 1.4 ms of CPU per group
+of 16, the core's own cost: `verl-arena bench core`); the rendezvous itself (joining, the members' outcomes, the
+store, the step metrics) is about 30 microseconds per rollout. In training the tournaments run in the judge pool's
+actors instead, and the coordinator makes one Ray call per group to the pool (`--judge pool` measures that path).
+[Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
+for 8 to 512 GPUs.
 """
 
 _STEP = """\

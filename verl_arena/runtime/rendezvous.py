@@ -33,18 +33,20 @@ import hashlib
 import logging
 import time
 from collections import Counter, OrderedDict, deque
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
+from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.options import CoordinatorOptions
 
-__all__ = ["FinishedStore", "GroupCoordinator", "group_seed"]
+__all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +71,23 @@ class FinishedStore(Protocol):
     async def keys(self) -> list[str]: ...
 
 
+@dataclass(frozen=True)
+class Submission:
+    """One member as a reward worker submits it (:meth:`GroupCoordinator.submit`'s arguments; a batch sent in one
+    call is a list of them, :meth:`GroupCoordinator.submit_many`)."""
+
+    group_id: str
+    member: str
+    candidate: Candidate
+    expected: int
+    query: str
+    anchor: bool = False
+    reference: Candidate | None = None
+    step: int | None = None
+    horizon: int = 0
+    features: MemberFeatures | None = None
+
+
 @dataclass
 class _Pending:
     expected: int
@@ -76,6 +95,7 @@ class _Pending:
     first_arrival: float
     step: int | None = None
     members: dict[str, Candidate] = field(default_factory=dict)
+    features: dict[str, MemberFeatures | None] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
     reference: Candidate | None = None
     done: asyncio.Future[Answers] | None = None
@@ -151,6 +171,7 @@ class GroupCoordinator:
         reference: Candidate | None = None,
         step: int | None = None,
         horizon: int = 0,
+        features: MemberFeatures | None = None,
     ) -> MemberOutcome:
         """Join ``group_id`` as ``member`` and wait for the group's result.
 
@@ -164,29 +185,69 @@ class GroupCoordinator:
             reference: a reference trajectory to rank against (compared with, never rewarded).
             step: the training step that produced this rollout (its answer is counted in that step's metrics).
             horizon: the interaction-turn limit the rollout ran under, if any (reported back).
+            features: the hack detectors' features of ``candidate``, measured where the rollout is
+                (:func:`~verl_arena.outcomes.hack_detectors.member_features`); ``None``: measured here.
         """
-        outcome = await self._submit(group_id, member, candidate, expected, query, anchor, reference, step)
-        if horizon:
-            outcome = dataclasses.replace(outcome, horizon=int(horizon))
-        self.step_metrics.add(step, group_id, outcome)
-        return outcome
+        entry = Submission(group_id, member, candidate, expected, query, anchor, reference, step, horizon, features)
+        arrival = self._clock(), self._wall_clock()
+        if self.recovered:
+            await self._recall_unknown([group_id])
+        joined = self._join(entry)
+        if isinstance(joined, MemberOutcome):
+            return self._answer(entry, joined)
+        done, duplicate = joined
+        answers = await asyncio.shield(done)
+        return self._answer(entry, self._waited(entry, answers, arrival, duplicate))
 
-    async def _submit(
-        self,
-        group_id: str,
-        member: str,
-        candidate: Candidate,
-        expected: int,
-        query: str,
-        anchor: bool,
-        reference: Candidate | None,
-        step: int | None,
-    ) -> MemberOutcome:
-        arrived = self._clock()
-        arrived_at = self._wall_clock()
+    async def submit_many(self, batch: Sequence[Submission]) -> AsyncIterator[list[tuple[int, MemberOutcome]]]:
+        """Join every member of ``batch`` (what one reward worker sent in one call) and yield their answers as their
+        groups finish: each item is ``[(index in the batch, outcome), ...]`` for the members answered since the last
+        one. Each member is answered exactly as :meth:`submit` answers it (a duplicate in the batch is a duplicate, a
+        member of a finished group is answered at once), and no member waits for another member's group."""
+        arrival = self._clock(), self._wall_clock()
+        self.counts["batches"] += 1
+        if self.recovered:
+            await self._recall_unknown(list(dict.fromkeys(entry.group_id for entry in batch)))
+        ready: list[tuple[int, MemberOutcome]] = []
+        waiting: dict[asyncio.Future[Answers], list[tuple[int, bool]]] = {}
+        for index, entry in enumerate(batch):
+            joined = self._join(entry)
+            if isinstance(joined, MemberOutcome):
+                ready.append((index, self._answer(entry, joined)))
+            else:
+                waiting.setdefault(joined[0], []).append((index, joined[1]))
+        if ready:
+            yield ready
+        finished: list[asyncio.Future[Answers]] = []
+        wake = asyncio.Event()
+
+        def on_done(done: asyncio.Future[Answers]) -> None:
+            finished.append(done)
+            wake.set()
+
+        for done in waiting:
+            done.add_done_callback(on_done)
+        try:
+            while waiting:
+                await wake.wait()
+                wake.clear()
+                burst = []
+                while finished:
+                    done = finished.pop()
+                    for index, duplicate in waiting.pop(done):
+                        entry = batch[index]
+                        outcome = self._waited(entry, done.result(), arrival, duplicate)
+                        burst.append((index, self._answer(entry, outcome)))
+                yield burst
+        finally:  # the caller went away: its members' groups go on without it
+            for done in waiting:
+                done.remove_done_callback(on_done)
+
+    def _join(self, entry: Submission) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
+        """Add a member to its group: its answer at once (a member of a finished group, one turned away), or the
+        future of its group's answers and whether it was there already."""
         self.counts["submitted"] += 1
-        if self.recovered and group_id not in self._finished and group_id not in self._pending:
-            await self._recall(group_id)
+        group_id, member = entry.group_id, entry.member
         finished = self._finished.get(group_id)
         if finished is not None:
             self._finished.move_to_end(group_id)
@@ -199,28 +260,55 @@ class GroupCoordinator:
         if group is None:
             if len(self._pending) >= self.max_pending:
                 self.counts["overflow"] += 1
-                return MemberOutcome(0.0, GroupSummary(expected=expected), overflow=True, votes=False)
-            loop = asyncio.get_running_loop()
-            group = _Pending(expected=expected, query=query, first_arrival=arrived, step=step)
-            group.done = loop.create_future()
-            timeout = self.options.arrival_timeout_s
-            group.timer = loop.call_later(timeout, lambda: self._close(group_id, reason="timeout"))
-            self._pending[group_id] = group
+                return MemberOutcome(0.0, GroupSummary(expected=entry.expected), overflow=True, votes=False)
+            group = self._open(group_id, entry)
         duplicate = member in group.members
         if duplicate:
             self.counts["duplicates"] += 1
         else:
+            candidate = entry.candidate
             group.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
-            if anchor:
+            group.features[member] = entry.features
+            if entry.anchor:
                 group.anchors.append(member)
+            reference = entry.reference
             if reference is not None and group.reference is None:
                 group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
         if len(group.members) >= group.expected and not group.closing:
             self._close(group_id, reason="complete")
         assert group.done is not None
-        answers = await asyncio.shield(group.done)
-        outcome = answers.members.get(member, answers.late)
-        return dataclasses.replace(outcome, wait_s=self._clock() - arrived, arrived_at=arrived_at, duplicate=duplicate)
+        return group.done, duplicate
+
+    def _open(self, group_id: str, entry: Submission) -> _Pending:
+        """A new pending group, closed by a timer ``arrival_timeout_s`` from now if its members do not all come."""
+        loop = asyncio.get_running_loop()
+        group = _Pending(expected=entry.expected, query=entry.query, first_arrival=self._clock(), step=entry.step)
+        group.done = loop.create_future()
+        group.timer = loop.call_later(self.options.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
+        self._pending[group_id] = group
+        return group
+
+    def _waited(
+        self, entry: Submission, answers: Answers, arrival: tuple[float, float], duplicate: bool
+    ) -> MemberOutcome:
+        """The answer of a member that waited for its group (arriving at ``arrival``: monotonic and wall clock)."""
+        outcome = answers.members.get(entry.member, answers.late)
+        return dataclasses.replace(
+            outcome, wait_s=self._clock() - arrival[0], arrived_at=arrival[1], duplicate=duplicate
+        )
+
+    def _answer(self, entry: Submission, outcome: MemberOutcome) -> MemberOutcome:
+        """A member's outcome as it is answered: with its horizon, counted in its step's metrics."""
+        if entry.horizon:
+            outcome = dataclasses.replace(outcome, horizon=int(entry.horizon))
+        self.step_metrics.add(entry.step, entry.group_id, outcome)
+        return outcome
+
+    async def _recall_unknown(self, group_ids: Sequence[str]) -> None:
+        """Look up in the store the groups of ``group_ids`` this coordinator does not know (a recovered coordinator)."""
+        unknown = [g for g in group_ids if g not in self._finished and g not in self._pending]
+        if unknown:
+            await asyncio.gather(*(self._recall(g) for g in unknown))
 
     # -- closing a group --------------------------------------------------------------------------------------------
 
@@ -361,6 +449,7 @@ class GroupCoordinator:
             judged=judged,
             query=group.query,
             hack_thresholds=self.options.hack_alarm,
+            features=[group.features.get(m) for m in members],
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 

@@ -15,15 +15,16 @@ Ray actor per shard (:func:`shard_names`). Importable without Ray.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.outcomes.step_metrics import summarize
-from verl_arena.runtime.rendezvous import GroupCoordinator
+from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
 
 __all__ = ["ShardStepMetrics", "ShardedCoordinator", "shard_names", "shard_of"]
 
@@ -66,6 +67,35 @@ class ShardedCoordinator:
     ) -> MemberOutcome:
         """:meth:`GroupCoordinator.submit` on the shard that owns ``group_id``."""
         return await self.shard(group_id).submit(group_id, member, candidate, expected, query, **kwargs)
+
+    async def submit_many(self, batch: Sequence[Submission]) -> AsyncIterator[list[tuple[int, MemberOutcome]]]:
+        """:meth:`GroupCoordinator.submit_many` with each member on the shard that owns its group: the answers of
+        every shard, as they come, by their index in ``batch``."""
+        parts: dict[int, list[int]] = {}
+        for index, entry in enumerate(batch):
+            parts.setdefault(shard_of(entry.group_id, len(self.shards)), []).append(index)
+        answered: asyncio.Queue[list[tuple[int, MemberOutcome]] | None] = asyncio.Queue()
+
+        async def drain(shard: int, indices: list[int]) -> None:
+            try:
+                async for answers in self.shards[shard].submit_many([batch[i] for i in indices]):
+                    answered.put_nowait([(indices[i], outcome) for i, outcome in answers])
+            finally:
+                answered.put_nowait(None)
+
+        tasks = [asyncio.ensure_future(drain(shard, indices)) for shard, indices in parts.items()]
+        try:
+            running = len(tasks)
+            while running:
+                answers = await answered.get()
+                if answers is None:
+                    running -= 1
+                else:
+                    yield answers
+            await asyncio.gather(*tasks)  # a shard's error reaches the caller
+        finally:
+            for task in tasks:
+                task.cancel()
 
     def stats(self) -> dict[str, Any]:
         """Every shard's :meth:`GroupCoordinator.stats`, summed."""

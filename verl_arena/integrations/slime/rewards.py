@@ -6,9 +6,10 @@
   group of rollouts, on the rollout manager's event loop. It ranks the group with one tournament through the judge
   runtime of this process (one judge budget for the job: slime judges every group in its rollout manager) and returns
   one reward per rollout; each rollout's outcome (rank, points, judge calls, tokens, degraded, voided, order
-  disagreement, forfeit) goes to ``sample.metadata["arena"]``. Judge trouble never raises into slime: a group that
-  cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different prompts
-  are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
+  disagreement, forfeit, the hack detectors' screening, whose regular expressions run in a thread while the judge
+  works, not on slime's event loop) goes to ``sample.metadata["arena"]``. Judge trouble never raises into slime: a
+  group that cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different
+  prompts are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
   A fan-out rollout (a list of samples) is judged by its last sample; every sample of it gets the rollout's reward
   in place and the function returns ``[]``, because slime writes a group's rewards back with a plain ``zip`` that a
   fan-out group would break.
@@ -39,6 +40,7 @@ from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import candidate_of, query_of, reference_of, trajectory_of
 from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.runtime.rendezvous import group_seed
@@ -96,7 +98,12 @@ async def _rank(
         candidates.append(Candidate("__reference__", reference))
         anchor = len(candidates) - 1
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
-    result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key)
+    # what the hack detectors read of each rollout, measured in a thread while the judge works (not on slime's loop)
+    measuring = asyncio.ensure_future(asyncio.to_thread(_features, candidates[: len(trajectories)], query))
+    try:
+        result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key)
+    finally:
+        features = await measuring
     if cfg.judgment_log:
         log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
@@ -114,8 +121,13 @@ async def _rank(
         expected=len(trajectories),
         group_filter=_filters[filter_key],
         query=query,
+        features=features,
     )
     return key, outcomes
+
+
+def _features(candidates: list[Candidate], query: str) -> list[MemberFeatures]:
+    return [member_features(c, query) for c in candidates]
 
 
 async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:

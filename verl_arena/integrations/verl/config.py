@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
+from verl_arena.runtime.batching import SUBMIT_WAIT_S
 from verl_arena.runtime.options import ArenaOptions, CoordinatorOptions
 from verl_arena.validation import validate
 
@@ -84,6 +85,9 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
             (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
             step's rollouts (see the sizing guide in docs/training-verl.md).
+        submit_wait_s: the longest a rollout waits on its reward worker for others to share its call to the group
+            coordinator (the rollouts that finish within it go in one Ray call, and each gets its answer as soon as
+            its own group is ranked); 0 sends the rollouts that are ready at the same moment together, and no others.
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
@@ -99,6 +103,7 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
     reference_key: str = "reference"
     judge_shards: int = Field(default=1, ge=1)
     coordinator_shards: int = Field(default=1, ge=1)
+    submit_wait_s: float = Field(default=SUBMIT_WAIT_S, ge=0, le=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None

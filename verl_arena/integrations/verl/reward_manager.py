@@ -3,10 +3,14 @@
 """The ``arena`` reward manager for verl's streaming reward loop (``reward.reward_manager.name=arena``).
 
 verl 0.9 scores one trajectory at a time, on whichever reward worker it lands. This manager renders the trajectory
-into a candidate and hands it to the group coordinator (a named async Ray actor shared by every worker; with
-``coordinator_shards`` above 1, the shard its ``uid`` hashes to, :mod:`~verl_arena.runtime.sharding`); the
-coordinator waits for the rest of the group (same ``uid``), runs the tournament through the cluster's judge pool,
-and returns this member's reward. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
+into a candidate, measures what the hack detectors read of it
+(:func:`~verl_arena.outcomes.hack_detectors.member_features`: here on the worker, not on the coordinator's event loop)
+and hands both to the group coordinator (a named async Ray
+actor shared by every worker; with ``coordinator_shards`` above 1, the shard its ``uid`` hashes to,
+:mod:`~verl_arena.runtime.sharding`), together with the other rollouts that reach this worker within
+``submit_wait_s`` (one Ray call for all of them, :mod:`~verl_arena.runtime.batching`); the coordinator waits for the
+rest of the group (same ``uid``), runs the tournament through the cluster's judge pool, and returns this member's
+reward as soon as its group is ranked. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
 coordinator closes late groups, and this manager stops waiting after ``arrival_timeout_s + judge_deadline_s + 60``.
 
 Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
@@ -51,9 +55,12 @@ from verl_arena.integrations.verl.trajectory import (
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.outcomes.env import ENV_META
-from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
+from verl_arena.outcomes.hack_detectors import member_features
+from verl_arena.runtime.actors import CoordinatorActor, coordinator_stream, named_actor_options
+from verl_arena.runtime.batching import SubmitBatcher, Unanswered
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.pool import JudgePool
+from verl_arena.runtime.rendezvous import Submission
 from verl_arena.runtime.sharding import shard_of
 
 __all__ = ["ArenaRewardManager", "check_trainer_config"]
@@ -136,6 +143,7 @@ class ArenaRewardManager(RewardManagerBase):
         self.arena, self.group_size = self._arena, self._group_size
         self._rows = itertools.count()
         self._special_tokens = [t for t in getattr(tokenizer, "all_special_tokens", []) if t]
+        self._batchers: dict[int, SubmitBatcher] = {}  # by coordinator shard, made on this worker's event loop
 
     @classmethod
     def init_class(cls, config: DictConfig, tokenizer: Any) -> None:
@@ -248,30 +256,37 @@ class ArenaRewardManager(RewardManagerBase):
             _warn_unmarked_anchor(self.arena.anchor_session)
         by_reference = self.arena.anchor == "reference"
         reference = reference_from_row(non_tensor, self.arena.reference_key) if by_reference else None
+        features = await self.loop.run_in_executor(None, member_features, candidate, query)
+        entry = Submission(
+            uid,
+            member,
+            candidate,
+            self.group_size,
+            query,
+            anchor=anchor,
+            reference=reference,
+            step=None if step is None else int(step),
+            horizon=int(extra.get("arena_horizon") or 0),
+            features=features,
+        )
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
-            coordinator = self._coordinators[shard_of(uid, len(self._coordinators))]
-            outcome = await asyncio.wait_for(
-                coordinator.submit.remote(
-                    uid,
-                    member,
-                    candidate,
-                    self.group_size,
-                    query,
-                    anchor=anchor,
-                    reference=reference,
-                    step=None if step is None else int(step),
-                    horizon=int(extra.get("arena_horizon") or 0),
-                ),
-                patience,
-            )
-        except (asyncio.TimeoutError, RayActorError) as exc:
+            outcome = await asyncio.wait_for(self._batcher(uid).submit(entry), patience)
+        except (asyncio.TimeoutError, RayActorError, Unanswered) as exc:
             logger.error("group %s member %s: no answer from the coordinator (%s); reward 0", uid, member, exc)
             # a spread of filter values: a group filter never drops a group for the coordinator's silence
             spread = 1.0 + next(self._rows)
             info = zero_info(arena_timeout=1.0, arena_expected=self.group_size, arena_filter=spread, arena_votes=0.0)
             return 0.0, info
         return outcome.reward, columns(outcome)
+
+    def _batcher(self, uid: str) -> SubmitBatcher:
+        """The batcher of the coordinator shard that owns ``uid``."""
+        shard = shard_of(uid, len(self._coordinators))
+        if shard not in self._batchers:
+            send = coordinator_stream(self._coordinators[shard])
+            self._batchers[shard] = SubmitBatcher(send, wait_s=self.arena.submit_wait_s)
+        return self._batchers[shard]
 
     async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> _Answer:
         reference = reference_from_row(non_tensor, self.arena.reference_key)
