@@ -179,6 +179,34 @@ def test_a_group_the_judge_cannot_finish_at_its_turn_is_not_overtaken_by_one_tha
     assert asyncio.run(main()) == ["saturated", "saturated", "admitted"]
 
 
+def test_a_group_arriving_after_others_were_voided_at_once_does_not_overtake_them():
+    # the queue above: 0-4 admitted, 5-10 waiting, 11-19 voided at once (deadline 10 s). The waiting ones give up and
+    # two groups finish; a group sent later now fits the judge's estimate, but its deadline is within a round of those
+    # voided before it: no better placed, it may not overtake them (CI saw group 32 of 40 finish where 8 was voided)
+    async def main() -> tuple[list[str], list[str]]:
+        clock = Clock()
+        admission = Admission(clock=clock)
+        await measured(admission, 64)
+        groups = [Group(admission, i) for i in range(20)]
+        await settle()
+        for g in groups[5:11]:
+            g.task.cancel()
+        clock.now += 2 * 0.875
+        await groups[0].leave()
+        await groups[1].leave()
+        later = [Group(admission, 20 + k, deadline_s=d - clock.now) for k, d in enumerate((10.1, 10.8))]
+        await settle()
+        out = states(groups), states(later)
+        for g in [*groups[2:5], *later]:
+            if g.state == "admitted":
+                await g.leave()
+        return out
+
+    before, later = asyncio.run(main())
+    assert before[11:] == ["saturated"] * 9
+    assert later == ["saturated", "admitted"]  # the second's deadline is more than a round after theirs
+
+
 def test_a_group_is_voided_on_the_estimate_only_once_as_many_judgments_were_measured_as_it_makes():
     async def main() -> list[str]:
         clock = Clock()

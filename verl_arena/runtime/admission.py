@@ -23,7 +23,7 @@ slower, and the later ones spend the judge's capacity on tournaments that their 
 - **Voided as saturated**, before any request (nothing is spent on it, and the trainer does not wait for nothing): a
   group whose estimate passes its deadline by more than the estimate's error (a tenth of the queue's time), at once,
   wherever it waits; and a group whose turn came with room for it that cannot finish half a round before its deadline
-  (and with it those whose deadline is within a round of its own: no better placed, they do not overtake it).
+  (and with either, those whose deadline is within a round of its own: no better placed, they do not overtake it).
   Only once as many judgments were measured as the group makes (8 to 64): the first judgments of a run are often
   slower than the judge. An idle judge always takes the earliest waiting group once its speed was measured longer ago
   than that group's deadline: a past slow spell cannot void every group for ever.
@@ -175,7 +175,7 @@ class Admission:
         self._admitted: list[AdmittedGroup] = []
         self._scheduled: tuple[asyncio.AbstractEventLoop, asyncio.Handle] | None = None
         self._measured_at = -math.inf  # when the last judgment was measured
-        self._refused = -math.inf  # the latest deadline of a group voided when its turn came
+        self._refused: list[tuple[tuple[float, int], float]] = []  # (priority, deadline) of the groups voided
 
     # -- the groups' side -------------------------------------------------------------------------------------------
 
@@ -285,7 +285,6 @@ class Admission:
                     self._admit(entry)
                 elif entry.deadline_at is not None and self._enough_evidence(entry):
                     self._void(entry, finish)  # its turn came and the judge cannot finish it in time
-                    self._refused = max(self._refused, entry.deadline_at)
                     continue
                 else:
                     admitting = False  # too little evidence to void it, or a deadline from its first request: it waits
@@ -298,9 +297,13 @@ class Admission:
         return queue <= PACE * own or self._judge_has_room()
 
     def _close_behind_a_refused(self, entry: AdmittedGroup, latency: float) -> bool:
-        """Whether the group's deadline is within a round of one the judge could not meet when its turn came: it is
-        no better placed (without this, a knife-edge estimate would let a group overtake those that arrived with it)."""
-        return entry.deadline_at is not None and entry.deadline_at < self._refused + latency
+        """Whether the group arrived after one voided here and its deadline is within a round of that one's: it is no
+        better placed (without this, a knife-edge estimate would let a group overtake those that arrived with it)."""
+        if entry.deadline_at is None:
+            return False
+        now = self._clock()
+        self._refused = [(p, d) for p, d in self._refused if d + latency > now]  # past: they block nobody now
+        return any(p < entry.ticket.priority and entry.deadline_at < d + latency for p, d in self._refused)
 
     def _stale(self, entry: AdmittedGroup, now: float) -> bool:
         """Whether the judge's speed was last measured longer ago than the group's time limit."""
@@ -339,6 +342,9 @@ class Admission:
         self._pending.remove(entry)
         self.counts["saturated_groups"] += 1
         assert entry.decided is not None and entry.deadline_at is not None
+        # a group arriving later with a deadline within a round of this one is no better placed: it may not overtake
+        # it (CI saw a group sent with those voided here reach a sweep after them, once the admitted ones progressed)
+        self._refused.append((entry.ticket.priority, entry.deadline_at))
         logger.debug(
             "a group of %d judgments would finish %.1f s past its deadline", entry.calls, finish - entry.deadline_at
         )
