@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import html
 import json
 import os
@@ -784,3 +785,23 @@ def html_table(page: str, id_: str) -> tuple[list[list[str]], list[str]]:
     parser.feed(page)
     assert id_ in parser.tables, f"no table {id_!r} on the page (tables: {sorted(parser.tables)})"
     return parser.tables[id_], parser.classes[id_]
+
+
+class KeyedJudge:
+    """A deterministic judge whose verdict is a hash of what it is shown (the order too, so it has a first-slot bias
+    of its own; some verdicts are ties); records the ``(id shown first, id shown second)`` of every compare."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        self.calls.append((a.id, b.id))
+        digest = hashlib.sha256(f"{a.digest}|{b.digest}".encode()).digest()
+        return PairVerdict(score_a=float(digest[0] % 5), score_b=float(digest[1] % 5))
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        keys = [hashlib.sha256(c.digest.encode()).digest()[0] for c in candidates]
+        return sorted(range(len(candidates)), key=lambda i: (-keys[i], i))[:k]
+
+    async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
+        return await self.select(query, candidates, len(candidates))

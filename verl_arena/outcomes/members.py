@@ -75,7 +75,9 @@ class GroupSummary:
     judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
-    tournament took, 0 for a group the judge never saw; ``hack_*``: the hack detectors' screening of the members, see
+    tournament took, 0 for a group the judge never saw; ``prefetched_judgments``, ``prefetch_unused``: judgments asked
+    ahead of the tournament (eager judging), and those of them it never asked for; ``hack_*``: the hack detectors'
+    screening of the members, see
     :meth:`hack_counts`; ``judge_*``, ``single_verdicts``, ``first_slot_wins``: what the judge's own judgments said,
     see :class:`~verl_arena.core.information.JudgeEvidence`)."""
 
@@ -110,6 +112,8 @@ class GroupSummary:
     hack_any_wins: int = 0
     judged_at: float = 0.0
     judge_s: float = 0.0
+    prefetched_judgments: int = 0
+    prefetch_unused: int = 0
     judge_judgments: int = 0
     judge_decisive: int = 0
     judge_verdicts: int = 0
@@ -345,7 +349,14 @@ def member_outcomes(
         hack_thresholds=hack_thresholds,
         features=features,
     )
-    summary = dataclasses.replace(summary, judged_at=judged[0], judge_s=judged[1])
+    prefetched = result.details.get("prefetch") or {}  # judgments asked ahead of the tournament (eager judging)
+    summary = dataclasses.replace(
+        summary,
+        judged_at=judged[0],
+        judge_s=judged[1],
+        prefetched_judgments=int(prefetched.get("used", 0) + prefetched.get("unused", 0)),
+        prefetch_unused=int(prefetched.get("unused", 0)),
+    )
     if group_filter is not None and members > 1:
         tied = not result.voided and len(set(result.rewards[:members])) == 1
         drop, guarded = group_filter.decide(voided=result.voided, tied=tied)

@@ -36,6 +36,10 @@ STEP_METRICS = {
     "order swapping, more when it is asked again or traced",
     "arena/judge_retries": "of judge_requests, those that repeated a failed attempt",
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
+    "arena/prefetched": "judgments asked ahead of their group's tournament, before its last rollout arrived (eager "
+    "judging: the first-wave compares whose two rollouts were there)",
+    "arena/prefetch_unused": "of arena/prefetched, those the tournament never asked for (waste: a rollout left out, an "
+    "incomplete group, a group voided before it reached the judge)",
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
     "arena/judge_fault_groups": "ALARM: groups voided as the judge's fault: most of their rollouts would have been "
@@ -110,6 +114,8 @@ _GROUP_SUMS = {
     "arena/prompt_tokens": "prompt_tokens",
     "arena/completion_tokens": "completion_tokens",
     "arena/cached_tokens": "cached_tokens",
+    "arena/prefetched": "prefetched_judgments",
+    "arena/prefetch_unused": "prefetch_unused",
 }
 _VOID_COUNTS = {
     "arena/judge_fault_groups": "judge_fault",

@@ -219,6 +219,11 @@ class Admission:
         self._measured_at = self._clock()
         self._wake()
 
+    def has_room(self) -> bool:
+        """Whether the judge has room for work no group is waiting for (eager judging): no group waits for admission,
+        and every admitted group reached the judge with none of its requests waiting for a slot."""
+        return not self._pending and self._judge_has_room()
+
     # -- observability ----------------------------------------------------------------------------------------------
 
     def metrics(self) -> dict[str, Any]:

@@ -148,6 +148,10 @@ class CoordinatorOptions(OutcomeOptions):
         env_weight: the environment reward's weight with ``env_reward=weighted``.
         hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
             wins (see :class:`HackAlarmConfig`).
+        eager: eager judging: a group's first-wave judgments start as soon as both of their rollouts arrived, on a
+            judge with room to spare, instead of when the group's last rollout arrives; the ranking is the same. What
+            can be asked ahead depends on the topology and the anchor (docs/training-verl.md, "Eager judging").
+            Counted in ``arena/prefetched`` and ``arena/prefetch_unused``.
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
@@ -156,6 +160,7 @@ class CoordinatorOptions(OutcomeOptions):
     env_reward: EnvReward = "success_first"
     env_weight: float = Field(default=0.5, ge=0, le=1)
     hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
+    eager: bool = True
 
     @classmethod
     def of(cls, options: BaseModel) -> CoordinatorOptions:

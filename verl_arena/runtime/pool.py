@@ -211,6 +211,15 @@ class JudgePool:
             errors={RayActorError: "pool_unavailable"},
         )
 
+    async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
+        """Ask ``pairs`` ahead of ``group_id``'s tournament on the group's shard (eager judging, see
+        :meth:`JudgeService.prefetch`); how many were started."""
+        return await self._call(self.shard_of(group_id), "prefetch", group_id, query, list(pairs))
+
+    async def drop_prefetched(self, group_id: str) -> dict[str, int]:
+        """Cancel ``group_id``'s prefetches on its shard."""
+        return await self._call(self.shard_of(group_id), "drop_prefetched", group_id)
+
     def judge(self, key: str = "") -> PoolJudge:
         """A judge-protocol proxy whose judgments run on the shard ``key`` maps to."""
         return PoolJudge(self, self.shard_of(key))

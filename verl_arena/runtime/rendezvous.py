@@ -44,6 +44,7 @@ from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
+from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
@@ -156,6 +157,7 @@ class GroupCoordinator:
         self._finished: OrderedDict[str, Answers] = OrderedDict()
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
+        self.eager = EagerJudging(ranker, tournament, enabled=options.eager)
 
     # -- members ----------------------------------------------------------------------------------------------------
 
@@ -276,6 +278,16 @@ class GroupCoordinator:
                 group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
         if len(group.members) >= group.expected and not group.closing:
             self._close(group_id, reason="complete")
+        elif not duplicate and not group.closing:  # its first-wave judgments whose two rollouts are here may start
+            self.eager.arrived(
+                group_id,
+                group_seed(group_id),
+                group.query,
+                group.members,
+                group.expected,
+                group.anchors,
+                group.reference,
+            )
         assert group.done is not None
         return group.done, duplicate
 
@@ -330,6 +342,7 @@ class GroupCoordinator:
             logger.exception("group %s: ranking failed; zero rewards", group_id)
             self.counts["errors"] += 1
             answers = self._zero(group, incomplete=incomplete, voided=True)
+        await self.eager.finished(group_id)  # judgments asked ahead of a group never ranked are dropped
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
                 await asyncio.wait_for(self._persist(group_id, answers), STORE_TIMEOUT_S)
@@ -426,8 +439,10 @@ class GroupCoordinator:
             # the marked anchor, if it is ranked (its environment may have failed): else the first member
             anchor = next((members.index(a) for a in group.anchors if a in members), 0)
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+        await self.eager.ranking(group_id)
         judged_at, started = self._wall_clock(), self._clock()
         result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
+        self.eager.used(result.details.get("prefetch") or {})
         judged = (judged_at, self._clock() - started)
         if all(o is not None for o in played):
             outcomes = [o for o in played if o is not None]
@@ -460,6 +475,7 @@ class GroupCoordinator:
         return {
             **dict(self.counts),
             **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
+            **dict(self.eager.counts),
             "pending_groups": len(self._pending),
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),

@@ -38,6 +38,7 @@ from verl_arena.judges.loading import check_judge_config
 from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
 from verl_arena.runtime.admission import Admission, Saturated
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
+from verl_arena.runtime.prefetch import Prefetches
 
 __all__ = ["JudgeService", "as_tournament"]
 
@@ -75,6 +76,11 @@ class _Counting:
         self._done(use)
         return result
 
+    def record(self, use: SlotUse) -> None:
+        """Count a judgment made for the group ahead of its tournament (eager judging) as one of its own."""
+        self.calls += 1
+        self._done(use)
+
     def _done(self, use: SlotUse) -> None:
         if self.on_done is not None:
             self.on_done(use)
@@ -100,6 +106,7 @@ class _GroupRun:
     ticket: Ticket
     counting: _Counting
     spent: Counter[str]
+    prefetches: Prefetches
     admitted: bool = False
 
     async def admitted_then_ranked(
@@ -114,7 +121,11 @@ class _GroupRun:
             ) as entry:
                 self.admitted = True
                 self.counting.on_done = lambda use: admission.judged(entry, use)
-                return await self.tournament.rank(self.query, self.candidates, self.counting, group_id=self.group_id)
+                judge = self.counting
+                if self.group_id is not None:  # judgments asked ahead (eager judging) answer first
+                    self.prefetches.admitted(self.group_id)
+                    judge = self.prefetches.judge(self.group_id, self.counting)
+                return await self.tournament.rank(self.query, self.candidates, judge, group_id=self.group_id)
         except Saturated:
             group = "group" if self.group_id is None else f"group {self.group_id!r}"
             logger.warning("%s: the judge cannot finish it by its deadline; voided before reaching it", group)
@@ -163,6 +174,7 @@ class JudgeService:
         self.judge = judge_impl if judge_impl is not None else build_judge(self.config)
         self.groups: Counter[str] = Counter()
         self.admission = Admission(enabled=admission)
+        self.prefetches = Prefetches()
         self.started_at = time.time()
         self._in_flight = 0
 
@@ -213,7 +225,8 @@ class JudgeService:
         self._in_flight += 1
         try:
             with group_ticket() as ticket, tally() as spent:
-                run = _GroupRun(tournament, query, candidates, group_id, ticket, _Counting(self.judge), spent)
+                counting = _Counting(self.judge)
+                run = _GroupRun(tournament, query, candidates, group_id, ticket, counting, spent, self.prefetches)
                 result = await rank_or_void(
                     run.admitted_then_ranked(self.admission, limit, from_first_request=deadline_from_first_request),
                     run.void,
@@ -224,8 +237,25 @@ class JudgeService:
                 )
         finally:
             self._in_flight -= 1
+            prefetched = self.prefetches.finish(group_id) if group_id is not None else {}
+        if prefetched:
+            result = dataclasses.replace(result, details={**result.details, "prefetch": prefetched})
         self._count(result)
         return result
+
+    # -- eager judging (judgments asked ahead of a group's tournament) -----------------------------------------------
+
+    async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
+        """Compare each of ``pairs`` now, for ``group_id``'s tournament to find when it asks for them
+        (:mod:`~verl_arena.runtime.prefetch`); only while the judge has room. How many were started."""
+        if not self.admission.has_room():
+            self.prefetches.refused(len(pairs))
+            return 0
+        return self.prefetches.start(group_id, query, pairs, self.judge)
+
+    async def drop_prefetched(self, group_id: str) -> dict[str, int]:
+        """Cancel and forget ``group_id``'s prefetches (the group was dropped before it was ranked)."""
+        return self.prefetches.finish(group_id)
 
     def _count(self, result: GroupResult) -> None:
         self.groups["ranked"] += 1
@@ -243,7 +273,14 @@ class JudgeService:
         """Group counters and the judge's statistics (HTTP, cache, order swapping)."""
         stats = self.judge.stats() if hasattr(self.judge, "stats") else {}
         admission = self.admission.metrics()
-        return {"groups": dict(self.groups), "groups_in_flight": self._in_flight, "admission": admission, **stats}
+        prefetch = {**self.prefetches.counts, "held": self.prefetches.pending()}
+        return {
+            "groups": dict(self.groups),
+            "groups_in_flight": self._in_flight,
+            "admission": admission,
+            "prefetch": prefetch,
+            **stats,
+        }
 
     def health(self) -> dict[str, Any]:
         """Endpoint states and uptime; answers at once, whatever the judge is doing."""

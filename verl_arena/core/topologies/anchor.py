@@ -19,7 +19,7 @@ from verl_arena.core.arena import Arena
 from verl_arena.core.topologies.base import Standing, Topology, check_anchor, check_int, mean_or, register_topology
 from verl_arena.core.types import Match
 
-__all__ = ["Anchor", "AnchorOptions", "anchor_scores"]
+__all__ = ["Anchor", "AnchorOptions", "anchor_pairs", "anchor_scores"]
 
 
 @dataclass(frozen=True)
@@ -34,14 +34,20 @@ class AnchorOptions:
         check_int("anchor", self.anchor, 0)
 
 
+def anchor_pairs(arena: Arena, anchor: int) -> list[tuple[int, int]]:
+    """Every other candidate against ``anchor`` (the candidate shown first), in the seeded draw order."""
+    return [(p, anchor) for p in arena.draw_order if p != anchor]
+
+
 async def anchor_scores(arena: Arena, anchor: int, *, stage: str, level: int) -> tuple[list[float], list[Match]]:
     """Judge every candidate against ``anchor``; return each candidate's score and the matches.
 
     The anchor's score is the mean of the scores it received; a candidate whose judgment failed gets the anchor's
     score (a tie with the anchor).
     """
-    others = [p for p in arena.draw_order if p != anchor]
-    matches = await arena.compare([(p, anchor) for p in others], stage=stage, round=1, level=level)
+    pairs = anchor_pairs(arena, anchor)
+    others = [p for p, _ in pairs]
+    matches = await arena.compare(pairs, stage=stage, round=1, level=level)
     received = [m.scores[1] for m in matches if m.scores is not None]
     anchor_score = mean_or(received, 0.0)
     scores = [anchor_score] * arena.n
@@ -57,6 +63,7 @@ class Anchor(Topology):
 
     Options = AnchorOptions
     takes_anchor = True
+    first_wave_drawn = False
 
     def check_group(self, n: int, group: str) -> None:
         check_anchor(self.options.anchor, n, group)
@@ -64,6 +71,9 @@ class Anchor(Topology):
     async def play(self, arena: Arena) -> Standing:
         scores, _ = await anchor_scores(arena, self.options.anchor, stage="anchor", level=1)
         return Standing(keys=[(s,) for s in scores], points=scores)
+
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        return anchor_pairs(arena, self.options.anchor)
 
     @classmethod
     def judge_calls(cls, n: int, options: Any) -> int:

@@ -62,6 +62,9 @@ class Topology(ABC):
     #: verdicts (a seeded draw, or the content digest), so a judge that only follows the slot is visible within one
     #: group (see :mod:`~verl_arena.core.information`).
     random_slots: ClassVar[bool] = False
+    #: The first wave (:meth:`first_wave`) depends on the seeded draws over the group's content, so it is known only
+    #: once every candidate is; ``False``: it depends on the group's size and anchor alone.
+    first_wave_drawn: ClassVar[bool] = True
 
     def __init__(self, options: Any) -> None:
         self.options = options
@@ -73,6 +76,13 @@ class Topology(ABC):
     @abstractmethod
     async def play(self, arena: Arena) -> Standing:
         """Run the tournament on ``arena`` (a group of at least two) and return the standing."""
+
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]] | None:
+        """The compares (``(shown first, shown second)``) the first wave of :meth:`play` asks of ``arena``, made from
+        the arena's draws exactly as :meth:`play` makes them, before any verdict; ``None`` when the topology cannot
+        say (its first wave is not a set of compares). Eager judging (:mod:`~verl_arena.core.first_wave`) asks them
+        ahead of the tournament."""
+        return None
 
     @classmethod
     @abstractmethod

@@ -96,13 +96,7 @@ class Budgeted(Topology):
             wave += 1
             size = min(wave_size, budget - spent)
             chosen = self._first_wave(arena, position, size) if wave == 1 else _most_useful(fit, met, size)
-            ordered = []
-            for i, j in chosen:
-                first, second = (j, i) if (shown_first[j], j) < (shown_first[i], i) else (i, j)
-                shown_first[first] += 1
-                met[i, j] += 1
-                met[j, i] += 1
-                ordered.append((first, second))
+            ordered = _oriented(chosen, shown_first, met)
             matches = await arena.compare(
                 [(canon[i], canon[j]) for i, j in ordered], stage="budgeted", round=wave, level=wave
             )
@@ -123,6 +117,13 @@ class Budgeted(Topology):
             details={"margin_var": round(fit.margin_var, 9), "level_var": _finite_or_none(fit.level_var)},
         )
 
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        """Wave 1: the seeded random pairing, oriented as :meth:`play` orients it."""
+        n, canon = arena.n, arena.canonical
+        position = {p: i for i, p in enumerate(canon)}
+        chosen = self._first_wave(arena, position, min(_wave(n, self.options), _budget(n, self.options)))
+        return [(canon[i], canon[j]) for i, j in _oriented(chosen, [0] * n, np.zeros((n, n)))]
+
     @staticmethod
     def _first_wave(arena: Arena, position: dict[int, int], size: int) -> list[tuple[int, int]]:
         """A seeded random pairing (canonical positions); repeated if the wave is larger than one matching."""
@@ -137,6 +138,19 @@ class Budgeted(Topology):
     @classmethod
     def depth(cls, n: int, options: Any) -> int:
         return math.ceil(_budget(n, options) / _wave(n, options)) if n > 1 else 0
+
+
+def _oriented(chosen: list[tuple[int, int]], shown_first: list[int], met: np.ndarray) -> list[tuple[int, int]]:
+    """``chosen`` (canonical positions) in their slots: slot A to whoever was shown first less often (``shown_first``
+    and ``met`` count the wave in)."""
+    ordered = []
+    for i, j in chosen:
+        first, second = (j, i) if (shown_first[j], j) < (shown_first[i], i) else (i, j)
+        shown_first[first] += 1
+        met[i, j] += 1
+        met[j, i] += 1
+        ordered.append((first, second))
+    return ordered
 
 
 def _components(met: np.ndarray) -> list[int]:

@@ -45,6 +45,12 @@ def _losers_pairs(pool: list[int]) -> tuple[int | None, list[tuple[int, int]]]:
 class DoubleElimination(Topology):
     """Random seeding, winners' and losers' brackets played side by side, one grand final."""
 
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        """The winners' bracket's first round, seeded by the draw (the losers' bracket is still empty)."""
+        seeds = arena.draw_order
+        slots = [seeds[s - 1] if s <= arena.n else None for s in seed_slots(bracket_size(arena.n), "standard")]
+        return [(a, b) for a, b in zip(slots[::2], slots[1::2], strict=True) if a is not None and b is not None]
+
     async def play(self, arena: Arena) -> Standing:
         n = arena.n
         seeds = arena.draw_order

@@ -23,14 +23,18 @@ class RoundRobin(Topology):
 
     random_slots = True
 
-    async def play(self, arena: Arena) -> Standing:
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        """Every pair, slot A alternating along the seeded draw order."""
         order = arena.draw_order
         pairs = []
         for x in range(arena.n):
             for y in range(x + 1, arena.n):
                 first, second = (order[x], order[y]) if (x + y) % 2 else (order[y], order[x])
                 pairs.append((first, second))
-        matches = await arena.compare(pairs, stage="round_robin", round=1, level=1)
+        return pairs
+
+    async def play(self, arena: Arena) -> Standing:
+        matches = await arena.compare(self.first_wave(arena), stage="round_robin", round=1, level=1)
         points = [0.0] * arena.n
         for m in matches:
             if m.is_tie:

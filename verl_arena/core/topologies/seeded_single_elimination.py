@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verl_arena.core.arena import Arena
-from verl_arena.core.topologies.anchor import anchor_scores
+from verl_arena.core.topologies.anchor import anchor_pairs, anchor_scores
 from verl_arena.core.topologies.base import (
     ReceivedScores,
     Standing,
@@ -61,6 +61,7 @@ class SeededSingleElimination(Topology):
 
     Options = SeededSingleEliminationOptions
     takes_anchor = True
+    first_wave_drawn = False
 
     def check_group(self, n: int, group: str) -> None:
         check_anchor(self.options.anchor, n, group)
@@ -112,6 +113,10 @@ class SeededSingleElimination(Topology):
             details={"seed_order": seeds, "seeding_scores": seeding},
             draws=draws,
         )
+
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        """The seeding: everyone against the anchor."""
+        return anchor_pairs(arena, self.options.anchor)
 
     @classmethod
     def judge_calls(cls, n: int, options: Any) -> int:

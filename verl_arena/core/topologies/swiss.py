@@ -90,6 +90,11 @@ class Swiss(Topology):
 
     Options = SwissOptions
 
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
+        """Round 1: the seeded draw order paired in neighbours (with an odd N its last sits out)."""
+        order = arena.draw_order[: arena.n - arena.n % 2]
+        return [(order[i], order[i + 1]) for i in range(0, len(order), 2)]
+
     async def play(self, arena: Arena) -> Standing:
         n = arena.n
         points = [0.0] * n

@@ -1,0 +1,16 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The eager judging bench runs both schedules on the same arrivals and reports what eager judging asked ahead."""
+
+from __future__ import annotations
+
+from verl_arena.bench.eager import format_eager, run_eager_bench
+
+
+def test_the_bench_compares_plain_and_eager_on_the_same_arrivals() -> None:
+    report = run_eager_bench(("seeded_single_elimination",), n=4, groups=4, latency=0.01, capacity=2, span=5.0)
+    row = report["rows"]["seeded_single_elimination"]
+    plain, eager = row["plain"], row["eager"]
+    assert plain["prefetched"] == plain["refused"] == 0 and eager["prefetched"] + eager["refused"] > 0
+    assert eager["unused"] == 0 and plain["judgments"] == eager["judgments"] == 4 * 6
+    assert "seeded_single_elimination" in format_eager(report)
