@@ -120,6 +120,13 @@ def test_noiseless_judge_yields_the_true_order_where_resolvable(qualities, topol
     if topology == "seeded_single_elimination":
         options["bracket"] = bracket
     result = rank(make_group(qualities), SimulatedJudge(kind=kind), topology, **options)
+    if result.voided:
+        # the one void a judge that reads the content can meet: every decisive judgment of a small group happened to
+        # go to one slot of a randomly drawn presentation, a chance of at most SLOT_CHANCE (3 candidates of
+        # multi_round: 8 selects of 2, 1 in 128)
+        assert result.void_reason == "no_information" and Tournament(topology).impl.random_slots
+        assert sum(m.kind != "bye" for m in result.matches) <= 16
+        return
     true_rank = sorted(range(n), key=lambda i: -qualities[i])
     if resolves_fully(topology, options, n, kind):
         assert [result.ranks[i] for i in true_rank] == [float(r) for r in range(n)]
