@@ -32,7 +32,7 @@ TEMP_DIR=()
 if [[ -n "${RAY_TEMP_DIR}" ]]; then TEMP_DIR=(--temp-dir "${RAY_TEMP_DIR}"); fi
 
 # stop_temp_dir DIR: stop the Ray processes whose command line names DIR, with their children (the workers, whose
-# command lines are rewritten to ray::...): SIGTERM, then SIGKILL to those still running after 10 s.
+# command lines are rewritten to ray::...): SIGTERM, then SIGKILL to those still running after 10 s; the GCS last.
 stop_temp_dir() {
     python3 - "$1" <<'PY'
 import sys
@@ -49,18 +49,33 @@ for process in psutil.process_iter(["cmdline"]):
         for member in [process, *process.children(recursive=True)]:
             if member.pid not in spared:
                 found[member.pid] = member
-for process in found.values():
+
+
+def stop(processes, grace_s):
+    for process in processes:
+        try:
+            process.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(processes, timeout=grace_s)
+    for process in alive:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=5)
+    return alive
+
+
+def is_gcs(process):
     try:
-        process.terminate()
+        return process.name() == "gcs_server"
     except psutil.NoSuchProcess:
-        pass
-_, alive = psutil.wait_procs(list(found.values()), timeout=10)
-for process in alive:
-    try:
-        process.kill()
-    except psutil.NoSuchProcess:
-        pass
-psutil.wait_procs(alive, timeout=5)
+        return False
+
+
+# the GCS last: a raylet told to stop says goodbye to it, and waits for it while it is there
+alive = stop([p for p in found.values() if not is_gcs(p)], 10) + stop([p for p in found.values() if is_gcs(p)], 10)
 print(f"stopped {len(found)} Ray processes of {directory} ({len(alive)} killed)")
 PY
 }

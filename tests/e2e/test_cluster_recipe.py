@@ -74,6 +74,11 @@ def processes_of(directory: Path) -> list[int]:
     return found
 
 
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[dict[str, Any]]:
     """A head and a worker started by ``recipes/cluster.sh`` on loopback; stopped by it however the tests end."""
@@ -102,11 +107,11 @@ def cluster() -> Iterator[dict[str, Any]]:
     finally:
         stopped = run([*script, "stop"], env, timeout=120)
         left = processes_of(directory)
-        status = run(["ray", "status", "--address", f"127.0.0.1:{gcs}"], {**env, "RAY_AUTH_MODE": "token"}, 60)
+        answering = [port for port in (gcs, dashboard) if listening(port)]
         shutil.rmtree(directory, ignore_errors=True)
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
         assert not left, f"Ray processes outlived recipes/cluster.sh stop: {left}"
-        assert status.returncode != 0  # nobody answers at the head's address
+        assert not answering, f"something still answers at the head's ports {answering}"
 
 
 def state(cluster: dict[str, Any]) -> dict[str, Any]:
@@ -149,3 +154,10 @@ def test_a_recipe_trains_two_steps_with_the_arena_across_both_nodes(cluster, tmp
     assert where["RewardLoopWorker"] == set(found["nodes"]), found["actors"]  # one reward worker on each node
     assert where["JudgeActor"] == {node_of[JUDGE_NODE]}
     assert where["CoordinatorActor"] == {node_of[COORDINATOR_NODE]}
+
+
+def test_a_job_that_fails_fails_the_recipe_with_the_jobs_error(cluster, tmp_path):
+    done = submit(cluster, tmp_path, "+reward.reward_kwargs.judge.templte=travel")
+    assert done.returncode != 0 and "trainer exited with 1" in done.stdout, done.stdout[-3000:]
+    # the job's own error, as the job logged it, not a bare exit status
+    assert "reward.reward_kwargs.judge.templte: Extra inputs are not permitted; did you mean 'template'?" in done.stdout
