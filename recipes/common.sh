@@ -27,7 +27,7 @@ arena_run() {
 # (the default sits in its own variable: a "}" inside ${VAR:-default} would end the expansion early)
 DEFAULT_JUDGE_ENDPOINTS="[{base_url:'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',model:qwen3-max,api_key_env:DASHSCOPE_API_KEY,max_concurrency:64}]"
 JUDGE_ENDPOINTS="${JUDGE_ENDPOINTS:-${DEFAULT_JUDGE_ENDPOINTS}}"
-JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS:-DASHSCOPE_API_KEY}"
+JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS-DASHSCOPE_API_KEY}"  # set and empty: no key (a self-hosted judge)
 JUDGE_RPM="${JUDGE_RPM:-600}"
 JUDGE_TPM="${JUDGE_TPM:-1000000}"
 JUDGE_CONCURRENCY="${JUDGE_CONCURRENCY:-128}"
@@ -48,9 +48,11 @@ arena_judge_options() {
     )
 }
 
-# The runtime environment of the job: the judge keys (values from this shell), logging, and JOB_PYTHONPATH if set.
+# The runtime environment of the job: the judge keys (values from this shell), logging, JOB_PYTHONPATH if set, and
+# the variables named in JOB_ENV_NAMES (comma-separated; their values from this shell, not masked).
 arena_runtime_env() {
-    JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS}" DRY_RUN="${DRY_RUN}" JOB_PYTHONPATH="${JOB_PYTHONPATH:-}" python3 - <<'PY'
+    JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS}" DRY_RUN="${DRY_RUN}" JOB_PYTHONPATH="${JOB_PYTHONPATH:-}" \
+        JOB_ENV_NAMES="${JOB_ENV_NAMES:-}" python3 - <<'PY'
 import json, os, sys
 names = [n for n in os.environ.get("JUDGE_KEY_ENVS", "").split(",") if n]
 missing = [n for n in names if not os.environ.get(n)]
@@ -61,6 +63,7 @@ env = {n: ("***" if dry else os.environ[n]) for n in names if os.environ.get(n) 
 env.update({"VERL_LOGGING_LEVEL": "INFO", "TOKENIZERS_PARALLELISM": "true", "NCCL_DEBUG": "WARN"})
 if os.environ.get("JOB_PYTHONPATH"):
     env["PYTHONPATH"] = os.environ["JOB_PYTHONPATH"]
+env.update({n: os.environ.get(n, "") for n in os.environ.get("JOB_ENV_NAMES", "").split(",") if n})
 print(json.dumps({"env_vars": env}))
 PY
 }
@@ -108,14 +111,26 @@ arena_print_command() {
     printf '\n'
 }
 
+# arena_ray_auth: Ray's token authentication, the same on every node and client. With RAY_AUTH_MODE unset, export
+# RAY_AUTH_MODE=token when a token is found (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token): `ray start --head`
+# turns it on by itself then, but `ray start --address` and `ray job submit` do not, and the head turns them away.
+arena_ray_auth() {
+    if [[ -z "${RAY_AUTH_MODE:-}" ]] && [[ -n "${RAY_AUTH_TOKEN:-}" || -n "${RAY_AUTH_TOKEN_PATH:-}" \
+        || -s "${HOME:-}/.ray/auth_token" ]]; then
+        export RAY_AUTH_MODE=token
+    fi
+}
+
 # arena_submit OVERRIDE...: run verl's trainer on the cluster at RAY_ADDRESS with the given overrides (DRY_RUN=1: check
 # them and print the command).
 arena_submit() {
     local address="${RAY_ADDRESS:-http://127.0.0.1:8265}"
     local runtime_env
     runtime_env="$(arena_runtime_env)"
-    local submit=(ray job submit --address "${address}" --runtime-env-json "${runtime_env}" --
-                  python3 -m verl.trainer.main_ppo)
+    local submit=(ray job submit --address "${address}" --runtime-env-json "${runtime_env}")
+    if [[ -n "${SUBMISSION_ID:-}" ]]; then submit+=(--submission-id "${SUBMISSION_ID}"); fi
+    submit+=(-- python3 -m verl.trainer.main_ppo)
+    arena_ray_auth
     if [[ "${DRY_RUN}" == "1" ]]; then
         arena_check "$@"
         arena_print_command "${#submit[@]}" "${submit[@]}" "$@"

@@ -24,12 +24,21 @@
 # REWARD=rule runs the same recipe without the arena: verl's naive reward manager, a rule-based reward that waits
 # MOCK_LATENCY per rollout (verl_arena.bench.rule_reward) and GRPO advantages. verl-arena bench step compares the two.
 #
+# SUBMIT=1 runs the same trainer as a job on the running Ray cluster at RAY_ADDRESS (default http://127.0.0.1:8265),
+# submitted with `ray job submit` the way the GPU recipes submit theirs (common.sh: arena_submit; SUBMISSION_ID names
+# the job, and the job is stopped if this script stops first): a rehearsal of a cluster run on CPUs. The nodes give Ray
+# the logical GPUs and CPUs the trainer asks for (bash recipes/cluster.sh head --num-cpus 8, GPUS_PER_NODE=1), the
+# CPU platform reaches every process through the job's runtime environment, and the judge must answer every node:
+# the built-in mock judge listens on this machine's loopback (a cluster on one machine), JUDGE_CONFIG a judge of your
+# own (name its key variables in JUDGE_KEY_ENVS). The log, the judgments and the rollouts land in WORKDIR as before.
+#
 # HOSTED_JUDGE=model|lexical: no judge outside the job. verl hosts the judge as its reward model
 # (reward.reward_model.enable=True, a standalone pool of one logical GPU, the transformers rollout serving an
 # OpenAI-compatible chat endpoint behind verl's router) and the arena judge is {hosted: verl}. "model" serves a second
 # tiny random model (its verdicts are noise: groups are voided and counted); "lexical" marks that model so its replica
 # answers with the lexical mock judge (verdicts parse, rewards mean something).
 set -euo pipefail
+JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS-}"  # the mock judge needs no key (SUBMIT=1 with JUDGE_CONFIG: name its key variables)
 # shellcheck source=recipes/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -45,9 +54,14 @@ JUDGE_CONFIG="${JUDGE_CONFIG:-}"
 HOSTED_JUDGE="${HOSTED_JUDGE:-}"
 MOCK_LATENCY="${MOCK_LATENCY:-0.01}"
 REWARD="${REWARD:-arena}"
+SUBMIT="${SUBMIT:-0}"
 case "${HOSTED_JUDGE}" in
     ""|model|lexical) ;;
     *) echo "HOSTED_JUDGE must be empty, model or lexical, not '${HOSTED_JUDGE}'" >&2; exit 2 ;;
+esac
+case "${SUBMIT}" in
+    0|1) ;;
+    *) echo "SUBMIT must be 0 or 1, not '${SUBMIT}'" >&2; exit 2 ;;
 esac
 case "${REWARD}" in
     arena|rule) ;;
@@ -63,8 +77,14 @@ arena_run verl-arena tiny-model "${WORKDIR}/model"
 arena_run verl-arena prepare "${TASKS}" -o "${WORKDIR}/data"
 
 mock_pid=""
+job_running=""
 # shellcheck disable=SC2329  # called by the EXIT trap
-cleanup() { if [[ -n "${mock_pid}" ]]; then kill "${mock_pid}" 2>/dev/null || true; fi; }
+cleanup() {
+    if [[ -n "${job_running}" ]]; then
+        ray job stop --address "${RAY_ADDRESS:-http://127.0.0.1:8265}" --no-wait "${SUBMISSION_ID}" >/dev/null 2>&1 || true
+    fi
+    if [[ -n "${mock_pid}" ]]; then kill "${mock_pid}" 2>/dev/null || true; fi
+}
 trap cleanup EXIT
 JUDGE_PROCESSES=0
 if [[ "${REWARD}" == "rule" ]]; then
@@ -108,7 +128,8 @@ else
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '${ARENA_READY_URL}', model: mock}]")
 fi
 mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.backend import cpu_overrides
-print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]))))' "${JUDGE_PROCESSES}" 2>/dev/null)
+print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]), local_ray=sys.argv[2] == "0")))' \
+    "${JUDGE_PROCESSES}" "${SUBMIT}" 2>/dev/null)
 
 if [[ "${REWARD}" == "rule" ]]; then
     REWARD_OPTIONS=(
@@ -168,6 +189,17 @@ OVERRIDES=(
     "hydra.run.dir=${WORKDIR}/hydra"
 )
 
+if [[ "${SUBMIT}" == "1" ]]; then
+    # what the trainer's processes need on every node, through the job's runtime environment
+    export VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
+    export JOB_ENV_NAMES="VERL_PLATFORM,WANDB_MODE,TOKENIZERS_PARALLELISM,HF_HUB_OFFLINE${JOB_ENV_NAMES:+,${JOB_ENV_NAMES}}"
+    export SUBMISSION_ID="${SUBMISSION_ID:-verl_arena_cpu_smoke_$(date +%s)_$$}"
+    arena_ray_auth
+    if [[ "${DRY_RUN}" == "1" ]]; then
+        arena_submit "${OVERRIDES[@]}" "$@"
+        exit 0
+    fi
+fi
 TRAINER=(python3 -m verl.trainer.main_ppo "${OVERRIDES[@]}" "$@")
 if [[ "${DRY_RUN}" == "1" ]]; then
     arena_check "${OVERRIDES[@]}" "$@"
@@ -175,11 +207,19 @@ if [[ "${DRY_RUN}" == "1" ]]; then
     exit 0
 fi
 rm -rf "${WORKDIR}/judgments.jsonl" "${WORKDIR}/rollouts" "${WORKDIR}/train.log"
-VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
-    "${TRAINER[@]}" > "${WORKDIR}/train.log" 2>&1 &
-trainer_pid=$!
-echo "trainer started (pid ${trainer_pid}); its log: ${WORKDIR}/train.log"
+if [[ "${SUBMIT}" == "1" ]]; then
+    job_running=1
+    arena_submit "${OVERRIDES[@]}" "$@" > "${WORKDIR}/train.log" 2>&1 &
+    trainer_pid=$!
+    echo "job ${SUBMISSION_ID} submitted to ${RAY_ADDRESS:-http://127.0.0.1:8265}; its log: ${WORKDIR}/train.log"
+else
+    VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
+        "${TRAINER[@]}" > "${WORKDIR}/train.log" 2>&1 &
+    trainer_pid=$!
+    echo "trainer started (pid ${trainer_pid}); its log: ${WORKDIR}/train.log"
+fi
 arena_follow_trainer "${trainer_pid}" "${WORKDIR}/train.log"
 status=${ARENA_TRAINER_STATUS}
+if (( status == 0 )); then job_running=""; fi
 echo "trainer exited with ${status}; log ${WORKDIR}/train.log, judgments ${WORKDIR}/judgments.jsonl"
 exit "${status}"

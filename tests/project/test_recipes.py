@@ -155,12 +155,38 @@ def test_judge_fleet_prints_the_endpoints():
         (["head"], "ray start --head"),
         (["worker", "10.0.0.1:6379"], "ray start --address 10.0.0.1:6379"),
         (["stop"], "ray stop"),
+        (["head", "--num-cpus", "8"], "--num-gpus 8 --num-cpus 8"),  # extra arguments go to ray start
+        (["worker", "10.0.0.1:6379", "--resources", '{"n": 1}'], '--num-gpus 8 --resources \\{\\"n\\":\\ 1\\}'),
     ],
 )
 def test_cluster_script_dry_run(args, expected):
     cluster = ["bash", str(ROOT / "recipes" / "cluster.sh"), *args]
-    done = subprocess.run(cluster, capture_output=True, text=True, env={**os.environ, "DRY_RUN": "1"})
+    env = {key: value for key, value in os.environ.items() if key != "RAY_TEMP_DIR"}
+    done = subprocess.run(cluster, capture_output=True, text=True, env={**env, "DRY_RUN": "1"})
     assert done.returncode == 0 and expected in done.stdout
+
+
+def test_with_a_ray_directory_the_cluster_script_uses_it_and_stops_only_its_processes():
+    cluster = ["bash", str(ROOT / "recipes" / "cluster.sh")]
+    env = {**os.environ, "DRY_RUN": "1", "RAY_TEMP_DIR": "/tmp/arena_ray"}
+    started = subprocess.run([*cluster, "head"], capture_output=True, text=True, env=env)
+    assert started.returncode == 0 and "--temp-dir /tmp/arena_ray" in started.stdout
+    stopped = subprocess.run([*cluster, "stop"], capture_output=True, text=True, env=env)
+    assert stopped.returncode == 0 and "ray stop" not in stopped.stdout
+    assert "stop the Ray processes of /tmp/arena_ray" in stopped.stdout
+
+
+def test_an_empty_key_list_submits_without_a_key():
+    """JUDGE_KEY_ENVS="" (a self-hosted or hosted judge, as the README and verl_hosted_judge.sh set it) means no key,
+    not the DashScope default."""
+    script = f"source {ROOT / 'recipes' / 'common.sh'}; arena_runtime_env"
+    env = {key: value for key, value in os.environ.items() if key != "DASHSCOPE_API_KEY"}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env={**env, "JUDGE_KEY_ENVS": ""})
+    assert done.returncode == 0, done.stderr
+    assert "DASHSCOPE_API_KEY" not in json.loads(done.stdout)["env_vars"]
+    unset = {key: value for key, value in env.items() if key != "JUDGE_KEY_ENVS"}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=unset)
+    assert done.returncode != 0 and "set DASHSCOPE_API_KEY" in done.stderr  # the default still asks for its key
 
 
 @pytest.mark.slow
@@ -222,6 +248,22 @@ def test_the_cpu_smoke_recipe_composes_with_verls_config(tmp_path):
     arena, group_size = check_trainer_config(config)
     assert config.actor_rollout_ref.rollout.name == "transformers" and config.trainer.device == "cpu"
     assert arena.topology == "swiss" and arena.judge.template == "travel" and arena.judge.rpm == 60 and group_size == 3
+
+
+@pytest.mark.slow
+def test_the_cpu_smoke_recipe_submits_to_a_cluster_as_the_gpu_recipes_do():
+    pytest.importorskip("verl")
+    from helpers import printed_command, verl_config
+
+    output = dry_run("cpu_smoke.sh", SUBMIT="1", RAY_ADDRESS="http://10.0.0.1:8265", SUBMISSION_ID="rehearsal")
+    words = printed_command(output)
+    assert words[:4] == ["ray", "job", "submit", "--address"] and words[4] == "http://10.0.0.1:8265"
+    runtime = json.loads(words[words.index("--runtime-env-json") + 1])["env_vars"]
+    assert runtime["VERL_PLATFORM"] == "cpu" and "DASHSCOPE_API_KEY" not in runtime  # the mock judge has no key
+    assert words[words.index("--submission-id") + 1] == "rehearsal"
+    config = verl_config(words[words.index("verl.trainer.main_ppo") + 1 :])
+    ray_init = config.ray_kwargs.ray_init  # the job joins the cluster's Ray, which it cannot size
+    assert config.trainer.device == "cpu" and ray_init.get("num_cpus") is None and "num_gpus" not in ray_init
 
 
 # Megatron-LM's own flags in the slime recipe (slime passes them through to Megatron's parser)

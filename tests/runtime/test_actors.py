@@ -44,6 +44,8 @@ def test_a_named_actor_is_found_or_made_by_name_and_restarted_forever():
     }
     detached = named_actor_options("janitor", None, max_concurrency=4, num_cpus=1.0, lifetime="detached")
     assert "namespace" not in detached and detached["lifetime"] == "detached" and detached["max_concurrency"] == 4
+    placed = named_actor_options("coordinator", "ns", resources={"cpu_node": 0.01})
+    assert placed["resources"] == {"cpu_node": 0.01} and "resources" not in options  # none asked: Ray's own placement
 
 
 def test_the_store_keeps_records_under_its_prefix_and_takes_them_once(ray_local):

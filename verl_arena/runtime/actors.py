@@ -19,7 +19,7 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import ray
@@ -66,9 +66,11 @@ def named_actor_options(
     max_concurrency: int = 100_000,
     num_cpus: float = 0.0,
     lifetime: str | None = None,
+    resources: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Ray options of a named verl-arena actor: any process creates it or attaches to it (race-free); it restarts
-    whenever it dies, and the calls that were in flight are retried on the new one."""
+    whenever it dies, and the calls that were in flight are retried on the new one. ``resources``: Ray custom
+    resources it asks for (the nodes that have them are the only ones it may run on)."""
     options: dict[str, Any] = {
         "name": name,
         "get_if_exists": True,
@@ -81,6 +83,8 @@ def named_actor_options(
         options["namespace"] = namespace
     if lifetime is not None:
         options["lifetime"] = lifetime
+    if resources:
+        options["resources"] = dict(resources)
     return options
 
 

@@ -86,6 +86,7 @@ class JudgePool:
         detached: bool = False,
         max_concurrency: int = 100_000,
         num_cpus: float = 0.0,
+        resources: Mapping[str, float] | None = None,
     ) -> JudgePool:
         """Create the pool's actors, or attach to them if they already exist (race-free across processes).
 
@@ -99,6 +100,7 @@ class JudgePool:
             detached: outlive the creating process (otherwise the actors die with their creator).
             max_concurrency: Ray calls an actor accepts at once (groups waiting for the judge included).
             num_cpus: CPUs reserved per actor (judging is I/O; 0 places it anywhere).
+            resources: Ray custom resources each actor asks for, to place the pool on the nodes that have them.
         """
         config = check_judge_config(judge)
         check_tracing_room(check_deadline("deadline_s", deadline_s), config)
@@ -111,6 +113,7 @@ class JudgePool:
             "lifetime": "detached" if detached else None,
             "max_concurrency": max_concurrency,
             "num_cpus": num_cpus,
+            "resources": dict(resources or {}),
         }
         pool = cls(names, namespace, spawn, deadline_s)
         for shard in range(shards):
@@ -155,6 +158,7 @@ class JudgePool:
                     max_concurrency=s["max_concurrency"],
                     num_cpus=s["num_cpus"],
                     lifetime=s["lifetime"],
+                    resources=s.get("resources"),
                 )
                 self._handles[shard] = JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
         return self._handles[shard]

@@ -48,6 +48,19 @@ def test_without_the_reward_managers_options_the_error_says_which_to_set():
             arena_config(config)
 
 
+def test_the_arena_actors_are_placed_by_custom_resources_and_only_by_those():
+    kwargs = {"judge": JUDGE, "judge_resources": {"judge_node": 0.01}, "coordinator_resources": {"cpu_node": 1}}
+    arena = arena_config({"reward": {"reward_kwargs": kwargs}})
+    assert arena.judge_resources == {"judge_node": 0.01} and arena.coordinator_resources == {"cpu_node": 1.0}
+    assert arena_config({"reward": {"reward_kwargs": {"judge": JUDGE}}}).judge_resources == {}
+    for key, bad, message in [
+        ("judge_resources", {"GPU": 1}, r"\['GPU'\] are Ray's own resources"),
+        ("coordinator_resources", {"cpu_node": 0}, "each amount must be positive"),
+    ]:
+        with pytest.raises(ConfigError, match=rf"reward\.reward_kwargs\.{key}: .*{message}"):
+            arena_config({"reward": {"reward_kwargs": {"judge": JUDGE, key: bad}}})
+
+
 def test_a_validation_sample_is_told_by_the_configured_split_key_and_values():
     arena = arena_config(
         {"reward": {"reward_kwargs": {"judge": JUDGE, "split_key": "part", "validation_splits": ["2024"]}}}

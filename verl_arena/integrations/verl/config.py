@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from omegaconf import DictConfig, OmegaConf
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
@@ -39,6 +39,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REWARD_PREFIX = "reward.reward_kwargs"
+#: resources every Ray node has, which do not place an actor on a chosen node
+_RAY_BUILTIN_RESOURCES = {"CPU", "GPU", "memory", "object_store_memory"}
 ESTIMATOR_PREFIX = "algorithm.tournament"
 
 
@@ -82,6 +84,10 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         reference_key: the ``extra_info`` key holding a reference answer (text or chat messages); falls back to a
             string ``reward_model.ground_truth``.
         judge_shards: actors in the judge pool.
+        judge_resources: Ray custom resources each judge pool actor asks for, to pin the pool to the nodes started
+            with them (``ray start --resources '{"arena_judge": 1}'`` and ``{arena_judge: 0.01}`` here); by
+            default the pool asks for nothing, and Ray may place it on any node.
+        coordinator_resources: the same for the group coordinator's actors.
         coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
             (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
             step's rollouts (see the sizing guide in docs/training-verl.md).
@@ -102,12 +108,24 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
     split_key: str = "split"
     reference_key: str = "reference"
     judge_shards: int = Field(default=1, ge=1)
+    judge_resources: dict[str, float] = Field(default_factory=dict)
+    coordinator_resources: dict[str, float] = Field(default_factory=dict)
     coordinator_shards: int = Field(default=1, ge=1)
     submit_wait_s: float = Field(default=SUBMIT_WAIT_S, ge=0, le=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
     env: EnvConfig | None = None
+
+    @field_validator("judge_resources", "coordinator_resources")
+    @classmethod
+    def _custom_resources(cls, resources: dict[str, float]) -> dict[str, float]:
+        builtin = sorted(set(resources) & _RAY_BUILTIN_RESOURCES)
+        if builtin:
+            raise ValueError(f"{builtin} are Ray's own resources, not custom ones: name the resource a node was given")
+        if any(amount <= 0 for amount in resources.values()):
+            raise ValueError(f"each amount must be positive (a share of what a node has), got {resources}")
+        return resources
 
     def is_validation(self, extra_info: Any) -> bool:
         """Whether a row with this ``extra_info`` is a validation sample (its ``split_key`` in

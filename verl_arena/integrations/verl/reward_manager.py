@@ -163,10 +163,13 @@ class ArenaRewardManager(RewardManagerBase):
             namespace=namespace,
             shards=arena.judge_shards,
             deadline_s=arena.judge_deadline_s,
+            resources=arena.judge_resources,
         )
         tournament, options = arena.built_tournament(), arena.coordinator_options()
         cls._coordinators = [
-            CoordinatorActor.options(**named_actor_options(name, namespace)).remote(cls._pool, tournament, options)
+            CoordinatorActor.options(
+                **named_actor_options(name, namespace, resources=arena.coordinator_resources)
+            ).remote(cls._pool, tournament, options)
             for name in coordinator_names(arena.name, job, arena.coordinator_shards)
         ]
         cls._arena, cls._group_size = arena, group_size

@@ -82,19 +82,24 @@ def activate() -> None:
     logger.info("verl-arena CPU backend active: platform 'cpu', rollout %r", ROLLOUT_NAME)
 
 
-def cpu_overrides(*, processes: int = 1, judge_processes: int = 0) -> list[str]:
+def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bool = True) -> list[str]:
     """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
 
     Args:
         processes: training processes (logical GPUs given to Ray, one per process).
         judge_processes: logical GPUs of a reward-model pool verl hosts the judge on (its replicas on the CPU).
+        local_ray: the trainer starts its own Ray and gives it its logical GPUs and CPUs; ``False`` for a job on a
+            running cluster, whose nodes were started with them (``ray start --num-gpus 1 --num-cpus 8``).
     """
+    local = [
+        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
+        "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
+    ]
     return [
         "trainer.device=cpu",
         "trainer.nnodes=1",
         f"trainer.n_gpus_per_node={processes}",
-        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
-        "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
+        *(local if local_ray else []),
         "actor_rollout_ref.actor.strategy=fsdp2",
         "actor_rollout_ref.ref.strategy=fsdp2",
         "+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
