@@ -19,6 +19,7 @@ from verl_arena.outcomes.env import ENV_META
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission, group_seed
+from verl_arena.runtime.tail import head_due
 from verl_arena.testing import SimulatedJudge
 
 
@@ -187,3 +188,10 @@ def test_members_whose_environment_failed_are_left_out_as_today():
 def test_bad_tail_options_name_the_field(field, value):
     with pytest.raises(ValidationError, match=field):
         CoordinatorOptions(**{field: value})
+
+
+def test_the_head_is_due_at_the_share_or_after_the_wait_with_two_members_at_least():
+    share = CoordinatorOptions(tail_share=0.75)
+    assert [head_due(share, k, 16, waited=False) for k in (11, 12, 15, 16)] == [False, True, True, False]
+    assert [head_due(CoordinatorOptions(), k, 4, waited=True) for k in (1, 2, 3, 4)] == [False, True, True, False]
+    assert not head_due(CoordinatorOptions(tail_share=0.1), 1, 16, waited=False)

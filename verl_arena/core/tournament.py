@@ -327,10 +327,8 @@ class Tournament:
         group_id: str | None,
         lengths: list[int] | None = None,
         extra: dict[str, Any] | None = None,
-        impl: Any = None,
+        impl: Any = None,  # plays like a topology (the late members' wave, core/late.py); default: the topology
     ) -> GroupResult:
-        """Play the group on ``arena`` with the topology (or ``impl``, which plays like one) and turn the standing into
-        the result."""
         impl = self.impl if impl is None else impl
         n = arena.n
         details: dict[str, Any] = {"digests": list(arena.content_keys), **(extra or {})}
