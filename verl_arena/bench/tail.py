@@ -36,8 +36,8 @@ TAIL_LATE = (1, 2, 4)
 TAIL_LEGEND = (
     "rho: Spearman correlation of the ranking with the true qualities; calls: judge calls per group; plain: the group "
     "ranked once everyone arrived;\nk=K: ranked on the members present, the K late ones placed by one wave against "
-    "every ranked member; L after last: judge waves after the last arrival\n(tail: the wave, if the members present "
-    "were ranked before the last one came)."
+    "every ranked member (or --opponents of them);\nL after last: judge waves after the last arrival "
+    "(tail: the wave, if the members present were ranked before the last one came)."
 )
 
 
