@@ -24,6 +24,8 @@ NAMES = {
     "throughput",
     "rendezvous",
     "step",
+    "saturation",
+    "tail",
 }
 
 

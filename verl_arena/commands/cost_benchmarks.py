@@ -1,9 +1,10 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous`` and ``step``: what does judging
-cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its bound, the
-groups a judge slower than the load finishes against its capacity, the group rendezvous at cluster scale, and what the
-arena adds to a step of verl's real trainer."""
+"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step`` and ``tail``: what
+does judging cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its
+bound, the groups a judge slower than the load finishes against its capacity, the group rendezvous at cluster scale,
+what the arena adds to a step of verl's real trainer, and what hiding the slow tail of a group's rollouts costs in
+fidelity and judge calls for the judge time it takes off the last arrival."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ SUMMARIES = {
     "judge (minutes)",
     "step": "what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow "
     "(minutes)",
+    "tail": "the tail-hiding schedule (tail_share): fidelity and judge calls with 1, 2 and 4 late members placed by "
+    "one wave, against the plain schedule, and the judge waves after the last arrival (minutes)",
 }
 
 
@@ -66,6 +69,29 @@ def _core(args: argparse.Namespace) -> int:
         print_json([r.to_dict() for r in results])
     else:
         print(format_speed(results, groups=args.groups, n=args.n))
+    return 0
+
+
+def _tail(args: argparse.Namespace) -> int:
+    from verl_arena.bench.tail import TAIL_LEGEND, format_tail, run_tail_bench
+
+    start = time.perf_counter()
+    cells = run_tail_bench(
+        sizes=args.sizes,
+        judges=args.judges,
+        topologies=args.topologies,
+        late=args.late,
+        noise=args.noise,
+        groups=args.groups,
+        opponents=args.opponents,
+        seed=args.seed,
+        progress=progress.say(args, "running "),
+    )
+    elapsed = time.perf_counter() - start
+    if args.json:
+        print_json({"elapsed_s": round(elapsed, 2), "results": [c.to_dict() for c in cells]})
+    else:
+        print(f"{format_tail(cells)}\n{TAIL_LEGEND}\n{len(cells)} cells in {elapsed:.1f} s")
     return 0
 
 
@@ -219,6 +245,29 @@ def _register_core(sub: Any) -> None:
     parser.set_defaults(func=_core)
 
 
+def _register_tail(sub: Any) -> None:
+    from verl_arena.bench import tail
+    from verl_arena.bench.fidelity import JUDGE_KINDS
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "tail", tail)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[8, 16], metavar="N", help="group sizes (8 16)")
+    parser.add_argument(
+        "--judges", nargs="+", choices=JUDGE_KINDS.names(), default=list(tail.TAIL_JUDGES), help="simulated judges"
+    )
+    parser.add_argument("--topologies", nargs="+", choices=TOPOLOGIES.names(), default=None, help="(default: all)")
+    parser.add_argument("--late", type=int, nargs="+", default=list(tail.TAIL_LATE), help="late members (1 2 4)")
+    parser.add_argument("--noise", type=float, default=0.5, help="the judge's noise, as for fidelity (0.5)")
+    parser.add_argument("--groups", type=int, default=100, help="groups per cell (100)")
+    parser.add_argument(
+        "--opponents", type=int, default=None, help="tail_opponents: ranked members each late one meets (all)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_tail)
+
+
 def _register_throughput(sub: Any) -> None:
     from verl_arena.bench import judge_throughput
     from verl_arena.core.topologies import TOPOLOGIES
@@ -345,11 +394,12 @@ def _register_step(sub: Any) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous`` and ``step`` to the ``bench`` group's
-    sub-parsers."""
+    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step`` and ``tail`` to the ``bench``
+    group's sub-parsers."""
     _register_tokens(sub)
     _register_core(sub)
     _register_throughput(sub)
     _register_saturation(sub)
     _register_rendezvous(sub)
     _register_step(sub)
+    _register_tail(sub)

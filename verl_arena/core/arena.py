@@ -163,6 +163,14 @@ class Arena:
         self._record(seq, matches)
         return matches
 
+    def carry(self, matches: Sequence[Match], calls: int, failure_reasons: Mapping[str, int]) -> None:
+        """Take over ``matches``, judgments of this group made before this arena opened (the tournament of the members
+        present before the late ones came, :mod:`~verl_arena.core.late`): logged first, with their ``calls`` and
+        failures counted as the earlier arena counted them."""
+        self._record(self._reserve(len(matches)), matches)
+        self.calls += calls
+        self.failure_reasons.update(failure_reasons)
+
     def bye(self, player: int, *, stage: str, round: int, level: int, repeat: int = 0) -> Match:
         """Record that ``player`` advances without a judgment."""
         match = Match(

@@ -42,6 +42,7 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.information import no_information
 from verl_arena.core.judge import Judge
 from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
+from verl_arena.core.late import LATE_KEY, LATE_STAGE, Insertion, LatePlan, moved
 from verl_arena.core.length import length_offsets
 from verl_arena.core.ranking import linked_sets, ranks_from_keys, share_within
 from verl_arena.core.rewards import REWARDS, standardize
@@ -97,6 +98,8 @@ class Tournament:
             bias): P(i beats j) = sigmoid(theta_i - theta_j + length_bias * log(len_i / len_j)), and candidates rank
             by theta. A candidate without an answer, or that forfeited, is charged the largest length advantage in
             its group, so losing that way never ranks above losing with an answer.
+        late: this group's tournament was played on the members present, and the late ones are placed by one wave
+            (see :mod:`~verl_arena.core.late`); set it with :meth:`placing_late`.
     """
 
     topology: str = "seeded_single_elimination"
@@ -109,6 +112,7 @@ class Tournament:
     epsilon: float = 1e-6
     bt_alpha: float = 0.1
     length_bias: float = 0.0
+    late: LatePlan | None = None
 
     def __post_init__(self) -> None:
         cls = get_topology(self.topology)
@@ -162,12 +166,22 @@ class Tournament:
             options["anchor"] = anchor
         return dataclasses.replace(self, options=options, seed=self.seed if seed is None else seed)
 
+    def placing_late(self, ranked: GroupResult, late: Sequence[int], opponents: int | None = None) -> Tournament:
+        """This tournament for a group whose members present were ranked as ``ranked`` and whose members at positions
+        ``late`` came after: :meth:`rank` places them with one wave of judgments against the ranked members
+        (``opponents`` of them each, spread over the ranking; ``None``: all), see :mod:`~verl_arena.core.late`."""
+        return dataclasses.replace(self, late=LatePlan(ranked, tuple(late), opponents))
+
     def judge_calls(self, n: int) -> int:
-        """Judge calls this tournament makes for a group of ``n``."""
+        """Judge calls this tournament makes for a group of ``n`` (placing late members: the wave's)."""
+        if self.late is not None:
+            return self.late.judge_calls()
         return self.impl.judge_calls(n, self.impl.options) if n > 1 else 0
 
     def depth(self, n: int) -> int:
-        """Sequential judge waves for a group of ``n``."""
+        """Sequential judge waves for a group of ``n`` (placing late members: one)."""
+        if self.late is not None:
+            return 1 if self.late.late else 0
         return self.impl.depth(n, self.impl.options) if n > 1 else 0
 
     # -- ranking ----------------------------------------------------------------------------------------------------
@@ -187,6 +201,8 @@ class Tournament:
         arena = Arena(query, candidates, judge, **settings)
         lengths = [c.answer_length for c in candidates]
         format_rewards = _format_rewards(candidates, group)
+        if self.late is not None:
+            return await self._place_late(self.late, arena, format_rewards, group_id, lengths)
         result = await self._play(arena, format_rewards, group_id, lengths)
         stalled = arena.stalls.stalled
         if any(m.failed and stalled & set(m.players) for m in arena.matches):
@@ -237,9 +253,34 @@ class Tournament:
             group_id=group_id,
         )
 
+    async def _place_late(
+        self,
+        plan: LatePlan,
+        arena: Arena,
+        format_rewards: list[float] | None,
+        group_id: str | None,
+        lengths: list[int] | None,
+    ) -> GroupResult:
+        """The whole group, its late members placed by one wave on ``arena`` (see :mod:`~verl_arena.core.late`)."""
+        plan.check(arena.candidates, arena.group)
+        ranked, present = plan.ranked, plan.present()
+        if not plan.late:  # nobody came late: the group is the members present, ranked as they were
+            return ranked
+        matches = moved(ranked.matches, present)
+        if ranked.voided:  # the members present carry no signal: neither does the group, and nobody late is judged
+            reason = ranked.void_reason or "failed_judgments"
+            void = self.void(arena.candidates, reason, group_id=group_id, comparisons=ranked.comparisons)
+            details = {**void.details, LATE_KEY: plan.record()}
+            counts = {"failures": ranked.failures, "failure_reasons": dict(ranked.failure_reasons)}
+            return dataclasses.replace(void, matches=matches, depth=ranked.depth, details=details, **counts)
+        arena.carry(matches, ranked.comparisons, ranked.failure_reasons)
+        return await self._play(arena, format_rewards, group_id, lengths, impl=Insertion(plan, self.impl))
+
     async def replay(self, result: GroupResult, query: str = "") -> GroupResult:
         """Rebuild ``result`` from its match log alone, with no judge."""
         candidates = [Candidate(id=i, answer="") for i in result.ids]
+        if LATE_KEY in result.details and "void_reason" not in result.details:
+            return await self._replay_late(result, candidates, query)
         if "void_reason" in result.details:  # voided before the tournament finished: nothing to replay
             void = self.void(candidates, result.details["void_reason"], group_id=result.group_id)
             return dataclasses.replace(void, comparisons=result.comparisons, details=dict(result.details))
@@ -253,6 +294,32 @@ class Tournament:
             raise ConfigError(f"{group}: a length-controlled result needs its details['answer_lengths'] to replay")
         return await self._play(arena, result.details.get("format_rewards"), result.group_id, lengths)
 
+    async def _replay_late(self, result: GroupResult, candidates: list[Candidate], query: str) -> GroupResult:
+        """Replay a group whose late members were placed by a wave: the members present first, then the wave."""
+        record = result.details[LATE_KEY]
+        late = set(record["members"])
+        present = [p for p in range(len(result.ids)) if p not in late]
+        back = {p: i for i, p in enumerate(present)}
+        earlier = [m for m in result.matches if m.stage != LATE_STAGE]
+        part = dataclasses.replace(
+            result,
+            ids=[result.ids[p] for p in present],
+            matches=moved(earlier, [back.get(p, -1) for p in range(len(result.ids))]),
+            comparisons=record["present"]["comparisons"],
+            details=dict(record["present"]["details"]),
+        )
+        ranked = await self.replay(part, query)
+        tournament = self.placing_late(ranked, record["members"], record["opponents"])
+        group = "group" if result.group_id is None else f"group {result.group_id!r}"
+        arena = ReplayArena(
+            query, candidates, result.matches, seed=self.seed, group=group, content_keys=result.details["digests"]
+        )
+        details = result.details
+        plan = tournament.late
+        assert plan is not None
+        lengths = details.get("answer_lengths")
+        return await tournament._place_late(plan, arena, details.get("format_rewards"), result.group_id, lengths)
+
     async def _play(
         self,
         arena: Arena,
@@ -260,7 +327,9 @@ class Tournament:
         group_id: str | None,
         lengths: list[int] | None = None,
         extra: dict[str, Any] | None = None,
+        impl: Any = None,  # plays like a topology (the late members' wave, core/late.py); default: the topology
     ) -> GroupResult:
+        impl = self.impl if impl is None else impl
         n = arena.n
         details: dict[str, Any] = {"digests": list(arena.content_keys), **(extra or {})}
         if format_rewards is not None:
@@ -269,8 +338,8 @@ class Tournament:
         if n == 1:
             keys, points = [(0.0,)], [0.0]
         else:
-            self.impl.check_group(n, arena.group)
-            standing = await self.impl.play(arena)
+            impl.check_group(n, arena.group)
+            standing = await impl.play(arena)
             keys, points, draws = standing.keys, standing.points, standing.draws
             details.update(standing.details)
         matches = arena.matches
@@ -289,7 +358,7 @@ class Tournament:
         failures = arena.failures
         if arena.stalls.asked_again:  # judgments asked again to confirm failures concentrated on one candidate
             details["asked_again"] = dict(arena.stalls.asked_again)
-        voided_for, why = self._void_reason(arena, forfeited) if n > 1 else (None, "")
+        voided_for, why = self._void_reason(arena, forfeited, impl.random_slots) if n > 1 else (None, "")
         voided = voided_for is not None
         if draws:
             details["draws"] = [list(d) for d in draws]
@@ -332,7 +401,7 @@ class Tournament:
             group_id=group_id,
         )
 
-    def _void_reason(self, arena: Arena, forfeited: set[int]) -> tuple[str | None, str]:
+    def _void_reason(self, arena: Arena, forfeited: set[int], random_slots: bool) -> tuple[str | None, str]:
         """Why a played group of two or more is voided (``None`` when it is not), and the warning's explanation."""
         n, calls, failures = arena.n, arena.calls, arena.failures
         if len(forfeited) > n / 2:
@@ -341,7 +410,7 @@ class Tournament:
             return "judge_fault", f"judgments failed as the judge's own fault ({faults})"
         if calls > 0 and failures > self.max_failed_fraction * calls:
             return "failed_judgments", f"{failures} of {calls} judgments failed"
-        uninformative = no_information(arena.matches, self.impl.random_slots)
+        uninformative = no_information(arena.matches, random_slots)
         if uninformative is not None:
             return "no_information", f"the judge's verdicts carry no information about the content: {uninformative}"
         return None, ""

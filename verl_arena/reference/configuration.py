@@ -129,7 +129,8 @@ def _tournament_part() -> list[str]:
     from verl_arena.core.topologies import TOPOLOGIES
     from verl_arena.core.tournament import Tournament
 
-    common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`"))]
+    # topology and options have their own sections; a late plan is set per group by the coordinator, not by a user
+    common = [r for r in _dataclass_rows(Tournament) if not r.startswith(("| `topology`", "| `options`", "| `late`"))]
     parts = [
         "",
         "## The tournament",

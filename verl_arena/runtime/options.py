@@ -152,6 +152,16 @@ class CoordinatorOptions(OutcomeOptions):
             judge with room to spare, instead of when the group's last rollout arrives; the ranking is the same. What
             can be asked ahead depends on the topology and the anchor (docs/training-verl.md, "Eager judging").
             Counted in ``arena/prefetched`` and ``arena/prefetch_unused``.
+        tail_share: hide the slow tail of a group's rollouts: once this share of its expected members has arrived
+            (two at least), its tournament starts on the members present, and the members that come later are placed
+            with one wave of judgments against the ranked ones when the group closes, so about one judge latency
+            follows the last arrival instead of the topology's whole depth; every member is still answered with the
+            whole group's ranking. 1 (the default) waits for everyone. ``verl-arena bench tail`` measures what it
+            costs in fidelity and judge calls (see docs/benchmarks.md).
+        tail_wait_s: also start the tournament on the members present (two at least) this long after the first one
+            arrived; ``None``: only ``tail_share`` starts it early.
+        tail_opponents: how many ranked members each late member meets in the wave, spread over the ranking, best and
+            worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member).
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
@@ -161,6 +171,9 @@ class CoordinatorOptions(OutcomeOptions):
     env_weight: float = Field(default=0.5, ge=0, le=1)
     hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
     eager: bool = True
+    tail_share: float = Field(default=1.0, gt=0, le=1)
+    tail_wait_s: float | None = Field(default=None, gt=0)
+    tail_opponents: int | None = Field(default=None, ge=1)
 
     @classmethod
     def of(cls, options: BaseModel) -> CoordinatorOptions:

@@ -46,6 +46,7 @@ from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, me
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
+from verl_arena.runtime.tail import Head, head_due, placed, start_head, whole_group
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
 
@@ -102,6 +103,10 @@ class _Pending:
     done: asyncio.Future[Answers] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
+    #: the tail-hiding schedule (:mod:`~verl_arena.runtime.tail`): the tournament of the members present, its timer
+    head: Head | None = None
+    tail_timer: asyncio.TimerHandle | None = None
+    waited: bool = False
 
 
 class GroupCoordinator:
@@ -278,7 +283,8 @@ class GroupCoordinator:
                 group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
         if len(group.members) >= group.expected and not group.closing:
             self._close(group_id, reason="complete")
-        elif not duplicate and not group.closing:  # its first-wave judgments whose two rollouts are here may start
+        elif not duplicate and not group.closing and group.head is None:
+            # its first-wave judgments whose two rollouts are here may start
             self.eager.arrived(
                 group_id,
                 group_seed(group_id),
@@ -288,6 +294,8 @@ class GroupCoordinator:
                 group.anchors,
                 group.reference,
             )
+            # the tail-hiding schedule: members arriving together (a batch) all join the head, which starts next tick
+            asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
         return group.done, duplicate
 
@@ -297,8 +305,35 @@ class GroupCoordinator:
         group = _Pending(expected=entry.expected, query=entry.query, first_arrival=self._clock(), step=entry.step)
         group.done = loop.create_future()
         group.timer = loop.call_later(self.options.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
+        if self.options.tail_wait_s is not None:
+            group.tail_timer = loop.call_later(self.options.tail_wait_s, lambda: self._tail_waited(group_id))
         self._pending[group_id] = group
         return group
+
+    # -- the tail-hiding schedule (verl_arena.runtime.tail) ---------------------------------------------------------
+
+    def _tail_waited(self, group_id: str) -> None:
+        group = self._pending.get(group_id)
+        if group is not None:
+            group.waited = True
+            self._start_head_if_due(group_id)
+
+    def _start_head_if_due(self, group_id: str) -> None:
+        """Start ranking the members present if the tail-hiding schedule says so (once per group)."""
+        group = self._pending.get(group_id)
+        if group is None or group.head is not None or group.closing:
+            return
+        if self.options.tail_share >= 1 and not group.waited:
+            return
+        members = [m for m in sorted(group.members, key=_member_order) if not _env_failed(group.members[m])]
+        if not head_due(self.options, len(members), group.expected, group.waited):
+            return
+        candidates = self._candidates(group, members)
+        tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=candidates[1])
+        clocks = self._wall_clock(), self._clock()
+        before = self.eager.ranking(group_id)  # the judgments asked ahead reach the ranker first
+        group.head = start_head(self.ranker, group.query, members, candidates, tournament, group_id, clocks, before)
+        self.counts["tail_heads"] += 1
 
     def _waited(
         self, entry: Submission, answers: Answers, arrival: tuple[float, float], duplicate: bool
@@ -329,8 +364,9 @@ class GroupCoordinator:
         if group is None or group.closing:
             return
         group.closing = True
-        if group.timer is not None:
-            group.timer.cancel()
+        for timer in (group.timer, group.tail_timer):
+            if timer is not None:
+                timer.cancel()
         task = asyncio.ensure_future(self._finish(group_id, group, incomplete=reason == "timeout"))
         self._tasks.add(task)  # keep a reference until it is done, or the loop may drop it
         task.add_done_callback(self._tasks.discard)
@@ -401,7 +437,7 @@ class GroupCoordinator:
     async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
         everyone = sorted(group.members, key=_member_order)
         outcomes_of = {m: env_outcome(group.members[m]) for m in everyone}
-        env_failed = [m for m in everyone if (o := outcomes_of[m]) is not None and o.error]
+        env_failed = [m for m in everyone if _env_failed(group.members[m])]
         members = [m for m in everyone if m not in env_failed]
         if env_failed:
             logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
@@ -430,19 +466,23 @@ class GroupCoordinator:
                 self.options.arrival_timeout_s,
             )
         if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
+            if group.head is not None:
+                group.head.cancel()
             return self._zero(group, incomplete=incomplete)
-        candidates = [group.members[m] for m in members]
-        if group.reference is not None:
-            candidates.append(group.reference)
-            anchor = len(candidates) - 1
+        if group.head is not None:
+            candidates, anchor, late = whole_group(group.head, members, group.members.__getitem__)
+            self.counts["tail_late_members"] += len(late)
+            judged_at, started = group.head.judged_at, group.head.started
+            wave = placed(self.ranker, group.head, group.query, candidates, late, group_id, self.options.tail_opponents)
+            result: GroupResult = await wave
+            self.eager.used(group.head.task.result().details.get("prefetch") or {})
         else:
-            # the marked anchor, if it is ranked (its environment may have failed): else the first member
-            anchor = next((members.index(a) for a in group.anchors if a in members), 0)
-        tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-        await self.eager.ranking(group_id)
-        judged_at, started = self._wall_clock(), self._clock()
-        result: GroupResult = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
-        self.eager.used(result.details.get("prefetch") or {})
+            candidates, anchor = self._candidates(group, members)
+            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+            await self.eager.ranking(group_id)
+            judged_at, started = self._wall_clock(), self._clock()
+            result = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
+            self.eager.used(result.details.get("prefetch") or {})
         judged = (judged_at, self._clock() - started)
         if all(o is not None for o in played):
             outcomes = [o for o in played if o is not None]
@@ -468,6 +508,16 @@ class GroupCoordinator:
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
 
+    @staticmethod
+    def _candidates(group: _Pending, members: list[str]) -> tuple[list[Candidate], int]:
+        """What ranks ``members``: their candidates (and the reference, if there is one), and the anchor's index."""
+        candidates = [group.members[m] for m in members]
+        if group.reference is not None:
+            candidates.append(group.reference)
+            return candidates, len(candidates) - 1
+        # the marked anchor, if it is ranked (its environment may have failed): else the first member
+        return candidates, next((members.index(a) for a in group.anchors if a in members), 0)
+
     # -- observability ----------------------------------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
@@ -480,6 +530,12 @@ class GroupCoordinator:
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),
         }
+
+
+def _env_failed(candidate: Candidate) -> bool:
+    """The environment failed for this member (it is left out of the ranking)."""
+    played = env_outcome(candidate)
+    return played is not None and bool(played.error)
 
 
 def _member_order(member: str) -> tuple[int, str]:

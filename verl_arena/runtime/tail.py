@@ -1,0 +1,118 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The tail-hiding schedule of the group rendezvous: rank the members present, place the late ones in one wave.
+
+Rollout times are long-tailed, and a group whose tournament waits for its last member exposes the topology's whole
+depth after that member. With ``tail_share`` below 1 (or ``tail_wait_s`` set, see
+:class:`~verl_arena.runtime.options.CoordinatorOptions`) the coordinator starts the group's tournament on the members
+present (the **head**: the configured topology, with the group's own seed and anchor) once that share of the expected
+members has arrived (or that long after the first arrived); when the group closes (complete, or timed out with
+``incomplete="rank"``) the members that came after are placed with one wave of judgments against the ranked ones
+(:mod:`~verl_arena.core.late`), through the same ranker, deadline and admission as any group. Nobody is answered before
+the whole group is final: a member's advantage depends on everyone. A group complete before its head starts is ranked
+as usual, so the answers are the plain topology's whenever everyone is present at the threshold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.options import CoordinatorOptions
+
+__all__ = ["Head", "head_due", "placed", "start_head", "whole_group"]
+
+
+@dataclass
+class Head:
+    """A group's tournament on the members present when it started.
+
+    Args:
+        members: the members it ranks, in the group's order.
+        candidates: what it ranks: ``members``' candidates, then the reference if there is one.
+        anchor: the anchor's index in ``candidates``.
+        tournament: the group's tournament (its seed and anchor).
+        task: the ranking under way.
+        judged_at: when it started (seconds since the epoch).
+        started: when it started (monotonic seconds).
+    """
+
+    members: list[str]
+    candidates: list[Candidate]
+    anchor: int
+    tournament: Tournament
+    task: asyncio.Task[GroupResult]
+    judged_at: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+
+    def cancel(self) -> None:
+        """Stop the ranking (the group was closed without needing it)."""
+        self.task.cancel()
+
+
+def head_due(options: CoordinatorOptions, present: int, expected: int, waited: bool) -> bool:
+    """Whether a group's head starts now: ``present`` rankable members of ``expected`` (two at least, fewer than
+    all), and the ``tail_share`` of them here or the ``tail_wait_s`` over (``waited``)."""
+    if present < 2 or present >= expected:
+        return False
+    return waited or present >= math.ceil(options.tail_share * expected - 1e-9)
+
+
+def start_head(
+    ranker: Any,
+    query: str,
+    members: list[str],
+    candidates: tuple[list[Candidate], int],
+    tournament: Tournament,
+    group_id: str,
+    clocks: tuple[float, float],
+    before: Awaitable[None] | None = None,
+) -> Head:
+    """Start ranking the members present (``candidates``: theirs and the anchor's index; ``clocks``: now, wall and
+    monotonic; ``before``: awaited first, e.g. the judgments asked ahead reaching the ranker)."""
+    ranked, anchor = candidates
+
+    async def rank() -> GroupResult:
+        if before is not None:
+            await before
+        return await ranker.rank_group(query, ranked, tournament, group_id=group_id)
+
+    task = asyncio.ensure_future(rank())
+    return Head(members, ranked, anchor, tournament, task, judged_at=clocks[0], started=clocks[1])
+
+
+def whole_group(head: Head, members: Sequence[str], candidate_of: Any) -> tuple[list[Candidate], int, list[int]]:
+    """The whole group as the wave ranks it: the candidates of ``members`` (every rankable member, in the group's
+    order) and the head's reference if it had one, the anchor's index, and the late members' positions."""
+    ranked = set(head.members)
+    candidates = [candidate_of(m) for m in members] + head.candidates[len(head.members) :]
+    late = [i for i, m in enumerate(members) if m not in ranked]
+    if head.anchor >= len(head.members):  # the reference
+        anchor = len(candidates) - 1
+    else:
+        anchor = list(members).index(head.members[head.anchor])
+    return candidates, anchor, late
+
+
+async def placed(
+    ranker: Any,
+    head: Head,
+    query: str,
+    candidates: Sequence[Candidate],
+    late: Sequence[int],
+    group_id: str,
+    opponents: int | None,
+) -> GroupResult:
+    """The whole group's result: the head's, with the members at positions ``late`` of ``candidates`` (the whole
+    group, the reference last) placed by one wave through ``ranker``."""
+    ranked = await head.task
+    if not late:
+        return ranked
+    tournament = head.tournament.placing_late(ranked, late, opponents)
+    return await ranker.rank_group(query, list(candidates), tournament, group_id=group_id)
