@@ -49,7 +49,14 @@ from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.stalls import judge_faults
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
-from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate, GroupResult, check_candidates
+from verl_arena.core.types import (
+    ANCHOR_KEY,
+    FORMAT_REWARD_KEY,
+    MARKED_ANCHORS_KEY,
+    Candidate,
+    GroupResult,
+    check_candidates,
+)
 
 __all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay"]
 
@@ -277,8 +284,11 @@ class Tournament:
         return await self._play(arena, format_rewards, group_id, lengths, impl=Insertion(plan, self.impl))
 
     async def replay(self, result: GroupResult, query: str = "") -> GroupResult:
-        """Rebuild ``result`` from its match log alone, with no judge."""
-        candidates = [Candidate(id=i, answer="") for i in result.ids]
+        """Rebuild ``result`` from its match log alone, with no judge (the candidates it carried marked as anchors
+        marked again)."""
+        marked = set(result.details.get(MARKED_ANCHORS_KEY) or ())
+        meta = [{ANCHOR_KEY: True} if p in marked else {} for p in range(len(result.ids))]
+        candidates = [Candidate(i, "", meta=m) for i, m in zip(result.ids, meta, strict=True)]
         if LATE_KEY in result.details and "void_reason" not in result.details:
             return await self._replay_late(result, candidates, query)
         if "void_reason" in result.details:  # voided before the tournament finished: nothing to replay

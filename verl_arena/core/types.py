@@ -20,6 +20,11 @@ __all__ = ["Candidate", "GroupResult", "Match", "PairVerdict"]
 FORMAT_REWARD_KEY = "format_reward"
 #: ``meta`` key by which a tournament tells the judge that a candidate forfeits its matches (the value says why)
 FORFEIT_KEY = "forfeit"
+#: ``Candidate.meta`` key marking a candidate as one of its group's anchors (``anchor_set``, ``source="marked"``): a
+#: reference from the data, a frozen policy's answer or an anchor pool's, judged against but never trained on
+ANCHOR_KEY = "anchor"
+#: ``GroupResult.details`` key listing the positions of the candidates the group carried marked as anchors (for replay)
+MARKED_ANCHORS_KEY = "marked_anchors"
 #: The ``Candidate.meta`` keys that change what a judge or a reward scheme makes of a candidate.
 JUDGED_META = ("rubrics", "answer_key", "no_answer", FORMAT_REWARD_KEY, FORFEIT_KEY)
 

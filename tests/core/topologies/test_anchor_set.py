@@ -1,0 +1,175 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Win rate over K anchors (TSRL): every rollout meets every anchor in one wave, the anchor in a slot drawn with the
+seed; ties and failures count 1/2; anchors come drawn from the group or marked by whoever keeps them (the data, an
+anchor pool); ``score="bradley_terry"`` ranks by a fit over the graph, measured from the anchors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from helpers import rank
+
+from verl_arena import Candidate, GroupResult, PairVerdict, Tournament, replay
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.first_wave import first_wave
+from verl_arena.core.topologies.anchor_set import anchor_count
+from verl_arena.core.types import ANCHOR_KEY
+from verl_arena.testing import SimulatedJudge, TableJudge
+
+
+def rollouts(n: int) -> list[Candidate]:
+    return [Candidate(f"r{i}", f"rollout {i}", meta={"quality": float(i)}) for i in range(n)]
+
+
+def anchors(k: int) -> list[Candidate]:
+    return [Candidate(f"a{j}", f"anchor {j}", meta={ANCHOR_KEY: True, "quality": 2.5 * j + 0.5}) for j in range(k)]
+
+
+def marked(group: list[Candidate], judge: object, **options: object) -> GroupResult:
+    return rank(group, judge, "anchor_set", source="marked", **options)
+
+
+class SlotJudge:
+    """Always prefers the candidate shown first: it reads nothing."""
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        return PairVerdict(1.0, 0.0)
+
+
+class BreakingJudge:
+    """Scores by a table, but a candidate whose answer says ``BREAK`` makes the judgment impossible (it forfeits)."""
+
+    def __init__(self, scores: dict[str, float]) -> None:
+        self.scores = scores
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        if "BREAK" in a.answer:
+            return PairVerdict(0.0, 1.0, forfeit=("a",))
+        if "BREAK" in b.answer:
+            return PairVerdict(1.0, 0.0, forfeit=("b",))
+        return PairVerdict(self.scores[a.id], self.scores[b.id])
+
+
+def test_points_are_win_rates_over_the_anchors_and_a_tie_counts_half():
+    scores = {"r0": 1.0, "r1": 5.0, "r2": 9.0, "r3": 3.0, "a0": 2.0, "a1": 5.0}  # r1 ties a1
+    group = rollouts(4) + anchors(2)
+    result = marked(group, TableJudge(scores), anchors=2)
+    assert result.points[:4] == [0.0, 0.75, 1.0, 0.5]
+    # an anchor's points: its win rate over the rollouts it met (a1 beat r0 and r3, tied r1, lost to r2)
+    assert result.points[4:] == [0.25, 0.625]
+    assert result.ranks[2] == 0.0 and result.ranks[0] == max(result.ranks)
+
+
+def test_every_rollout_meets_every_anchor_in_one_wave_with_the_anchor_in_a_drawn_slot():
+    group = rollouts(12) + anchors(4)
+    tournament = Tournament.from_options("anchor_set", source="marked", anchors=4, seed=5)
+    judge = TableJudge({c.id: float(i) for i, c in enumerate(group)})
+    result = asyncio.run(tournament.rank("q", group, judge))
+    assert result.comparisons == tournament.judge_calls(16) == 48 and result.depth == tournament.depth(16) == 1
+    met = {frozenset(pair) for pair in judge.calls}
+    assert met == {frozenset({f"r{i}", f"a{j}"}) for i in range(12) for j in range(4)}
+    first = [a for a, _ in judge.calls]
+    assert 10 < sum(x.startswith("a") for x in first) < 38  # the anchor is shown first about half the time
+    other = TableJudge(judge.scores)
+    asyncio.run(Tournament.from_options("anchor_set", source="marked", anchors=4, seed=6).rank("q", group, other))
+    assert sorted(other.calls) != sorted(judge.calls)  # the seed draws the slots
+
+
+def test_a_failed_judgment_counts_half_and_is_counted():
+    scores = {"r0": 1.0, "r1": 9.0, "a0": 5.0, "a1": 5.0}
+    result = marked(rollouts(2) + anchors(2), TableJudge(scores, fail={frozenset({"r1", "a0"})}), anchors=2)
+    assert result.points[:2] == [0.0, 0.75] and result.failures == 1 and result.degraded
+
+
+def test_a_judge_that_only_follows_the_slot_voids_the_group():
+    result = marked(rollouts(8) + anchors(2), SlotJudge(), anchors=2)
+    assert result.voided and result.void_reason == "no_information" and set(result.advantages) == {0.0}
+
+
+def test_a_judge_that_always_ties_voids_the_group():
+    group = rollouts(4) + anchors(2)
+    result = marked(group, TableJudge({c.id: 1.0 for c in group}), anchors=2)
+    assert result.voided and result.void_reason == "no_information"
+
+
+def test_a_rollout_that_breaks_the_judge_gains_nothing():
+    group = rollouts(4) + anchors(2)
+    group[3] = Candidate("r3", "BREAK the judge")
+    result = marked(group, BreakingJudge({"r0": 1.0, "r1": 2.0, "r2": 3.0, "a0": 5.0, "a1": 6.0}), anchors=2)
+    assert not result.voided and result.forfeited[3]
+    assert result.ranks[3] == max(result.ranks) and result.rewards[3] == min(result.rewards)
+
+
+def test_a_group_without_its_marked_anchors_fails_naming_the_option_and_the_group():
+    with pytest.raises(ConfigError, match=r"group 'g7'.*option 'anchors' = 2.*has 0 marked of 4"):
+        tournament = Tournament.from_options("anchor_set", source="marked", anchors=2)
+        asyncio.run(tournament.rank("q", rollouts(4), TableJudge({}), group_id="g7"))
+    with pytest.raises(ConfigError, match=r"group 'g8'.*has 1 marked of 5"):
+        asyncio.run(
+            Tournament.from_options("anchor_set", source="marked", anchors=2).rank(
+                "q", rollouts(4) + anchors(1), TableJudge({}), group_id="g8"
+            )
+        )
+    with pytest.raises(ConfigError, match=r"group 'g9': option 'anchors' is 3 marked anchors.*only 3 candidates"):
+        Tournament.from_options("anchor_set", source="marked", anchors=3).impl.check_group(3, "group 'g9'")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"anchors": 0}, "option 'anchors' must be an integer >= 1"),
+        ({"source": "data"}, "option 'source' must be one of 'drawn', 'marked'"),
+        ({"score": "elo"}, "option 'score' must be one of"),
+        ({"pool": True}, "option 'pool' .an anchor pool's anchors. needs source='marked'"),
+        ({"pool": 1, "source": "marked"}, "option 'pool' must be true or false"),
+    ],
+)
+def test_options_are_checked_where_they_enter(options, message):
+    with pytest.raises(ConfigError, match=message):
+        Tournament.from_options("anchor_set", **options)
+
+
+def test_drawn_anchors_are_at_most_half_the_group_and_judged_like_marked_ones():
+    for n, k in ((2, 1), (5, 2), (8, 4), (16, 4)):
+        result = rank(rollouts(n), SimulatedJudge(noise=0.5, seed=n), "anchor_set", seed=n)
+        assert len(result.details["anchors"]) == k == anchor_count(n, Tournament("anchor_set").impl.options)
+        assert result.comparisons == (n - k) * k
+        assert Tournament.from_options("anchor_set").judge_calls(n) == (n - k) * k
+
+
+def test_a_pool_still_filling_draws_the_anchors_it_lacks_from_the_rollouts():
+    group = rollouts(8) + anchors(1)
+    result = marked(group, SimulatedJudge(noise=0.5), anchors=3, pool=True)
+    assert result.details["marked_anchors"] == [8] and len(result.details["anchors"]) == 3
+    assert 8 in result.details["anchors"] and result.comparisons == 6 * 3
+
+
+def test_bradley_terry_ranks_a_rollout_that_beats_every_anchor_first_measured_from_the_anchors():
+    scores = {"r0": 1.0, "r1": 4.0, "r2": 9.0, "r3": 6.0, "a0": 3.0, "a1": 5.0, "a2": 7.0}
+    result = marked(rollouts(4) + anchors(3), TableJudge(scores), anchors=3, score="bradley_terry")
+    assert result.ranks[2] == 0.0 and result.ranks.count(0.0) == 1
+    assert result.points[0] < result.points[1] < result.points[3] < result.points[2]
+    assert sum(result.points[4:]) == pytest.approx(0.0, abs=1e-6)  # strengths measured from the anchors' mean
+
+
+@pytest.mark.parametrize("options", [{"source": "marked", "anchors": 2}, {"source": "drawn", "anchors": 3}])
+@pytest.mark.parametrize("score", ["win_rate", "bradley_terry"])
+def test_the_match_log_replays_without_a_judge(options, score):
+    group = rollouts(9) + (anchors(2) if options["source"] == "marked" else [])
+    result = rank(group, SimulatedJudge(kind="winner", noise=1.0, seed=3), "anchor_set", score=score, seed=4, **options)
+    stored = json.loads(json.dumps(result.to_dict()))
+    again = asyncio.run(replay(stored))
+    for field in ("ids", "ranks", "rewards", "points", "comparisons", "depth", "voided"):
+        assert getattr(again, field) == getattr(result, field), field
+
+
+def test_the_first_wave_is_everyone_against_the_anchors_once_they_are_known():
+    tournament = Tournament.from_options("anchor_set", source="marked", anchors=2, seed=1)
+    assert first_wave(tournament, rollouts(6)) is None  # the anchors have not joined the group yet
+    wave = first_wave(tournament, rollouts(6) + anchors(2))
+    assert wave is not None and {frozenset(p) for p in wave} == {
+        frozenset({f"r{i}", f"a{j}"}) for i in range(6) for j in range(2)
+    }

@@ -1,0 +1,121 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""An anchor pool: per prompt, the strongest rollouts of earlier steps, kept as the anchors of later groups.
+
+The ``anchor_set`` topology with ``source="marked"`` judges every rollout against the anchors its group carries. An
+:class:`AnchorPool` supplies them across steps (Reasoning Arena's dynamic anchor pool): :meth:`AnchorPool.group`
+appends the prompt's anchors (at most K) to a group of rollouts, marked ``meta["anchor"]``; once the group is ranked,
+:meth:`AnchorPool.update` rates them again and lets the group's rollouts in. Every group meets every anchor of its
+pool, so one fit rates them all on one scale. Ranked by ``score="bradley_terry"``,
+a rollout's points are its strength measured from the anchors' mean, the same yardstick from step to step while the
+pool changes slowly.
+
+The rules, in order, after each ranked group of the prompt:
+
+1. a voided group changes nothing (a judge with no information moves no anchor);
+2. an anchor that forfeited (its content broke the judge) leaves the pool;
+3. every anchor takes the points it got in this group as its rating;
+4. every rollout that did not forfeit and whose content fits ``max_chars`` enters with its points;
+5. while the pool holds more than K, the lowest rating leaves; among equal ratings the newest entry leaves first (an
+   incumbent keeps its place against a newcomer that only ties it).
+
+Memory is bounded: at most ``max_prompts`` prompts (the least recently used one is forgotten first), K anchors each,
+every anchor at most ``max_chars`` characters of answer and process (plus its meta: the prompt's rubrics and answer
+key), about ``max_prompts * K * max_chars`` characters in all. Pure and synchronous; whoever keeps it across steps
+owns it (see ``docs/topologies.md``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verl_arena.core.topologies.base import check_int
+from verl_arena.core.types import ANCHOR_KEY, FORFEIT_KEY, FORMAT_REWARD_KEY, Candidate, GroupResult
+
+__all__ = ["AnchorPool", "PoolEntry"]
+
+
+@dataclass(frozen=True)
+class PoolEntry:
+    """One anchor of a prompt's pool: its content and meta (what the judge reads of it: rubrics, answer key), its
+    latest rating and when it entered (a counter)."""
+
+    answer: str
+    path: str
+    rating: float
+    entered: int
+    meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    @property
+    def candidate(self) -> Candidate:
+        """The anchor as a marked candidate (its id names its content, so that it is unique within a group)."""
+        digest = hashlib.sha256(f"{self.path}\x00{self.answer}".encode("utf-8", "surrogatepass")).hexdigest()
+        return Candidate(f"anchor:{digest[:16]}", self.answer, self.path, {**self.meta, ANCHOR_KEY: True})
+
+
+class AnchorPool:
+    """Bounded anchor pools, one per prompt (see the module docstring for the rules).
+
+    Args:
+        anchors: K, the anchors kept per prompt, every one of which each group of the prompt meets (the topology's
+            option ``anchors``).
+        max_prompts: prompts remembered; the least recently used is forgotten first.
+        max_chars: the longest rollout (answer and process) that may become an anchor.
+    """
+
+    def __init__(self, anchors: int, *, max_prompts: int = 4096, max_chars: int = 32768) -> None:
+        for name, value in (("anchors", anchors), ("max_prompts", max_prompts), ("max_chars", max_chars)):
+            check_int(name, value, 1)
+        self.anchors, self.max_prompts, self.max_chars = anchors, max_prompts, max_chars
+        self._pools: OrderedDict[str, list[PoolEntry]] = OrderedDict()
+        self._entered = 0
+
+    @staticmethod
+    def key(query: str) -> str:
+        """The prompt's key in the pool: a digest of the query (the text itself is not kept)."""
+        return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def held(self, query: str) -> list[PoolEntry]:
+        """The prompt's anchors, strongest first."""
+        return sorted(self._pools.get(self.key(query), ()), key=lambda e: (-e.rating, e.entered))
+
+    def group(self, query: str, rollouts: Sequence[Candidate]) -> list[Candidate]:
+        """``rollouts`` followed by the prompt's anchors, strongest first, marked (none for a new prompt)."""
+        ids = {c.id for c in rollouts}
+        shown = [e.candidate for e in self.held(query)]
+        return [*rollouts, *(a for a in shown if a.id not in ids)]
+
+    def update(self, query: str, candidates: Sequence[Candidate], result: GroupResult) -> None:
+        """Rate the prompt's anchors again from ``result`` (the group ranked over ``candidates``, as :meth:`group`
+        made it) and let its rollouts in, evicting as the module docstring says."""
+        if result.voided or len(result.points) != len(candidates):
+            return
+        key = self.key(query)
+        pool = {e.candidate.id: e for e in self._pools.get(key, ())}
+        forfeited = result.forfeited
+        for i, c in enumerate(candidates):
+            points = float(result.points[i])
+            if c.meta.get(ANCHOR_KEY):
+                if c.id in pool:
+                    pool[c.id] = dataclasses.replace(pool[c.id], rating=points)
+                if forfeited[i]:
+                    pool.pop(c.id, None)
+            elif not forfeited[i] and len(c.answer) + len(c.path) <= self.max_chars:
+                self._entered += 1
+                meta = {k: v for k, v in c.meta.items() if k not in (FORFEIT_KEY, FORMAT_REWARD_KEY)}
+                entry = PoolEntry(c.answer, c.path, points, self._entered, meta)
+                pool.setdefault(entry.candidate.id, entry)
+        kept = sorted(pool.values(), key=lambda e: (-e.rating, e.entered))[: self.anchors]
+        self._pools[key] = kept
+        self._pools.move_to_end(key)
+        while len(self._pools) > self.max_prompts:
+            self._pools.popitem(last=False)
+
+    def __len__(self) -> int:
+        """Prompts held."""
+        return len(self._pools)

@@ -1,0 +1,151 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Win rate over a set of anchors (TSRL), or a Bradley-Terry fit over the same graph (an anchor pool).
+
+Where the ``anchor`` topology judges every rollout against one anchor and reads the score the judge gave it, this one
+judges every rollout against K anchors and counts wins: a rollout's points are its win rate over the anchors it met (a
+win counts 1, a tie or a failed judgment 1/2). A win rate does not depend on how the judge's scores drift from call
+to call, only on who wins, and it sharpens as K grows. All K x (N - K) judgments are one wave.
+
+Where the anchors come from (``source``):
+
+- ``"drawn"``: K members of the group, drawn with the seed (a group of n uses ``min(K, n // 2)``, so that at least
+  half of it is judged against them). An anchor's points are its win rate over the rollouts it met, seen from its own
+  side: for a rollout and an anchor of the same quality both have the same expectation.
+- ``"marked"``: the candidates whose ``meta["anchor"]`` is true (references from the data, a frozen policy's
+  answers, the anchors an :class:`~verl_arena.core.anchor_pool.AnchorPool` keeps for the prompt). The group must hold
+  exactly K of them and at least one rollout; with ``pool`` set, a group whose pool is still filling has the anchors
+  it lacks drawn from its rollouts, as ``"drawn"`` does.
+
+Each judgment shows the anchor in slot A or slot B as a draw from the seed decides, so the judge's position bias is
+zero-mean noise on the win rate, and a judge that only follows the slot is seen within one group (see
+:mod:`~verl_arena.core.information`); both orders come from the judge's own order swap, as for every topology.
+
+``score="bradley_terry"`` ranks by a Bradley-Terry fit over the match log (the rollout-anchor graph, incomplete by
+design) instead, its strengths measured from the anchors' mean: with an anchor pool kept across steps, a rollout's
+points say how it stands against the same yardstick from step to step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from verl_arena.core.arena import Arena
+from verl_arena.core.bradley_terry import fit_bradley_terry
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.topologies.base import Standing, Topology, check_choice, check_int, register_topology
+from verl_arena.core.types import ANCHOR_KEY, MARKED_ANCHORS_KEY, Match
+
+__all__ = ["AnchorSet", "AnchorSetOptions", "anchor_count", "anchor_set_pairs", "win_rates"]
+
+
+@dataclass(frozen=True)
+class AnchorSetOptions:
+    """Args:
+    anchors: K, the number of anchors every rollout is judged against.
+    source: ``"drawn"`` (K members of the group, drawn with the seed) or ``"marked"`` (the candidates marked
+        ``meta["anchor"]``: references from the data, a frozen policy, an anchor pool).
+    score: ``"win_rate"`` (wins over the anchors, ties and failures 1/2) or ``"bradley_terry"`` (a fit over the match
+        log, measured from the anchors' mean strength).
+    pool: with ``source="marked"``, the anchors come from an :class:`~verl_arena.core.anchor_pool.AnchorPool` of K
+        per prompt kept across steps; a group whose pool holds fewer than K yet has the rest drawn from its rollouts.
+    """
+
+    anchors: int = 4
+    source: Literal["drawn", "marked"] = "drawn"
+    score: Literal["win_rate", "bradley_terry"] = "win_rate"
+    pool: bool = False
+
+    def __post_init__(self) -> None:
+        check_int("anchors", self.anchors, 1)
+        check_choice("source", self.source, ("drawn", "marked"))
+        check_choice("score", self.score, ("win_rate", "bradley_terry"))
+        if not isinstance(self.pool, bool):
+            raise ConfigError(f"option 'pool' must be true or false, got {self.pool!r}")
+        if self.pool and self.source != "marked":
+            raise ConfigError(f"option 'pool' (an anchor pool's anchors) needs source='marked', got {self.source!r}")
+
+
+def anchor_count(n: int, options: AnchorSetOptions) -> int:
+    """How many anchors a group of ``n`` candidates (anchors included) plays with."""
+    return options.anchors if options.source == "marked" else min(options.anchors, n // 2)
+
+
+def _anchors(arena: Arena, options: AnchorSetOptions) -> tuple[list[int], list[int]]:
+    """The group's anchors (in the draw order) and the ones among them it carried marked."""
+    k = anchor_count(arena.n, options)
+    if options.source == "drawn":
+        return sorted(arena.shuffle(range(arena.n))[:k], key=arena.draw_rank.__getitem__), []
+    marked = [p for p in arena.draw_order if arena.candidates[p].meta.get(ANCHOR_KEY)]
+    short = len(marked) < k and options.pool
+    if (len(marked) != k and not short) or len(marked) >= arena.n:
+        raise ConfigError(
+            f"{arena.group}: topology 'anchor_set' (source='marked') needs option 'anchors' = {k} candidates "
+            f"marked meta[{ANCHOR_KEY!r}] and at least one rollout; the group has {len(marked)} marked of "
+            f"{arena.n}: add the data's anchors to every group, or use source='drawn'"
+        )
+    rollouts = [p for p in arena.shuffle(range(arena.n)) if p not in marked]
+    filled = rollouts[: min(k - len(marked), len(rollouts) // 2)]  # a pool still filling: the rest from the rollouts
+    return sorted([*marked, *filled], key=arena.draw_rank.__getitem__), marked
+
+
+def anchor_set_pairs(arena: Arena, anchors: list[int]) -> list[tuple[int, int]]:
+    """Every rollout against every anchor, the anchor's slot drawn with the seed; rollouts in the draw order."""
+    rollouts = [p for p in arena.draw_order if p not in set(anchors)]
+    swaps = arena.rng.integers(0, 2, size=len(rollouts) * len(anchors))
+    pairs = [(r, a) for r in rollouts for a in anchors]
+    return [(a, r) if s else (r, a) for (r, a), s in zip(pairs, swaps, strict=True)]
+
+
+def win_rates(n: int, anchors: list[int], matches: list[Match]) -> list[float]:
+    """Each rollout's win rate over the anchors it met, each anchor's over the rollouts it met (a tie or a failed
+    judgment counts 1/2; a candidate that met nobody gets 1/2)."""
+    total, met = [0.0] * n, [0] * n
+    for m in matches:
+        for p in m.players:
+            total[p] += 1.0 if m.winner == p else 0.5 if m.winner is None else 0.0
+            met[p] += 1
+    return [total[p] / met[p] if met[p] else 0.5 for p in range(n)]
+
+
+@register_topology("anchor_set")
+class AnchorSet(Topology):
+    """Every rollout against K anchors, ranked by win rate over them (or a Bradley-Terry fit over the graph)."""
+
+    Options = AnchorSetOptions
+    random_slots = True
+
+    def check_group(self, n: int, group: str) -> None:
+        if self.options.source == "marked" and n <= self.options.anchors and not self.options.pool:
+            raise ConfigError(
+                f"{group}: option 'anchors' is {self.options.anchors} marked anchors, but the group has only {n} "
+                "candidates (it needs its anchors and at least one rollout)"
+            )
+
+    async def play(self, arena: Arena) -> Standing:
+        anchors, marked = _anchors(arena, self.options)
+        matches = await arena.compare(anchor_set_pairs(arena, anchors), stage="anchor_set", round=1, level=1)
+        details: dict[str, Any] = {"anchors": anchors, MARKED_ANCHORS_KEY: marked}
+        if self.options.score == "bradley_terry":
+            strengths = fit_bradley_terry(arena.n, matches)
+            base = sum(strengths[a] for a in anchors) / len(anchors) if anchors else 0.0
+            points = [round(float(s - base), 9) for s in strengths]
+        else:
+            points = win_rates(arena.n, anchors, matches)
+        return Standing(keys=[(p,) for p in points], points=points, details=details)
+
+    def first_wave(self, arena: Arena) -> list[tuple[int, int]] | None:
+        marked = sum(bool(c.meta.get(ANCHOR_KEY)) for c in arena.candidates)
+        if self.options.source == "marked" and marked != self.options.anchors:
+            return None  # the anchors join the group where they are kept (the data, a pool): not known from it yet
+        return anchor_set_pairs(arena, _anchors(arena, self.options)[0])
+
+    @classmethod
+    def judge_calls(cls, n: int, options: Any) -> int:
+        k = anchor_count(n, options)
+        return (n - k) * k if n > k else 0
+
+    @classmethod
+    def depth(cls, n: int, options: Any) -> int:
+        return 1 if cls.judge_calls(n, options) else 0
