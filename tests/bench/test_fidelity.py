@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from verl_arena.bench.fidelity import JUDGE_KINDS, METHODS, CellResult, run_bench
+from verl_arena.bench.fidelity import ANCHOR_SET_METHODS, JUDGE_KINDS, METHODS, CellResult, run_bench
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 
@@ -58,3 +58,14 @@ def test_an_unknown_method_or_judge_kind_is_refused_with_the_known_names(field, 
     registry = METHODS if field == "methods" else JUDGE_KINDS
     with pytest.raises(ConfigError, match=f"unknown {registry.kind} '{name}'; known: "):
         run_bench(sizes=[4], noises=[0.5], groups=1, **{field: [name]})
+
+
+def test_anchor_set_methods_judge_the_rollouts_against_reference_anchors_and_are_scored_over_the_rollouts():
+    methods = ["anchor_set/K2", "anchor_set/K8+bt"]
+    results = {r.method: r for r in run_bench(sizes=[6], noises=[0.0], judges=["score"], methods=methods, groups=3)}
+    assert results["anchor_set/K2"].calls == 6 * 2 and results["anchor_set/K8+bt"].calls == 6 * 8
+    assert all(r.depth == 1 for r in results.values())
+    # a noiseless judge against eight anchors of the same distribution orders the six rollouts nearly exactly;
+    # the metrics are over the six rollouts, not the anchors (a rank among 14 would not correlate this well)
+    assert results["anchor_set/K8+bt"].spearman > 0.8
+    assert set(ANCHOR_SET_METHODS) >= {"anchor_set/K2", "anchor_set/K4", "anchor_set/K8", "anchor_set/drawn4"}

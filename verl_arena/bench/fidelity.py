@@ -22,7 +22,7 @@ from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.registry import Registry
 from verl_arena.core.rewards import standardize
 from verl_arena.core.tournament import Tournament
-from verl_arena.core.types import Candidate
+from verl_arena.core.types import ANCHOR_KEY, Candidate
 from verl_arena.testing.simulated import SimulatedJudge
 
 __all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "JudgeKind", "Method", "run_bench"]
@@ -30,12 +30,18 @@ __all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "JudgeKind", "Method", "run_b
 
 @dataclass(frozen=True)
 class Method:
-    """A way to rank a group: a topology with options, or pointwise scoring (``topology=None``)."""
+    """A way to rank a group: a topology with options, or pointwise scoring (``topology=None``).
+
+    ``references``: K reference answers appended to every group, marked ``meta["anchor"]`` (``anchor_set`` with
+    ``source="marked"``), their qualities drawn from the same standard normal as the rollouts' (the first K of eight
+    drawn per group, so that K = 2, 4 and 8 share their anchors); fidelity is measured over the rollouts alone.
+    """
 
     name: str
     topology: str | None
     options: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    references: int = 0
 
 
 @dataclass(frozen=True)
@@ -51,8 +57,8 @@ METHODS: Registry[Method] = Registry("benchmark method")
 JUDGE_KINDS: Registry[JudgeKind] = Registry("judge kind")
 
 
-def _method(name: str, topology: str | None, description: str, **options: Any) -> None:
-    METHODS.register(name)(Method(name, topology, options, description))
+def _method(name: str, topology: str | None, description: str, references: int = 0, **options: Any) -> None:
+    METHODS.register(name)(Method(name, topology, options, description, references))
 
 
 _method("pointwise", None, "each candidate scored alone, GRPO over the raw scores")
@@ -79,6 +85,27 @@ _method(
 _method("round_robin", "round_robin", "every pair once")
 _method("budgeted", "budgeted", "adaptive waves from a Gaussian model of the scores, 2N-2 calls")
 _method("listwise", "listwise", "one call orders up to 8; two random deals when N > 8; Bradley-Terry over the orders")
+for _k in (2, 4, 8):
+    _method(
+        f"anchor_set/K{_k}",
+        "anchor_set",
+        f"win rate over {_k} reference anchors of the rollouts' quality distribution (TSRL), N x {_k} calls",
+        references=_k,
+        anchors=_k,
+        source="marked",
+    )
+    _method(
+        f"anchor_set/K{_k}+bt",
+        "anchor_set",
+        f"the same graph, ranked by a Bradley-Terry fit measured from the {_k} anchors",
+        references=_k,
+        anchors=_k,
+        source="marked",
+        score="bradley_terry",
+    )
+_method("anchor_set/drawn4", "anchor_set", "win rate over 4 anchors drawn from the group, (N-4) x 4 calls")
+#: the anchor-set methods: not in the default tables (their anchors are extra answers the other methods lack)
+ANCHOR_SET_METHODS = tuple(m for m in METHODS.names() if m.startswith("anchor_set/"))
 
 JUDGE_KINDS.register("score")(
     JudgeKind("score", "cardinal scores, independent noise", lambda s, seed: SimulatedJudge(noise=s, seed=seed))
@@ -154,6 +181,10 @@ async def _rank_one(
         return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), len(group), 1
     result = await tournament.rank(query, group, judge)
     shown = sum(len(m.players) for m in result.matches if m.kind != "bye")
+    if method.references:  # the rollouts alone, as a trainer sees them: ranked and standardised among themselves
+        n = len(group) - method.references
+        ranks = ranks_from_keys([(-r,) for r in result.ranks[:n]])
+        return ranks, standardize(result.rewards[:n]), result.comparisons, shown, result.depth
     return result.ranks, result.advantages, result.comparisons, shown, result.depth
 
 
@@ -171,6 +202,15 @@ async def _run_cell(
         ]
         for g, row in enumerate(qualities)
     ]
+    if method.references:
+        for g, grp in enumerate(groups):
+            drawn = np.random.default_rng([seed, len(grp), g, 8]).standard_normal(8)[: method.references]
+            grp += [
+                Candidate(
+                    id=f"ref{j}", answer=f"{cell} group {g} reference {j}", meta={"quality": float(q), ANCHOR_KEY: True}
+                )
+                for j, q in enumerate(drawn)
+            ]
     outs = await asyncio.gather(
         *(
             _rank_one(method, t, f"{cell}/{g}", grp, judge, seed)
