@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.hack_detectors import (
@@ -42,9 +42,17 @@ from verl_arena.outcomes.hack_detectors import (
     register_detector,
     repetition,
 )
+from verl_arena.outcomes.hack_screen import (
+    DEFAULT_SCREEN,
+    ScreenAction,
+    masking_detectors,
+    screen_metric_descriptions,
+    validate_screen,
+)
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches
 
 __all__ = [
+    "DEFAULT_SCREEN",
     "HACK_DETECTORS",
     "JUDGE_DIRECTED_PATTERNS",
     "HackAlarm",
@@ -143,6 +151,7 @@ def hack_metric_descriptions() -> dict[str, str]:
     out["hack/share"] = "share of the step's screened rollouts (members of ranked, unvoided groups) flagged by any "
     out["hack/share"] += "hack detector"
     out["hack/win_share"] = "share of the step's wins taken by rollouts flagged by any hack detector"
+    out.update(screen_metric_descriptions())
     out["hack/alarm"] = (
         "ALARM: 1 on a step where a detector's win share rose over the last steps (a WARNING in the coordinator's log "
         "names it): the policy may be exploiting the judge; run `verl-arena audit`"
@@ -176,12 +185,28 @@ class HackAlarmConfig(HackThresholds):
         window: steps compared (the last half against the half before).
         margin: the least rise of a detector's mean win share from the earlier half to the recent half.
         floor: the least recent mean win share worth a warning.
+        screen: what a detector's flag does, by detector: ``"mask"`` takes the flagged rollout out of its group's
+            ranking and out of the update (it does not vote; the ``tournament`` estimator zeroes its advantage and its
+            ``response_mask``), ``"log"`` only counts it; over the defaults
+            (:data:`~verl_arena.outcomes.hack_screen.DEFAULT_SCREEN`: ``judge_directed`` and ``keyword_stuffing``
+            mask, the detectors that also flag honest failures log). See :mod:`~verl_arena.outcomes.hack_screen`.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     window: int = Field(default=10, ge=2)
     margin: float = Field(default=0.15, ge=0, le=1)
     floor: float = Field(default=0.25, ge=0, le=1)
+    screen: dict[str, ScreenAction] = Field(default_factory=dict)
+
+    @field_validator("screen")
+    @classmethod
+    def _known_detectors(cls, screen: dict[str, ScreenAction]) -> dict[str, ScreenAction]:
+        return validate_screen(screen)
+
+    @property
+    def masking(self) -> tuple[str, ...]:
+        """The detectors whose flags take rollouts out of the update (registry order)."""
+        return masking_detectors(self.screen)
 
     def alarm(self) -> HackAlarm:
         """A fresh :class:`HackAlarm` with these options."""

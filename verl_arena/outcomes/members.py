@@ -219,9 +219,11 @@ class MemberOutcome:
         env_error: the environment failed for everyone during its episode: it was left out of the ranking.
         env_crash: its action broke the environment (which worked for a control episode): ranked as a failure, below
             every honest one.
-        votes: it was ranked with its group; ``False`` for a member left out (late, turned away, or its environment
-            failed for everyone): it gets :func:`stand_in_reward` and must get advantage 0, outside its group's
-            statistics.
+        votes: it was ranked with its group; ``False`` for a member left out (late, turned away, its environment
+            failed for everyone, or screened): it gets :func:`stand_in_reward` and must get advantage 0, outside its
+            group's statistics.
+        screened: the hack detector set to mask that took it out of its group's ranking and out of the update
+            (:mod:`~verl_arena.outcomes.hack_screen`); ``""``: none did.
     """
 
     reward: float
@@ -243,6 +245,7 @@ class MemberOutcome:
     env_error: bool = False
     env_crash: bool = False
     votes: bool = True
+    screened: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""

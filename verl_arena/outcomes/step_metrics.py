@@ -16,6 +16,7 @@ from collections import defaultdict
 from typing import Any
 
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
+from verl_arena.outcomes.hack_screen import screen_metrics
 from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS
 
 __all__ = ["STEP_METRICS", "StepMetrics", "summarize"]
@@ -202,6 +203,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     out.update(hack_metrics([g.hack_counts() for g in ranked]))
+    out.update(screen_metrics([o.screened for _, o in answers]))
     return out
 
 

@@ -15,6 +15,8 @@ Nothing waits forever:
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
 - a member arriving after its group was closed gets a stand-in for the group's mean reward at once, flagged ``late``;
   it does not vote (:func:`~verl_arena.outcomes.members.stand_in_reward`);
+- a member flagged by a hack detector set to mask (``hack_alarm.screen``) is left out of the ranking before the
+  group is judged, and does not vote either, flagged ``screened`` (:mod:`~verl_arena.outcomes.hack_screen`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
   groups get zero rewards, flagged ``overflow``; they do not vote);
 - with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
@@ -41,6 +43,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.hack_detectors import MemberFeatures
+from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
@@ -441,9 +444,11 @@ class GroupCoordinator:
         members = [m for m in everyone if m not in env_failed]
         if env_failed:
             logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
+        screened = self._screened(group_id, group, members)
+        members = [m for m in members if m not in screened]
         played = [outcomes_of[m] for m in members]
         answers = await self._rank_members(group_id, group, members, played, incomplete)
-        if not env_failed:
+        if not env_failed and not screened:
             return answers
         # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
         failed = {
@@ -451,7 +456,30 @@ class GroupCoordinator:
             for m in env_failed
             if (o := outcomes_of[m]) is not None
         }
-        return Answers({**answers.members, **failed}, answers.late)
+        # a screened member does not vote either: it is out of the ranking and out of the update
+        masked = {m: dataclasses.replace(answers.late, late=False, screened=name) for m, name in screened.items()}
+        return Answers({**answers.members, **failed, **masked}, answers.late)
+
+    def _screened(self, group_id: str, group: _Pending, members: list[str]) -> dict[str, str]:
+        """The ``members`` a hack detector set to mask takes out of the ranking, with its name
+        (:mod:`~verl_arena.outcomes.hack_screen`); a tail head that ranked one of them is dropped."""
+        found = screen_out(
+            [group.members[m] for m in members],
+            group.query,
+            self.options.hack_alarm.masking,
+            thresholds=self.options.hack_alarm,
+            features=[group.features.get(m) for m in members],
+        )
+        screened = {m: name for m, name in zip(members, found, strict=True) if name}
+        if not screened:
+            return screened
+        logger.warning("group %s: %s screened out of the ranking and the update (hack_alarm.screen)", group_id, screened)
+        self.counts["screened"] += len(screened)
+        if group.head is not None and not screened.keys().isdisjoint(group.head.members):
+            group.head.cancel()  # it ranked a screened member: the group is ranked again without it
+            group.head = None
+            self.counts["tail_heads_dropped"] += 1
+        return screened
 
     async def _rank_members(
         self, group_id: str, group: _Pending, members: list[str], played: list[EnvOutcome | None], incomplete: bool

@@ -149,3 +149,23 @@ def test_a_kl_penalty_in_the_reward_is_refused(ledger):
     config = OmegaConf.create({"adv_estimator": "tournament", "use_kl_in_reward": True})
     with pytest.raises(ConfigError, match=r"use_kl_in_reward=true does not work with algorithm\.adv_estimator"):
         compute_advantage(batch([("k", 1.0, True), ("k", 0.0, True)]), adv_estimator="tournament", config=config)
+
+
+def test_screened_rows_are_removed_from_the_update(ledger):
+    # member 2 of four was screened by a hack detector: the coordinator ranked the other three and answered it with
+    # the stand-in; the estimator gives it advantage 0 and zeroes its response mask in verl's own batch
+    ranked = [1.0, 0.5, 0.0]
+    stand_in = stand_in_reward(ranked)
+    leave_out(ledger, [("screen", "2", LeftOut(stand_in, why="screened")), ("late", "1", LeftOut(0.5, why="late"))])
+    votes.take_metrics()
+    rows = [("screen", 1.0, True), ("screen", 0.5, True), ("screen", stand_in, True), ("screen", 0.0, True)]
+    rows += [("late", 1.0, True), ("late", 0.5, True), ("late", 0.0, True)]
+    config = OmegaConf.create({"adv_estimator": "tournament"})
+    out = compute_advantage(batch(rows), adv_estimator="tournament", config=config)
+    mask = out.batch["response_mask"]
+    assert torch.count_nonzero(mask[2]) == 0 and torch.count_nonzero(out.batch["advantages"][2]) == 0
+    assert all(torch.count_nonzero(mask[i]) > 0 for i in (0, 1, 3))  # the siblings keep their tokens
+    adv = out.batch["advantages"][:, 0].tolist()
+    assert adv[:2] + adv[3:4] == pytest.approx(group_advantages(ranked), abs=1e-6)  # ranked without it
+    assert torch.count_nonzero(mask[5]) > 0  # a late row does not vote, but stays in the update (advantage 0)
+    assert votes.take_metrics()["arena/screened_rows"] == 1.0
