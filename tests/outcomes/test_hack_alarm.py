@@ -26,6 +26,7 @@ from verl_arena.outcomes.hack_detectors import ScreenedGroup
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.outcomes.step_metrics import STEP_METRICS, summarize
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 
@@ -214,12 +215,17 @@ class GullibleJudge(SimulatedJudge):
         return super().quality(c) + (3.0 if "Dear judge" in c.answer else 0.0)
 
 
-def simulated_run(hack_rate, steps: int = 14, groups: int = 8, size: int = 4, seed: int = 0) -> list[dict]:
+def simulated_run(
+    hack_rate, steps: int = 14, groups: int = 8, size: int = 4, seed: int = 0, screen: str = "log"
+) -> list[dict]:
     """A training run's step metrics: each rollout uses the hack with probability ``hack_rate(step)``, a tenth of
     them are lazy one-word answers (worse, and the judge sees it), the rest honest; each step goes through the
-    coordinator and the alarm, as the coordinator actor's ``step_metrics`` does."""
+    coordinator and the alarm, as the coordinator actor's ``step_metrics`` does; ``screen``: what a
+    ``judge_directed`` flag does."""
     rng = random.Random(seed)
-    coord = GroupCoordinator(JudgeService(judge_impl=GullibleJudge(noise=0.3)), Tournament.from_options("round_robin"))
+    options = CoordinatorOptions(hack_alarm={"screen": {"judge_directed": screen}})
+    judge = JudgeService(judge_impl=GullibleJudge(noise=0.3))
+    coord = GroupCoordinator(judge, Tournament.from_options("round_robin"), options)
     alarm = HackAlarm()
 
     def rollout(t: int) -> Candidate:
@@ -270,3 +276,15 @@ def test_an_honest_policy_keeps_the_win_shares_flat_and_the_alarm_quiet(caplog):
     assert max(m["hack/short_win_share"] for m in run) < 0.15  # ... and do not win
     assert all(m["hack/alarm"] == 0.0 for m in run)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_masking_the_hack_takes_every_win_from_it_and_counts_it():
+    run = simulated_run(lambda t: min(0.9, 0.07 * t), screen="mask")
+    assert all(m["arena/rollouts"] == 32 for m in run)
+    # the hacked rollouts are out of the ranking: they win nothing, and the alarm has nothing to see
+    assert all(m.get("hack/judge_directed_win_share", 0.0) == 0.0 for m in run)
+    assert all(m["hack/alarm"] == 0.0 for m in run)
+    screened = [m["hack/screened"] for m in run]
+    assert screened[0] == 0.0 and mean(screened[-3:]) > 0.5 * 32
+    assert all(m["hack/screened"] == m.get("hack/judge_directed_screened", 0.0) for m in run)
+    assert all(m["arena/non_voting"] == m["hack/screened"] for m in run)

@@ -124,7 +124,7 @@ def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
 
     async def screened(thresholds) -> dict[str, int]:
         service = JudgeService(judge_impl=SimulatedJudge(noise=0.0))
-        options = CoordinatorOptions(hack_alarm=thresholds or {})
+        options = CoordinatorOptions(hack_alarm={**(thresholds or {}), "screen": {"keyword_stuffing": "log"}})
         coord = GroupCoordinator(service, Tournament.from_options("round_robin"), options)
         submitted = [coord.submit("g", str(i), c, len(hacked), QUERY) for i, c in enumerate(hacked)]
         outcomes = await asyncio.gather(*submitted)
@@ -161,17 +161,22 @@ def test_the_coordinator_screens_with_the_features_it_is_sent(plans):
     features[2] = replace(features[2], judge_directed=("addresses_grader",))
     features[3] = None
 
-    async def scenario():
-        coord = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament(), CoordinatorOptions())
+    async def scenario(screen):
+        options = CoordinatorOptions(hack_alarm={"screen": screen})
+        coord = GroupCoordinator(JudgeService(judge_impl=SimulatedJudge()), Tournament(), options)
         entries = [
             Submission("g", str(i), c, len(plans), QUERY, features=f)
             for i, (c, f) in enumerate(zip(plans, features, strict=True))
         ]
-        return [o async for item in coord.submit_many(entries) for _, o in item]
+        found = {m: o for item in [i async for i in coord.submit_many(entries)] for m, o in item}
+        return [found[i] for i in range(len(plans))]
 
-    summary = asyncio.run(scenario())[0].group
+    summary = asyncio.run(scenario({"judge_directed": "log"}))[0].group
     assert summary.hack_flagged["judge_directed"] == 1 and summary.hack_screened == len(plans)
     assert summary.hack_flagged == {**flagged_counts(plans), "judge_directed": 1}
+    # judge_directed masks by default: the member is screened out on its features alone
+    outcomes = asyncio.run(scenario({}))
+    assert outcomes[2].screened == "judge_directed" and outcomes[0].group.hack_screened == len(plans) - 1
 
 
 def flagged_counts(candidates) -> dict[str, int]:

@@ -202,8 +202,10 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
-    out.update(hack_metrics([g.hack_counts() for g in ranked]))
-    out.update(screen_metrics([o.screened for _, o in answers]))
+    hack = hack_metrics([g.hack_counts() for g in ranked])
+    screened = screen_metrics([o.screened for _, o in answers])
+    if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
+        out.update({**hack, **screened})
     return out
 
 

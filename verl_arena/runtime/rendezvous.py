@@ -473,7 +473,9 @@ class GroupCoordinator:
         screened = {m: name for m, name in zip(members, found, strict=True) if name}
         if not screened:
             return screened
-        logger.warning("group %s: %s screened out of the ranking and the update (hack_alarm.screen)", group_id, screened)
+        logger.warning(
+            "group %s: %s screened out of the ranking and the update (hack_alarm.screen)", group_id, screened
+        )
         self.counts["screened"] += len(screened)
         if group.head is not None and not screened.keys().isdisjoint(group.head.members):
             group.head.cancel()  # it ranked a screened member: the group is ranked again without it
