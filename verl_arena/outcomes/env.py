@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from verl_arena.core.ranking import ranks_from_keys
-from verl_arena.core.rewards import group_advantages, rank_quantile_rewards
+from verl_arena.core.rewards import group_advantages
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.outcomes.tiers import rank_in_tiers
 
 __all__ = ["ENV_META", "EnvOutcome", "EnvReward", "combine", "env_outcome", "judge_agreement"]
 
@@ -99,9 +100,8 @@ def combine(result: GroupResult, outcomes: Sequence[EnvOutcome], mode: EnvReward
         return dataclasses.replace(result, details={**result.details, "env": details})
     if mode == "success_first":
         tiers = [0 if o.crash else 1 + int(o.success) for o in outcomes]  # success, honest failure, broke the env
-        ranks = ranks_from_keys([(t, r) for t, r in zip(tiers, tournament, strict=True)])
-        rewards = rank_quantile_rewards(ranks)
-    elif mode in ("weighted", "tournament"):
+        return rank_in_tiers(result, tiers, tournament, {"env": details})
+    if mode in ("weighted", "tournament"):
         rewards = tournament
         if mode == "weighted":
             rewards = [(1 - weight) * r + weight * o.reward for o, r in zip(outcomes, tournament, strict=True)]

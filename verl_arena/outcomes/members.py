@@ -79,7 +79,9 @@ class GroupSummary:
     ahead of the tournament (eager judging), and those of them it never asked for; ``hack_*``: the hack detectors'
     screening of the members, see
     :meth:`hack_counts`; ``judge_*``, ``single_verdicts``, ``first_slot_wins``: what the judge's own judgments said,
-    see :class:`~verl_arena.core.information.JudgeEvidence`)."""
+    see :class:`~verl_arena.core.information.JudgeEvidence`; ``verifiable``: with verifiable scores, what the judge was
+    asked for the group, ``verifiable_saved`` the judge calls the scores saved, ``scorer_errors`` the members whose
+    scorer failed, see :mod:`~verl_arena.outcomes.verifiable`)."""
 
     size: int = 0
     expected: int = 0
@@ -120,6 +122,9 @@ class GroupSummary:
     judge_ties: int = 0
     single_verdicts: int = 0
     first_slot_wins: int = 0
+    verifiable: str = ""
+    verifiable_saved: int = 0
+    scorer_errors: int = 0
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.outcomes.hack_alarm.screen_group` counts this summary carries."""
@@ -193,6 +198,7 @@ class GroupSummary:
             judge_ties=evidence.ties,
             single_verdicts=evidence.single,
             first_slot_wins=evidence.first_slot,
+            **_verifiable_fields(result.details.get("verifiable")),
         )
 
 
@@ -381,6 +387,17 @@ def member_outcomes(
     ]
     stand_in = stand_in_reward([o.reward for o in outcomes])
     return outcomes, MemberOutcome(stand_in, summary, late=True, votes=False)
+
+
+def _verifiable_fields(details: Any) -> dict[str, Any]:
+    """What a group's ``details["verifiable"]`` tells its summary (nothing without verifiable scores)."""
+    if not isinstance(details, dict):
+        return {}
+    return {
+        "verifiable": str(details["decision"]),
+        "verifiable_saved": int(details["saved_judgments"]),
+        "scorer_errors": sum(bool(e) for e in details["errors"]),
+    }
 
 
 def _env_fields(candidate: Candidate) -> dict[str, Any]:

@@ -97,6 +97,16 @@ STEP_METRICS = {
     "episode (ranked below every honest failure)",
     "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
     "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
+    "arena/verifiable_judged_groups": "with verifiable: groups the judge ranked, whose verifiable scores all tied "
+    "(or, with judge=tiers, within their tiers of equal score)",
+    "arena/verifiable_decided_groups": "with verifiable: groups ranked by their verifiable scores alone, without a "
+    "judge call",
+    "arena/verifiable_saved_judgments": "with verifiable: judge calls the topology would have made for the step's "
+    "groups that the verifiable scores made unnecessary",
+    "arena/scorer_errors": "with verifiable: rollouts whose verifiable scorer raised or returned no number (ranked "
+    "below every honest score, never judged)",
+    "arena/scorer_fault_groups": "ALARM: with verifiable, groups voided because the scorer failed for every rollout: "
+    "the scorer is broken or misconfigured (its data_source, ground truth or import)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
 }
 
@@ -122,6 +132,7 @@ _VOID_COUNTS = {
     "arena/judge_fault_groups": "judge_fault",
     "arena/saturated_groups": "saturated",
     "arena/no_information_groups": "no_information",
+    "arena/scorer_fault_groups": "scorer_fault",
 }
 _MEMBER_SUMS = {
     "arena/forfeits": "forfeit",
@@ -202,11 +213,25 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
+    out.update(_verifiable(ranked))
     hack = hack_metrics([g.hack_counts() for g in ranked])
     screened = screen_metrics([o.screened for _, o in answers])
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
         out.update({**hack, **screened})
     return out
+
+
+def _verifiable(ranked: list[Any]) -> dict[str, float]:
+    """What the verifiable scores decided (only when the step's groups had them)."""
+    scored = [g for g in ranked if g.verifiable]
+    if not scored:
+        return {}
+    return {
+        "arena/verifiable_judged_groups": float(sum(g.verifiable in ("judged", "tiers") for g in scored)),
+        "arena/verifiable_decided_groups": float(sum(g.verifiable == "decided" for g in scored)),
+        "arena/verifiable_saved_judgments": float(sum(g.verifiable_saved for g in scored)),
+        "arena/scorer_errors": float(sum(g.scorer_errors for g in scored)),
+    }
 
 
 def _judge_information(ranked: list[Any]) -> dict[str, float]:

@@ -174,6 +174,7 @@ def _training_part() -> list[str]:
     from verl_arena.integrations.slime.config import SlimeArenaConfig
     from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
     from verl_arena.outcomes.hack_alarm import HackAlarmConfig
+    from verl_arena.outcomes.verifiable import VerifiableConfig
     from verl_arena.runtime.options import ArenaOptions
 
     verl = "## The verl reward manager's own (`+reward.reward_kwargs.*`)"
@@ -184,6 +185,7 @@ def _training_part() -> list[str]:
         *_section("### The horizon curriculum (`+reward.reward_kwargs.horizon.*`)", HorizonSchedule, "horizon."),
         *_section("### The environment (`+reward.reward_kwargs.env.*`, for `arena_env_agent`)", EnvConfig, "env."),
         *_section("### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)", HackAlarmConfig, "hack_alarm."),
+        *_section("### Hybrid RLVR + judge (`+reward.reward_kwargs.verifiable.*`)", VerifiableConfig, "verifiable."),
         *_section("## The advantage estimator (`+algorithm.tournament.*`)", TournamentAdvantageConfig),
         *_section(slime, SlimeArenaConfig, "arena_", leave_out=ArenaOptions, intro=besides),
     ]

@@ -25,6 +25,7 @@ from verl_arena.outcomes.env import EnvReward
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
 from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
+from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.deadlines import check_tracing_room
 from verl_arena.validation import renamed_value
 
@@ -162,6 +163,10 @@ class CoordinatorOptions(OutcomeOptions):
             arrived; ``None``: only ``tail_share`` starts it early.
         tail_opponents: how many ranked members each late member meets in the wave, spread over the ranking, best and
             worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member).
+        verifiable: hybrid RLVR + judge: each rollout's verifiable score (a rule's) ranks its group first, and the
+            judge is asked only where the scores tie (see :class:`~verl_arena.outcomes.verifiable.VerifiableConfig`);
+            ``None`` (the default): the judge ranks every group. Its groups are judged when their last rollout
+            arrived (no eager judging, no tail hiding: the scores decide first whether the judge is needed).
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
@@ -174,6 +179,16 @@ class CoordinatorOptions(OutcomeOptions):
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
+    verifiable: VerifiableConfig | None = None
+
+    @model_validator(mode="after")
+    def _verifiable_waits(self) -> CoordinatorOptions:
+        if self.verifiable is not None and (self.tail_share < 1 or self.tail_wait_s is not None):
+            raise ValueError(
+                "verifiable: the verifiable scores decide whether a group goes to the judge once all its rollouts "
+                "are scored, so the tail cannot be hidden: drop tail_share / tail_wait_s, or verifiable"
+            )
+        return self
 
     @classmethod
     def of(cls, options: BaseModel) -> CoordinatorOptions:

@@ -47,6 +47,7 @@ from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
+from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.tail import Head, head_due, placed, start_head, whole_group
@@ -165,7 +166,8 @@ class GroupCoordinator:
         self._finished: OrderedDict[str, Answers] = OrderedDict()
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
-        self.eager = EagerJudging(ranker, tournament, enabled=options.eager)
+        # with verifiable scores, whether a group needs the judge is known only once it is complete
+        self.eager = EagerJudging(ranker, tournament, enabled=options.eager and options.verifiable is None)
 
     # -- members ----------------------------------------------------------------------------------------------------
 
@@ -506,6 +508,10 @@ class GroupCoordinator:
             wave = placed(self.ranker, group.head, group.query, candidates, late, group_id, self.options.tail_opponents)
             result: GroupResult = await wave
             self.eager.used(group.head.task.result().details.get("prefetch") or {})
+        elif self.options.verifiable is not None:
+            candidates, anchor = self._candidates(group, members)
+            judged_at, started = self._wall_clock(), self._clock()
+            result = await self._rank_verifiable(group_id, group, members, candidates)
         else:
             candidates, anchor = self._candidates(group, members)
             tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
@@ -537,6 +543,26 @@ class GroupCoordinator:
             features=[group.features.get(m) for m in members],
         )
         return Answers(dict(zip(members, outcomes, strict=True)), late)
+
+    async def _rank_verifiable(
+        self, group_id: str, group: _Pending, members: list[str], candidates: list[Candidate]
+    ) -> GroupResult:
+        """Rank by the members' verifiable scores, the judge ordering only what they leave tied
+        (:mod:`~verl_arena.outcomes.verifiable`)."""
+        assert self.options.verifiable is not None
+        scores = [verifiable_score(c) for c in candidates[: len(members)]]
+        plan = plan_judging(scores, self.options.verifiable.judge)
+        if plan.voided:
+            logger.warning("group %s: the verifiable scorer failed for every rollout: %s", group_id, scores[0].error)
+        unjudged = self.tournament.void(candidates, SCORER_FAULT, group_id=group_id)
+        judged, asked = None, 0
+        if plan.judged:
+            subset, anchor = self._candidates(group, [members[i] for i in plan.judged])
+            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+            judged = await self.ranker.rank_group(group.query, subset, tournament, group_id=group_id)
+            asked = self.tournament.judge_calls(len(subset))
+        saved = self.tournament.judge_calls(len(candidates)) - asked  # as the topology plans them
+        return verifiable_result(plan, scores, unjudged, judged, saved=saved)
 
     @staticmethod
     def _candidates(group: _Pending, members: list[str]) -> tuple[list[Candidate], int]:

@@ -52,10 +52,12 @@ from verl_arena.integrations.verl.trajectory import (
     reference_from_row,
     scalar,
 )
+from verl_arena.integrations.verl.verifiable import VerifiableScorer
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.hack_detectors import member_features
+from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.actors import CoordinatorActor, coordinator_stream, named_actor_options
 from verl_arena.runtime.batching import SubmitBatcher, Unanswered
 from verl_arena.runtime.deadlines import member_patience
@@ -144,6 +146,8 @@ class ArenaRewardManager(RewardManagerBase):
         self._rows = itertools.count()
         self._special_tokens = [t for t in getattr(tokenizer, "all_special_tokens", []) if t]
         self._batchers: dict[int, SubmitBatcher] = {}  # by coordinator shard, made on this worker's event loop
+        verifiable = self.arena.verifiable
+        self._scorer = None if verifiable is None else VerifiableScorer(verifiable, compute_score)
 
     @classmethod
     def init_class(cls, config: DictConfig, tokenizer: Any) -> None:
@@ -210,6 +214,9 @@ class ArenaRewardManager(RewardManagerBase):
         else:
             uid = str(scalar(non_tensor["uid"]))
             await self._open_ledger()
+            if self._scorer is not None:  # its verifiable score rides with it to the coordinator
+                scored = await self._scorer.meta(response_text, non_tensor)
+                candidate = dataclasses.replace(candidate, meta={**candidate.meta, VERIFIABLE_META: scored})
             reward, info = await self._tournament(uid, member, candidate, query, non_tensor)
             if not info["arena_votes"]:
                 await self._leave_out(uid, member, LeftOut(reward, rows=len(data), why=_why(info)))

@@ -1,0 +1,42 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Tiers first, the tournament within each tier: the one ranking both ``success_first`` (an environment's success,
+:mod:`~verl_arena.outcomes.env`) and the hybrid RLVR + judge mode (a rule's verifiable score,
+:mod:`~verl_arena.outcomes.verifiable`) give a group.
+
+A member's tier is a number (higher is better: success above honest failure above breaking the environment, or the
+verifiable score, a broken scorer lowest); within a tier the tournament's reward orders the members. The rewards are
+ArenaRL's quantile rewards of that order, so a group spanning several tiers always teaches the tiers, and, within
+each, what the judge prefers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from verl_arena.core.ranking import ranks_from_keys
+from verl_arena.core.rewards import group_advantages, rank_quantile_rewards
+from verl_arena.core.types import GroupResult
+
+__all__ = ["rank_in_tiers"]
+
+
+def rank_in_tiers(
+    result: GroupResult, tiers: Sequence[float], within: Sequence[float], details: dict[str, Any]
+) -> GroupResult:
+    """``result`` with its first ``len(tiers)`` members (its members; a reference may follow, and keeps its reward)
+    ranked by ``tiers``, then by ``within`` (the tournament's reward, or any score), and ``details`` merged into its
+    details."""
+    n = len(tiers)
+    ranks = ranks_from_keys([(t, w) for t, w in zip(tiers, within, strict=True)])
+    rewards = rank_quantile_rewards(ranks)
+    extra = list(result.rewards[n:])
+    return dataclasses.replace(
+        result,
+        ranks=[*ranks, *result.ranks[n:]],
+        rewards=[*rewards, *extra],
+        advantages=[*group_advantages(rewards), *([0.0] * len(extra))],
+        details={**result.details, **details},
+    )
