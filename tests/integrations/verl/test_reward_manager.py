@@ -77,7 +77,16 @@ def trajectories(uid: str, note: str = "") -> list[tuple[str, dict]]:
     return out
 
 
-def row(tokenizer, uid: str, session: int, text: str, extra: dict, split: str = "train") -> DataProto:
+def row(
+    tokenizer,
+    uid: str,
+    session: int,
+    text: str,
+    extra: dict,
+    split: str = "train",
+    data_source: str = "travel",
+    truth="",
+) -> DataProto:
     """One trajectory as AgentLoopWorker._compute_score sends it to a reward worker (verl 0.9.1, v1 trainer)."""
     prompt = [SYSTEM, {"role": "user", "content": QUERIES.get(uid, "Plan a trip")}]
     prompt_ids = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=True)
@@ -87,9 +96,9 @@ def row(tokenizer, uid: str, session: int, text: str, extra: dict, split: str = 
     prompts, responses = torch.tensor([prompt_ids]), torch.tensor([response_ids])
     input_ids = torch.cat([prompts, responses], dim=1)
     kwargs = {
-        "data_source": "travel",
+        "data_source": data_source,
         "raw_prompt": prompt,
-        "reward_model": {"ground_truth": "", "style": "arena"},
+        "reward_model": {"ground_truth": truth, "style": "arena"},
         "extra_info": {"split": split, "reference": "Day 1: a balanced plan with times and prices."},
         "uid": uid,
         "session_id": session,
@@ -270,6 +279,38 @@ def test_environment_episodes_a_crash_ranks_last_and_an_env_down_row_gets_advant
     adv = adv.batch["advantages"][:, 0].tolist()
     assert adv[2] == 0.0
     assert [adv[0], adv[1], adv[3]] == pytest.approx(group_advantages([rewards[0], rewards[1], rewards[3]]), abs=1e-6)
+
+
+@pytest.mark.slow
+def test_verifiable_scores_from_verls_default_scorer_decide_groups_and_the_judge_sees_only_the_tied_one(cluster, judge):
+    """gsm8k-style rows scored on the reward workers by verl's own default_compute_score: a group of right and wrong
+    answers is ranked by the scores without a judge request; a group of wrong answers only goes to the judge."""
+    from verl.utils import hf_tokenizer
+
+    url, server = judge
+    tokenizer = hf_tokenizer(str(cluster))
+    config = trainer_config(cluster, url, "+reward.reward_kwargs.verifiable.score=verl", name="arena_verifiable")
+    workers = [ray.remote(RewardLoopWorker).remote(config) for _ in range(2)]
+    answers = {"uid-right-and-wrong": ["72", "5", "72", "1"], "uid-all-wrong": ["5", "6", "7", "8"]}
+    rows, index = [], []
+    for uid, finals in answers.items():
+        for session, final in enumerate(finals):
+            text = f"Natalia sold 48 clips in April and half as many in May, so {final} in all.\n#### {final}"
+            rows.append(row(tokenizer, uid, session, text, {}, data_source="openai/gsm8k", truth="72"))
+            index.append(uid)
+    before = server.received
+    outputs = deliver(workers, rows)
+    info = {uid: [o["reward_extra_info"] for o, u in zip(outputs, index, strict=True) if u == uid] for uid in answers}
+    rewards = [o["reward_score"] for o, u in zip(outputs, index, strict=True) if u == "uid-right-and-wrong"]
+    assert rewards == pytest.approx([5 / 6, 1 / 6, 5 / 6, 1 / 6])  # the right answers tie above the wrong ones
+    assert all(i["arena_judge_requests"] == 0 and i["arena_judgments"] == 0 for i in info["uid-right-and-wrong"])
+    judged = info["uid-all-wrong"][0]["arena_judge_requests"]
+    assert judged > 0 and server.received - before == judged
+    context = ray.get_runtime_context()
+    name = f"arena_verifiable_coordinator_{context.get_job_id()}"
+    metrics = ray.get(ray.get_actor(name, namespace=context.namespace).step_metrics.remote(1))
+    assert metrics["arena/verifiable_decided_groups"] == 1 and metrics["arena/verifiable_judged_groups"] == 1
+    assert metrics["arena/verifiable_saved_judgments"] == 6 and metrics["arena/scorer_errors"] == 0
 
 
 @pytest.mark.slow

@@ -13,6 +13,10 @@ rest of the group (same ``uid``), runs the tournament through the cluster's judg
 reward as soon as its group is ranked. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
 coordinator closes late groups, and this manager stops waiting after ``arrival_timeout_s + judge_deadline_s + 60``.
 
+With ``verifiable``, each rollout is also scored by a rule here, on the worker
+(:mod:`~verl_arena.integrations.verl.verifiable`), and its score rides with the candidate: the coordinator ranks by the
+scores first and asks the judge only where they tie (:mod:`~verl_arena.outcomes.verifiable`).
+
 Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
 with the reference answer in the data (1 win, 0.5 tie, 0 loss) or get 0, as ``validation`` says.
 
