@@ -73,6 +73,12 @@ class _TimedRanker:
         self.spans[group_id] = (start, time.time())
         return result
 
+    def __getattr__(self, name: str) -> Any:
+        """The inner ranker's eager judging (``prefetch``, ``drop_prefetched``) where it has it, as in training."""
+        if name in ("prefetch", "drop_prefetched"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
+
 
 def _process_stats(_actor: Any) -> dict[str, float]:
     """CPU seconds and resident memory of the process it runs in (called inside the coordinator actor)."""
