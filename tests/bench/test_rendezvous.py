@@ -6,6 +6,8 @@ run: ``tests/runtime/test_sharding.py``.)"""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
@@ -48,3 +50,4 @@ def test_the_simulated_judge_in_the_pool_gives_the_answers_it_gives_in_the_coord
     assert pooled.judge == "pool" and pooled.answered == pooled.metrics_rollouts == 12 and pooled.errors == 0
     assert pooled.answers_digest == here.answers_digest  # where the tournament runs changes no answer
     assert pooled.floor_errors == 0 and pooled.floor_cpu_s > 0
+    assert pooled.judge_cpu_s > 0 and math.isnan(here.judge_cpu_s)  # the pool's CPU, apart from the coordinator's

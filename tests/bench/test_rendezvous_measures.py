@@ -80,8 +80,8 @@ def test_the_coordinator_is_reported_against_the_floor_measured_with_it():
         [{"cpu_s": 2.25, "rss": 0.0}, {"cpu_s": 2.07, "rss": 0.0}],
     )
     row, judged = (
-        make_row("simulated", 2, 4, 2, 2, latency, RECORDS, SPANS, *cpu_stats(), {}, 2.0, {}, floor=floor)
-        for latency in (0.0, 0.1)
+        make_row("pool", 2, 4, 2, 2, latency, RECORDS, SPANS, *cpu_stats(), {}, 2.0, {}, floor=floor, judge_cpu=cpu)
+        for latency, cpu in ((0.0, 0.4), (0.1, math.nan))
     )
     assert row.floor_wall_s == pytest.approx(1.0) and row.floor_cpu_s == pytest.approx(0.32) and row.floor_errors == 0
     assert row.cpu_over_floor == pytest.approx(2.56 / 0.32) and row.wall_over_floor == pytest.approx(10.3)
@@ -92,8 +92,10 @@ def test_the_coordinator_is_reported_against_the_floor_measured_with_it():
     assert judged.cpu_over_floor == row.cpu_over_floor and math.isnan(judged.wall_over_floor)
     lines = format_rendezvous([row, judged]).splitlines()
     start = lines.index("against the floor, measured in the same run:")
-    assert lines[start + 2].split() == ["2", "4", "2", "0", "640000", "80000", "8.00", "10.30", "1.00", "10.30"]
-    assert lines[start + 3].split()[3:] == ["0.1", "640000", "80000", "8.00", "10.30", "1.00", "-"]
+    # the judge pool's CPU apart from the coordinator's (none known: "-")
+    assert row.judge_cpu_us_per_rollout == pytest.approx(1e5) and judged.to_dict()["judge_cpu_us_per_rollout"] is None
+    assert lines[start + 2].split()[3:] == ["0", "640000", "80000", "8.00", "10.30", "1.00", "10.30", "100000"]
+    assert lines[start + 3].split()[3:] == ["0.1", "640000", "80000", "8.00", "10.30", "1.00", "-", "-"]
     assert lines[start + 4].startswith("floor: the same members")
     without = measured()  # no floor: no ratio, no second table
     assert math.isnan(without.cpu_over_floor) and without.to_dict()["wall_over_floor"] is None

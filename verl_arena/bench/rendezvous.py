@@ -23,7 +23,9 @@ training path). Every tournament is timed where it runs, so the coordinator's co
 - the floor, in the same run: the same workers send the same members, batched the same way, to bare actors
   (:class:`~verl_arena.bench.rendezvous_load.FloorActor`, as many as shards) that answer each group when it is complete
   and do nothing else. The coordinator's CPU per rollout and its wall time are reported as ratios to the floor's: what
-  the rendezvous costs beyond Ray's own machinery for the same calls.
+  the rendezvous costs beyond Ray's own machinery for the same calls;
+- with the judge pool (``pool``, ``mock``), the pool actors' CPU seconds over the same run, apart from the
+  coordinator's: where training runs the tournaments.
 
 Every row also says whether its answers (every member's reward) equal those of the first row with the same groups:
 sharding, worker count and latency must not change an answer. Timings are this machine's, and every process (Ray,
@@ -35,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -69,6 +72,12 @@ class _TimedRanker:
         result = await self.inner.rank_group(query, candidates, tournament, group_id=group_id)
         self.spans[group_id] = (start, time.time())
         return result
+
+    def __getattr__(self, name: str) -> Any:
+        """The inner ranker's eager judging (``prefetch``, ``drop_prefetched``) where it has it, as in training."""
+        if name in ("prefetch", "drop_prefetched"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
 
 
 def _process_stats(_actor: Any) -> dict[str, float]:
@@ -141,19 +150,22 @@ def run_rendezvous_bench(
     run = f"{time.time_ns() % 10**9}"
     try:
         for latency in latencies:
-            with _judge(judge, latency, concurrency) as make_ranker:
+            judges = _judge(judge, latency, concurrency)
+            with judges as make_ranker:
                 for b, w, k in itertools.product(groups, workers, shards):
                     say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
                     names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
                     chosen = pool_workers[:w]
                     delays = deal(chosen, b, n, chars, spread_s, seed)
                     load = (delays, spread_s, wait_s)
-                    recorded = _measure(make_ranker, tournament, chosen, names, load)
+                    *recorded, judge_cpu = _measure(make_ranker, tournament, chosen, names, load, judges.actors())
                     floor = _measure_floor(chosen, [f"{name}_floor" for name in names], load)
                     bound = max(
                         spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
                     )
-                    row = make_row(judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor)
+                    row = make_row(
+                        judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor, judge_cpu=judge_cpu
+                    )
                     rows.append(row)
     finally:
         for worker in pool_workers:
@@ -169,11 +181,14 @@ def _measure(
     workers: Sequence[Any],
     names: Sequence[str],
     load: tuple[Sequence[Sequence[float]], float, float],
-) -> tuple[list[MemberRecord], dict[str, tuple[float, float]], list[dict[str, float]], list[dict[str, float]], Any]:
+    judges: Sequence[Any] = (),
+) -> tuple[
+    list[MemberRecord], dict[str, tuple[float, float]], list[dict[str, float]], list[dict[str, float]], Any, float
+]:
     """One configuration: start the coordinator shards ``names``, warm them up, let ``workers`` send what they were
     dealt (``load``: the send delays, the spread, the batching wait) and collect what was recorded (the members'
-    records, the tournaments' spans, the shards' process stats before and after, the step metrics); the shards are
-    gone after."""
+    records, the tournaments' spans, the shards' process stats before and after, the step metrics, and the CPU
+    seconds the judge pool's actors ``judges`` spent meanwhile: ``nan`` without them); the shards are gone after."""
     import ray
 
     from verl_arena.runtime.actors import CoordinatorActor, named_actor_options
@@ -185,14 +200,21 @@ def _measure(
         CoordinatorActor.options(**named_actor_options(name, namespace)).remote(make_ranker(), tournament, options)
         for name in names
     ]
-    records, before, after = _run_load(coordinators, workers, names, load, coordinators=True)
+    records, before, after = _run_load([*coordinators, *judges], workers, names, load, coordinators=True)
+    k = len(coordinators)
+    judge_cpu = sum(_cpu_spent(before[k:], after[k:])) if judges else math.nan
+    before, after = before[:k], after[:k]
     spans: dict[str, tuple[float, float]] = {}
     for part in ray.get([c.__ray_call__.remote(_spans) for c in coordinators]):
         spans.update(part)
     metrics = ray.get(coordinators[0].step_metrics.remote(None, peers=names[1:]))
     for c in coordinators:
         ray.kill(c, no_restart=True)
-    return records, spans, before, after, metrics
+    return records, spans, before, after, metrics, judge_cpu
+
+
+def _cpu_spent(before: Sequence[dict[str, float]], after: Sequence[dict[str, float]]) -> list[float]:
+    return [a["cpu_s"] - p["cpu_s"] for a, p in zip(after, before, strict=True)]
 
 
 def _measure_floor(
@@ -223,11 +245,12 @@ def _run_load(
     coordinators: bool,
 ) -> tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]:
     """Warm the actors up (coordinators forget the warm-up's step metrics), then send the load; the records and the
-    actors' process stats before and after."""
+    actors' process stats before and after (``actors``: the shards named ``names`` first, then any actor whose CPU
+    is wanted over the same load: the judge pool's)."""
     import ray
 
     namespace = ray.get_runtime_context().namespace
-    ray.get([a.stats.remote() for a in actors])
+    ray.get([a.stats.remote() for a in actors[: len(names)]])
     warm_up(workers, names, namespace)
     if coordinators:
         ray.get(actors[0].step_metrics.remote(None, peers=names[1:]))  # forget the warm-up
@@ -274,6 +297,14 @@ class _judge:
         self._pool = JudgePool.start(_pool_config(url, self.concurrency), name=name)
         asyncio.run(self._pool.health())
         return lambda: _TimedRanker(self._pool)
+
+    def actors(self) -> list[Any]:
+        """The judge pool's actors (none with the judge simulated inside the coordinator)."""
+        if self._actor is not None:
+            return [self._actor]
+        if self._pool is not None:
+            return [self._pool._handle(shard) for shard in range(len(self._pool.names))]
+        return []
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:

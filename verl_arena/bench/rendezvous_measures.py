@@ -51,6 +51,7 @@ class RendezvousRow:
     floor_wall_s: float = math.nan
     floor_cpu_s: float = math.nan
     floor_errors: int = 0
+    judge_cpu_s: float = math.nan
 
     @property
     def wall_over_bound(self) -> float:
@@ -74,6 +75,12 @@ class RendezvousRow:
         """The coordinator's CPU microseconds per rollout (all shards)."""
         return 1e6 * self.coordinator_cpu_s / self.members if self.members else math.nan
 
+    @property
+    def judge_cpu_us_per_rollout(self) -> float:
+        """The judge pool's CPU microseconds per rollout (all its actors; ``nan`` with the judge in the
+        coordinator)."""
+        return 1e6 * self.judge_cpu_s / self.members if self.members else math.nan
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (a ratio that cannot be computed is ``None``)."""
         ratios = {
@@ -83,6 +90,7 @@ class RendezvousRow:
                 ("cpu_over_floor", self.cpu_over_floor),
                 ("wall_over_floor", self.wall_over_floor),
                 ("cpu_us_per_rollout", self.cpu_us_per_rollout),
+                ("judge_cpu_us_per_rollout", self.judge_cpu_us_per_rollout),
             )
         }
         fields = {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in asdict(self).items()}
@@ -113,9 +121,11 @@ def make_row(
     bound: float,
     first_answers: dict[int, dict[tuple[str, str], float]],
     floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None = None,
+    judge_cpu: float = math.nan,
 ) -> RendezvousRow:
     """One configuration's row from what was recorded (see :class:`RendezvousRow`); ``floor``: the records and the
-    process stats before and after of the same load sent to the floor's actors."""
+    process stats before and after of the same load sent to the floor's actors; ``judge_cpu``: the judge pool's CPU
+    seconds over the run (``nan``: the judge ran in the coordinator)."""
     last_sent: dict[str, float] = {}
     answered_at: dict[str, float] = {}
     for group_id, _member, sent, answered, _reward, _error in records:
@@ -166,6 +176,7 @@ def make_row(
         floor_wall_s=floor_wall,
         floor_cpu_s=floor_cpu,
         floor_errors=floor_errors,
+        judge_cpu_s=judge_cpu,
     )
 
 
@@ -226,7 +237,8 @@ FLOOR_LEGEND = (
     "floor: the same members, sent by the same workers in the same batched calls, to bare actors (as many as "
     "shards) that answer each group when it is complete and do nothing else;\nus/rollout: CPU microseconds per rollout "
     "of the coordinator (all shards) and of the floor; cpu/floor and wall/floor: the coordinator's over the floor's "
-    "(wall/floor with an instant judge only: the floor does not judge)."
+    "(wall/floor with an instant judge only: the floor does not judge);\njudge us: CPU microseconds per rollout of the "
+    "judge pool's actors over the same run, where training runs the tournaments (- with the judge in the coordinator)."
 )
 
 
@@ -238,15 +250,16 @@ def _floor_table(rows: Sequence[RendezvousRow]) -> list[str]:
     lines = [
         "against the floor, measured in the same run:",
         f"{'shards':>6} {'W':>3} {'B':>4} {'L s':>5} {'us/rollout':>10} {'floor':>7} {'cpu/floor':>9} "
-        f"{'wall s':>7} {'floor':>7} {'wall/floor':>10}",
+        f"{'wall s':>7} {'floor':>7} {'wall/floor':>10} {'judge us':>8}",
     ]
     for r in measured:
         floor_us = 1e6 * r.floor_cpu_s / r.members
         errors = f" ({r.floor_errors} floor errors)" if r.floor_errors else ""
         wall_ratio = "-" if math.isnan(r.wall_over_floor) else f"{r.wall_over_floor:.2f}"
+        judge_us = "-" if math.isnan(r.judge_cpu_s) else f"{r.judge_cpu_us_per_rollout:.0f}"
         lines.append(
             f"{r.shards:>6} {r.workers:>3} {r.groups:>4} {r.latency_s:>5g} {r.cpu_us_per_rollout:>10.0f} "
-            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} {wall_ratio:>10}"
-            f"{errors}"
+            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} {wall_ratio:>10} "
+            f"{judge_us:>8}{errors}"
         )
     return [*lines, FLOOR_LEGEND]

@@ -41,7 +41,7 @@ _SLOT = {"a": "first", "b": "second", "tie": "tie"}
 def is_shortcut(meta: Any) -> bool:
     """Whether a verdict's ``meta`` says it was settled without the judge reading the candidates: a shortcut of its
     own, in either order of an order-swapped verdict, or in every member of an ensemble's."""
-    if not isinstance(meta, Mapping):
+    if not meta or not isinstance(meta, Mapping):  # most verdicts' meta is empty: no ABC check for them
         return False
     if meta.get("shortcut") or any(is_shortcut(meta.get(order)) for order in ("ab", "ba")):
         return True

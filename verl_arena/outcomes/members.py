@@ -253,6 +253,14 @@ class MemberOutcome:
     votes: bool = True
     screened: str = ""
 
+    def waited(self, wait_s: float, arrived_at: float, duplicate: bool) -> MemberOutcome:
+        """This outcome as told to a member that arrived at ``arrived_at`` and waited ``wait_s`` (``duplicate``: it
+        was there already): ``dataclasses.replace`` without its per-field checks, once per member on the
+        coordinator's event loop."""
+        copy = object.__new__(MemberOutcome)
+        copy.__dict__.update(self.__dict__, wait_s=wait_s, arrived_at=arrived_at, duplicate=duplicate)
+        return copy
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return dataclasses.asdict(self)
@@ -359,17 +367,18 @@ def member_outcomes(
         features=features,
     )
     prefetched = result.details.get("prefetch") or {}  # judgments asked ahead of the tournament (eager judging)
+    filtered: dict[str, Any] = {}
+    if group_filter is not None and members > 1:
+        tied = not result.voided and len(set(result.rewards[:members])) == 1
+        filtered["drop"], filtered["drop_guarded"] = group_filter.decide(voided=result.voided, tied=tied)
     summary = dataclasses.replace(
         summary,
         judged_at=judged[0],
         judge_s=judged[1],
         prefetched_judgments=int(prefetched.get("used", 0) + prefetched.get("unused", 0)),
         prefetch_unused=int(prefetched.get("unused", 0)),
+        **filtered,
     )
-    if group_filter is not None and members > 1:
-        tied = not result.voided and len(set(result.rewards[:members])) == 1
-        drop, guarded = group_filter.decide(voided=result.voided, tied=tied)
-        summary = dataclasses.replace(summary, drop=drop, drop_guarded=guarded)
     forfeited = result.forfeited
     outcomes = [
         MemberOutcome(

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from verl_arena.core.first_wave import certain_first_wave
+from verl_arena.core.first_wave import MAX_ARRANGEMENTS, certain_first_wave
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.env import env_outcome
@@ -71,7 +72,11 @@ class EagerJudging:
     ) -> None:
         """A rollout of a group still incomplete arrived (``members``: those here, by member key): send the compares
         of its first wave that became certain."""
-        if not self.enabled or len(members) >= expected:
+        if (
+            not self.enabled
+            or len(members) >= expected
+            or not self._may_be_certain(expected - len(members), anchors, reference)
+        ):
             return
         present = [c for m, c in members.items() if not _env_failed(c)]
         anchor = next((a for a in anchors if a in members and not _env_failed(members[a])), None)
@@ -89,6 +94,17 @@ class EagerJudging:
         shown = [(by_id[a], by_id[b]) for a, b in new]
         task = asyncio.ensure_future(self._send(group_id, query, shown))
         self._sending.setdefault(group_id, []).append(task)
+
+    def _may_be_certain(self, missing: int, anchors: Sequence[str], reference: Candidate | None) -> bool:
+        """Whether some compare can be certain yet, told without looking at the rollouts: a topology that takes an
+        anchor needs one (marked or the reference), and one whose first wave is drawn can try at most
+        :data:`~verl_arena.core.first_wave.MAX_ARRANGEMENTS` places of the missing rollouts (at least
+        ``C(missing + 2, missing)`` of them once two are here). Most arrivals of most topologies stop here, at no
+        cost."""
+        impl = self.tournament.impl
+        if impl.takes_anchor and not anchors and reference is None:
+            return False
+        return not impl.first_wave_drawn or math.comb(missing + 2, missing) <= MAX_ARRANGEMENTS
 
     async def _send(self, group_id: str, query: str, pairs: list[tuple[Candidate, Candidate]]) -> None:
         try:

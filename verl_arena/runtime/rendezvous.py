@@ -345,9 +345,7 @@ class GroupCoordinator:
     ) -> MemberOutcome:
         """The answer of a member that waited for its group (arriving at ``arrival``: monotonic and wall clock)."""
         outcome = answers.members.get(entry.member, answers.late)
-        return dataclasses.replace(
-            outcome, wait_s=self._clock() - arrival[0], arrived_at=arrival[1], duplicate=duplicate
-        )
+        return outcome.waited(self._clock() - arrival[0], arrival[1], duplicate)
 
     def _answer(self, entry: Submission, outcome: MemberOutcome) -> MemberOutcome:
         """A member's outcome as it is answered: with its horizon, counted in its step's metrics."""
