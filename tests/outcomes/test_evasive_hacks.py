@@ -32,6 +32,7 @@ from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphr
 from verl_arena.evaluation.audit.planted import PRIOR_VERDICT
 from verl_arena.outcomes.hack_alarm import HackAlarm
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing.biased_judges import BiasedJudgeThread
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
@@ -95,7 +96,10 @@ def training_run(url: str, hack: Hack, *, steps: int = 8, groups: int = 4, size:
     actor's step metrics do."""
     rng = np.random.default_rng(0)
     service = JudgeService(judge_config(url))
-    coord = GroupCoordinator(service, Tournament.from_options("seeded_single_elimination"))
+    # the alarm's path: the hack's detector only logs (masking it, the default for two of them, takes every win from
+    # it: tests/outcomes/test_hack_screen.py)
+    options = CoordinatorOptions(hack_alarm={"screen": {hack.detector: "log"}})
+    coord = GroupCoordinator(service, Tournament.from_options("seeded_single_elimination"), options)
     alarm = HackAlarm(window=steps, margin=0.15, floor=0.2)
 
     def group(t: int) -> list[Candidate]:
