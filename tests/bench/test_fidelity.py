@@ -69,3 +69,11 @@ def test_anchor_set_methods_judge_the_rollouts_against_reference_anchors_and_are
     # the metrics are over the six rollouts, not the anchors (a rank among 14 would not correlate this well)
     assert results["anchor_set/K8+bt"].spearman > 0.8
     assert set(ANCHOR_SET_METHODS) >= {"anchor_set/K2", "anchor_set/K4", "anchor_set/K8", "anchor_set/drawn4"}
+
+
+def test_the_order_methods_send_two_requests_a_judgment_in_both_orders_and_one_in_one_order():
+    methods = ["round_robin", "round_robin/both", "round_robin/one", "budgeted/both", "budgeted/one"]
+    results = {r.method: r for r in run_bench(sizes=[8], noises=[0.5], judges=["position"], methods=methods, groups=20)}
+    assert results["round_robin/both"].requests == 2 * results["round_robin/both"].calls == 56
+    assert results["round_robin/one"].requests == results["round_robin/one"].calls == 28
+    assert results["budgeted/both"].requests == 2 * results["budgeted/one"].requests == 28

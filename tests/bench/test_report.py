@@ -14,7 +14,7 @@ from verl_arena.bench.tokens import TokenRow
 
 
 def cell(method: str, judge: str, noise: float, tau: float, n: int = 4, calls: float = 6.0) -> CellResult:
-    return CellResult(method, n, judge, noise, 3, tau, 0.01, tau, tau, 1.0, calls, 2 * calls, 1.0)
+    return CellResult(method, n, judge, noise, 3, tau, 0.01, tau, tau, 1.0, calls, 2 * calls, 1.0, calls)
 
 
 CELLS = [
@@ -33,7 +33,7 @@ def test_one_table_per_judge_and_size_with_a_dash_where_a_cell_was_not_run():
     rr = next(line for line in lines if line.startswith("round_robin") and "0.912" in line)
     assert rr.split("|")[1].split() == ["0.912", "0.456"]  # tau at each noise level, in the header's order
     anchor = next(line for line in lines if line.startswith("anchor"))
-    assert anchor.split()[1:4] == ["3.0", "6.0", "1.0"] and anchor.split("|")[1].split() == ["0.801", "-"]
+    assert anchor.split()[1:5] == ["3.0", "3.0", "6.0", "1.0"] and anchor.split("|")[1].split() == ["0.801", "-"]
     drift = lines[lines.index(next(line for line in lines if "judge=drift" in line)) :]
     assert "anchor" not in "\n".join(drift)  # a method shows only in the tables it was run in
 

@@ -13,7 +13,7 @@ import asyncio
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -23,6 +23,8 @@ from verl_arena.core.registry import Registry
 from verl_arena.core.rewards import standardize
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import ANCHOR_KEY, Candidate
+from verl_arena.judges.one_order import OneOrderJudge
+from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.testing.simulated import SimulatedJudge
 
 __all__ = ["JUDGE_KINDS", "METHODS", "CellResult", "JudgeKind", "Method", "run_bench"]
@@ -35,6 +37,9 @@ class Method:
     ``references``: K reference answers appended to every group, marked ``meta["anchor"]`` (``anchor_set`` with
     ``source="marked"``), their qualities drawn from the same standard normal as the rollouts' (the first K of eight
     drawn per group, so that K = 2, 4 and 8 share their anchors); fidelity is measured over the rollouts alone.
+
+    ``orders``: how each compare is put to the judge: ``"shown"`` once, in the topology's slots; ``"both"`` in both
+    orders, summed (``order_swap``, two requests); ``"one"`` once, in slots drawn from the seed (``one_order``).
     """
 
     name: str
@@ -42,6 +47,7 @@ class Method:
     options: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     references: int = 0
+    orders: Literal["shown", "both", "one"] = "shown"
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,10 @@ METHODS: Registry[Method] = Registry("benchmark method")
 JUDGE_KINDS: Registry[JudgeKind] = Registry("judge kind")
 
 
-def _method(name: str, topology: str | None, description: str, references: int = 0, **options: Any) -> None:
-    METHODS.register(name)(Method(name, topology, options, description, references))
+def _method(
+    name: str, topology: str | None, description: str, references: int = 0, orders: str = "shown", **options: Any
+) -> None:
+    METHODS.register(name)(Method(name, topology, options, description, references, orders))  # type: ignore[arg-type]
 
 
 _method("pointwise", None, "each candidate scored alone, GRPO over the raw scores")
@@ -103,9 +111,14 @@ for _k in (2, 4, 8):
         source="marked",
         score="bradley_terry",
     )
+for _topology in ("round_robin", "budgeted"):
+    _method(f"{_topology}/both", _topology, "both orders of every compare, summed (order_swap)", orders="both")
+    _method(f"{_topology}/one", _topology, "one order per compare, slots drawn from the seed (one_order)", orders="one")
 _method("anchor_set/drawn4", "anchor_set", "win rate over 4 anchors drawn from the group, (N-4) x 4 calls")
 #: the anchor-set methods: not in the default tables (their anchors are extra answers the other methods lack)
 ANCHOR_SET_METHODS = tuple(m for m in METHODS.names() if m.startswith("anchor_set/"))
+#: the order policies: round robin and budgeted asked in both orders against one drawn order
+ORDER_METHODS = ("round_robin/both", "round_robin/one", "budgeted/both", "budgeted/one")
 
 JUDGE_KINDS.register("score")(
     JudgeKind("score", "cardinal scores, independent noise", lambda s, seed: SimulatedJudge(noise=s, seed=seed))
@@ -151,7 +164,8 @@ DEFAULT_JUDGES = ("score", "winner", "drift")
 
 @dataclass(frozen=True)
 class CellResult:
-    """Mean fidelity of one method in one cell over ``groups`` groups."""
+    """Mean fidelity of one method in one cell over ``groups`` groups; ``calls`` are judgments per group,
+    ``requests`` the requests the judge was sent per group (two per compare asked in both orders)."""
 
     method: str
     n: int
@@ -166,6 +180,7 @@ class CellResult:
     calls: float
     shown: float
     depth: float
+    requests: float
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -179,7 +194,12 @@ async def _rank_one(
     if tournament is None:
         scores = await asyncio.gather(*(judge.score(query, c) for c in group))
         return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), len(group), 1
-    result = await tournament.rank(query, group, judge)
+    asked: Any = judge
+    if method.orders == "both":
+        asked = OrderSwapJudge(judge)
+    elif method.orders == "one":
+        asked = OneOrderJudge(judge, seed=seed)
+    result = await tournament.rank(query, group, asked)
     shown = sum(len(m.players) for m in result.matches if m.kind != "bye")
     if method.references:  # the rollouts alone, as a trainer sees them: ranked and standardised among themselves
         n = len(group) - method.references
@@ -266,6 +286,7 @@ def run_bench(
                                 calls=float(arr[:, 4].mean()),
                                 shown=float(arr[:, 5].mean()),
                                 depth=float(arr[:, 6].mean()),
+                                requests=judge.calls / groups,
                             )
                         )
 

@@ -33,15 +33,15 @@ def format_tables(results: Sequence[CellResult]) -> str:
             groups = cell[0].groups
             lines.append(f"judge={judge} ({JUDGE_KINDS.get(judge).description}), N={n}, {groups} groups per cell")
             noise_hdr = " ".join(f"{'s=' + format(s, 'g'):>6}" for s in noises)
-            header = f"{'method':<35} {'calls':>6} {'shown':>6} {'depth':>5}"
-            sub = f"{'':<35} {'':>6} {'':>6} {'':>5}"
+            header = f"{'method':<35} {'calls':>6} {'reqs':>6} {'shown':>6} {'depth':>5}"
+            sub = f"{'':<35} {'':>6} {'':>6} {'':>6} {'':>5}"
             for _, label in _METRICS:
                 header += f" | {label:^{7 * len(noises) - 1}}"
                 sub += f" | {noise_hdr}"
             lines += [header, sub, "-" * len(header)]
             for method in _ordered(r.method for r in cell):
                 first = next(r for r in cell if r.method == method)
-                row = f"{method:<35} {first.calls:>6.1f} {first.shown:>6.1f} {first.depth:>5.1f}"
+                row = f"{method:<35} {first.calls:>6.1f} {first.requests:>6.1f} {first.shown:>6.1f} {first.depth:>5.1f}"
                 for attr, _ in _METRICS:
                     vals = " ".join(
                         f"{getattr(by_key[(method, s)], attr):>6.3f}" if (method, s) in by_key else f"{'-':>6}"

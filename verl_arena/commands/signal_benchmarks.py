@@ -26,8 +26,9 @@ SUMMARIES = {
 FIDELITY_LEGEND = (
     "tau: Kendall tau-b of the ranking vs the true qualities; rho: Spearman; adv-r: Pearson correlation of the "
     "advantages with the true qualities;\ntop-1: share of groups whose best candidate is ranked first (shared first "
-    "places count fractionally);\ncalls, shown, depth: judge calls, candidates shown to the judge over those calls "
-    "(what it reads), and sequential waves, per group."
+    "places count fractionally);\ncalls, reqs, shown, depth: judgments, requests sent to the judge (two per "
+    "judgment asked in both orders, /both), candidates shown to the judge over the judgments (what it reads), and "
+    "sequential waves, per group."
 )
 
 

@@ -13,9 +13,10 @@ A group's judgments carry **no information** (:func:`no_information`, which void
 - or every decisive judgment of the judge followed one end of the order in which the candidates were shown (a compare
   won by slot A every time, or by slot B every time; a select of the first k shown, or of the last k; an order that is
   the order shown, or its reverse), the topology shows candidates in an order that does not depend on their content
-  (``Topology.random_slots``), and a judge that reads the content would do that with a chance of at most
-  :data:`SLOT_CHANCE`: twice the product of the per-judgment chances, 1/2 per compare, 1/C(r, k) per select of k of r
-  candidates and 1/r! per order of r (for compares alone: eight or more of them).
+  (``Topology.random_slots``, or a one-order judge drew each compare's slots from the seed), and a judge that reads
+  the content would do that with a chance of at most :data:`SLOT_CHANCE`: twice the product of the per-judgment
+  chances, 1/2 per compare, 1/C(r, k) per select of k of r candidates and 1/r! per order of r (for compares alone:
+  eight or more of them).
 
 Where the topology shows candidates in an order that follows the tournament (the anchor always second, the better
 seed first), a judge that always prefers one slot cannot be told from a judge that agrees with the tournament within
@@ -68,6 +69,8 @@ def _slot_end(match: Match) -> tuple[str | None, float]:
     players, winners = list(match.players), list(match.winners)
     r = len(players)
     if match.kind == "compare":
+        if _drawn_order(match) == "ba":  # shown the other way round (a one-order judge's draw)
+            players = players[::-1]
         return ("first" if winners == players[:1] else "last"), 0.5
     if match.kind == "select":
         k = len(winners)
@@ -75,6 +78,14 @@ def _slot_end(match: Match) -> tuple[str | None, float]:
         return end, 1.0 / math.comb(r, k)
     end = "first" if winners == players else "last" if winners == players[::-1] else None
     return end, 1.0 / math.factorial(r)
+
+
+def _drawn_order(match: Match) -> str | None:
+    """The order a one-order judge drew for a compare (``"ab"``: as the topology passed it, ``"ba"``: swapped), or
+    ``None`` when the judge showed the pair as passed (or in both orders)."""
+    meta = match.verdict.meta if match.verdict is not None else None
+    order = meta.get("one_order") if isinstance(meta, Mapping) else None
+    return order if order in ("ab", "ba") else None
 
 
 def no_information(matches: Sequence[Match], random_slots: bool) -> str | None:
@@ -89,8 +100,8 @@ def no_information(matches: Sequence[Match], random_slots: bool) -> str | None:
         failed = sum(m.failed for m in judged)
         tied = len(judged) - failed
         return f"none of the judge's {len(judged)} judgments was decisive ({tied} tied, {failed} failed)"
-    if not random_slots:
-        return None
+    if not random_slots and not all(m.kind == "compare" and _drawn_order(m) for m in decisive):
+        return None  # a one-order judge draws the slots itself: its compares are shown at random under any topology
     ends = [_slot_end(m) for m in decisive]
     followed = {end for end, _ in ends}
     if len(followed) != 1 or None in followed:
@@ -114,8 +125,9 @@ class JudgeEvidence:
         decisive: of those, the ones the judge decided (a compare that did not tie, an answered select or order).
         verdicts: the judge's own compare verdicts (failed ones excluded).
         ties: of those, the ones that tied.
-        single: the judge's decisive single-order verdicts: a compare judged in one order, each order of an
-            order-swapped compare (and of each ensemble member), every select and order.
+        single: the judge's decisive single-order verdicts: a compare judged in one order (as shown, or in the
+            order a one-order judge drew), each order of an order-swapped compare (and of each ensemble member),
+            every select and order.
         first_slot: of those, the ones that went to the candidate shown first (a select: to the first k shown; an
             order: the order shown).
     """
@@ -131,6 +143,8 @@ class JudgeEvidence:
 def _single_orders(meta: Mapping[str, Any], winner: str) -> list[str]:
     """The single-order outcomes (``"first"``, ``"second"``, ``"tie"``) behind a compare verdict."""
     orders = meta.get("winners")
+    if meta.get("one_order") in ("ab", "ba") and isinstance(orders, list | tuple) and len(orders) == 1:  # drawn
+        return [_SLOT.get(str(orders[0]), "tie")]
     if isinstance(orders, list | tuple) and len(orders) == 2 and {"ab", "ba"} <= set(meta):  # order-swapped
         return [_SLOT.get(str(w), "tie") for w in orders]
     members = meta.get("members")

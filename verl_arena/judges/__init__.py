@@ -4,6 +4,7 @@
 
 - :class:`LLMJudge` (``llm.py``): templates, parsing, cache, shortcuts; over :class:`ChatClient` (``http.py``).
 - :class:`OrderSwapJudge` (``order_swap.py``): ArenaRL's bidirectional protocol around any pairwise judge.
+- :class:`OneOrderJudge` (``one_order.py``): one request per pair, in a slot order drawn from the seed.
 - :func:`build_judge`: the stack a :class:`JudgeConfig` describes.
 - :func:`candidate_from_messages` (``rendering.py``): chat trajectories into candidates.
 - ``blame.py``: which candidate broke the judge (probes of each suspect alone, against controls of its size).
@@ -16,6 +17,7 @@ from verl_arena.judges.config import EndpointConfig, JudgeConfig, RetryConfig, p
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.http import ChatClient, ChatResult
 from verl_arena.judges.llm import LLMJudge
+from verl_arena.judges.one_order import OneOrderJudge
 from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.judges.rendering import candidate_from_messages
 
@@ -25,6 +27,7 @@ __all__ = [
     "EndpointConfig",
     "JudgeConfig",
     "LLMJudge",
+    "OneOrderJudge",
     "OrderSwapJudge",
     "RetryConfig",
     "build_judge",

@@ -201,6 +201,10 @@ class JudgeConfig(_Strict):
             deadline.
         order_swap: judge both orders and sum the scores (ArenaRL's bidirectional protocol).
         require_agreement: with ``order_swap``, count a win only when both orders agree; otherwise a tie.
+        one_order: instead of order swapping, ask each pair once, in a slot order drawn from ``seed`` (0 when unset),
+            the query and the two candidates (so replays and caches agree): the judge's position bias becomes
+            zero-mean noise at half the requests, and the first-slot share of its verdicts measures the bias
+            (:mod:`~verl_arena.judges.one_order`). It turns ``order_swap`` off; setting both is an error.
         cache_path: sqlite file caching verdicts (``None``: no cache).
         rubrics: ``"none"``, ``"data"`` (use ``candidate.meta["rubrics"]``) or ``"generate"`` (ask the judge for
             5-7 query-specific rubric items once per query).
@@ -232,11 +236,23 @@ class JudgeConfig(_Strict):
     down_wait_s: float = Field(default=5.0, ge=0)
     order_swap: bool = True
     require_agreement: bool = False
+    one_order: bool = False
     cache_path: str | None = None
     rubrics: Literal["none", "data", "generate"] = "data"
     no_answer: Literal["lose", "judge"] = "lose"
     max_field_chars: int = Field(default=24_000, ge=200)
     ensemble: EnsembleConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_order_replaces_swap(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or data.get("one_order") is not True:
+            return data
+        if data.get("order_swap") is True:
+            raise ValueError("one_order asks each pair in one drawn order, order_swap in both: set only one of them")
+        if data.get("require_agreement") is True:
+            raise ValueError("require_agreement needs both orders (order_swap); one_order asks one: drop one of them")
+        return {**data, "order_swap": False}
 
     @field_validator("template")
     @classmethod
@@ -273,14 +289,15 @@ class JudgeConfig(_Strict):
     def verdict_settings(self) -> dict[str, Any]:
         """What decides this judge's verdicts, as a JSON-ready record (``rank`` writes it on every result line, and
         ``rank --resume`` refuses a run whose record differs): the models, templates and language, the sampling, what
-        the judge is shown, the order swap, rubrics, the no-answer rule and the ensemble's members. Addresses, keys,
-        limits, timeouts, retries and the cache decide no verdict and are left out; ``extra_body`` (which may carry
-        headers) is recorded as a digest."""
+        the judge is shown, the order swap (or one order), rubrics, the no-answer rule and the ensemble's members.
+        Addresses, keys, limits, timeouts, retries and the cache decide no verdict and are left out; ``extra_body``
+        (which may carry headers) is recorded as a digest."""
         body = json.dumps(self.extra_body, sort_keys=True, default=str)
         ensemble = self.ensemble
         return {
             "models": sorted({e.model or str(e.hosted) for e in self.endpoints}),
             **self.model_dump(include=_VERDICT_FIELDS),
+            **({"one_order": True} if self.one_order else {}),  # recorded when on: older records stay comparable
             "extra_body": hashlib.sha256(body.encode()).hexdigest()[:16] if self.extra_body else None,
             "ensemble": None
             if ensemble is None

@@ -12,14 +12,18 @@ from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.ensemble import EnsembleJudge
 from verl_arena.judges.http import ChatClient
 from verl_arena.judges.llm import LLMJudge
+from verl_arena.judges.one_order import OneOrderJudge
 from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.judges.templates import load_template
 
 __all__ = ["build_judge", "score_range"]
 
 
-def build_judge(config: JudgeConfig | Mapping[str, Any]) -> LLMJudge | OrderSwapJudge | EnsembleJudge:
-    """The LLM judge, wrapped in order swapping when ``config.order_swap`` is set (the default); with an
+def build_judge(
+    config: JudgeConfig | Mapping[str, Any],
+) -> LLMJudge | OrderSwapJudge | OneOrderJudge | EnsembleJudge:
+    """The LLM judge, wrapped in order swapping when ``config.order_swap`` is set (the default), or in one drawn
+    order per pair with ``config.one_order``; with an
     ``ensemble``, one such judge per member and sample, combined. The samples of one member share its HTTP client
     (so its limits) and its cache."""
     cfg = parse_judge_config(config)
@@ -44,8 +48,10 @@ def score_range(config: JudgeConfig) -> tuple[float, float]:
     return low * orders, high * orders
 
 
-def _single(cfg: JudgeConfig, **llm: Any) -> LLMJudge | OrderSwapJudge:
+def _single(cfg: JudgeConfig, **llm: Any) -> LLMJudge | OrderSwapJudge | OneOrderJudge:
     judge = LLMJudge(cfg, **llm)
+    if cfg.one_order:
+        return OneOrderJudge(judge, seed=cfg.seed or 0)
     if cfg.order_swap:
         return OrderSwapJudge(judge, require_agreement=cfg.require_agreement)
     return judge
