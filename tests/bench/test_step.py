@@ -17,7 +17,14 @@ import subprocess
 import pytest
 from helpers import BIN_PATH, ROOT
 
-from verl_arena.bench.step import StepBench, StepRun, format_step_bench, read_step_metrics, run_step_bench
+from verl_arena.bench.step import (
+    SCHEDULES,
+    StepBench,
+    StepRun,
+    format_step_bench,
+    read_step_metrics,
+    run_step_bench,
+)
 from verl_arena.core.errors import ConfigError
 
 
@@ -52,6 +59,36 @@ def test_the_overhead_is_the_step_difference_less_the_judge_time_beyond_the_rule
     assert bench.to_dict()["rule"]["mean"]["timing_s/step"] == pytest.approx(2.1)
 
 
+def test_each_topology_and_schedule_shares_the_rule_run_and_reports_group_exposure_in_latencies():
+    rule = StepRun("rule", {2: {"timing_s/step": 2.0}}, wall_s=90.0)
+    runs = {
+        schedule: StepRun(
+            "arena",
+            {2: {"timing_s/step": 3.0, "arena/group_exposed_s_mean": mean, "arena/group_exposed_s_max": 2.0}},
+            wall_s=100.0,
+        )
+        for schedule, mean in (("plain", 1.5), ("eager", 1.0))
+    }
+    benches = [StepBench(0.5, run, rule, {"n": 4}, topology="swiss", schedule=name) for name, run in runs.items()]
+    assert [b.exposed_in_latencies() for b in benches] == pytest.approx([3.0, 2.0])
+    assert benches[0].exposed_in_latencies("arena/group_exposed_s_max") == pytest.approx(4.0)
+    report = format_step_bench(benches)
+    assert report.count("rule (1 steps)") == 1 and "swiss plain (1 steps)" in report and "swiss eager" in report
+    assert "3.00 (1.50)" in report and "2.00 (1.00)" in report
+    as_dict = benches[1].to_dict()
+    assert as_dict["schedule"] == "eager" and as_dict["group_exposed_mean_l"] == pytest.approx(2.0)
+    at_zero = StepBench(0.0, runs["plain"], rule)
+    assert math.isnan(at_zero.exposed_in_latencies())  # no latency to count in
+
+
+def test_a_schedule_is_a_set_of_the_coordinators_options():
+    from verl_arena.runtime.options import CoordinatorOptions
+
+    for name, overrides in SCHEDULES.items():
+        assert set(overrides) <= set(CoordinatorOptions.model_fields), name
+        CoordinatorOptions(**overrides)  # valid values
+
+
 def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
     for kwargs, field in (
         ({"steps": 1}, "steps"),
@@ -59,6 +96,10 @@ def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
         ({"latencies": []}, "latencies"),
         ({"n": 1}, "n"),
         ({"poll_s": 0}, "poll_s"),
+        ({"topologies": ["knockout"]}, "topologies"),
+        ({"schedules": []}, "schedules"),
+        ({"schedules": ["lazy"]}, "schedules"),
+        ({"tail_median_s": -1}, "tail_median_s"),
     ):
         with pytest.raises(ConfigError, match=field):
             run_step_bench(**kwargs)
