@@ -150,13 +150,28 @@ def test_the_rule_run_and_the_fine_polling_compose_with_verls_config_and_load():
 
 @pytest.mark.e2e
 def test_the_bench_runs_verls_trainer_twice_and_compares_the_steps(tmp_path):
-    (bench,) = run_step_bench(latencies=[0.2], steps=2, prompts=2, n=3, response_length=16, workdir=tmp_path)
+    (bench,) = run_step_bench(
+        latencies=[0.2],
+        steps=2,
+        prompts=2,
+        n=3,
+        response_length=16,
+        schedules=["plain"],
+        tail_median_s=2.0,
+        workdir=tmp_path,
+    )
     arena, rule = bench.arena, bench.rule
     assert sorted(arena.steps) == sorted(rule.steps) == [2]  # the warm-up step left out
+    assert bench.schedule == "plain" and arena.mean("arena/prefetched") == 0  # nothing asked ahead
     assert arena.mean("arena/judge_busy_s") >= 0.2  # every group waited at least one judge answer of 0.2 s
     assert 0.0 <= arena.mean("arena/judge_hidden_share") <= 1.0
+    # each group waited for the judge after its last rollout: at least one answer of 0.2 s, the whole tournament
+    assert 0.2 <= arena.mean("arena/group_exposed_s_mean") <= arena.mean("arena/group_exposed_s_max")
+    # the long tail: a group's first rollout waited seconds for its last one (lognormal waits of median 2 s), far
+    # longer than for the judge after it (without the tail the rollouts of a group arrive well within a second)
+    assert arena.mean("arena/wait_s_max") - arena.mean("arena/group_exposed_s_max") > 2.0
     assert math.isnan(rule.mean("arena/judge_busy_s"))  # no arena in the rule run
-    assert rule.mean("timing_s/gen") < 2.0  # the fine polling is on (verl's own poll makes it 2 s at least)
     assert math.isfinite(bench.step_ratio) and math.isfinite(bench.overhead_share)
     runs = tmp_path / "L0.2"
-    assert (runs / "arena" / "judgments.jsonl").exists() and not (runs / "rule" / "judgments.jsonl").exists()
+    assert (runs / "seeded_single_elimination" / "plain" / "judgments.jsonl").exists()
+    assert not (runs / "rule" / "judgments.jsonl").exists()

@@ -54,6 +54,7 @@ STEP_KEYS = (
     "arena/group_exposed_s_mean",
     "arena/group_exposed_s_max",
     "arena/prefetched",
+    "arena/wait_s_max",
 )
 
 #: LONG_TAIL_AGENT of verl_arena.integrations.verl.long_tail (which imports verl: the bench only runs it)
