@@ -5,12 +5,14 @@
 Runs ``recipes/cpu_smoke.sh`` (verl's ``main_ppo`` on the CPU, a tiny model, the transformers rollout, streaming
 rewards) with the same data, model and seed: once with a rule-based reward that waits L seconds per rollout
 (``verl_arena.bench.rule_reward``, verl's ``naive`` manager, GRPO), then with the arena and the mock judge answering
-each request after L seconds, once per topology and schedule (``plain``: a group goes to the judge when its last
-rollout arrives; ``eager``: first-wave judgments go as their two rollouts arrive). verl's trainer looks for finished
-rollouts every 2 s, which rounds every step's generation phase up to whole polls; every run polls every 0.05 s
+each request after L seconds, once per topology and schedule (``plain``: a group goes to the judge when its last rollout
+arrives; ``eager``: first-wave judgments go as their two rollouts arrive; ``tail``: the tournament starts once three
+quarters of the group arrived, the late rollouts placed with one wave when the group closes). verl's trainer looks for
+finished rollouts every 2 s, which rounds every step's generation phase up to whole polls; every run polls every 0.05 s
 instead (:mod:`verl_arena.integrations.verl.fine_poll`). With ``--tail-median-s``, every rollout of every run answers
-after a seeded lognormal wait (:mod:`verl_arena.integrations.verl.long_tail`): a group's rollouts then arrive far
-apart, as an agent's do. The first step warms up and is left out; the others' means are compared:
+after a seeded lognormal wait (:mod:`verl_arena.integrations.verl.long_tail`): a group's rollouts then arrive far apart,
+as an agent's do.
+The first step warms up and is left out; the others' means are compared:
 
 - step time, arena over rule: what a user pays for the arena at this judge latency;
 - per group, the judge time its rollouts wait for after the last of them arrived (``arena/group_exposed_s_mean`` and
@@ -65,6 +67,9 @@ LONG_TAIL_AGENT = "arena_long_tail_agent"
 SCHEDULES: dict[str, dict[str, Any]] = {
     "plain": {"eager": False},  # the whole tournament once the group's last rollout has arrived
     "eager": {"eager": True},  # first-wave judgments asked as their two rollouts arrive (the default)
+    # tail hiding: the tournament starts on the rollouts present once three quarters arrived, the late ones placed
+    # with one wave when the group closes (docs/training-verl.md)
+    "tail": {"eager": True, "tail_share": 0.75},
 }
 
 

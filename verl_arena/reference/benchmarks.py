@@ -29,13 +29,13 @@ STEP_DOCS_RUN = {
     "steps": 2,
     "n": 8,
     "topologies": ("seeded_single_elimination", "round_robin", "double_elimination"),
-    "schedules": ("plain", "eager"),
+    "schedules": ("plain", "eager", "tail"),
     "tail_median_s": 1.0,
     "tail_sigma": 1.0,
 }
 STEP_DOCS_FLAGS = (
     "--latency 0.5 --steps 2 --n 8 --topology seeded_single_elimination round_robin double_elimination "
-    "--schedule plain eager --tail-median-s 1 --tail-sigma 1"
+    "--schedule plain eager tail --tail-median-s 1 --tail-sigma 1"
 )
 
 _FIDELITY = """\
@@ -209,20 +209,21 @@ for 8 to 512 GPUs.
 _STEP = """\
 ## What the arena adds to a training step (`verl-arena bench step`)
 
-verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny
-random model, 4 prompts x 8 rollouts of 48 tokens) runs with a rule-based reward that waits L per rollout (verl's
-`naive` manager, GRPO), then with the arena (the mock judge answering each request after L) once per topology and
-schedule: `plain` sends a group to the judge when its last rollout arrives, `eager` (the default) sends each
-first-wave compare as soon as its two rollouts are there. Every rollout of every run answers after a seeded lognormal
-wait (median 1 s, sigma 1: `--tail-median-s`, `verl_arena.integrations.verl.long_tail`), so a group's rollouts arrive
-seconds apart, as an agent's do, and both rewards see the same arrivals. verl's trainer looks for finished rollouts
-every 2 s, which would round every step's generation up to whole polls: every run polls every 0.05 s
-(`verl_arena.integrations.verl.fine_poll`). Each run is two steps; the first warms up and is left out.
-`group exposed` is, per group, the judge time from its last rollout's arrival to its answers
-(`arena/group_exposed_s_mean`, in judge latencies L, seconds in brackets; `max L`: the step's longest), `step exposed`
-the judge time after the step's last rollout (`arena/judge_exposed_s`), `hidden` the share of the judge's time spent
-while rollouts were still generating; the overhead is the step time difference less the judge time the tournament's
-rounds add beyond the rule's single wait of L. One measured step per run: the step times move by a few tenths of a
+verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny random
+model, 4 prompts x 8 rollouts of 48 tokens) runs with a rule-based reward that waits L per rollout (verl's `naive`
+manager, GRPO), then with the arena (the mock judge answering each request after L) once per topology and schedule:
+`plain` sends a group to the judge when its last rollout arrives, `eager` (the default) sends each first-wave compare as
+soon as its two rollouts are there, `tail` (eager with `tail_share=0.75`) starts the tournament on the rollouts present
+once three quarters of the group arrived and places the late ones with one wave. Every rollout of every run answers
+after a seeded lognormal wait (median 1 s, sigma 1: `--tail-median-s`, `verl_arena.integrations.verl.long_tail`), so a
+group's rollouts arrive seconds apart, as an agent's do, and both rewards see the same arrivals. verl's trainer looks
+for finished rollouts every 2 s, which would round every step's generation up to whole polls: every run polls every 0.05
+s (`verl_arena.integrations.verl.fine_poll`). Each run is two steps; the first warms up and is left out. `group exposed`
+is, per group, the judge time from its last rollout's arrival to its answers (`arena/group_exposed_s_mean`, in judge
+latencies L, seconds in brackets; `max L`: the step's longest), `step exposed` the judge time after the step's last
+rollout (`arena/judge_exposed_s`), `hidden` the share of the judge's time spent while rollouts were still generating;
+the overhead is the step time difference less the judge time the tournament's rounds add beyond the rule's single wait
+of L. One measured step per run: the step times move by a few tenths of a
 second between runs on 2 cores, so read the ratios to one decimal.
 """
 
