@@ -57,6 +57,7 @@ STEP_KEYS = (
     "arena/group_exposed_s_max",
     "arena/prefetched",
     "arena/wait_s_max",
+    "arena/judgments_per_group",
 )
 
 #: LONG_TAIL_AGENT of verl_arena.integrations.verl.long_tail (which imports verl: the bench only runs it)
@@ -309,9 +310,8 @@ def _run(script: Path, workdir: Path, reward: str, env: dict[str, str], args: li
 
 def format_step_bench(benches: Sequence[StepBench]) -> str:
     """Each latency's rule run, then its arena runs (one per topology and schedule), then the ratios and overheads."""
-    rows = [
-        ("L", "run", "step s [range]", "/ rule", "gen s", "group exposed L (s)", "max L", "step exposed s", "hidden")
-    ]
+    header = ("L", "run", "step s [range]", "/ rule", "gen s", "group exposed L (s)", "max L", "step exposed s")
+    rows = [(*header, "hidden", "judgments/group")]
     rules_shown: set[int] = set()
     for bench in benches:
         if id(bench.rule) not in rules_shown:
@@ -334,14 +334,17 @@ def format_step_bench(benches: Sequence[StepBench]) -> str:
         f"every {s.get('poll_s')} s; {s.get('steps')} steps per run, the first left out",
         "group exposed: per group, from its last rollout's arrival to its answers (arena/group_exposed_s_mean, its "
         "max over the step's groups: max), in judge latencies L (seconds); step exposed: the judge time after the "
-        "step's last rollout (arena/judge_exposed_s)",
+        "step's last rollout (arena/judge_exposed_s); judgments/group: the tournaments' judgments per group "
+        "(arena/judgments_per_group)",
     ]
     for bench in benches:
+        se = bench.overhead_se_s
+        error = f" +- {se:.2f}" if math.isfinite(se) else ""  # one measured step per run: no standard error
         lines.append(
             f"L = {bench.latency_s:g} s, {bench.topology} {bench.schedule}: step time arena / rule "
             f"{bench.step_ratio:.3f}; the tournament's judge time beyond L {bench.judge_beyond_rule_s:.2f} s; the "
-            f"arena's own overhead {bench.overhead_s:+.2f} +- {bench.overhead_se_s:.2f} s a step = "
-            f"{bench.overhead_share:+.1%} of its step (goal: under 5 %)"
+            f"arena's own overhead {bench.overhead_s:+.2f}{error} s a step = {bench.overhead_share:+.1%} of its step "
+            "(goal: under 5 %)"
         )
     return "\n".join(lines)
 
@@ -364,4 +367,5 @@ def _row(bench: StepBench, run: StepRun, name: str) -> tuple[str, ...]:
         f"{longest:.2f}" if judged else "-",
         f"{run.mean('arena/judge_exposed_s'):.2f}" if judged else f"{bench.latency_s:.2f} (L)",
         f"{run.mean('arena/judge_hidden_share'):.0%}" if judged else "-",
+        f"{run.mean('arena/judgments_per_group'):.1f}" if judged else "-",
     )

@@ -217,14 +217,24 @@ soon as its two rollouts are there, `tail` (eager with `tail_share=0.75`) starts
 once three quarters of the group arrived and places the late ones with one wave. Every rollout of every run answers
 after a seeded lognormal wait (median 1 s, sigma 1: `--tail-median-s`, `verl_arena.integrations.verl.long_tail`), so a
 group's rollouts arrive seconds apart, as an agent's do, and both rewards see the same arrivals. verl's trainer looks
-for finished rollouts every 2 s, which would round every step's generation up to whole polls: every run polls every 0.05
-s (`verl_arena.integrations.verl.fine_poll`). Each run is two steps; the first warms up and is left out. `group exposed`
-is, per group, the judge time from its last rollout's arrival to its answers (`arena/group_exposed_s_mean`, in judge
-latencies L, seconds in brackets; `max L`: the step's longest), `step exposed` the judge time after the step's last
-rollout (`arena/judge_exposed_s`), `hidden` the share of the judge's time spent while rollouts were still generating;
-the overhead is the step time difference less the judge time the tournament's rounds add beyond the rule's single wait
-of L. One measured step per run: the step times move by a few tenths of a
-second between runs on 2 cores, so read the ratios to one decimal.
+for finished rollouts every 2 s, which would round every step's generation up to whole polls: every run polls every
+0.05 s (`verl_arena.integrations.verl.fine_poll`). Each run is two steps; the first warms up and is left out.
+`group exposed` is, per group, the judge time from its last rollout's arrival to its answers
+(`arena/group_exposed_s_mean`, in judge latencies L, seconds in brackets; `max L`: the step's longest), `step exposed`
+the judge time after the step's last rollout (`arena/judge_exposed_s`), `hidden` the share of the judge's time spent
+while rollouts were still generating; the overhead is the step time difference less the judge time the tournament's
+rounds add beyond the rule's single wait of L.
+
+How to read it. After a group's last rollout, the plain schedule waits the topology's depth in judge rounds: about 3 L
+for seeded single elimination at N = 8, 1 L for round robin (one wave), 6 L for double elimination. Eager judging
+changes nothing here: this judge answers every request at once, so there is no queue for it to clear
+([training-verl.md](training-verl.md#eager-judging-eager-on-by-default)). Tail hiding brings the step's exposed time
+to about 1 L for every topology, for about 50% more judgments with the 2N-2 topologies (22 and 21 against 14); per
+group it halves seeded single elimination's wait but barely moves double elimination's, and one double-elimination
+group waited 9.7 L: when the late rollouts arrive while the tournament of the rollouts present is still running, the
+group waits for the rest of it, then for the placing wave. One measured step per run: step times move by a few tenths
+of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times
+come in whole judge rounds and agree between the plain and eager runs.
 """
 
 _TAIL = """\
