@@ -17,7 +17,14 @@ import subprocess
 import pytest
 from helpers import BIN_PATH, ROOT
 
-from verl_arena.bench.step import StepBench, StepRun, format_step_bench, read_step_metrics, run_step_bench
+from verl_arena.bench.step import (
+    SCHEDULES,
+    StepBench,
+    StepRun,
+    format_step_bench,
+    read_step_metrics,
+    run_step_bench,
+)
 from verl_arena.core.errors import ConfigError
 
 
@@ -52,6 +59,36 @@ def test_the_overhead_is_the_step_difference_less_the_judge_time_beyond_the_rule
     assert bench.to_dict()["rule"]["mean"]["timing_s/step"] == pytest.approx(2.1)
 
 
+def test_each_topology_and_schedule_shares_the_rule_run_and_reports_group_exposure_in_latencies():
+    rule = StepRun("rule", {2: {"timing_s/step": 2.0}}, wall_s=90.0)
+    runs = {
+        schedule: StepRun(
+            "arena",
+            {2: {"timing_s/step": 3.0, "arena/group_exposed_s_mean": mean, "arena/group_exposed_s_max": 2.0}},
+            wall_s=100.0,
+        )
+        for schedule, mean in (("plain", 1.5), ("eager", 1.0))
+    }
+    benches = [StepBench(0.5, run, rule, {"n": 4}, topology="swiss", schedule=name) for name, run in runs.items()]
+    assert [b.exposed_in_latencies() for b in benches] == pytest.approx([3.0, 2.0])
+    assert benches[0].exposed_in_latencies("arena/group_exposed_s_max") == pytest.approx(4.0)
+    report = format_step_bench(benches)
+    assert report.count("rule (1 steps)") == 1 and "swiss plain (1 steps)" in report and "swiss eager" in report
+    assert "3.00 (1.50)" in report and "2.00 (1.00)" in report
+    as_dict = benches[1].to_dict()
+    assert as_dict["schedule"] == "eager" and as_dict["group_exposed_mean_l"] == pytest.approx(2.0)
+    at_zero = StepBench(0.0, runs["plain"], rule)
+    assert math.isnan(at_zero.exposed_in_latencies())  # no latency to count in
+
+
+def test_a_schedule_is_a_set_of_the_coordinators_options():
+    from verl_arena.runtime.options import CoordinatorOptions
+
+    for name, overrides in SCHEDULES.items():
+        assert set(overrides) <= set(CoordinatorOptions.model_fields), name
+        CoordinatorOptions(**overrides)  # valid values
+
+
 def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
     for kwargs, field in (
         ({"steps": 1}, "steps"),
@@ -59,6 +96,10 @@ def test_bad_settings_and_a_missing_recipe_are_named(tmp_path):
         ({"latencies": []}, "latencies"),
         ({"n": 1}, "n"),
         ({"poll_s": 0}, "poll_s"),
+        ({"topologies": ["knockout"]}, "topologies"),
+        ({"schedules": []}, "schedules"),
+        ({"schedules": ["lazy"]}, "schedules"),
+        ({"tail_median_s": -1}, "tail_median_s"),
     ):
         with pytest.raises(ConfigError, match=field):
             run_step_bench(**kwargs)
@@ -109,13 +150,28 @@ def test_the_rule_run_and_the_fine_polling_compose_with_verls_config_and_load():
 
 @pytest.mark.e2e
 def test_the_bench_runs_verls_trainer_twice_and_compares_the_steps(tmp_path):
-    (bench,) = run_step_bench(latencies=[0.2], steps=2, prompts=2, n=3, response_length=16, workdir=tmp_path)
+    (bench,) = run_step_bench(
+        latencies=[0.2],
+        steps=2,
+        prompts=2,
+        n=3,
+        response_length=16,
+        schedules=["plain"],
+        tail_median_s=2.0,
+        workdir=tmp_path,
+    )
     arena, rule = bench.arena, bench.rule
     assert sorted(arena.steps) == sorted(rule.steps) == [2]  # the warm-up step left out
+    assert bench.schedule == "plain" and arena.mean("arena/prefetched") == 0  # nothing asked ahead
     assert arena.mean("arena/judge_busy_s") >= 0.2  # every group waited at least one judge answer of 0.2 s
     assert 0.0 <= arena.mean("arena/judge_hidden_share") <= 1.0
+    # each group waited for the judge after its last rollout: at least one answer of 0.2 s, the whole tournament
+    assert 0.2 <= arena.mean("arena/group_exposed_s_mean") <= arena.mean("arena/group_exposed_s_max")
+    # the long tail: a group's first rollout waited seconds for its last one (lognormal waits of median 2 s), far
+    # longer than for the judge after it (without the tail the rollouts of a group arrive well within a second)
+    assert arena.mean("arena/wait_s_max") - arena.mean("arena/group_exposed_s_max") > 2.0
     assert math.isnan(rule.mean("arena/judge_busy_s"))  # no arena in the rule run
-    assert rule.mean("timing_s/gen") < 2.0  # the fine polling is on (verl's own poll makes it 2 s at least)
     assert math.isfinite(bench.step_ratio) and math.isfinite(bench.overhead_share)
     runs = tmp_path / "L0.2"
-    assert (runs / "arena" / "judgments.jsonl").exists() and not (runs / "rule" / "judgments.jsonl").exists()
+    assert (runs / "seeded_single_elimination" / "plain" / "judgments.jsonl").exists()
+    assert not (runs / "rule" / "judgments.jsonl").exists()

@@ -11,6 +11,7 @@ from helpers import MemoryStore, make_group
 
 from verl_arena import Tournament
 from verl_arena.integrations.verl.columns import INFO_KEYS, columns
+from verl_arena.outcomes.members import Answers
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission, group_seed
@@ -251,6 +252,57 @@ def test_each_answer_says_when_its_member_arrived_and_when_its_group_was_with_th
     assert metrics["arena/judge_exposed_s"] == pytest.approx(metrics["arena/judge_busy_s"] - (last - start))
     assert 0.2 < metrics["arena/judge_hidden_share"] < 0.5  # 0.4 on an idle machine
     assert metrics["arena/rank_s_mean"] == pytest.approx((a0.group.judge_s + b0.group.judge_s) / 2)
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class ClockedRanker:
+    """The simulated judge, moving ``clock`` on by ``seconds`` per group (the judge time, without waiting for it)."""
+
+    def __init__(self, clock: Clock, seconds: float) -> None:
+        self.clock, self.seconds = clock, seconds
+        self.inner = JudgeService(judge_impl=SimulatedJudge())
+
+    async def rank_group(self, *args, **kwargs):
+        self.clock.now += self.seconds
+        return await self.inner.rank_group(*args, **kwargs)
+
+
+def test_each_group_says_how_long_its_answers_came_after_its_last_member_and_the_step_sums_it_up():
+    clock = Clock()
+    store = MemoryStore()
+
+    async def scenario():
+        options = CoordinatorOptions(arrival_timeout_s=0.2)
+        coord = GroupCoordinator(ClockedRanker(clock, 2.5), Tournament(), options, store=store, clock=clock)
+        group = make_group([0.1, 0.5, 0.9], tag="a")
+        waiting = []
+        for member, at in ((0, 0.0), (1, 1.0), (2, 5.0)):  # complete at 5.0: answered at 7.5
+            clock.now = at
+            waiting.append(asyncio.ensure_future(coord.submit("a", str(member), group[member], 3, "q", step=1)))
+            await asyncio.sleep(0)
+        complete = await asyncio.gather(*waiting)
+        short = make_group([0.2, 0.8], tag="b")
+        clock.now = 10.0
+        timed_out = asyncio.gather(*(coord.submit("b", str(i), short[i], 3, "q", step=1) for i in range(2)))
+        await asyncio.sleep(0.05)
+        clock.now = 40.0  # the group closes on its timeout at 40.0, 30 s after its last member: not the judge's time
+        return complete, await timed_out, coord.step_metrics.pop()
+
+    complete, timed_out, metrics = asyncio.run(scenario())
+    assert [m.group.exposed_s for m in complete] == pytest.approx([2.5] * 3)
+    assert timed_out[0].group.incomplete and timed_out[0].group.exposed_s == pytest.approx(2.5)
+    assert metrics["arena/group_exposed_s_mean"] == metrics["arena/group_exposed_s_max"] == pytest.approx(2.5)
+    stored = Answers.decode(asyncio.run(store.get("a")))
+    assert stored.members["0"].group.exposed_s == pytest.approx(2.5)  # a restarted coordinator answers the same
 
 
 async def collect(coord: GroupCoordinator, batch) -> list[list[tuple[int, object]]]:

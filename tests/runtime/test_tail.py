@@ -65,8 +65,8 @@ def test_everyone_present_at_the_threshold_is_answered_as_the_plain_topology(top
 
 
 def _judged(outcome):
-    """What a member is told of its group's ranking (not when it arrived, nor when the judge took its group)."""
-    group = dataclasses.replace(outcome.group, judged_at=0.0, judge_s=0.0)
+    """What a member is told of its group's ranking (not when it arrived, nor when the judge took or answered it)."""
+    group = dataclasses.replace(outcome.group, judged_at=0.0, judge_s=0.0, exposed_s=0.0)
     return outcome.reward, outcome.rank, outcome.points, outcome.forfeit, outcome.votes, group
 
 

@@ -172,7 +172,11 @@ def _step(args: argparse.Namespace) -> int:
         steps=args.steps,
         prompts=args.prompts,
         n=args.n,
-        topology=args.topology,
+        topologies=args.topology,
+        schedules=args.schedule,
+        tail_median_s=args.tail_median_s,
+        tail_sigma=args.tail_sigma,
+        tail_seed=args.tail_seed,
         response_length=args.response_length,
         poll_s=args.poll,
         workdir=args.workdir,
@@ -381,7 +385,28 @@ def _register_step(sub: Any) -> None:
     parser.add_argument("--steps", type=int, default=6, help="training steps per run, the first left out (6)")
     parser.add_argument("--prompts", type=int, default=4, help="prompts per step (4)")
     parser.add_argument("--n", type=int, default=4, help="rollouts per prompt (4)")
-    parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
+    parser.add_argument(
+        "--topology",
+        nargs="+",
+        default=["seeded_single_elimination"],
+        choices=TOPOLOGIES.names(),
+        help="the arena's tournaments, one arena run each (seeded_single_elimination)",
+    )
+    parser.add_argument(
+        "--schedule",
+        nargs="+",
+        default=["eager"],
+        choices=list(step.SCHEDULES),
+        help="when groups go to the judge, one arena run each per topology (eager)",
+    )
+    parser.add_argument(
+        "--tail-median-s",
+        type=float,
+        default=0.0,
+        help="every rollout answers after a seeded lognormal wait of this median (0: none)",
+    )
+    parser.add_argument("--tail-sigma", type=float, default=1.0, help="the log-scale of that wait (1.0)")
+    parser.add_argument("--tail-seed", type=int, default=0, help="its seed (0)")
     parser.add_argument("--response-length", type=int, default=48, help="tokens per rollout (48)")
     parser.add_argument(
         "--poll", type=float, default=0.05, help="seconds between verl's looks for finished rollouts (0.05; verl: 2)"

@@ -75,7 +75,9 @@ class GroupSummary:
     judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
-    tournament took, 0 for a group the judge never saw; ``prefetched_judgments``, ``prefetch_unused``: judgments asked
+    tournament took, 0 for a group the judge never saw; ``exposed_s``: the seconds from the arrival of the group's last
+    member (from its close, for a group closed on a timeout) to its answers, the judge time its members waited for
+    beyond their own rollouts; ``prefetched_judgments``, ``prefetch_unused``: judgments asked
     ahead of the tournament (eager judging), and those of them it never asked for; ``hack_*``: the hack detectors'
     screening of the members, see
     :meth:`hack_counts`; ``judge_*``, ``single_verdicts``, ``first_slot_wins``: what the judge's own judgments said,
@@ -114,6 +116,7 @@ class GroupSummary:
     hack_any_wins: int = 0
     judged_at: float = 0.0
     judge_s: float = 0.0
+    exposed_s: float = 0.0
     prefetched_judgments: int = 0
     prefetch_unused: int = 0
     judge_judgments: int = 0
@@ -277,6 +280,14 @@ class Answers:
 
     members: dict[str, MemberOutcome]
     late: MemberOutcome
+
+    def with_exposed(self, exposed_s: float) -> Answers:
+        """The same answers, every member's group summary carrying ``exposed_s`` (see :class:`GroupSummary`)."""
+
+        def stamped(outcome: MemberOutcome) -> MemberOutcome:
+            return dataclasses.replace(outcome, group=dataclasses.replace(outcome.group, exposed_s=float(exposed_s)))
+
+        return Answers({m: stamped(o) for m, o in self.members.items()}, stamped(self.late))
 
     def encode(self) -> bytes:
         """Compact JSON (what the coordinator's store keeps): the group's summary once, not once per member, and of

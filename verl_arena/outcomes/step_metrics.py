@@ -89,6 +89,10 @@ STEP_METRICS = {
     "arena/judge_exposed_s": "of those, the seconds after the step's last rollout arrived: the judge time the step "
     "waits for (in streaming mode the rest ran while other rollouts were still generating)",
     "arena/judge_hidden_share": "share of judge_busy_s before the step's last rollout arrived (hidden behind rollout)",
+    "arena/group_exposed_s_mean": "mean over the step's groups of the seconds from a group's last rollout reaching the "
+    "coordinator to the group's answers: the judge time its rollouts wait for beyond the slowest of them (about the "
+    "tournament's depth in judge latencies; what eager judging and the tail-hiding schedule try to shorten)",
+    "arena/group_exposed_s_max": "the longest such wait of one group in the step",
     "arena/horizon": "interaction-turn limit of the step's rollouts (ScalingInter-RL curriculum)",
     "env/success_rate": "with arena_env_agent: share of episodes that reached the goal (environment failures aside)",
     "env/turns": "with arena_env_agent: mean turns per episode",
@@ -252,11 +256,16 @@ def _judge_information(ranked: list[Any]) -> dict[str, float]:
 
 def _judge_timing(ranked: list[Any], outcomes: list[Any]) -> dict[str, float]:
     """When the step's groups were with the judge, against when its rollouts arrived (see :data:`STEP_METRICS`)."""
+    out: dict[str, float] = {}
+    if ranked:  # each group's wait for the judge after its own last rollout
+        waits = [g.exposed_s for g in ranked]
+        out["arena/group_exposed_s_mean"] = math.fsum(waits) / len(waits)
+        out["arena/group_exposed_s_max"] = max(waits)
     spans = [(g.judged_at, g.judged_at + g.judge_s) for g in ranked if g.judged_at > 0]
     if not spans:
-        return {}
+        return out
     busy = _covered(spans)
-    out = {"arena/rank_s_mean": math.fsum(b - a for a, b in spans) / len(spans), "arena/judge_busy_s": busy}
+    out |= {"arena/rank_s_mean": math.fsum(b - a for a, b in spans) / len(spans), "arena/judge_busy_s": busy}
     arrivals = [o.arrived_at for o in outcomes if o.arrived_at > 0 and not (o.duplicate or o.late)]
     if arrivals:
         last = max(arrivals)

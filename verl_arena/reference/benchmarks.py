@@ -23,6 +23,20 @@ __all__ = ["benchmarks_markdown"]
 #: the rendezvous bench's configuration on the page, and the same as command-line flags
 RENDEZVOUS_DOCS_RUN = {"groups": (64, 512), "n": 16, "workers": (8,), "latencies": (0.0, 0.5), "shards": (1, 2)}
 RENDEZVOUS_DOCS_FLAGS = "--groups 64 512 --n 16 --workers 8 --latency 0 0.5 --shards 1 2"
+#: the step bench's configuration on the page (every trainer run as short as it can be), and the same as flags
+STEP_DOCS_RUN = {
+    "latencies": (0.5,),
+    "steps": 2,
+    "n": 8,
+    "topologies": ("seeded_single_elimination", "round_robin", "double_elimination"),
+    "schedules": ("plain", "eager", "tail"),
+    "tail_median_s": 1.0,
+    "tail_sigma": 1.0,
+}
+STEP_DOCS_FLAGS = (
+    "--latency 0.5 --steps 2 --n 8 --topology seeded_single_elimination round_robin double_elimination "
+    "--schedule plain eager tail --tail-median-s 1 --tail-sigma 1"
+)
 
 _FIDELITY = """\
 ## Ranking fidelity (`verl-arena bench fidelity`)
@@ -195,15 +209,32 @@ for 8 to 512 GPUs.
 _STEP = """\
 ## What the arena adds to a training step (`verl-arena bench step`)
 
-verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny
-random model, 4 prompts x 4 rollouts of 48 tokens) runs twice at each judge latency L: with a rule-based reward that
-waits L per rollout (verl's `naive` manager, GRPO) and with the arena (seeded single elimination, the mock judge
-answering each request after L). verl's trainer looks for finished rollouts every 2 s, which would round every
-step's generation up to whole polls: both runs poll every 0.05 s (`verl_arena.integrations.verl.fine_poll`). The
-first step of each run warms up and is left out. `judge exposed` is the judge time after the step's last rollout
-arrived (what the step waits for), `hidden` the share of the judge's time spent while rollouts were still generating;
-the overhead is the step time difference less the judge time the tournament's rounds add beyond the rule's single
-wait of L.
+verl's real trainer (`main_ppo`, v1, FSDP2 actor, the transformers rollout on the CPU, streaming rewards, a tiny random
+model, 4 prompts x 8 rollouts of 48 tokens) runs with a rule-based reward that waits L per rollout (verl's `naive`
+manager, GRPO), then with the arena (the mock judge answering each request after L) once per topology and schedule:
+`plain` sends a group to the judge when its last rollout arrives, `eager` (the default) sends each first-wave compare as
+soon as its two rollouts are there, `tail` (eager with `tail_share=0.75`) starts the tournament on the rollouts present
+once three quarters of the group arrived and places the late ones with one wave. Every rollout of every run answers
+after a seeded lognormal wait (median 1 s, sigma 1: `--tail-median-s`, `verl_arena.integrations.verl.long_tail`), so a
+group's rollouts arrive seconds apart, as an agent's do, and both rewards see the same arrivals. verl's trainer looks
+for finished rollouts every 2 s, which would round every step's generation up to whole polls: every run polls every
+0.05 s (`verl_arena.integrations.verl.fine_poll`). Each run is two steps; the first warms up and is left out.
+`group exposed` is, per group, the judge time from its last rollout's arrival to its answers
+(`arena/group_exposed_s_mean`, in judge latencies L, seconds in brackets; `max L`: the step's longest), `step exposed`
+the judge time after the step's last rollout (`arena/judge_exposed_s`), `hidden` the share of the judge's time spent
+while rollouts were still generating; the overhead is the step time difference less the judge time the tournament's
+rounds add beyond the rule's single wait of L.
+
+How to read it. After a group's last rollout, the plain schedule waits the topology's depth in judge rounds: about 3 L
+for seeded single elimination at N = 8, 1 L for round robin (one wave), 6 L for double elimination. Eager judging
+changes nothing here: this judge answers every request at once, so there is no queue for it to clear
+([training-verl.md](training-verl.md#eager-judging-eager-on-by-default)). Tail hiding brings the step's exposed time
+to about 1 L for every topology, for about 50% more judgments with the 2N-2 topologies (22 and 21 against 14); per
+group it halves seeded single elimination's wait but barely moves double elimination's, and one double-elimination
+group waited 9.7 L: when the late rollouts arrive while the tournament of the rollouts present is still running, the
+group waits for the rest of it, then for the placing wave. One measured step per run: step times move by a few tenths
+of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times
+come in whole judge rounds and agree between the plain and eager runs.
 """
 
 _TAIL = """\
@@ -321,7 +352,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
     judge = timed("bench throughput", lambda: run_judge_bench(progress=say))
     saturation = timed("bench saturation", lambda: run_saturation_bench(progress=say))
     rendezvous = timed("bench rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
-    step = timed("bench step", lambda: run_step_bench(progress=say))
+    step = timed("bench step", lambda: run_step_bench(**STEP_DOCS_RUN, progress=say))
     tail = timed("bench tail", run_tail_bench)
     gaming_rows = timed("bench gaming", run_gaming_bench)
     gaming_table, _ = report(gaming_rows, 4)
@@ -348,7 +379,7 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         _RENDEZVOUS,
         _code(format_rendezvous(rendezvous), f"`verl-arena bench rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
         _STEP,
-        _code(format_step_bench(step)),
+        _code(format_step_bench(step), f"`verl-arena bench step {STEP_DOCS_FLAGS}`"),
         _TAIL,
         _code(format_tail(tail), TAIL_LEGEND, f"{len(tail)} cells in {timings['bench tail']:.1f} s"),
         _CORE,

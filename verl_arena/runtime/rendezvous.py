@@ -100,6 +100,7 @@ class _Pending:
     query: str
     first_arrival: float
     step: int | None = None
+    last_arrival: float = 0.0  # when its last member so far arrived (the coordinator's monotonic clock)
     members: dict[str, Candidate] = field(default_factory=dict)
     features: dict[str, MemberFeatures | None] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
@@ -281,6 +282,7 @@ class GroupCoordinator:
             candidate = entry.candidate
             group.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
             group.features[member] = entry.features
+            group.last_arrival = self._clock()
             if entry.anchor:
                 group.anchors.append(member)
             reference = entry.reference
@@ -375,12 +377,15 @@ class GroupCoordinator:
         task.add_done_callback(self._tasks.discard)
 
     async def _finish(self, group_id: str, group: _Pending, *, incomplete: bool) -> None:
+        closed = self._clock()
         try:
             answers = await self._rank(group_id, group, incomplete)
         except Exception:  # the ranker should never raise; if it does, nobody may hang
             logger.exception("group %s: ranking failed; zero rewards", group_id)
             self.counts["errors"] += 1
             answers = self._zero(group, incomplete=incomplete, voided=True)
+        # the judge time the group's members waited for after the last of them arrived (after its close, on a timeout)
+        answers = answers.with_exposed(self._clock() - (closed if incomplete else group.last_arrival))
         await self.eager.finished(group_id)  # judgments asked ahead of a group never ranked are dropped
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
