@@ -31,9 +31,9 @@ class CountingRanker:
         self.service = JudgeService(judge_impl=SimulatedJudge())
         self.sent: list[list[str]] = []
 
-    async def rank_group(self, query, candidates, tournament, *, group_id=None):
+    async def rank_group(self, query, candidates, tournament, *, group_id=None, step=None):
         self.sent.append([c.id for c in candidates])
-        return await self.service.rank_group(query, candidates, tournament, group_id=group_id)
+        return await self.service.rank_group(query, candidates, tournament, group_id=group_id, step=step)
 
 
 def scored(qualities, scores) -> list:

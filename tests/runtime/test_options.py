@@ -60,3 +60,14 @@ def test_an_old_anchor_is_read_as_its_new_spelling_with_one_warning_naming_the_k
     ]
     with pytest.raises(ConfigError, match=rf"{key}: Input should be 'greedy', 'first' or 'reference'"):
         validate(SlimeArenaConfig, {"judge": judge_config("http://x/v1"), "anchor": "best"}, prefix, "o", separator)
+
+
+def test_the_step_budget_enters_with_the_arena_options_and_its_fallback_is_cheaper_topologies():
+    judge = {"endpoints": [{"base_url": "http://localhost:1/v1", "model": "m"}]}
+    options = ArenaOptions(judge=judge, topology="round_robin", step_budget={"calls": 100, "fallback": ["anchor"]})
+    assert options.step_budget is not None and options.step_budget.fallback == ("anchor",)
+    with pytest.raises(ValidationError, match=r"step_budget\.fallback"):
+        ArenaOptions(judge=judge, topology="anchor", step_budget={"calls": 100, "fallback": ["anchor"]})
+    with pytest.raises(ValidationError, match="step_budget"):
+        SlimeArenaConfig(judge=judge, step_budget={"calls": 100})
+    assert ArenaRewardConfig(judge=judge, step_budget={"calls": 100}).coordinator_options().eager is False

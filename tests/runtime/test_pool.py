@@ -245,3 +245,26 @@ def test_each_shard_admits_its_earliest_groups_and_voids_those_its_share_cannot_
     assert sum(server.served.values()) == 8 * finished  # the judge answered only the groups that finished
     saturated = sum(m["admission"]["saturated_groups"] for m in run(pool.metrics()))
     assert saturated == count - finished
+
+
+def test_the_pool_draws_every_group_of_a_step_on_its_shards_budget_through_the_http_judge(mock_judge, pool_factory):
+    """Through Ray and a loopback judge: the step rides to the pool's actor, which degrades the first group of a
+    step to the cheapest fallback its budget pays for and voids the next as the budget's; the next step starts
+    afresh."""
+    from verl_arena.runtime.step_budget import StepBudgetConfig
+
+    url, _ = mock_judge()
+    pool = pool_factory(judge_config(url), step_budget=StepBudgetConfig(calls=7))  # anchor at N = 8: 7 calls
+
+    async def steps():
+        ranked = []
+        for step, tag in ((1, "a"), (1, "b"), (2, "c")):
+            group = make_group([0.1, 0.9, 0.5, 0.3, 0.7, 0.2, 0.8, 0.4], tag=tag)
+            ranked.append(await pool.rank_group("q", group, "round_robin", group_id=tag, step=step))
+        return ranked
+
+    first, second, fresh = run(steps())
+    assert first.details["budget"] == {"step": 1, "topology": "anchor", "degraded": True, "calls": 7}
+    assert second.void_reason == "budget" and set(second.advantages) == {0.0}
+    assert fresh.details["budget"] == {"step": 2, "topology": "anchor", "degraded": True, "calls": 7}
+    assert first.comparisons + fresh.comparisons == 14

@@ -65,11 +65,11 @@ class _TimedRanker:
         self.spans: dict[str, tuple[float, float]] = {}
 
     async def rank_group(
-        self, query: str, candidates: Sequence[Candidate], tournament: Tournament, *, group_id: str
+        self, query: str, candidates: Sequence[Candidate], tournament: Tournament, *, group_id: str, **step: Any
     ) -> GroupResult:
-        """The inner ranker's ``rank_group``, timed."""
+        """The inner ranker's ``rank_group``, timed (``step``: the group's training step, passed on)."""
         start = time.time()
-        result = await self.inner.rank_group(query, candidates, tournament, group_id=group_id)
+        result = await self.inner.rank_group(query, candidates, tournament, group_id=group_id, **step)
         self.spans[group_id] = (start, time.time())
         return result
 

@@ -83,7 +83,9 @@ class GroupSummary:
     :meth:`hack_counts`; ``judge_*``, ``single_verdicts``, ``first_slot_wins``: what the judge's own judgments said,
     see :class:`~verl_arena.core.information.JudgeEvidence`; ``verifiable``: with verifiable scores, what the judge was
     asked for the group, ``verifiable_saved`` the judge calls the scores saved, ``scorer_errors`` the members whose
-    scorer failed, see :mod:`~verl_arena.outcomes.verifiable`)."""
+    scorer failed, see :mod:`~verl_arena.outcomes.verifiable`; ``budget_*``: under a step budget, whether the group
+    drew on it, was ranked with a cheaper topology than configured, and the judge calls it used of it, see
+    :mod:`~verl_arena.runtime.step_budget`)."""
 
     size: int = 0
     expected: int = 0
@@ -128,6 +130,9 @@ class GroupSummary:
     verifiable: str = ""
     verifiable_saved: int = 0
     scorer_errors: int = 0
+    budgeted: bool = False
+    budget_degraded: bool = False
+    budget_calls: int = 0
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.outcomes.hack_alarm.screen_group` counts this summary carries."""
@@ -202,6 +207,7 @@ class GroupSummary:
             single_verdicts=evidence.single,
             first_slot_wins=evidence.first_slot,
             **_verifiable_fields(result.details.get("verifiable")),
+            **_budget_fields(result.details.get("budget")),
         )
 
 
@@ -418,6 +424,13 @@ def _verifiable_fields(details: Any) -> dict[str, Any]:
         "verifiable_saved": int(details["saved_judgments"]),
         "scorer_errors": sum(bool(e) for e in details["errors"]),
     }
+
+
+def _budget_fields(details: Any) -> dict[str, Any]:
+    """What a group's ``details["budget"]`` tells its summary (nothing without a step budget)."""
+    if not isinstance(details, dict):
+        return {}
+    return {"budgeted": True, "budget_degraded": bool(details.get("degraded")), "budget_calls": int(details["calls"])}
 
 
 def _env_fields(candidate: Candidate) -> dict[str, Any]:

@@ -111,6 +111,12 @@ STEP_METRICS = {
     "below every honest score, never judged)",
     "arena/scorer_fault_groups": "ALARM: with verifiable, groups voided because the scorer failed for every rollout: "
     "the scorer is broken or misconfigured (its data_source, ground truth or import)",
+    "arena/budget_degraded_groups": "with step_budget: groups ranked with a cheaper fallback topology than "
+    "configured, because the step's remaining judge calls could not pay for it",
+    "arena/budget_voided_groups": "with step_budget: groups voided (zero advantages) because the step's remaining "
+    "judge calls could not pay even for the cheapest fallback; the budget's doing, never the rollouts'",
+    "arena/budget_calls_used": "with step_budget: judge calls the step's groups made of the budget (every shard of "
+    "the judge pool together)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
 }
 
@@ -218,6 +224,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     out.update(_verifiable(ranked))
+    out.update(_budget(ranked))
     hack = hack_metrics([g.hack_counts() for g in ranked])
     screened = screen_metrics([o.screened for _, o in answers])
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
@@ -235,6 +242,18 @@ def _verifiable(ranked: list[Any]) -> dict[str, float]:
         "arena/verifiable_decided_groups": float(sum(g.verifiable == "decided" for g in scored)),
         "arena/verifiable_saved_judgments": float(sum(g.verifiable_saved for g in scored)),
         "arena/scorer_errors": float(sum(g.scorer_errors for g in scored)),
+    }
+
+
+def _budget(ranked: list[Any]) -> dict[str, float]:
+    """What the step budget did (only when the step's groups drew on one)."""
+    budgeted = [g for g in ranked if g.budgeted]
+    if not budgeted:
+        return {}
+    return {
+        "arena/budget_degraded_groups": float(sum(g.budget_degraded for g in budgeted)),
+        "arena/budget_voided_groups": float(sum(g.void_reason == "budget" for g in budgeted)),
+        "arena/budget_calls_used": float(sum(g.budget_calls for g in budgeted)),
     }
 
 

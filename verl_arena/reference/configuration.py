@@ -176,6 +176,7 @@ def _training_part() -> list[str]:
     from verl_arena.outcomes.hack_alarm import HackAlarmConfig
     from verl_arena.outcomes.verifiable import VerifiableConfig
     from verl_arena.runtime.options import ArenaOptions
+    from verl_arena.runtime.step_budget import StepBudgetConfig
 
     verl = "## The verl reward manager's own (`+reward.reward_kwargs.*`)"
     slime = "## The slime hooks' own (`arena_*` keys of `--custom-config-path`, or unprefixed in `VERL_ARENA_CONFIG`)"
@@ -186,6 +187,7 @@ def _training_part() -> list[str]:
         *_section("### The environment (`+reward.reward_kwargs.env.*`, for `arena_env_agent`)", EnvConfig, "env."),
         *_section("### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)", HackAlarmConfig, "hack_alarm."),
         *_section("### Hybrid RLVR + judge (`+reward.reward_kwargs.verifiable.*`)", VerifiableConfig, "verifiable."),
+        *_section("### The step budget (`+reward.reward_kwargs.step_budget.*`)", StepBudgetConfig, "step_budget."),
         *_section("## The advantage estimator (`+algorithm.tournament.*`)", TournamentAdvantageConfig),
         *_section(slime, SlimeArenaConfig, "arena_", leave_out=ArenaOptions, intro=besides),
     ]

@@ -27,6 +27,7 @@ from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.deadlines import check_tracing_room
+from verl_arena.runtime.step_budget import StepBudgetConfig
 from verl_arena.validation import renamed_value
 
 __all__ = ["ANCHORS", "RENAMED_ANCHORS", "AnchorMode", "ArenaOptions", "CoordinatorOptions", "OutcomeOptions"]
@@ -87,6 +88,11 @@ class ArenaOptions(OutcomeOptions):
             tracing a stalled judgment can take (refused at start-up otherwise).
         include_tool_outputs: show tool results to the judge.
         max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+        step_budget: judge calls per training step across the judge pool; when a step's remaining calls cannot pay
+            for a group's topology, the group degrades to the first cheaper topology of ``step_budget.fallback`` that
+            fits, and is voided as ``"budget"`` (zero advantages) when none does (see
+            :class:`~verl_arena.runtime.step_budget.StepBudgetConfig`); ``None`` (the default): no budget. Eager
+            judging is off under a budget (the budget chooses a group's topology when the group is complete).
     """
 
     judge: JudgeConfig
@@ -98,6 +104,7 @@ class ArenaOptions(OutcomeOptions):
     max_path_chars: int = Field(default=24_000, ge=100)
     max_answer_chars: int = Field(default=12_000, ge=100)
     max_tool_output_chars: int = Field(default=2_000, ge=50)
+    step_budget: StepBudgetConfig | None = None
     _built: Tournament = PrivateAttr()
 
     @field_validator("anchor", mode="before")
@@ -126,6 +133,11 @@ class ArenaOptions(OutcomeOptions):
             raise ValueError("the anchor is chosen per group (see the anchor option), not with tournament.anchor")
         self._built = Tournament.from_options(self.topology, **options)  # ConfigError names the bad option
         check_tracing_room(self.judge_deadline_s, self.judge, deadline_name="judge_deadline_s")
+        if self.step_budget is not None and self.topology in self.step_budget.fallback:
+            raise ValueError(
+                f"step_budget.fallback: {self.topology!r} is the configured topology, tried first; the fallback lists "
+                "the cheaper topologies a group degrades to"
+            )
         return self
 
     def built_tournament(self) -> Tournament:

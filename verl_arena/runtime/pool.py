@@ -31,6 +31,7 @@ from verl_arena.judges.loading import check_judge_config
 from verl_arena.runtime.actors import JudgeActor, named_actor_options
 from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.service import as_tournament
+from verl_arena.runtime.step_budget import StepBudgetConfig
 
 __all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
 
@@ -87,6 +88,7 @@ class JudgePool:
         max_concurrency: int = 100_000,
         num_cpus: float = 0.0,
         resources: Mapping[str, float] | None = None,
+        step_budget: StepBudgetConfig | None = None,
     ) -> JudgePool:
         """Create the pool's actors, or attach to them if they already exist (race-free across processes).
 
@@ -101,6 +103,8 @@ class JudgePool:
             max_concurrency: Ray calls an actor accepts at once (groups waiting for the judge included).
             num_cpus: CPUs reserved per actor (judging is I/O; 0 places it anywhere).
             resources: Ray custom resources each actor asks for, to place the pool on the nodes that have them.
+            step_budget: judge calls per training step (:mod:`~verl_arena.runtime.step_budget`), split across shards
+                like the judge's limits.
         """
         config = check_judge_config(judge)
         check_tracing_room(check_deadline("deadline_s", deadline_s), config)
@@ -114,6 +118,7 @@ class JudgePool:
             "max_concurrency": max_concurrency,
             "num_cpus": num_cpus,
             "resources": dict(resources or {}),
+            "step_budget": step_budget.share(shards) if step_budget is not None else None,
         }
         pool = cls(names, namespace, spawn, deadline_s)
         for shard in range(shards):
@@ -160,7 +165,9 @@ class JudgePool:
                     lifetime=s["lifetime"],
                     resources=s.get("resources"),
                 )
-                self._handles[shard] = JudgeActor.options(**options).remote(s["config"], deadline_s=s["deadline_s"])
+                self._handles[shard] = JudgeActor.options(**options).remote(
+                    s["config"], deadline_s=s["deadline_s"], step_budget=s.get("step_budget")
+                )
         return self._handles[shard]
 
     def shard_of(self, key: str) -> int:
@@ -187,9 +194,11 @@ class JudgePool:
         *,
         group_id: str | None = None,
         deadline_s: float | None = None,
+        step: int | None = None,
         **options: Any,
     ) -> GroupResult:
-        """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group`.
+        """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group` (``step``: the
+        group's training step, for the pool's step budget).
 
         With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early
         (:func:`~verl_arena.runtime.deadlines.actor_deadline`) so that the answer reaches the caller in time, and the
@@ -206,6 +215,7 @@ class JudgePool:
             tournament,
             group_id=group_id,
             deadline_s=actor_deadline(limit),
+            step=step,
         )
         return await rank_or_void(
             call,

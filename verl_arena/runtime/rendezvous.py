@@ -339,7 +339,9 @@ class GroupCoordinator:
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=candidates[1])
         clocks = self._wall_clock(), self._clock()
         before = self.eager.ranking(group_id)  # the judgments asked ahead reach the ranker first
-        group.head = start_head(self.ranker, group.query, members, candidates, tournament, group_id, clocks, before)
+        group.head = start_head(
+            self.ranker, group.query, members, candidates, tournament, group_id, clocks, before, step=group.step
+        )
         self.counts["tail_heads"] += 1
 
     def _waited(
@@ -508,7 +510,16 @@ class GroupCoordinator:
             candidates, anchor, late = whole_group(group.head, members, group.members.__getitem__)
             self.counts["tail_late_members"] += len(late)
             judged_at, started = group.head.judged_at, group.head.started
-            wave = placed(self.ranker, group.head, group.query, candidates, late, group_id, self.options.tail_opponents)
+            wave = placed(
+                self.ranker,
+                group.head,
+                group.query,
+                candidates,
+                late,
+                group_id,
+                self.options.tail_opponents,
+                step=group.step,
+            )
             result: GroupResult = await wave
             self.eager.used(group.head.task.result().details.get("prefetch") or {})
         elif self.options.verifiable is not None:
@@ -520,7 +531,9 @@ class GroupCoordinator:
             tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
             await self.eager.ranking(group_id)
             judged_at, started = self._wall_clock(), self._clock()
-            result = await self.ranker.rank_group(group.query, candidates, tournament, group_id=group_id)
+            result = await self.ranker.rank_group(
+                group.query, candidates, tournament, group_id=group_id, step=group.step
+            )
             self.eager.used(result.details.get("prefetch") or {})
         judged = (judged_at, self._clock() - started)
         if all(o is not None for o in played):
@@ -562,7 +575,7 @@ class GroupCoordinator:
         if plan.judged:
             subset, anchor = self._candidates(group, [members[i] for i in plan.judged])
             tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-            judged = await self.ranker.rank_group(group.query, subset, tournament, group_id=group_id)
+            judged = await self.ranker.rank_group(group.query, subset, tournament, group_id=group_id, step=group.step)
             asked = self.tournament.judge_calls(len(subset))
         saved = self.tournament.judge_calls(len(candidates)) - asked  # as the topology plans them
         return verifiable_result(plan, scores, unjudged, judged, saved=saved)

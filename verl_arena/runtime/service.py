@@ -39,6 +39,7 @@ from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
 from verl_arena.runtime.admission import Admission, Saturated
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.prefetch import Prefetches
+from verl_arena.runtime.step_budget import BUDGET_VOID, StepBudget, StepBudgetConfig
 
 __all__ = ["JudgeService", "as_tournament"]
 
@@ -150,6 +151,10 @@ class JudgeService:
         judge_impl: use this judge object instead of building one from ``judge`` (tests, simulations).
         admission: admit groups as the judge can finish them (:mod:`~verl_arena.runtime.admission`); ``False``
             starts every group at once (the plain earliest-first gate, kept for comparison).
+        step_budget: judge calls per training step for the groups ranked here, a group degrading to a cheaper topology
+            when its step cannot pay for its own (:mod:`~verl_arena.runtime.step_budget`); only groups ranked with
+            their ``step`` draw on it. Eager judging is refused under a budget (its judgments would be spent before
+            the budget chose the group's topology).
     """
 
     def __init__(
@@ -159,6 +164,7 @@ class JudgeService:
         deadline_s: float | None = 900.0,
         judge_impl: Judge | None = None,
         admission: bool = True,
+        step_budget: StepBudgetConfig | None = None,
     ) -> None:
         if judge_impl is None and judge is None:
             raise ConfigError("JudgeService needs a judge configuration or a judge object")
@@ -175,6 +181,7 @@ class JudgeService:
         self.groups: Counter[str] = Counter()
         self.admission = Admission(enabled=admission)
         self.prefetches = Prefetches()
+        self.step_budget = StepBudget(step_budget) if step_budget is not None else None
         self.started_at = time.time()
         self._in_flight = 0
 
@@ -206,6 +213,7 @@ class JudgeService:
         group_id: str | None = None,
         deadline_s: float | None = None,
         deadline_from_first_request: bool = False,
+        step: int | None = None,
         **options: Any,
     ) -> GroupResult:
         """Run a whole tournament here and return its result; see the module docstring for what can fail.
@@ -216,16 +224,24 @@ class JudgeService:
             deadline_s: this group's time limit (default: the service's).
             deadline_from_first_request: count the deadline from when the judge first takes one of the group's
                 requests, not from now (a batch job that queues groups on purpose).
+            step: the training step of the group: with a step budget, it draws on that step's (and may be ranked
+                with a cheaper topology, or voided as ``"budget"``; ``details["budget"]`` says which).
         """
         tournament = as_tournament(tournament, options)
         group = "group" if group_id is None else f"group {group_id!r}"
         check_candidates(candidates, group)
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
+        reservation = None
+        if self.step_budget is not None and step is not None:
+            reservation = self.step_budget.reserve(step, tournament, len(candidates))
+            if reservation is None:
+                return self._voided_for_budget(tournament, candidates, group_id, step)
+            tournament = reservation.tournament
 
+        counting = _Counting(self.judge)
         self._in_flight += 1
         try:
             with group_ticket() as ticket, tally() as spent:
-                counting = _Counting(self.judge)
                 run = _GroupRun(tournament, query, candidates, group_id, ticket, counting, spent, self.prefetches)
                 result = await rank_or_void(
                     run.admitted_then_ranked(self.admission, limit, from_first_request=deadline_from_first_request),
@@ -238,8 +254,14 @@ class JudgeService:
         finally:
             self._in_flight -= 1
             prefetched = self.prefetches.finish(group_id) if group_id is not None else {}
+            if reservation is not None:  # what the group did not use goes back to its step, however it ended
+                assert self.step_budget is not None
+                self.step_budget.release(reservation, counting.calls)
         if prefetched:
             result = dataclasses.replace(result, details={**result.details, "prefetch": prefetched})
+        if reservation is not None:
+            budget = reservation.record(counting.calls)
+            result = dataclasses.replace(result, details={**result.details, "budget": budget})
         self._count(result)
         return result
 
@@ -248,7 +270,7 @@ class JudgeService:
     async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
         """Compare each of ``pairs`` now, for ``group_id``'s tournament to find when it asks for them
         (:mod:`~verl_arena.runtime.prefetch`); only while the judge has room. How many were started."""
-        if not self.admission.has_room():
+        if self.step_budget is not None or not self.admission.has_room():
             self.prefetches.refused(len(pairs))
             return 0
         return self.prefetches.start(group_id, query, pairs, self.judge)
@@ -256,6 +278,15 @@ class JudgeService:
     async def drop_prefetched(self, group_id: str) -> dict[str, int]:
         """Cancel and forget ``group_id``'s prefetches (the group was dropped before it was ranked)."""
         return self.prefetches.finish(group_id)
+
+    def _voided_for_budget(
+        self, tournament: Tournament, candidates: Sequence[Candidate], group_id: str | None, step: int
+    ) -> GroupResult:
+        """A group its step's budget cannot pay for, even with the cheapest fallback: voided before any request."""
+        result = tournament.void(candidates, BUDGET_VOID, group_id=group_id)
+        result = dataclasses.replace(result, details={**result.details, "budget": {"step": step, "calls": 0}})
+        self._count(result)
+        return result
 
     def _count(self, result: GroupResult) -> None:
         self.groups["ranked"] += 1
@@ -279,6 +310,7 @@ class JudgeService:
             "groups_in_flight": self._in_flight,
             "admission": admission,
             "prefetch": prefetch,
+            **({"step_budget": self.step_budget.metrics()} if self.step_budget is not None else {}),
             **stats,
         }
 

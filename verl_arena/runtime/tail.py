@@ -16,6 +16,7 @@ as usual, so the answers are the plain topology's whenever everyone is present a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import time
 from collections.abc import Awaitable, Sequence
@@ -73,15 +74,17 @@ def start_head(
     group_id: str,
     clocks: tuple[float, float],
     before: Awaitable[None] | None = None,
+    step: int | None = None,
 ) -> Head:
     """Start ranking the members present (``candidates``: theirs and the anchor's index; ``clocks``: now, wall and
-    monotonic; ``before``: awaited first, e.g. the judgments asked ahead reaching the ranker)."""
+    monotonic; ``before``: awaited first, e.g. the judgments asked ahead reaching the ranker; ``step``: the group's
+    training step, for the judge's step budget)."""
     ranked, anchor = candidates
 
     async def rank() -> GroupResult:
         if before is not None:
             await before
-        return await ranker.rank_group(query, ranked, tournament, group_id=group_id)
+        return await ranker.rank_group(query, ranked, tournament, group_id=group_id, step=step)
 
     task = asyncio.ensure_future(rank())
     return Head(members, ranked, anchor, tournament, task, judged_at=clocks[0], started=clocks[1])
@@ -108,11 +111,18 @@ async def placed(
     late: Sequence[int],
     group_id: str,
     opponents: int | None,
+    step: int | None = None,
 ) -> GroupResult:
     """The whole group's result: the head's, with the members at positions ``late`` of ``candidates`` (the whole
-    group, the reference last) placed by one wave through ``ranker``."""
+    group, the reference last) placed by one wave through ``ranker`` (a step budget's record: the two together)."""
     ranked = await head.task
     if not late:
         return ranked
     tournament = head.tournament.placing_late(ranked, late, opponents)
-    return await ranker.rank_group(query, list(candidates), tournament, group_id=group_id)
+    whole = await ranker.rank_group(query, list(candidates), tournament, group_id=group_id, step=step)
+    first, wave = ranked.details.get("budget"), whole.details.get("budget")
+    if first is None or wave is None:
+        return whole
+    degraded = bool(first.get("degraded") or wave.get("degraded"))
+    both = {**wave, "degraded": degraded, "calls": first["calls"] + wave["calls"]}
+    return dataclasses.replace(whole, details={**whole.details, "budget": both})

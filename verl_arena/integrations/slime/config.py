@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.runtime.options import ArenaOptions
@@ -44,6 +44,13 @@ class SlimeArenaConfig(ArenaOptions):
     generate_function_path: str | None = None
     reference_key: str | None = Field(default=None, min_length=1)
     drop_resample: bool = False
+
+    @field_validator("step_budget")
+    @classmethod
+    def _no_step_budget(cls, step_budget: Any) -> Any:
+        if step_budget is not None:
+            raise ValueError("the slime adapter does not pass a group's training step to the judge yet: drop it")
+        return step_budget
 
 
 _validated: dict[str, SlimeArenaConfig] = {}

@@ -134,8 +134,12 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         return split is not None and str(split) in self.validation_splits
 
     def coordinator_options(self) -> CoordinatorOptions:
-        """The group coordinator's options, as validated here."""
-        return CoordinatorOptions.of(self)
+        """The group coordinator's options, as validated here (no eager judging under a step budget: the budget
+        chooses a group's topology once the group is complete)."""
+        options = CoordinatorOptions.of(self)
+        if self.step_budget is not None and options.eager:
+            options = options.model_copy(update={"eager": False})
+        return options
 
 
 class TournamentAdvantageConfig(BaseModel):

@@ -172,6 +172,7 @@ class ArenaRewardManager(RewardManagerBase):
             shards=arena.judge_shards,
             deadline_s=arena.judge_deadline_s,
             resources=arena.judge_resources,
+            step_budget=arena.step_budget,
         )
         tournament, options = arena.built_tournament(), arena.coordinator_options()
         cls._coordinators = [
