@@ -116,6 +116,10 @@ class AnchorPool:
         while len(self._pools) > self.max_prompts:
             self._pools.popitem(last=False)
 
+    def anchors_held(self) -> int:
+        """Anchors held, over all prompts."""
+        return sum(len(entries) for entries in self._pools.values())
+
     def __len__(self) -> int:
         """Prompts held."""
         return len(self._pools)

@@ -4,8 +4,9 @@
 
 Every reward worker on every node reaches the same actors by name, so the judge's concurrency and per-minute limits
 are one budget for the whole cluster (split evenly when the pool has several shards; a group always goes to the same
-shard). Callers send one request per group (``rank_group``) or per judgment (the :meth:`JudgePool.judge` proxy,
-which implements the judge protocol so any topology runs unchanged on it).
+shard, and so do all the groups of a prompt when its anchors are pooled, :mod:`~verl_arena.runtime.anchor_pools`).
+Callers send one request per group (``rank_group``) or per judgment (the :meth:`JudgePool.judge` proxy, which
+implements the judge protocol so any topology runs unchanged on it).
 
 The actors restart when they die (``max_restarts=-1``) and Ray retries the calls that were in flight
 (``max_task_retries=-1``); verdicts already paid for come back from the cache when one is configured. ``metrics``
@@ -29,6 +30,7 @@ from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.runtime.actors import JudgeActor, named_actor_options
+from verl_arena.runtime.anchor_pools import route_key
 from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.service import as_tournament
 from verl_arena.runtime.step_budget import StepBudgetConfig
@@ -97,7 +99,8 @@ class JudgePool:
                 limits are the whole pool's and are split across shards.
             name: actor name (shard ``i`` is ``{name}_{i}`` when ``shards > 1``).
             namespace: Ray namespace of the actors.
-            shards: number of actors; groups are spread over them by group id.
+            shards: number of actors; groups are spread over them by group id (by prompt for an ``anchor_set``
+                tournament with ``pool``, whose prompt's anchors one shard keeps).
             deadline_s: default time limit of one group.
             detached: outlive the creating process (otherwise the actors die with their creator).
             max_concurrency: Ray calls an actor accepts at once (groups waiting for the judge included).
@@ -205,7 +208,7 @@ class JudgePool:
         caller stops waiting at the deadline in any case.
         """
         tournament = as_tournament(tournament, options)  # bad options fail here, in the caller
-        shard = self.shard_of(group_id or (candidates[0].digest if candidates else query))
+        shard = self.shard_of(route_key(tournament, query, group_id, candidates))  # a prompt's anchor pool: one shard
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
         call = self._call(
             shard,

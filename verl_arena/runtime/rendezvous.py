@@ -48,6 +48,7 @@ from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
+from verl_arena.runtime.anchor_pools import check_pooled_coordinator
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.tail import Head, head_due, placed, start_head, whole_group
@@ -151,6 +152,7 @@ class GroupCoordinator:
         self.ranker = ranker
         self.tournament = tournament
         self.options = options = options if options is not None else CoordinatorOptions()
+        check_pooled_coordinator(tournament, options)
         self.finished_capacity = finished_capacity
         self.max_pending = max_pending
         self._clock = clock

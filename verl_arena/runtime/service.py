@@ -37,6 +37,7 @@ from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
 from verl_arena.runtime.admission import Admission, Saturated
+from verl_arena.runtime.anchor_pools import ServiceAnchorPools, keeps_pool
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.prefetch import Prefetches
 from verl_arena.runtime.step_budget import BUDGET_VOID, StepBudget, StepBudgetConfig
@@ -182,6 +183,7 @@ class JudgeService:
         self.admission = Admission(enabled=admission)
         self.prefetches = Prefetches()
         self.step_budget = StepBudget(step_budget) if step_budget is not None else None
+        self.anchor_pools = ServiceAnchorPools()
         self.started_at = time.time()
         self._in_flight = 0
 
@@ -226,17 +228,25 @@ class JudgeService:
                 requests, not from now (a batch job that queues groups on purpose).
             step: the training step of the group: with a step budget, it draws on that step's (and may be ranked
                 with a cheaper topology, or voided as ``"budget"``; ``details["budget"]`` says which).
+
+        With an ``anchor_set`` tournament whose ``pool`` is on, the group meets its prompt's anchors kept here across
+        steps: the result lists them after ``candidates``, whose entries stay where they were
+        (:mod:`~verl_arena.runtime.anchor_pools`).
         """
         tournament = as_tournament(tournament, options)
         group = "group" if group_id is None else f"group {group_id!r}"
         check_candidates(candidates, group)
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
+        ranked = self.anchor_pools.group(tournament, query, candidates)  # a pooled tournament's anchors, after them
         reservation = None
         if self.step_budget is not None and step is not None:
-            reservation = self.step_budget.reserve(step, tournament, len(candidates))
+            reservation = self.step_budget.reserve(step, tournament, len(ranked))
             if reservation is None:
                 return self._voided_for_budget(tournament, candidates, group_id, step)
             tournament = reservation.tournament
+            if not keeps_pool(tournament):  # degraded to a topology without the pool: the group as it came
+                ranked = list(candidates)
+        candidates = ranked
 
         counting = _Counting(self.judge)
         self._in_flight += 1
@@ -257,6 +267,7 @@ class JudgeService:
             if reservation is not None:  # what the group did not use goes back to its step, however it ended
                 assert self.step_budget is not None
                 self.step_budget.release(reservation, counting.calls)
+        self.anchor_pools.update(tournament, query, candidates, result)
         if prefetched:
             result = dataclasses.replace(result, details={**result.details, "prefetch": prefetched})
         if reservation is not None:
@@ -311,6 +322,7 @@ class JudgeService:
             "admission": admission,
             "prefetch": prefetch,
             **({"step_budget": self.step_budget.metrics()} if self.step_budget is not None else {}),
+            **({"anchor_pool": self.anchor_pools.metrics()} if self.anchor_pools.pools else {}),
             **stats,
         }
 

@@ -137,7 +137,7 @@ class AnchorSet(Topology):
 
     def first_wave(self, arena: Arena) -> list[tuple[int, int]] | None:
         marked = sum(bool(c.meta.get(ANCHOR_KEY)) for c in arena.candidates)
-        if self.options.source == "marked" and marked != self.options.anchors:
+        if self.options.source == "marked" and (self.options.pool or marked != self.options.anchors):
             return None  # the anchors join the group where they are kept (the data, a pool): not known from it yet
         return anchor_set_pairs(arena, _anchors(arena, self.options)[0])
 
