@@ -14,7 +14,10 @@ pytest.importorskip("verl")
 
 from verl import DataProto
 
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.types import ANCHOR_KEY
 from verl_arena.integrations.verl.trajectory import (
+    anchors_from_row,
     as_messages,
     candidate_from_row,
     query_from_prompt,
@@ -88,3 +91,14 @@ def test_the_reference_is_the_configured_key_else_a_text_ground_truth():
     assert reference_from_row(truth, "reference").answer == "Day 1: a market"
     for missing in ({"ground_truth": "  "}, {"ground_truth": 42}, {}):
         assert reference_from_row(row(reward_model=missing), "reference") is None
+
+
+def test_the_datas_anchors_become_marked_candidates():
+    messages = [{"role": "assistant", "content": "Day 1: temples"}]
+    anchors = anchors_from_row(row(extra_info={"anchors": np.array(["Day 1: markets", messages], dtype=object)}))
+    assert [a.id for a in anchors] == ["__anchor_0__", "__anchor_1__"]
+    assert [a.answer for a in anchors] == ["Day 1: markets", "Day 1: temples"]
+    assert all(a.meta[ANCHOR_KEY] is True for a in anchors)
+    assert anchors_from_row(row(extra_info={"reference": "x"})) == []
+    with pytest.raises(ConfigError, match=r"extra_info\.anchors must be a list"):
+        anchors_from_row(row(extra_info={"anchors": "one text"}))
