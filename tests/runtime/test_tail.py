@@ -93,7 +93,8 @@ def test_the_tournament_starts_before_the_last_member_and_places_the_late_ones()
         return [*(await asyncio.gather(*first)), *last], coord
 
     outcomes, coord = asyncio.run(scenario())
-    assert judge.calls == 10 + 2 * 6  # then one wave: each late member against each ranked one
+    # then one wave: each late member against each ranked one, and the two late ones against each other
+    assert judge.calls == 10 + 2 * 6 + 1
     assert coord.counts["tail_heads"] == 1 and coord.counts["tail_late_members"] == 2
     ranks = [o.rank for o in outcomes]
     rewards = [o.reward for o in outcomes]
@@ -121,7 +122,7 @@ def test_the_answers_are_the_core_placement_with_the_groups_seed():
 
     got, expected = asyncio.run(scenario())
     assert [o.reward for o in got] == expected.rewards and [o.rank for o in got] == expected.ranks
-    assert sum(m.stage == LATE_STAGE for m in expected.matches) == 8
+    assert sum(m.stage == LATE_STAGE for m in expected.matches) == 8 + 1
 
 
 def test_tail_wait_starts_the_tournament_on_the_members_present():
@@ -140,9 +141,9 @@ def test_tail_wait_starts_the_tournament_on_the_members_present():
         return [*(await asyncio.gather(*first)), *last]
 
     outcomes = asyncio.run(scenario())
-    assert judge.calls == 3 + 2 * 3
-    # both late members beat every ranked one and never met each other: they share the top
-    assert [o.rank for o in outcomes] == [4.0, 3.0, 2.0, 0.5, 0.5]
+    assert judge.calls == 3 + 2 * 3 + 1
+    # both late members beat every ranked one, and the better of them (5) the other (4)
+    assert [o.rank for o in outcomes] == [4.0, 3.0, 2.0, 1.0, 0.0]
 
 
 def test_an_incomplete_group_places_who_came_and_zero_stays_zero():

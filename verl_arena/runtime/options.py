@@ -167,9 +167,9 @@ class CoordinatorOptions(OutcomeOptions):
             Counted in ``arena/prefetched`` and ``arena/prefetch_unused``.
         tail_share: hide the slow tail of a group's rollouts: once this share of its expected members has arrived
             (two at least), its tournament starts on the members present, and the members that come later are placed
-            with one wave of judgments against the ranked ones when the group closes, so about one judge latency
-            follows the last arrival instead of the topology's whole depth; every member is still answered with the
-            whole group's ranking. 1 (the default) waits for everyone. ``verl-arena bench tail`` measures what it
+            with one wave of judgments against the ranked ones and each other when the group closes, so about one judge
+            latency follows the last arrival instead of the topology's whole depth; every member is still answered with
+            the whole group's ranking. 1 (the default) waits for everyone. ``verl-arena bench tail`` measures what it
             costs in fidelity and judge calls (see docs/benchmarks.md).
         tail_wait_s: also start the tournament on the members present (two at least) this long after the first one
             arrived; ``None``: only ``tail_share`` starts it early.
