@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import pytest
 from helpers import make_group
@@ -52,7 +53,8 @@ def test_a_late_member_that_beats_everyone_ranks_first_one_that_loses_to_everyon
         present[i] for i in sorted(range(6), key=ranked.ranks.__getitem__)
     ]
     wave = [m for m in result.matches if m.stage == LATE_STAGE]
-    assert len(wave) == 2 * 6 and result.comparisons == ranked.comparisons + 12
+    # each late member against each ranked one, and the two late ones against each other
+    assert len(wave) == 2 * 6 + 1 and result.comparisons == ranked.comparisons + 13
     assert result.depth == ranked.depth + 1 == max(m.level for m in wave)
 
 
@@ -62,6 +64,25 @@ def test_ties_stay_shared():
     result = placed(Tournament.from_options("round_robin"), make_group(scores), table(scores), late=[5, 6])[1]
     assert result.ranks[5] == result.ranks[6] == result.ranks[2]
     assert result.rewards[5] == result.rewards[2]
+
+
+@pytest.mark.parametrize("topology", ["round_robin", "budgeted", "seeded_single_elimination"])
+def test_two_late_members_placed_alike_are_ordered_by_their_own_judgment(topology):
+    # c5 and c6 come late, both belong between c2 (30) and c3 (40); c6 beats c5: each ranked member sees them alike
+    scores = [10, 20, 30, 40, 50, 34, 36]
+
+    class AlikeToTheRanked(TableJudge):
+        async def compare(self, query, a, b):
+            shown = {"c6": "c5"} if {a.id, b.id} != {"c5", "c6"} else {}
+            return await super().compare(query, *(dataclasses.replace(c, id=shown.get(c.id, c.id)) for c in (a, b)))
+
+    judge = AlikeToTheRanked({f"c{i}": float(s) for i, s in enumerate(scores)})
+    ranked, result = placed(Tournament.from_options(topology, seed=3), make_group(scores), judge, [5, 6])
+    assert [m.players for m in result.matches if m.stage == LATE_STAGE and set(m.players) == {5, 6}]
+    assert result.ranks[1] > result.ranks[2] > result.ranks[5] > result.ranks[6] > result.ranks[3] > result.ranks[4]
+    assert result.comparisons == ranked.comparisons + 2 * 5 + 1
+    plan = Tournament.from_options(topology).placing_late(ranked, [5, 6])
+    assert plan.judge_calls(7) == 2 * 5 + 1
 
 
 def test_placement_between_ranked_members():

@@ -19,11 +19,13 @@ from verl_arena.outcomes.env import ENV_META
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission, group_seed
-from verl_arena.runtime.tail import head_due
+from verl_arena.runtime.tail import anchor_here, head_due
 from verl_arena.testing import SimulatedJudge
 
 
 def coordinator(judge=None, topology="seeded_single_elimination", **options) -> GroupCoordinator:
+    """A coordinator; its anchor topologies take the first member present as the anchor unless told otherwise."""
+    options.setdefault("anchor", "first")
     ranker = JudgeService(judge_impl=judge if judge is not None else SimulatedJudge(noise=0.5, seed=1))
     return GroupCoordinator(ranker, Tournament.from_options(topology), CoordinatorOptions(**options))
 
@@ -93,7 +95,8 @@ def test_the_tournament_starts_before_the_last_member_and_places_the_late_ones()
         return [*(await asyncio.gather(*first)), *last], coord
 
     outcomes, coord = asyncio.run(scenario())
-    assert judge.calls == 10 + 2 * 6  # then one wave: each late member against each ranked one
+    # then one wave: each late member against each ranked one, and the two late ones against each other
+    assert judge.calls == 10 + 2 * 6 + 1
     assert coord.counts["tail_heads"] == 1 and coord.counts["tail_late_members"] == 2
     ranks = [o.rank for o in outcomes]
     rewards = [o.reward for o in outcomes]
@@ -121,7 +124,7 @@ def test_the_answers_are_the_core_placement_with_the_groups_seed():
 
     got, expected = asyncio.run(scenario())
     assert [o.reward for o in got] == expected.rewards and [o.rank for o in got] == expected.ranks
-    assert sum(m.stage == LATE_STAGE for m in expected.matches) == 8
+    assert sum(m.stage == LATE_STAGE for m in expected.matches) == 8 + 1
 
 
 def test_tail_wait_starts_the_tournament_on_the_members_present():
@@ -140,9 +143,9 @@ def test_tail_wait_starts_the_tournament_on_the_members_present():
         return [*(await asyncio.gather(*first)), *last]
 
     outcomes = asyncio.run(scenario())
-    assert judge.calls == 3 + 2 * 3
-    # both late members beat every ranked one and never met each other: they share the top
-    assert [o.rank for o in outcomes] == [4.0, 3.0, 2.0, 0.5, 0.5]
+    assert judge.calls == 3 + 2 * 3 + 1
+    # both late members beat every ranked one, and the better of them (5) the other (4)
+    assert [o.rank for o in outcomes] == [4.0, 3.0, 2.0, 1.0, 0.0]
 
 
 def test_an_incomplete_group_places_who_came_and_zero_stays_zero():
@@ -195,3 +198,44 @@ def test_the_head_is_due_at_the_share_or_after_the_wait_with_two_members_at_leas
     assert [head_due(share, k, 16, waited=False) for k in (11, 12, 15, 16)] == [False, True, True, False]
     assert [head_due(CoordinatorOptions(), k, 4, waited=True) for k in (1, 2, 3, 4)] == [False, True, True, False]
     assert not head_due(CoordinatorOptions(tail_share=0.1), 1, 16, waited=False)
+
+
+@pytest.mark.parametrize("topology", ["anchor", "seeded_single_elimination"])
+def test_an_anchor_topology_waits_for_a_late_greedy_anchor_before_starting(topology):
+    class Recording(SimulatedJudge):
+        async def compare(self, query, a, b):
+            pairs.append({a.id, b.id})
+            return await super().compare(query, a, b)
+
+    pairs: list[set[str]] = []
+    judge = Recording(noise=0.5, seed=2)
+    group = members("a", [3, 1, 7, 4, 0, 6, 2, 5])
+
+    async def scenario():
+        coord = coordinator(judge, topology=topology, tail_share=0.5, anchor="greedy")
+        first = [asyncio.ensure_future(coord.submit("a", str(i), group[i], 8, "q")) for i in range(6)]
+        await until(lambda: "a" in coord._pending and len(coord._pending["a"].members) == 6, "six members")
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert coord.counts["tail_heads"] == 0 and judge.calls == 0  # six of eight here, but not the anchor
+        anchor = asyncio.ensure_future(coord.submit("a", "7", group[7], 8, "q", anchor=True))
+        await until(lambda: coord.counts["tail_heads"] == 1, "the head, once the anchor came")
+        last = await coord.submit("a", "6", group[6], 8, "q")
+        return [*(await asyncio.gather(*first)), last, await anchor], coord
+
+    outcomes, coord = asyncio.run(scenario())
+    assert coord.counts["tail_late_members"] == 1
+    # the head's first wave is everyone against the marked anchor (7), not against the first member present
+    assert all("7" in p for p in pairs[:6]) and sum("0" in p for p in pairs[:6]) == 1
+    assert sorted(o.rank for o in outcomes) == [float(r) for r in range(8)]
+
+
+def test_the_head_has_its_anchor_by_mode_and_topology():
+    def here(topology, mode, present, anchors=(), reference=None):
+        options = CoordinatorOptions(anchor=mode)
+        return anchor_here(options, Tournament.from_options(topology), present, list(anchors), reference)
+
+    assert not here("anchor", "greedy", ["0", "1"]) and not here("seeded_single_elimination", "greedy", ["0"], ["5"])
+    assert here("anchor", "greedy", ["0", "5"], ["5"]) and here("anchor", "first", ["0", "1"])
+    assert not here("anchor", "reference", ["0"]) and here("anchor", "reference", ["0"], reference=object())
+    assert here("round_robin", "greedy", ["0", "1"]) and here("swiss", "reference", ["0"])

@@ -8,13 +8,17 @@ and the members that come later placed with **one wave** of judgments against th
 (:class:`LatePlan`, played by :meth:`~verl_arena.core.tournament.Tournament.rank` when the tournament carries one):
 
 1. each late member meets the ranked members that did not forfeit (``opponents=None``), or that many of them spread
-   evenly over their ranking, best and worst included (a cheaper wave); slot A is drawn from the seed; the judgment is
-   the topology's own kind (a ``compare``, or a ``select`` of one of two, or an ``order`` of two);
-2. it is inserted where it contradicts the fewest of its judgments (a win over a member ranked above the insertion
-   point, or a loss to one ranked below, each counts 1; a tie or a failed judgment 1/2 either way); where several
-   points contradict equally few, at their mean. Its sort key is that position on the ranked members' rank scale, so
-   a late member placed exactly on a ranked member's rank shares it, and late members placed alike share theirs;
-   its points are the ranked members' points read at that position (ends extended), for point-based rewards;
+   evenly over their ranking, best and worst included (a cheaper wave), and the late members meet each other
+   (``k (k - 1) / 2`` more judgments, in the same wave); slot A is drawn from the seed; the judgment is the topology's
+   own kind (a ``compare``, or a ``select`` of one of two, or an ``order`` of two);
+2. the late members are ordered by their score over the whole wave (a win 1, a tie or a failed judgment 1/2; equal
+   scores by where their judgments against the ranked members alone place them), and each in turn is inserted where
+   it contradicts the fewest of its judgments against the ranked members and the late members placed before it (a win
+   over a member placed above the insertion point, or a loss to one placed below, each counts 1; a tie or a failed
+   judgment 1/2 either way); where several points contradict equally few, at their mean. Its sort key is that
+   position on the ranked members' rank scale, so a late member placed exactly on a ranked member's rank shares it,
+   and two late members who met are placed apart; its points are the ranked members' points read at that position
+   (ends extended), for point-based rewards;
 3. the whole group then goes through the tournament's usual end (:meth:`Tournament._play`): Bradley-Terry or length
    control refit over every judgment if configured, forfeits below everyone, rewards and advantages over the whole
    group; failures, paired stalls and concentrated failures are settled on the wave with the earlier judgments in
@@ -95,7 +99,8 @@ class LatePlan:
     def judge_calls(self) -> int:
         """Judge calls of the wave (at most: forfeited members are not met)."""
         met = len(self.ranked.ids) if self.opponents is None else min(self.opponents, len(self.ranked.ids))
-        return len(self.late) * met
+        k = len(self.late)
+        return k * met + k * (k - 1) // 2
 
     def record(self, positions: Mapping[int, float] | None = None) -> dict[str, Any]:
         """What ``GroupResult.details[LATE_KEY]`` keeps of the plan (and the late members' positions)."""
@@ -188,13 +193,15 @@ class Insertion:
         standing = sorted((p for p in present if p not in forfeited), key=lambda p: (rank_of[p], p))
         opponents = spread(standing, plan.opponents)
         pairs = [(x, j) if arena.rng.random() < 0.5 else (j, x) for x in plan.late for j in opponents]
+        pairs += [(x, y) if arena.rng.random() < 0.5 else (y, x) for x, y in itertools.combinations(plan.late, 2)]
         matches = await self._judge(arena, pairs)
-        results: dict[int, list[tuple[float, float]]] = {x: [] for x in plan.late}
+        against: dict[int, list[tuple[int, float]]] = {x: [] for x in plan.late}
         for (a, b), m in zip(pairs, matches, strict=True):
-            x, j = (a, b) if a in results else (b, a)
             winner = m.winners[0] if m.winners else None
-            results[x].append((rank_of[j], 0.5 if winner is None else float(winner == x)))
-        positions = {x: insertion_position(results[x]) if results[x] else _middle(ranked.ranks) for x in plan.late}
+            for x, j in ((a, b), (b, a)):
+                if x in against:
+                    against[x].append((j, 0.5 if winner is None else float(winner == x)))
+        positions = _placements(against, rank_of, ranked.ranks)
         position = {**rank_of, **positions}
         ranks = [rank_of[p] for p in standing] or list(ranked.ranks)
         points_of = dict(zip(present, ranked.points, strict=True))
@@ -211,6 +218,24 @@ class Insertion:
         if self.kind == "select":
             return await arena.select(pairs, [1] * len(pairs), **where)
         return await arena.order(pairs, **where)
+
+
+def _placements(
+    against: Mapping[int, Sequence[tuple[int, float]]], rank_of: Mapping[int, float], ranks: Sequence[float]
+) -> dict[int, float]:
+    """The late members' positions on the ranked members' rank scale, from what each made of its judgments
+    (``against``: opponent, 1 won, 0 lost, 1/2 tie or failed): ordered by their score over the whole wave (ties by
+    their place among the ranked members alone), then each inserted in that order where it contradicts the fewest of
+    its judgments against the ranked members and the late members already placed."""
+    ranked = {x: [(rank_of[j], o) for j, o in results if j in rank_of] for x, results in against.items()}
+    alone = {x: insertion_position(r) if r else _middle(ranks) for x, r in ranked.items()}
+    order = sorted(against, key=lambda x: (-math.fsum(o for _, o in against[x]), alone[x], x))
+    positions: dict[int, float] = {}
+    for x in order:
+        known = {**rank_of, **positions}
+        results = [(known[j], o) for j, o in against[x] if j in known]
+        positions[x] = insertion_position(results) if results else _middle(ranks)
+    return positions
 
 
 def _middle(ranks: Sequence[float]) -> float:

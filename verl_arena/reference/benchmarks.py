@@ -249,7 +249,10 @@ members. How to read it: at N=16 the tail-hiding schedule ranks as well as the p
 groups (about 0.01-0.02 of Spearman), better where the topology is weak under drift (anchor, seeded single
 elimination: the wave compares each late member with everyone), and up to 0.02 lower for round robin at k=4. At N=8
 with half the group late (k=4), round robin and `budgeted` lose about 0.06, and Swiss with one late member loses
-0.04-0.07 (a Swiss of the 7 present): the late members never meet each other, and two placed alike share a rank.
+0.04-0.07 (a Swiss of the 7 present). Since the late members also meet each other in the wave (k(k-1)/2
+more calls, the same wave), N=8, k=4 gains 0.03 for round robin (0.826 to 0.857), 0.02 for `budgeted` (0.858 to
+0.880) and 0.02 for double elimination (the tables below predate it; `verl-arena bench tail --sizes 8 16 --judges
+score --late 2 4 --groups 100 --seed 0`, before and after, one run each).
 The judge time after the last arrival drops from the topology's depth (up to 7 L) to one L. What it costs is judge
 calls: each late member meets every ranked member, so at N=16 a 2N-2 topology pays +43% at k=1, +80% at k=2, +133% at
 k=4. `--opponents 4` (`tail_opponents`) caps the wave at four ranked members spread over the ranking: +7% to +27%

@@ -167,12 +167,15 @@ class CoordinatorOptions(OutcomeOptions):
             Counted in ``arena/prefetched`` and ``arena/prefetch_unused``.
         tail_share: hide the slow tail of a group's rollouts: once this share of its expected members has arrived
             (two at least), its tournament starts on the members present, and the members that come later are placed
-            with one wave of judgments against the ranked ones when the group closes, so about one judge latency
-            follows the last arrival instead of the topology's whole depth; every member is still answered with the
-            whole group's ranking. 1 (the default) waits for everyone. ``verl-arena bench tail`` measures what it
+            with one wave of judgments against the ranked ones and each other when the group closes, so about one judge
+            latency follows the last arrival instead of the topology's whole depth; every member is still answered with
+            the whole group's ranking. 1 (the default) waits for everyone. ``verl-arena bench tail`` measures what it
             costs in fidelity and judge calls (see docs/benchmarks.md).
         tail_wait_s: also start the tournament on the members present (two at least) this long after the first one
-            arrived; ``None``: only ``tail_share`` starts it early.
+            arrived; ``None``: only ``tail_share`` starts it early. Either way, a topology that takes an anchor
+            (``anchor``, ``seeded_single_elimination``, ...) with ``anchor=greedy`` or ``anchor=reference`` starts
+            only once the group's anchor is here (the rollout marked as the anchor, or the reference): a group whose
+            anchor comes late is ranked when it is complete, as without tail hiding.
         tail_opponents: how many ranked members each late member meets in the wave, spread over the ranking, best and
             worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member).
         verifiable: hybrid RLVR + judge: each rollout's verifiable score (a rule's) ranks its group first, and the
@@ -191,6 +194,8 @@ class CoordinatorOptions(OutcomeOptions):
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
+    #: the anchor mode (documented with :class:`ArenaOptions`), for the tail-hiding schedule to wait for the anchor
+    anchor: AnchorMode = "greedy"
     verifiable: VerifiableConfig | None = None
 
     @model_validator(mode="after")

@@ -51,7 +51,7 @@ from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiabl
 from verl_arena.runtime.anchor_pools import check_pooled_coordinator
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.tail import Head, head_due, placed, start_head, whole_group
+from verl_arena.runtime.tail import Head, anchor_here, head_due, placed, start_head, whole_group
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
 
@@ -335,7 +335,8 @@ class GroupCoordinator:
         if self.options.tail_share >= 1 and not group.waited:
             return
         members = [m for m in sorted(group.members, key=_member_order) if not _env_failed(group.members[m])]
-        if not head_due(self.options, len(members), group.expected, group.waited):
+        here = anchor_here(self.options, self.tournament, members, group.anchors, group.reference)
+        if not head_due(self.options, len(members), group.expected, group.waited, here):
             return
         candidates = self._candidates(group, members)
         tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=candidates[1])

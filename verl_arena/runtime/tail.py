@@ -27,7 +27,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.options import CoordinatorOptions
 
-__all__ = ["Head", "head_due", "placed", "start_head", "whole_group"]
+__all__ = ["Head", "anchor_here", "head_due", "placed", "start_head", "whole_group"]
 
 
 @dataclass
@@ -57,12 +57,27 @@ class Head:
         self.task.cancel()
 
 
-def head_due(options: CoordinatorOptions, present: int, expected: int, waited: bool) -> bool:
+def head_due(options: CoordinatorOptions, present: int, expected: int, waited: bool, anchor_here: bool = True) -> bool:
     """Whether a group's head starts now: ``present`` rankable members of ``expected`` (two at least, fewer than
-    all), and the ``tail_share`` of them here or the ``tail_wait_s`` over (``waited``)."""
-    if present < 2 or present >= expected:
+    all), the anchor here if the head waits for one (``anchor_here``, see :func:`anchor_here`), and the
+    ``tail_share`` of them here or the ``tail_wait_s`` over (``waited``)."""
+    if present < 2 or present >= expected or not anchor_here:
         return False
     return waited or present >= math.ceil(options.tail_share * expected - 1e-9)
+
+
+def anchor_here(
+    options: CoordinatorOptions, tournament: Tournament, present: Sequence[str], anchors: Sequence[str], reference: Any
+) -> bool:
+    """Whether the head has its anchor: always, unless the topology takes one and the group's anchor is the rollout
+    marked as such (``anchor=greedy``: one of ``anchors`` among the ``present`` rankable members) or the reference
+    (``anchor=reference``), and it is not here yet. A head started without it would take its first member as the
+    anchor, which a late anchor cannot undo: the group then waits for it, or for everyone."""
+    if not tournament.impl.takes_anchor or options.anchor == "first":
+        return True
+    if options.anchor == "reference":
+        return reference is not None
+    return any(a in present for a in anchors)
 
 
 def start_head(
