@@ -159,3 +159,13 @@ def test_a_hosted_judge_whose_window_is_not_known_yet_still_follows_its_server()
     assert {"context_tokens", "temperature"}.isdisjoint(resolved.model_fields_set) and resolved.max_tokens == 512
     sized = window_sizing(resolved, 8192, option="judge", what="the server's window", source="max_model_len")
     assert sized == {"context_tokens": 8192}
+
+
+def test_graded_is_off_by_default_and_validated_where_it_enters():
+    endpoints = [{"base_url": "http://x", "model": "m"}]
+    assert parse_judge_config({"endpoints": endpoints}).graded == "off"
+    with pytest.raises(ValueError, match=r"judge.graded: Input should be 'off', 'record' or 'break_ties'"):
+        parse_judge_config({"endpoints": endpoints, "graded": "yes"})
+    on = parse_judge_config({"endpoints": endpoints, "graded": "break_ties"})
+    assert on.verdict_settings()["graded"] == "break_ties"
+    assert "graded" not in parse_judge_config({"endpoints": endpoints}).verdict_settings()  # old records compare

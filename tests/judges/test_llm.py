@@ -212,3 +212,31 @@ def test_long_fields_are_cut_to_max_field_chars(mock_judge):
     prompt = server.recent[-1]["messages"][1]["content"]
     assert "characters omitted" in prompt and "BEGIN" in prompt and "END" in prompt
     assert len(prompt) < 5000
+
+
+def test_a_graded_judge_asks_for_a_strength_over_http_and_records_it(mock_judge):
+    url, server = mock_judge()
+    server.recording = []
+    verdict = run(LLMJudge(judge_config(url, graded="record")).compare(QUERY, GOOD, POOR))
+    prompt = server.recording[-1][-1]["content"]
+    assert '"preference": "<A>>B|A>B|A=B|B>A|B>>A>"' in prompt and '"winner"' not in prompt
+    assert verdict.meta["strength"] > 0 and verdict.winner == "a"
+    plain = run(LLMJudge(judge_config(url)).compare(QUERY, GOOD, POOR))  # off by default: today's format
+    assert "strength" not in plain.meta and '"winner"' in server.recording[-1][-1]["content"]
+
+
+def test_a_malformed_strength_is_asked_again_and_counted_against_the_judge(mock_judge):
+    url, server = mock_judge(plan=["bad_grade", "ok"])
+    judge = LLMJudge(judge_config(url, graded="break_ties"))
+    verdict = run(judge.compare(QUERY, GOOD, POOR))
+    assert verdict.meta["reasked"] and verdict.meta["strength"] > 0 and judge.counts["reasked"] == 1
+    assert (
+        server.served["bad_grade"] == 1 and not judge.counts["parse_failures"]
+    )  # one bad reply re-asked is no failure
+    # malformed every time: the candidates are judged fine alone (the probes), so the judge fails, nobody forfeits
+    url, _ = mock_judge(plan=["bad_grade", "bad_grade", "ok", "ok", "ok", "ok", *["bad_grade"] * 4])
+    judge = LLMJudge(judge_config(url, graded="break_ties"))
+    with pytest.raises(JudgeError) as info:
+        run(judge.compare(QUERY, GOOD, POOR))
+    assert info.value.reason == "parse" and "preference" in str(info.value)
+    assert judge.faults.counts == {"probes": 4, "unattributed": 1}

@@ -124,3 +124,13 @@ def test_the_option_refuses_a_second_order_policy_naming_the_field(extra, field)
         parse_judge_config(judge_config("http://127.0.0.1:9/v1", one_order=True, **extra))
     with pytest.raises(ConfigError, match="one_order"):
         parse_judge_config(judge_config("http://127.0.0.1:9/v1", one_order="yes please"))
+
+
+def test_a_graded_strength_comes_back_in_the_callers_order():
+    class SlightlyA:
+        async def compare(self, query, a, b):
+            return PairVerdict(6.0, 6.0, meta={"strength": 1})
+
+    for a, b in _pairs(6):
+        v = run(OneOrderJudge(SlightlyA()).compare("q", a, b))
+        assert v.meta["strength"] == (-1 if swapped_slots(0, "q", a, b) else 1)

@@ -119,3 +119,56 @@ def test_group_judgments_pass_through_and_the_inner_judges_statistics_show():
     assert run(judge.select("q", group, 1)) == run(inner.select("q", group, 1)) == [1]
     assert run(judge.order("q", group)) == [1, 0, 2]
     assert inner.calls == 3 and judge.health() == []  # one call each: no second order
+
+
+class Graded:
+    """Ties every pair on scores; its strength in each order is scripted by the order's (first, second) ids."""
+
+    def __init__(self, strengths: dict[tuple[str, str], float], scores=(6.0, 6.0)) -> None:
+        self.strengths, self.scores = strengths, scores
+
+    async def compare(self, query, a, b):
+        return PairVerdict(*self.scores, meta={"strength": self.strengths[(a.id, b.id)]})
+
+
+def test_the_two_orders_strengths_are_combined_as_their_mean():
+    judge = OrderSwapJudge(Graded({("a", "b"): 2, ("b", "a"): -1}))  # a much better, then (shown second) slightly
+    v = run(judge.compare(QUERY, A, B))
+    assert v.meta["strength"] == 1.5 and v.meta["ab"]["strength"] == 2 and v.meta["ba"]["strength"] == -1
+    assert v.winner == "tie"  # recorded only: without break_ties the scores alone decide
+
+
+def test_a_tie_is_broken_by_the_combined_strength_only_where_asked():
+    graded = Graded({("a", "b"): -1, ("b", "a"): 2})  # b better in both orders
+    broken = run(OrderSwapJudge(graded, break_ties=True).compare(QUERY, A, B))
+    assert broken.winner == "b" and broken.meta["tie_broken"] == "strength" and broken.meta["strength"] == -1.5
+    assert run(OrderSwapJudge(graded).compare(QUERY, A, B)).winner == "tie"
+
+
+def test_a_judge_that_always_says_slot_a_slightly_better_stays_tied():
+    always = Graded({("a", "b"): 1, ("b", "a"): 1})
+    v = run(OrderSwapJudge(always, break_ties=True).compare(QUERY, A, B))
+    assert v.winner == "tie" and v.meta["strength"] == 0 and "tie_broken" not in v.meta
+
+
+def test_disagreeing_orders_under_require_agreement_go_to_the_stronger_side():
+    class Disagree:  # slot A wins both orders by scores; b is preferred much more strongly when shown first
+        async def compare(self, query, a, b):
+            return PairVerdict(7.0, 6.0, meta={"strength": {"a": 1, "b": 2}[a.id]})
+
+    judge = OrderSwapJudge(Disagree(), require_agreement=True, break_ties=True)
+    v = run(judge.compare(QUERY, A, B))
+    assert v.meta["orders_disagree"] and v.meta["strength"] == -0.5 and v.winner == "b"
+    plain = run(OrderSwapJudge(Disagree(), require_agreement=True).compare(QUERY, A, B))
+    assert plain.winner == "tie"
+
+
+def test_a_decisive_sum_is_never_overridden_by_the_strength():
+    class Decisive:  # a ahead on scores in both orders, but the judge says b is much better each time
+        async def compare(self, query, a, b):
+            return PairVerdict(
+                *((6.01, 6.0) if a.id == "a" else (6.0, 6.01)), meta={"strength": -2 if a.id == "a" else 2}
+            )
+
+    v = run(OrderSwapJudge(Decisive(), break_ties=True).compare(QUERY, A, B))
+    assert v.winner == "a" and v.meta["strength"] == -2 and "tie_broken" not in v.meta

@@ -6,6 +6,7 @@ this judgment's verdict id, scores in range, and errors that say what is wrong (
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -157,3 +158,51 @@ def test_a_score_that_is_not_a_finite_number_is_refused(value):
     bad = {**SIDE, "process": {**SIDE["process"], "detail": value}}
     with pytest.raises(ParseError, match=r"A\.process\.detail must be a number"):
         parse_pairwise(verdict("n", a=bad), TRAVEL, "n")
+
+
+def graded(nonce: str, preference, a=SIDE, b=SIDE) -> str:
+    return json.dumps({"verdict_id": nonce, "analysis": "x", "A": a, "B": b, "preference": preference})
+
+
+@pytest.mark.parametrize(
+    ("preference", "strength", "winner"),
+    [
+        ("A>>B", 2, "a"),
+        ("A>B", 1, "a"),
+        ("A=B", 0, "tie"),
+        ("B>A", -1, "b"),
+        ("B>>A", -2, "b"),
+        (" b >> a ", -2, "b"),  # spaces and case do not matter
+    ],
+)
+def test_every_grade_is_read_with_its_signed_strength(preference, strength, winner):
+    nonce = "abc123def456"
+    scores = parse_pairwise(graded(nonce, preference), TRAVEL, nonce, graded=True)
+    assert scores.strength == strength and scores.judge_winner == winner
+
+
+@pytest.mark.parametrize(
+    ("preference", "error"),
+    [
+        ("A>>>B", "must be one of A>>B, A>B, A=B, B>A, B>>A, got 'A>>>B'"),
+        ("A much better", "must be one of"),
+        ("tie", "must be one of"),
+        ("", "must be one of"),
+        (2, 'missing "preference"'),
+        (None, 'missing "preference"'),
+    ],
+)
+def test_a_malformed_grade_is_a_parse_error_that_names_the_scale(preference, error):
+    nonce = "abc123def456"
+    with pytest.raises(ParseError, match=re.escape(error)):
+        parse_pairwise(graded(nonce, preference), TRAVEL, nonce, graded=True)
+
+
+def test_a_graded_reply_needs_its_preference_and_an_ungraded_one_ignores_it():
+    nonce = "abc123def456"
+    with pytest.raises(ParseError, match='missing "preference"'):
+        parse_pairwise(verdict(nonce), TRAVEL, nonce, graded=True)  # today's reply: a winner, no strength
+    assert parse_pairwise(graded(nonce, "A>>>B"), TRAVEL, nonce).strength is None
+    # an earlier object with a valid grade is used when the last one's grade is malformed
+    text = graded(nonce, "B>A") + "\n" + graded(nonce, "much better")
+    assert parse_pairwise(text, TRAVEL, nonce, graded=True).strength == -1

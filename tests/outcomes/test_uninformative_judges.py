@@ -197,3 +197,17 @@ def test_slime_logs_the_void_and_the_judge_alarm(servers, monkeypatch):
     log_rollout(1, options, group, metrics, 0.5)
     assert metrics["arena/no_information_groups"] == 1 and metrics["arena/tie_share"] == 1.0
     assert metrics["arena/judge_alarm"] == 1.0 and metrics["arena/judge_alarm_ties"] == 1.0
+
+
+@pytest.mark.parametrize("topology", ALL)
+def test_a_judge_that_always_says_slot_a_slightly_better_is_caught_when_ties_break_by_strength(servers, topology):
+    # the "constant" judge asked for graded verdicts: equal scores, "A>B" every time; break_ties makes each decisive
+    swapped = _rank_all(servers["constant"], topology, graded="break_ties")  # its two orders cancel: ties, voided
+    assert all(r.void_reason == "no_information" for r in swapped)
+    one = _rank_all(servers["constant"], topology, graded="break_ties", one_order=True)
+    single = _rank_all(servers["constant"], topology, graded="break_ties", order_swap=False)
+    if topology != "anchor":  # anchor's 7 compares: too few to rule out chance (SLOT_CHANCE), as for any slot judge
+        assert all(r.void_reason == "no_information" for r in one)  # one order drawn per pair: slot A every time
+    if TOPOLOGIES.get(topology).random_slots:
+        assert all(r.void_reason == "no_information" for r in single)
+    assert all(r.advantages == [0.0] * len(r.ids) for r in swapped)

@@ -44,7 +44,7 @@ def test_every_http_fault_answers_as_the_failure_it_plays(mock_judge):
 
 
 def test_the_content_faults_leave_the_reply_to_the_server():
-    assert set(HTTP_FAULTS) | {"hang", "truncated", "wrong_schema", "empty", "garbage"} == set(FAULTS)
+    assert set(HTTP_FAULTS) | {"hang", "truncated", "wrong_schema", "empty", "garbage", "bad_grade"} == set(FAULTS)
     for kind in ("ok", "hang", "truncated", "wrong_schema", "empty", "garbage"):
         assert fault_response(kind, None, 1.0) is None  # type: ignore[arg-type]
 

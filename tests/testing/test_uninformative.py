@@ -26,7 +26,7 @@ def pairwise(a, b, nonce: str = "0123456789ab") -> str:
 
 @pytest.mark.parametrize("verdicts", sorted(UNINFORMATIVE))
 def test_a_pairwise_reply_parses_and_its_scores_ignore_the_candidates(verdicts):
-    score_a, score_b, winner = UNINFORMATIVE[verdicts]
+    score_a, score_b, winner, _ = UNINFORMATIVE[verdicts]
     for a, b in ((PLANS[STRONG], PLANS[WEAK]), (PLANS[WEAK], PLANS[STRONG])):
         scores = parse_pairwise(uninformative_reply(pairwise(a, b), verdicts), TRAVEL, "0123456789ab")
         assert (scores.score_a, scores.score_b) == (score_a, score_b)

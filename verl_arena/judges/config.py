@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.judges.grading import Graded
 from verl_arena.judges.templates import load_template
 from verl_arena.validation import problems, validate
 
@@ -205,6 +206,12 @@ class JudgeConfig(_Strict):
             the query and the two candidates (so replays and caches agree): the judge's position bias becomes
             zero-mean noise at half the requests, and the first-slot share of its verdicts measures the bias
             (:mod:`~verl_arena.judges.one_order`). It turns ``order_swap`` off; setting both is an error.
+        graded: ``"off"`` (the default): the judge names a winner; ``"record"``: the reply format asks for a
+            preference strength instead (``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A``: much or slightly better,
+            equal), read strictly and recorded in the verdict's ``meta["strength"]`` (+2 to -2, positive for the
+            first side); ``"break_ties"``: record it, and a verdict whose scores tie (or whose two orders disagree
+            under ``require_agreement``) with a nonzero strength goes to the stronger side; a decisive verdict is
+            never changed (:mod:`~verl_arena.judges.grading`).
         cache_path: sqlite file caching verdicts (``None``: no cache).
         rubrics: ``"none"``, ``"data"`` (use ``candidate.meta["rubrics"]``) or ``"generate"`` (ask the judge for
             5-7 query-specific rubric items once per query).
@@ -237,6 +244,7 @@ class JudgeConfig(_Strict):
     order_swap: bool = True
     require_agreement: bool = False
     one_order: bool = False
+    graded: Graded = "off"
     cache_path: str | None = None
     rubrics: Literal["none", "data", "generate"] = "data"
     no_answer: Literal["lose", "judge"] = "lose"
@@ -298,6 +306,7 @@ class JudgeConfig(_Strict):
             "models": sorted({e.model or str(e.hosted) for e in self.endpoints}),
             **self.model_dump(include=_VERDICT_FIELDS),
             **({"one_order": True} if self.one_order else {}),  # recorded when on: older records stay comparable
+            **({"graded": self.graded} if self.graded != "off" else {}),
             "extra_body": hashlib.sha256(body.encode()).hexdigest()[:16] if self.extra_body else None,
             "ensemble": None
             if ensemble is None

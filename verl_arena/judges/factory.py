@@ -53,5 +53,5 @@ def _single(cfg: JudgeConfig, **llm: Any) -> LLMJudge | OrderSwapJudge | OneOrde
     if cfg.one_order:
         return OneOrderJudge(judge, seed=cfg.seed or 0)
     if cfg.order_swap:
-        return OrderSwapJudge(judge, require_agreement=cfg.require_agreement)
+        return OrderSwapJudge(judge, require_agreement=cfg.require_agreement, break_ties=cfg.graded == "break_ties")
     return judge

@@ -49,6 +49,7 @@ from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import JudgmentCache, VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
 from verl_arena.judges.context import ContextSource, JudgeContext
+from verl_arena.judges.grading import break_tie
 from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.served import ServedFit
@@ -106,15 +107,19 @@ class LLMJudge:
     def _configure(self, cfg: JudgeConfig) -> None:
         """Take ``cfg`` (again, once the servers said their context window): identity, prompt budget, asking."""
         self.config = cfg
-        sampling = {
-            "models": sorted({e.model for e in cfg.endpoints}),
-            "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens,
-            "seed": cfg.seed,
-            "json_mode": cfg.json_mode,
-            "extra_body": cfg.extra_body,
-            "shown": [cfg.context_tokens, cfg.tokenizer, cfg.max_field_chars],
-        } | ({"sample": self._sample} if self._sample else {})
+        sampling = (
+            {
+                "models": sorted({e.model for e in cfg.endpoints}),
+                "temperature": cfg.temperature,
+                "max_tokens": cfg.max_tokens,
+                "seed": cfg.seed,
+                "json_mode": cfg.json_mode,
+                "extra_body": cfg.extra_body,
+                "shown": [cfg.context_tokens, cfg.tokenizer, cfg.max_field_chars],
+            }
+            | ({"sample": self._sample} if self._sample else {})
+            | ({"graded": True} if cfg.graded != "off" else {})
+        )
         #: what identifies this judge in cache keys: models and sampling parameters
         self.identity = cache_key(json.dumps(sampling, sort_keys=True, default=str))
         self.budget = PromptBudget(cfg.context_tokens, cfg.max_tokens, cfg.tokenizer, cfg.max_field_chars)
@@ -146,21 +151,27 @@ class LLMJudge:
         key = cache_key("compare", self.identity, self.pairwise.digest, query, a.digest, b.digest, context.key)
         stored = await self.verdicts.get(key)
         if stored is not None:
-            return PairVerdict(**{**stored, "usage": {}, "meta": {**stored.get("meta", {}), "cached": True}})
+            cached = PairVerdict(**{**stored, "usage": {}, "meta": {**stored.get("meta", {}), "cached": True}})
+            return self._decided(cached)
         verdict_id = make_nonce(self.pairwise.digest, query, a.digest, b.digest, context.key)
+        graded = self.config.graded != "off"
         asked = await self._asked(
             self.pairwise,
             query,
             context,
             [a, b],
-            lambda shown, vid: self.pairwise.render_pairwise(query, *shown, vid, context.rubrics, context.answer_key),
-            lambda text, vid: parse_pairwise(text, self.pairwise, vid),
+            lambda shown, vid: self.pairwise.render_pairwise(
+                query, *shown, vid, context.rubrics, context.answer_key, graded=graded
+            ),
+            lambda text, vid: parse_pairwise(text, self.pairwise, vid, graded=graded),
             verdict_id,
         )
         if isinstance(asked, Culprits):
             return self._forfeit({"ab"[i] for i in asked.indices}, asked.error.reason, usage=asked.error.usage)
         scores, results, scale = asked
         extra = {"shrunk": scale} if scale < 1 else {}
+        if scores.strength is not None:
+            extra["strength"] = scores.strength
         verdict = PairVerdict(
             score_a=scores.score_a,
             score_b=scores.score_b,
@@ -170,7 +181,14 @@ class LLMJudge:
             latency_s=sum(r.latency_s for r in results),
             meta=call_meta(results, analysis=scores.analysis, **extra),
         )
-        await self.verdicts.put(key, verdict)
+        await self.verdicts.put(key, verdict)  # as the judge gave it: whoever reads it breaks its tie
+        return self._decided(verdict)
+
+    def _decided(self, verdict: PairVerdict) -> PairVerdict:
+        """A single-order verdict's tie broken by its strength, with ``graded="break_ties"`` and no order swap (which
+        breaks the tie of the two orders' sum instead, see :mod:`~verl_arena.judges.grading`)."""
+        if self.config.graded == "break_ties" and not self.config.order_swap:
+            return break_tie(verdict)
         return verdict
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:

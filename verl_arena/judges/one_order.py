@@ -8,7 +8,8 @@ same way, so a replayed or cached judgment is the same request, and over many pa
 verdict comes back in the caller's order; ``meta["one_order"]`` says which order was asked (``"ab"``: as passed,
 ``"ba"``: swapped), ``meta["winners"]`` holds the asked order's winner by slot and ``meta[order]`` the inner
 verdict's meta, so the step metrics' first-slot share (:func:`~verl_arena.core.information.judge_evidence`) counts
-the slot the judge actually saw.
+the slot the judge actually saw; ``meta["strength"]`` holds a graded verdict's strength, flipped to the caller's
+order.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from verl_arena.core.judge import PairJudge
 from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.grading import strength_of
 
 __all__ = ["OneOrderJudge", "swapped_slots"]
 
@@ -59,6 +61,9 @@ class OneOrderJudge:
             c["first_slot_wins"] += asked.winner == "a"
         order = "ba" if swapped else "ab"
         meta = {"one_order": order, "winners": [asked.winner], order: dict(asked.meta)}
+        strength = strength_of(asked.meta)
+        if strength is not None:  # in the caller's order
+            meta["strength"] = -strength if swapped else strength
         if asked.meta.get("shortcut"):
             meta["shortcut"] = asked.meta["shortcut"]
         if not swapped:

@@ -9,6 +9,11 @@ each order's winner by slot, for the same meter in the step metrics. With ``requ
 counts only when both orders agree; otherwise the pair ties. If either order fails, the judgment fails: one order
 alone would carry the position bias the protocol exists to cancel. If either order comes back as a forfeit (a
 candidate whose content broke the judge), the forfeit decides the pair in both orders.
+
+Graded verdicts (:mod:`~verl_arena.judges.grading`): the pair's ``meta["strength"]`` is the mean of the two orders'
+strengths in the caller's order. With ``break_ties=True`` a pair whose summed scores tie (or tie because the orders
+disagree under ``require_agreement``) goes to the side that mean favours; a judge that always says "A slightly
+better" favours each side once, a mean of zero, and its pairs stay tied.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 from verl_arena.core.arena import gather_or_cancel
 from verl_arena.core.judge import PairJudge
 from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.grading import break_tie, combined_strength
 
 __all__ = ["OrderSwapJudge"]
 
@@ -31,11 +37,13 @@ class OrderSwapJudge:
     Args:
         inner: the judge asked in both orders.
         require_agreement: tie unless both orders name the same winner.
+        break_ties: a tied pair goes to the side the mean of the two orders' strengths favours (graded verdicts).
     """
 
-    def __init__(self, inner: PairJudge, *, require_agreement: bool = False) -> None:
+    def __init__(self, inner: PairJudge, *, require_agreement: bool = False, break_ties: bool = False) -> None:
         self.inner = inner
         self.require_agreement = require_agreement
+        self.break_ties = break_ties
         self.counts: Counter[str] = Counter()
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
@@ -58,7 +66,7 @@ class OrderSwapJudge:
             score_a = score_b = (score_a + score_b) / 2
         usage: Counter[str] = Counter(forward.usage)
         usage.update(backward.usage)
-        return PairVerdict(
+        verdict = PairVerdict(
             score_a=score_a,
             score_b=score_b,
             dimensions={"ab": dict(forward.dimensions), "ba": dict(backward.dimensions)},
@@ -70,8 +78,10 @@ class OrderSwapJudge:
                 "winners": [forward.winner, backward.winner],  # each order's, by slot: the position meter reads it
                 "ab": dict(forward.meta),
                 "ba": dict(backward.meta),
+                **combined_strength(forward.meta, backward.meta),
             },
         )
+        return break_tie(verdict) if self.break_ties else verdict
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Group judgments pass through; the topology already shuffles the presentation order."""

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from verl_arena.judges.grading import GRADES
 from verl_arena.judges.rendering import split_think
 from verl_arena.judges.templates import Template
 
@@ -60,6 +61,7 @@ class PairScores:
     score_b: float
     judge_winner: str | None
     analysis: str
+    strength: int | None = None
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
@@ -134,12 +136,25 @@ def _side(obj: Mapping[str, Any], label: str, template: Template) -> dict[str, d
     return out
 
 
-def parse_pairwise(text: str, template: Template, nonce: str) -> PairScores:
-    """Scores of A and B from a pairwise reply."""
+def _grade(obj: Mapping[str, Any]) -> int:
+    """The signed strength of a graded reply's ``"preference"``: exactly one of the tokens of
+    :data:`~verl_arena.judges.grading.GRADES` (spaces around and inside ignored, letters in either case)."""
+    value = obj.get("preference")
+    if not isinstance(value, str):
+        raise ParseError(f'missing "preference", one of {", ".join(GRADES)}')
+    token = re.sub(r"\s+", "", value).upper()
+    if token not in GRADES:
+        raise ParseError(f'"preference" must be one of {", ".join(GRADES)}, got {value!r}')
+    return GRADES[token]
+
+
+def parse_pairwise(text: str, template: Template, nonce: str, *, graded: bool = False) -> PairScores:
+    """Scores of A and B from a pairwise reply; ``graded``: with its preference strength, which it must carry."""
 
     def check(obj: Mapping[str, Any]) -> PairScores:
         a, b = _side(obj, "A", template), _side(obj, "B", template)
-        winner = obj.get("winner")
+        strength = _grade(obj) if graded else None
+        winner = obj.get("winner") if strength is None else "A" if strength > 0 else "B" if strength < 0 else "TIE"
         winner = str(winner).strip().upper() if winner is not None else None
         return PairScores(
             dimensions_a=a,
@@ -148,6 +163,7 @@ def parse_pairwise(text: str, template: Template, nonce: str) -> PairScores:
             score_b=template.combined(b),
             judge_winner={"A": "a", "B": "b", "TIE": "tie"}.get(winner or ""),
             analysis=str(obj.get("analysis", ""))[:2000],
+            strength=strength,
         )
 
     return _pick(text, nonce, check)

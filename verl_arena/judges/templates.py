@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import Candidate
+from verl_arena.judges.grading import GRADE_FORMAT
 from verl_arena.validation import read_yaml, validate
 
 __all__ = ["BUILTIN_TEMPLATES", "Template", "load_template", "make_nonce"]
@@ -166,18 +167,15 @@ class Template(BaseModel):
             f"<<<END CANDIDATE {label} {tag}>>>"
         )
 
-    def reply_skeleton(self, verdict_id: str, *, k: int = 0) -> dict[str, Any]:
-        """The JSON shape the judge must reply with, carrying the judgment's ``verdict_id``."""
+    def reply_skeleton(self, verdict_id: str, *, k: int = 0, graded: bool = False) -> dict[str, Any]:
+        """The JSON shape the judge must reply with, carrying the judgment's ``verdict_id``; a graded pairwise one
+        asks for a preference strength (:mod:`~verl_arena.judges.grading`) where an ungraded one asks for the
+        winner."""
         lo, hi = (int(v) if float(v).is_integer() else v for v in self.scale)
         if self.kind == "pairwise":
             side = {g: {d: f"<number {lo}-{hi}>" for d in dims} for g, dims in self.dimensions.items()}
-            return {
-                "verdict_id": verdict_id,
-                "analysis": "<short comparison>",
-                "A": side,
-                "B": side,
-                "winner": "<A|B|tie>",
-            }
+            verdict = {"preference": GRADE_FORMAT} if graded else {"winner": "<A|B|tie>"}
+            return {"verdict_id": verdict_id, "analysis": "<short comparison>", "A": side, "B": side, **verdict}
         if self.kind == "select":
             return {"verdict_id": verdict_id, "analysis": "<short comparison>", "winners": ["<candidate number>"] * k}
         if self.kind == "order":
@@ -224,9 +222,11 @@ class Template(BaseModel):
         verdict_id: str,
         rubrics: Sequence[Any] | None = None,
         answer_key: str | None = None,
+        *,
+        graded: bool = False,
     ) -> list[dict[str, str]]:
         """Chat messages asking the judge to compare ``a`` (shown first) with ``b``; the reply must carry
-        ``verdict_id``."""
+        ``verdict_id`` (and, ``graded``, a preference strength)."""
         criteria = "\n".join(
             f"- {group}.{dim}: {text}" for group, dims in self.dimensions.items() for dim, text in dims.items()
         )
@@ -238,7 +238,7 @@ class Template(BaseModel):
                 "candidate_b": self.block("B", b, tag),
                 "criteria": criteria,
                 "rubrics": self._context_text(rubrics, answer_key),
-                "reply_format": json.dumps(self.reply_skeleton(verdict_id), ensure_ascii=False),
+                "reply_format": json.dumps(self.reply_skeleton(verdict_id, graded=graded), ensure_ascii=False),
             }
         )
 

@@ -3,7 +3,8 @@
 """The faults the mock judge injects, and how each answers over HTTP: a rate limit with ``Retry-After``, an internal
 error, an overloaded server, a connection reset, a malformed body, a firewall's page, a provider's refusal, a request
 too large for a per-minute token limit, a wrong key, vLLM's 404 for a model it does not serve. Replies that fail in
-their content (truncated, off-schema, empty, garbage) are shaped by :mod:`~verl_arena.testing.mock_server` itself.
+their content (truncated, off-schema, empty, garbage, a graded verdict whose strength is none of the scale's) are
+shaped by :mod:`~verl_arena.testing.mock_server` itself.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ FAULTS = (
     "too_large",
     "garbage",
     "404",
+    "bad_grade",
 )
 
 

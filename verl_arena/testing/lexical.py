@@ -6,7 +6,8 @@ It reads the reply format the prompt asks for (the last JSON object in the user 
 section of the prompt) and the candidate blocks (by their tagged markers), scores every candidate from its
 text alone and replies in the requested shape. Scores come from simple features: how much of the query the answer
 covers (and, where the prompt carries an answer key, how much of the key), how detailed and structured the answer is,
-how much the process searched and how much of the answer is grounded in what the process found. The same prompt
+how much the process searched and how much of the answer is grounded in what the process found. A graded reply
+format (a ``"preference"``) gets a preference strength from the gap of the two overall scores. The same prompt
 always gets the same reply.
 """
 
@@ -20,8 +21,10 @@ from typing import Any
 
 from verl_arena.judges.parsing import json_objects
 
-__all__ = ["LexicalFeatures", "answer_key", "lexical_reply", "parse_prompt"]
+__all__ = ["MUCH_BETTER", "LexicalFeatures", "answer_key", "lexical_reply", "misgraded", "parse_prompt"]
 
+#: the overall-score gap from which a graded reply says "much better"
+MUCH_BETTER = 0.1
 _TOKEN = re.compile(r"[\u4e00-\u9fff]|[A-Za-z0-9]{2,}")
 _BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
 _ANSWER_LABEL = re.compile(r"\n\[(?:Final answer|最终答案)\]\n")
@@ -124,6 +127,28 @@ def answer_key(user: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+def _winner(gap: float) -> str:
+    return "A" if gap > 0 else "B" if gap < 0 else "tie"
+
+
+def _grade(gap: float) -> str:
+    """A graded reply's preference for an overall-score gap of A over B: equal, slightly (under
+    :data:`MUCH_BETTER`) or much better."""
+    if gap == 0:
+        return "A=B"
+    much = abs(gap) >= MUCH_BETTER
+    return ("A>>B" if much else "A>B") if gap > 0 else ("B>>A" if much else "B>A")
+
+
+def misgraded(reply: str) -> str:
+    """``reply`` with a preference no graded verdict may carry (the mock judge's ``bad_grade`` fault); a reply
+    without a preference is returned as is."""
+    objects = json_objects(reply)
+    if not objects or "preference" not in objects[-1]:
+        return reply
+    return json.dumps({**objects[-1], "preference": "A>>>B"})
+
+
 def lexical_reply(user: str) -> str:
     """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else."""
     skeleton, query, candidates = parse_prompt(user)
@@ -138,10 +163,8 @@ def lexical_reply(user: str) -> str:
             shape = skeleton[label] if isinstance(skeleton[label], dict) else {}
             sides[label] = {g: {d: f.dimension(g, d) for d in dims} for g, dims in shape.items()}
         a, b = feats[0].overall, feats[1].overall
-        winner = "A" if a > b else "B" if b > a else "tie"
-        return json.dumps(
-            {"verdict_id": nonce, "analysis": f"lexical judge: A {a:.3f}, B {b:.3f}", **sides, "winner": winner}
-        )
+        verdict = {"preference": _grade(a - b)} if "preference" in skeleton else {"winner": _winner(a - b)}
+        return json.dumps({"verdict_id": nonce, "analysis": f"lexical judge: A {a:.3f}, B {b:.3f}", **sides, **verdict})
     if "order" in skeleton:
         order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))
         return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "order": [i + 1 for i in order]})

@@ -5,12 +5,12 @@
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
 <verl_arena.testing.lexical>` after a configurable latency, and injects faults on request (:mod:`.faults`): 429 with
 ``Retry-After``, 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict
-JSON, empty content, provider refusals, a rejected key (401), a firewall's 403, vLLM's 404 for a model it does not
-serve, a 429 "request too large" and garbage replies. Faults are drawn per request from a seeded generator, or taken in
-order from a ``plan`` (``["429", "ok", "reset", ...]``) before the random draws start; ``triggers`` make the server
-adversarial in the way a real provider is: a prompt containing a trigger phrase (in any candidate, or only in the
-candidate of one slot) always gets that fault (a content filter that refuses, a judge that a candidate's text derails
-into an empty, off-schema or overlong reply, or one it stalls).
+JSON, a graded verdict whose strength is none of the scale's, empty content, provider refusals, a rejected key (401), a
+firewall's 403, vLLM's 404 for a model it does not serve, a 429 "request too large" and garbage replies. Faults are
+drawn per request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok", "reset", ...]``) before
+the random draws start; ``triggers`` make the server adversarial in the way a real provider is: a prompt containing a
+trigger phrase (in any candidate, or only in the candidate of one slot) always gets that fault (a content filter that
+refuses, a judge that a candidate's text derails into an empty, off-schema or overlong reply, or one it stalls).
 
 It can also behave like a real deployment (:mod:`.deployments`): a context window it refuses to exceed (HTTP 400),
 latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge that thinks aloud
@@ -54,6 +54,7 @@ from verl_arena.testing.deployments import (
     word_tokens,
 )
 from verl_arena.testing.faults import FAULTS, fault_response, parse_faults
+from verl_arena.testing.lexical import misgraded
 from verl_arena.testing.prefix_cache import PrefixCache
 from verl_arena.testing.uninformative import check_verdicts, judge_reply
 
@@ -287,6 +288,8 @@ class MockJudgeServer:
                 content = json.dumps({"verdict": "A is better", "score": 7})
             elif outcome == "empty":
                 content = ""
+            elif outcome == "bad_grade":
+                content = misgraded(content)
             elif outcome == "garbage":
                 content, finish = garbage(max_tokens, len(prompt), self.config.bytes_per_token), "length"
             else:

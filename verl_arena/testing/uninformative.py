@@ -5,9 +5,10 @@
 Each reply has the template's shape and echoes the judgment's ``verdict_id``, so it parses like a healthy judge's:
 
 - ``"tie"``: every pairwise verdict is a tie (both candidates get 5 on every dimension);
-- ``"constant"``: the same reply whatever it is shown (7 on every dimension for both, ``"winner": "A"``): a stuck
-  judge, a cache or proxy answering every prompt alike;
-- ``"slot_a"``: the candidate shown first wins every pairwise verdict (8 against 3).
+- ``"constant"``: the same reply whatever it is shown (7 on every dimension for both, ``"winner": "A"``, or, asked
+  for a graded verdict, ``"preference": "A>B"``: A slightly better): a stuck judge, a cache or proxy answering every
+  prompt alike;
+- ``"slot_a"``: the candidate shown first wins every pairwise verdict (8 against 3, ``"A>>B"`` when graded).
 
 A group judgment (select, order) gets the candidates in the order shown, the first k of them for a select: a judge
 with no preference of its own has nothing else to say.
@@ -21,8 +22,8 @@ from verl_arena.testing.lexical import lexical_reply, parse_prompt
 
 __all__ = ["UNINFORMATIVE", "VERDICTS", "check_verdicts", "judge_reply", "uninformative_reply"]
 
-#: verdicts -> (score of A, score of B, the winner the reply names)
-UNINFORMATIVE = {"tie": (5, 5, "tie"), "constant": (7, 7, "A"), "slot_a": (8, 3, "A")}
+#: verdicts -> (score of A, score of B, the winner the reply names, the preference a graded reply gives)
+UNINFORMATIVE = {"tie": (5, 5, "tie", "A=B"), "constant": (7, 7, "A", "A>B"), "slot_a": (8, 3, "A", "A>>B")}
 #: every kind of verdicts the mock judge gives: the lexical judge's, which read the candidates, and the others
 VERDICTS = ("lexical", *UNINFORMATIVE)
 
@@ -46,12 +47,13 @@ def uninformative_reply(user: str, verdicts: str) -> str:
         return lexical_reply(user)
     nonce = skeleton.get("verdict_id", "")
     if "A" in skeleton and "B" in skeleton:
-        score_a, score_b, winner = UNINFORMATIVE[verdicts]
+        score_a, score_b, winner, preference = UNINFORMATIVE[verdicts]
         sides = {}
         for label, score in (("A", score_a), ("B", score_b)):
             shape = skeleton[label] if isinstance(skeleton[label], dict) else {}
             sides[label] = {g: dict.fromkeys(dims, score) for g, dims in shape.items() if isinstance(dims, dict)}
-        return json.dumps({"verdict_id": nonce, "analysis": f"{verdicts} judge", **sides, "winner": winner})
+        verdict = {"preference": preference} if "preference" in skeleton else {"winner": winner}
+        return json.dumps({"verdict_id": nonce, "analysis": f"{verdicts} judge", **sides, **verdict})
     shown = list(range(1, len(candidates) + 1))
     if "order" in skeleton:
         return json.dumps({"verdict_id": nonce, "analysis": f"{verdicts} judge", "order": shown})
