@@ -38,7 +38,7 @@ def trained_on(answers) -> list[tuple]:
 async def train(train_url: str, heldout_options: dict | None, log: Path | None = None, groups=GROUPS, drain=True):
     """Rank ``groups`` (travel plans, round robin) through the training judge at ``train_url`` and a coordinator with
     the held-out judge of ``heldout_options``; what the trainer read of each group, the step's metrics, the
-    coordinator, and whether held-out judgments were still pending when the last group was answered."""
+    coordinator, and how many sampled groups the held-out judge still had pending when the last group was answered."""
     ranker = JudgeService(judge_config(train_url, template="travel"))
     options = CoordinatorOptions(heldout_judge=heldout_options, judgment_log=str(log) if log else None)
     coord = GroupCoordinator(ranker, Tournament.from_options("round_robin"), options)
@@ -50,7 +50,7 @@ async def train(train_url: str, heldout_options: dict | None, log: Path | None =
                 *(coord.submit(group_id, str(i), c, len(plans), QUERY, step=1) for i, c in enumerate(plans))
             )
             trained[group_id] = trained_on(answers)
-        pending = coord.heldout is not None and bool(coord.heldout._tasks)
+        pending = coord.heldout.pending() if coord.heldout is not None else 0
         if coord.heldout is not None and drain:
             await coord.heldout.drain()
         return trained, coord.step_metrics.pop(), coord, pending
@@ -118,7 +118,7 @@ def test_a_slow_heldout_judge_never_delays_an_answer_and_is_dropped_when_behind(
     without, _, _, _ = asyncio.run(train(train_url, None))
     with_it, metrics, coord, pending = asyncio.run(train(train_url, options, drain=False))
     assert with_it == without  # every group answered while its held-out judgments hung
-    assert pending and coord.stats()["heldout:dropped"] == len(GROUPS) - 2
+    assert pending == 2 and coord.stats()["heldout:dropped"] == len(GROUPS) - 2
     assert metrics["hack/heldout_dropped_groups"] == len(GROUPS) - 2
     assert hung.max_in_flight <= 2  # one judgment at once (its two orders)
 
@@ -155,5 +155,8 @@ def test_a_bad_heldout_judge_configuration_is_refused_naming_the_field():
         CoordinatorOptions(heldout_judge={"share": 0.1})
     with pytest.raises(ValidationError, match=r"heldout_judge\.judge\.timeout_s"):
         CoordinatorOptions(heldout_judge=heldout("http://127.0.0.1:9/v1") | {"judge": {"timeout_s": -1}})
+    hosted = {"judge": {"endpoints": [{"hosted": "verl"}]}}
+    with pytest.raises(ValidationError, match=r"heldout_judge\.judge\n.*hosted endpoint cannot be the held-out judge"):
+        CoordinatorOptions(heldout_judge=hosted)
     with pytest.raises(ValidationError, match=r"heldout_judge\.shares"):
         CoordinatorOptions(heldout_judge={**heldout("http://127.0.0.1:9/v1"), "shares": 0.1})

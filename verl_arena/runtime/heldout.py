@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.judges.config import JudgeConfig
@@ -60,6 +60,14 @@ class HeldoutJudgeConfig(BaseModel):
     max_verdicts: int = Field(default=4, ge=1)
     max_concurrency: int = Field(default=4, ge=1)
     max_queued_groups: int = Field(default=64, ge=1)
+
+    @field_validator("judge")
+    @classmethod
+    def _served_elsewhere(cls, judge: JudgeConfig) -> JudgeConfig:
+        """A judge the training job serves is the training judge's deployment: the held-out one is given by address."""
+        if any(e.hosted for member in judge.member_configs() for e in member.endpoints):
+            raise ValueError("a hosted endpoint cannot be the held-out judge: give its base_url and model")
+        return judge
 
 
 def _picked(group_id: str, result: GroupResult, limit: int) -> list[Any]:
@@ -101,7 +109,7 @@ class HeldoutJudging:
         matches = _picked(group_id, result, self.config.max_verdicts)
         if not matches:
             return False
-        if len(self._tasks) >= self.config.max_queued_groups:
+        if self.pending() >= self.config.max_queued_groups:
             self.counts["dropped"] += 1
             self.step_metrics.add(step, group_id, HeldoutTally(dropped=True))
             return False
@@ -125,6 +133,14 @@ class HeldoutJudging:
         self.counts["groups"] += 1
         self.counts["failures"] += tally.failures
         self.step_metrics.add(step, group_id, tally)
+
+    def pending(self) -> int:
+        """Sampled groups queued or being judged."""
+        return len(self._tasks)
+
+    def stats(self) -> dict[str, int]:
+        """Its counters (groups judged, failures, groups dropped) and the groups pending."""
+        return {**self.counts, "pending": self.pending()}
 
     async def drain(self) -> None:
         """Wait for the groups queued so far (tests, and a clean shutdown)."""

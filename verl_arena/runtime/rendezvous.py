@@ -606,7 +606,7 @@ class GroupCoordinator:
             **dict(self.counts),
             **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
             **dict(self.eager.counts),
-            **({f"heldout:{k}": v for k, v in self.heldout.counts.items()} if self.heldout is not None else {}),
+            **({f"heldout:{k}": v for k, v in self.heldout.stats().items()} if self.heldout is not None else {}),
             "pending_groups": len(self._pending),
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),
