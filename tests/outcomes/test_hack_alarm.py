@@ -11,11 +11,13 @@ from dataclasses import dataclass
 
 import pytest
 from helpers import JUDGE_DIRECTED, JUDGE_DIRECTED_ZH, make_group, rank
+from pydantic import ValidationError
 
 from verl_arena import Candidate, Tournament
 from verl_arena.outcomes.hack_alarm import (
     HACK_DETECTORS,
     HackAlarm,
+    HackAlarmConfig,
     judge_directed_matches,
     register_detector,
     repetition,
@@ -200,6 +202,27 @@ def test_the_alarm_fires_once_per_rise_and_not_on_a_flat_or_low_series(caplog):
     for bad in ({"window": 1}, {"margin": 1.5}, {"floor": float("nan")}):
         with pytest.raises(ValueError):
             HackAlarm(**bad)
+
+
+def test_the_alarm_fires_once_when_the_heldout_judges_agreement_drops(caplog):
+    alarm = HackAlarmConfig(window=4, heldout_margin=0.2).alarm()
+
+    def agreement(value: float) -> float:
+        return alarm.observe({"hack/heldout_agreement": value})["hack/alarm"]
+
+    with caplog.at_level(logging.WARNING, logger="verl_arena.outcomes.hack_alarm"):
+        assert [agreement(a) for a in (0.9, 0.9, 0.9, 0.85, 0.9, 0.88)] == [0.0] * 6  # steady: quiet
+        assert [agreement(a) for a in (0.5, 0.5, 0.45, 0.5)] == [0.0, 1.0, 0.0, 0.0]  # once per drop
+        assert [agreement(a) for a in (0.9, 0.9, 0.5, 0.5)] == [0.0, 0.0, 0.0, 1.0]  # recovered, dropped again
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2 and "held-out judge agreed with 50%" in warnings[0] and "down from 89%" in warnings[0]
+    assert [name for name, _, _ in alarm.fired] == ["heldout_agreement"] * 2
+    rising = HackAlarm(window=4, heldout_margin=0.2)  # a rising agreement is no alarm
+    assert [rising.observe({"hack/heldout_agreement": a})["hack/alarm"] for a in (0.2, 0.2, 0.9, 0.9)] == [0.0] * 4
+    with pytest.raises(ValueError, match="heldout_margin"):
+        HackAlarm(heldout_margin=1.5)
+    with pytest.raises(ValidationError, match="heldout_margin"):
+        HackAlarmConfig(heldout_margin=-0.1)
 
 
 # -- a simulated run ---------------------------------------------------------------------------------------------------

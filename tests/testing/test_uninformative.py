@@ -52,12 +52,16 @@ def test_a_rubrics_prompt_gets_the_lexical_judges_rubrics_and_lexical_verdicts_a
     assert len(parse_rubrics(uninformative_reply(rubrics, "slot_a"), "0123456789ab")) >= 5
     prompt = pairwise(PLANS[WEAK], PLANS[STRONG])
     assert judge_reply(prompt, "lexical") == lexical_reply(prompt) != judge_reply(prompt, "slot_a")
+    # the reversed judge's pairwise verdict goes the other way, with each side's scores swapped
+    assert json.loads(judge_reply(prompt, "lexical"))["winner"] == "B"
+    reversed_reply = json.loads(judge_reply(prompt, "reversed"))
+    assert reversed_reply["winner"] == "A" and reversed_reply["A"] == json.loads(lexical_reply(prompt))["B"]
     assert uninformative_reply("not one of our prompts", "tie") == lexical_reply("not one of our prompts")
 
 
 def test_only_the_known_kinds_of_verdicts_are_accepted_and_the_error_names_them():
-    assert VERDICTS == ("lexical", "tie", "constant", "slot_a")
+    assert VERDICTS == ("lexical", "reversed", "tie", "constant", "slot_a")
     for verdicts in VERDICTS:
         check_verdicts(verdicts)
-    with pytest.raises(ValueError, match="unknown verdicts 'random'; known: lexical, tie, constant, slot_a"):
+    with pytest.raises(ValueError, match="unknown verdicts 'random'; known: lexical, reversed, tie, constant, slot_a"):
         check_verdicts("random")

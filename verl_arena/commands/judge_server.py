@@ -99,6 +99,7 @@ def register(sub: Any) -> None:
         "--verdicts",
         choices=VERDICTS,
         default="lexical",
-        help="lexical (reads the candidates) or a judge that does not: always a tie, one constant reply, always slot A",
+        help="lexical (reads the candidates), reversed (its pairwise verdicts the other way round) or a judge "
+        "that does not read them: always a tie, one constant reply, always slot A",
     )
     mock.set_defaults(func=_mock_judge)

@@ -29,11 +29,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.evaluation.stats import cohen_kappa
 from verl_arena.offline import Group
+from verl_arena.outcomes.heldout import ask_again
 
 __all__ = ["LoggedGroup", "logged_candidates", "read_judgment_log", "rejudge"]
 
@@ -78,18 +79,6 @@ def read_judgment_log(path: str | Path) -> list[LoggedGroup]:
                 break
             raise ConfigError(f"{path} line {number}: not a judgment log entry ({exc})") from None
     return entries
-
-
-def _shortcut(meta: Mapping[str, Any] | None) -> bool:
-    """Whether a verdict was given without a judge call (identical candidates, a missing answer, a known forfeit),
-    in both orders for an order-swapped one."""
-    meta = meta or {}
-    legs = [meta.get("ab") or {}, meta.get("ba") or {}] if "ab" in meta else [meta]
-    return all(leg.get("shortcut") for leg in legs)
-
-
-def _label(winner: int | None, players: Sequence[int]) -> str:
-    return "tie" if winner is None else "first" if winner == players[0] else "second"
 
 
 def logged_candidates(entry: LoggedGroup, groups: Mapping[str, Group] | None) -> list[Candidate]:
@@ -151,13 +140,9 @@ async def rejudge(
     answered = Counter()  # verdicts the judge gave (not a shortcut taken without a call)
 
     async def verdict(query: str, candidates: list[Any], match: Any) -> tuple[str, str | None]:
-        a, b = match.players
-        try:
-            new = await judge.compare(query, candidates[a], candidates[b])
-        except JudgeError as exc:
-            return _label(match.winner, match.players), f"failed: {exc.reason}"
-        answered["verdicts"] += not _shortcut(new.meta)
-        return _label(match.winner, match.players), {"a": "first", "b": "second", "tie": "tie"}[new.winner]
+        again = await ask_again(judge, query, candidates, match)
+        answered["verdicts"] += again.answered
+        return again.old, again.new if again.failure is None else f"failed: {again.failure}"
 
     async def group(query: str, result: Any, candidates: list[Any]) -> tuple[list[tuple[str, str | None]], Any]:
         judged = [m for m in result.matches if m.kind == "compare" and not m.failed and m.verdict is not None]

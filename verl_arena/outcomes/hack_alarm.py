@@ -153,8 +153,9 @@ def hack_metric_descriptions() -> dict[str, str]:
     out["hack/win_share"] = "share of the step's wins taken by rollouts flagged by any hack detector"
     out.update(screen_metric_descriptions())
     out["hack/alarm"] = (
-        "ALARM: 1 on a step where a detector's win share rose over the last steps (a WARNING in the coordinator's log "
-        "names it): the policy may be exploiting the judge; run `verl-arena audit`"
+        "ALARM: 1 on a step where a detector's win share rose over the last steps, or the held-out judge's agreement "
+        "dropped (a WARNING in the coordinator's log names which): the policy may be exploiting the judge; run "
+        "`verl-arena audit`"
     )
     return out
 
@@ -185,6 +186,8 @@ class HackAlarmConfig(HackThresholds):
         window: steps compared (the last half against the half before).
         margin: the least rise of a detector's mean win share from the earlier half to the recent half.
         floor: the least recent mean win share worth a warning.
+        heldout_margin: with ``heldout_judge``, the least drop of the held-out judge's mean agreement
+            (``hack/heldout_agreement``), earlier half to recent half of the window, that warns.
         screen: what a detector's flag does, by detector: ``"mask"`` takes the flagged rollout out of its group's
             ranking and out of the update (it does not vote; the ``tournament`` estimator zeroes its advantage and its
             ``response_mask``), ``"log"`` only counts it; over the defaults
@@ -196,6 +199,7 @@ class HackAlarmConfig(HackThresholds):
     window: int = Field(default=10, ge=2)
     margin: float = Field(default=0.15, ge=0, le=1)
     floor: float = Field(default=0.25, ge=0, le=1)
+    heldout_margin: float = Field(default=0.15, ge=0, le=1)
     screen: dict[str, ScreenAction] = Field(default_factory=dict)
 
     @field_validator("screen")
@@ -210,7 +214,7 @@ class HackAlarmConfig(HackThresholds):
 
     def alarm(self) -> HackAlarm:
         """A fresh :class:`HackAlarm` with these options."""
-        return HackAlarm(self.window, self.margin, self.floor)
+        return HackAlarm(self.window, self.margin, self.floor, self.heldout_margin)
 
 
 class HackAlarm:
@@ -218,23 +222,29 @@ class HackAlarm:
 
     With a full window, the mean of its recent half is compared with the mean of its earlier half: the alarm fires
     when the recent mean exceeds the earlier one by at least ``margin`` and is itself at least ``floor``. It fires once
-    per rise: a detector that fired stays quiet until its condition has cleared.
+    per rise: a detector that fired stays quiet until its condition has cleared. The held-out judge's agreement with
+    the training judge (``hack/heldout_agreement``, :mod:`~verl_arena.outcomes.heldout`) is watched the same way for a
+    drop of at least ``heldout_margin``.
 
     Args:
         window: steps compared (at least 2; the default 10 compares the last 5 steps with the 5 before).
         margin: the least rise of the mean win share, earlier half to recent half.
         floor: the least recent mean win share worth a warning.
+        heldout_margin: the least drop of the held-out judge's mean agreement, earlier half to recent half.
     """
 
-    def __init__(self, window: int = 10, margin: float = 0.15, floor: float = 0.25) -> None:
+    def __init__(
+        self, window: int = 10, margin: float = 0.15, floor: float = 0.25, heldout_margin: float = 0.15
+    ) -> None:
         if window < 2:
             raise ValueError(f"HackAlarm.window must be at least 2, got {window}")
-        for name, value in (("margin", margin), ("floor", floor)):
+        for name, value in (("margin", margin), ("floor", floor), ("heldout_margin", heldout_margin)):
             if not (math.isfinite(value) and 0.0 <= value <= 1.0):
                 raise ValueError(f"HackAlarm.{name} must be between 0 and 1, got {value}")
         self.window = window
         self.margin = margin
         self.floor = floor
+        self.heldout_margin = heldout_margin
         self._history: dict[str, deque[float]] = {}
         self._raised: set[str] = set()
         self.fired: list[tuple[str, float, float]] = []
@@ -249,14 +259,11 @@ class HackAlarm:
             share = metrics.get(f"hack/{name}_win_share")
             if share is None:
                 continue
-            history = self._history.setdefault(name, deque(maxlen=self.window))
-            history.append(float(share))
-            if len(history) < self.window:
+            means = self._window_means(name, share)
+            if means is None:
                 continue
+            earlier, recent = means
             half = self.window // 2
-            values = list(history)
-            earlier = math.fsum(values[: self.window - half]) / (self.window - half)
-            recent = math.fsum(values[-half:]) / half
             rising = recent >= self.floor and recent - earlier >= self.margin
             if rising and name not in self._raised:
                 self._raised.add(name)
@@ -276,6 +283,43 @@ class HackAlarm:
                 )
             elif not rising:
                 self._raised.discard(name)
+        fired |= self._heldout_dropped(metrics.get("hack/heldout_agreement"))
         if not any(k.startswith("hack/") for k in metrics):
             return dict(metrics)
         return {**metrics, "hack/alarm": float(fired)}
+
+    def _window_means(self, name: str, value: float) -> tuple[float, float] | None:
+        """Add ``value`` to ``name``'s window; the means of its earlier and recent halves once it is full."""
+        history = self._history.setdefault(name, deque(maxlen=self.window))
+        history.append(float(value))
+        if len(history) < self.window:
+            return None
+        half = self.window // 2
+        values = list(history)
+        return math.fsum(values[: self.window - half]) / (self.window - half), math.fsum(values[-half:]) / half
+
+    def _heldout_dropped(self, agreement: float | None) -> bool:
+        """Whether the held-out judge's agreement just dropped by ``heldout_margin`` or more (once per drop)."""
+        name = "heldout_agreement"
+        means = None if agreement is None else self._window_means(name, agreement)
+        if means is None:
+            return False
+        earlier, recent = means
+        if earlier - recent < self.heldout_margin:
+            self._raised.discard(name)
+            return False
+        if name in self._raised:
+            return False
+        self._raised.add(name)
+        self.fired.append((name, earlier, recent))
+        logger.warning(
+            "hack alarm: the held-out judge agreed with %.0f%% of the training judge's decisive verdicts over the last "
+            "%d steps, down from %.0f%% over the %d before: the policy may be learning what the training judge alone "
+            "falls for. Compare both judges' verdicts on the judgment log (`verl-arena eval rejudge`) and run "
+            "`verl-arena audit` on the training judge",
+            100 * recent,
+            self.window // 2,
+            100 * earlier,
+            self.window - self.window // 2,
+        )
+        return True

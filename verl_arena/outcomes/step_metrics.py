@@ -17,6 +17,7 @@ from typing import Any
 
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.hack_screen import screen_metrics
+from verl_arena.outcomes.heldout import HELDOUT_METRICS, HeldoutTally, heldout_metrics
 from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS
 
 __all__ = ["STEP_METRICS", "StepMetrics", "summarize"]
@@ -118,6 +119,7 @@ STEP_METRICS = {
     "arena/budget_calls_used": "with step_budget: judge calls the step's groups made of the budget (every shard of "
     "the judge pool together)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
+    **HELDOUT_METRICS,  # hack/heldout_*: the held-out judge's agreement with the training judge (heldout_judge)
 }
 
 _GROUP_SUMS = {
@@ -165,7 +167,9 @@ class StepMetrics:
         self._answers: dict[int | None, list[tuple[str, Any]]] = defaultdict(list)
 
     def add(self, step: int | None, group_id: str, outcome: Any) -> None:
-        """Record one member's :class:`~verl_arena.outcomes.members.MemberOutcome`."""
+        """Record one member's :class:`~verl_arena.outcomes.members.MemberOutcome`, or the held-out judge's
+        :class:`~verl_arena.outcomes.heldout.HeldoutTally` of a group (it travels with the answers, so the shards'
+        answers gathered together carry it)."""
         self._answers[step].append((group_id, outcome))
         while len(self._answers) > self.max_steps:
             del self._answers[min(self._answers, key=lambda s: -1 if s is None else s)]
@@ -183,7 +187,12 @@ class StepMetrics:
 
 
 def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
-    """The ``arena/`` metrics of a list of ``(group_id, member outcome)``."""
+    """The ``arena/`` metrics of a list of ``(group_id, member outcome)`` (and the ``hack/heldout_*`` ones of the
+    held-out judge's tallies among them)."""
+    tallies = [o for _, o in answers if isinstance(o, HeldoutTally)]
+    answers = [(g, o) for g, o in answers if not isinstance(o, HeldoutTally)]
+    if not answers:
+        return heldout_metrics(tallies)
     groups: dict[str, Any] = {}
     for group_id, outcome in answers:
         groups.setdefault(group_id, outcome.group)  # every member carries the same group summary
@@ -229,6 +238,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     screened = screen_metrics([o.screened for _, o in answers])
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
         out.update({**hack, **screened})
+    out.update(heldout_metrics(tallies))
     return out
 
 

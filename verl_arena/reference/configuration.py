@@ -175,6 +175,7 @@ def _training_part() -> list[str]:
     from verl_arena.integrations.verl.config import ArenaRewardConfig, HorizonSchedule, TournamentAdvantageConfig
     from verl_arena.outcomes.hack_alarm import HackAlarmConfig
     from verl_arena.outcomes.verifiable import VerifiableConfig
+    from verl_arena.runtime.heldout import HeldoutJudgeConfig
     from verl_arena.runtime.options import ArenaOptions
     from verl_arena.runtime.step_budget import StepBudgetConfig
 
@@ -188,6 +189,9 @@ def _training_part() -> list[str]:
         *_section("### The hack alarm (`+reward.reward_kwargs.hack_alarm.*`)", HackAlarmConfig, "hack_alarm."),
         *_section("### Hybrid RLVR + judge (`+reward.reward_kwargs.verifiable.*`)", VerifiableConfig, "verifiable."),
         *_section("### The step budget (`+reward.reward_kwargs.step_budget.*`)", StepBudgetConfig, "step_budget."),
+        *_section(
+            "### The held-out judge (`+reward.reward_kwargs.heldout_judge.*`)", HeldoutJudgeConfig, "heldout_judge."
+        ),
         *_section("## The advantage estimator (`+algorithm.tournament.*`)", TournamentAdvantageConfig),
         *_section(slime, SlimeArenaConfig, "arena_", leave_out=ArenaOptions, intro=besides),
     ]

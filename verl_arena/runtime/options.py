@@ -27,6 +27,7 @@ from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.deadlines import check_tracing_room
+from verl_arena.runtime.heldout import HeldoutJudgeConfig
 from verl_arena.runtime.step_budget import StepBudgetConfig
 from verl_arena.validation import renamed_value
 
@@ -182,6 +183,10 @@ class CoordinatorOptions(OutcomeOptions):
             judge is asked only where the scores tie (see :class:`~verl_arena.outcomes.verifiable.VerifiableConfig`);
             ``None`` (the default): the judge ranks every group. Its groups are judged when their last rollout
             arrived (no eager judging, no tail hiding: the scores decide first whether the judge is needed).
+        heldout_judge: a second judge, never trained against, asked again a sample of the training judge's decisive
+            verdicts after the groups' members were answered, in the background; its agreement is reported per step
+            (``hack/heldout_agreement``) and it never touches a reward (see
+            :class:`~verl_arena.runtime.heldout.HeldoutJudgeConfig`); ``None`` (the default): none.
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
@@ -197,6 +202,7 @@ class CoordinatorOptions(OutcomeOptions):
     #: the anchor mode (documented with :class:`ArenaOptions`), for the tail-hiding schedule to wait for the anchor
     anchor: AnchorMode = "greedy"
     verifiable: VerifiableConfig | None = None
+    heldout_judge: HeldoutJudgeConfig | None = None
 
     @model_validator(mode="after")
     def _verifiable_waits(self) -> CoordinatorOptions:

@@ -50,6 +50,7 @@ from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
 from verl_arena.runtime.anchor_pools import check_pooled_coordinator
 from verl_arena.runtime.eager import EagerJudging
+from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.tail import Head, anchor_here, head_due, placed, start_head, whole_group
 
@@ -113,6 +114,8 @@ class _Pending:
     head: Head | None = None
     tail_timer: asyncio.TimerHandle | None = None
     waited: bool = False
+    #: what ranked it (its candidates and result), for the held-out judge once its members are answered
+    ranked: tuple[list[Candidate], GroupResult] | None = None
 
 
 class GroupCoordinator:
@@ -171,6 +174,8 @@ class GroupCoordinator:
         self.counts: Counter[str] = Counter()
         # with verifiable scores, whether a group needs the judge is known only once it is complete
         self.eager = EagerJudging(ranker, tournament, enabled=options.eager and options.verifiable is None)
+        heldout = options.heldout_judge
+        self.heldout = HeldoutJudging(heldout, self.step_metrics) if heldout is not None else None
 
     # -- members ----------------------------------------------------------------------------------------------------
 
@@ -405,6 +410,8 @@ class GroupCoordinator:
         assert group.done is not None
         if not group.done.done():
             group.done.set_result(answers)
+        if self.heldout is not None and group.ranked is not None:  # in the background, after the answers
+            self.heldout.submit(group_id, group.step, group.query, *group.ranked)
 
     def _remember(self, group_id: str, answers: Answers) -> None:
         self._finished[group_id] = answers
@@ -539,6 +546,7 @@ class GroupCoordinator:
             )
             self.eager.used(result.details.get("prefetch") or {})
         judged = (judged_at, self._clock() - started)
+        group.ranked = (candidates, result)
         if all(o is not None for o in played):
             outcomes = [o for o in played if o is not None]
             result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
@@ -601,6 +609,7 @@ class GroupCoordinator:
             **dict(self.counts),
             **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
             **dict(self.eager.counts),
+            **({f"heldout:{k}": v for k, v in self.heldout.stats().items()} if self.heldout is not None else {}),
             "pending_groups": len(self._pending),
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),

@@ -149,14 +149,18 @@ def misgraded(reply: str) -> str:
     return json.dumps({**objects[-1], "preference": "A>>>B"})
 
 
-def lexical_reply(user: str) -> str:
-    """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else."""
+def lexical_reply(user: str, *, reverse: bool = False) -> str:
+    """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else.
+    ``reverse``: a pairwise verdict gives each side the other's scores (the judge prefers what the lexical judge
+    finds worse)."""
     skeleton, query, candidates = parse_prompt(user)
     if skeleton is None:
         return "I can only answer verl-arena judge prompts."
     nonce = skeleton.get("verdict_id", "")  # the judgment's verdict id, to echo
     key = answer_key(user)
     feats = [features(query, path, answer, key) for path, answer in candidates]
+    if reverse and len(feats) == 2:
+        feats.reverse()
     if "A" in skeleton and "B" in skeleton and len(feats) == 2:
         sides = {}
         for label, f in zip(("A", "B"), feats, strict=True):

@@ -95,7 +95,8 @@ class MockJudgeConfig:
         quote_b: quote candidate B's answer after the verdict.
         prefix_cache_blocks: blocks of 16 tokens its prefix cache keeps (0: no prefix caching, ``cached_tokens``
             is always 0).
-        verdicts: ``"lexical"`` (reads them), or ``"tie"``, ``"constant"``, ``"slot_a"`` (:mod:`.uninformative`).
+        verdicts: ``"lexical"`` (reads them), ``"reversed"`` (the lexical judge's pairwise verdicts the other way
+            round), or ``"tie"``, ``"constant"``, ``"slot_a"`` (:mod:`.uninformative`).
         miscopy_ids: share of prompts whose verdict id the judge miscopies, by a hash of the prompt (a prompt, its
             re-ask's follow-up included, is always miscopied alike).
         obeys_verdicts: reply with the verdict a candidate wrote (its ``verdict_id`` included) instead of its own.

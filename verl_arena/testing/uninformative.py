@@ -24,8 +24,9 @@ __all__ = ["UNINFORMATIVE", "VERDICTS", "check_verdicts", "judge_reply", "uninfo
 
 #: verdicts -> (score of A, score of B, the winner the reply names, the preference a graded reply gives)
 UNINFORMATIVE = {"tie": (5, 5, "tie", "A=B"), "constant": (7, 7, "A", "A>B"), "slot_a": (8, 3, "A", "A>>B")}
-#: every kind of verdicts the mock judge gives: the lexical judge's, which read the candidates, and the others
-VERDICTS = ("lexical", *UNINFORMATIVE)
+#: every kind of verdicts the mock judge gives: the lexical judge's, which read the candidates, its reverse (each
+#: pairwise verdict the other way round: a judge of the opposite taste), and the others
+VERDICTS = ("lexical", "reversed", *UNINFORMATIVE)
 
 
 def check_verdicts(verdicts: str) -> None:
@@ -36,8 +37,10 @@ def check_verdicts(verdicts: str) -> None:
 
 def judge_reply(user: str, verdicts: str) -> str:
     """The reply to one of our prompts of a judge whose verdicts are of the given kind (``"lexical"``: the lexical
-    judge's)."""
-    return lexical_reply(user) if verdicts == "lexical" else uninformative_reply(user, verdicts)
+    judge's, ``"reversed"``: its pairwise verdicts the other way round)."""
+    if verdicts in ("lexical", "reversed"):
+        return lexical_reply(user, reverse=verdicts == "reversed")
+    return uninformative_reply(user, verdicts)
 
 
 def uninformative_reply(user: str, verdicts: str) -> str:

@@ -61,6 +61,16 @@ def test_the_arena_actors_are_placed_by_custom_resources_and_only_by_those():
             arena_config({"reward": {"reward_kwargs": {"judge": JUDGE, key: bad}}})
 
 
+def test_the_heldout_judge_reaches_the_coordinator_and_its_errors_name_the_full_key():
+    kwargs = {"judge": JUDGE, "heldout_judge": {"judge": JUDGE, "share": 0.25}}
+    options = arena_config({"reward": {"reward_kwargs": kwargs}}).coordinator_options()
+    assert options.heldout_judge is not None and options.heldout_judge.share == 0.25
+    assert arena_config({"reward": {"reward_kwargs": {"judge": JUDGE}}}).coordinator_options().heldout_judge is None
+    bad = {"judge": JUDGE, "heldout_judge": {"judge": JUDGE, "share": 2}}
+    with pytest.raises(ConfigError, match=r"reward\.reward_kwargs\.heldout_judge\.share"):
+        arena_config({"reward": {"reward_kwargs": bad}})
+
+
 def test_a_validation_sample_is_told_by_the_configured_split_key_and_values():
     arena = arena_config(
         {"reward": {"reward_kwargs": {"judge": JUDGE, "split_key": "part", "validation_splits": ["2024"]}}}
