@@ -67,12 +67,14 @@ TIMING = {
     "arena/judge_busy_s",
     "arena/judge_exposed_s",
     "arena/judge_hidden_share",
+    "arena/group_exposed_s_mean",
+    "arena/group_exposed_s_max",
 }
 
 
 def untimed(outcome):
     """A member's answer without its times (when it arrived, waited, and when its group was with the judge)."""
-    group = dataclasses.replace(outcome.group, judged_at=0.0, judge_s=0.0)
+    group = dataclasses.replace(outcome.group, judged_at=0.0, judge_s=0.0, exposed_s=0.0)
     return dataclasses.replace(outcome, wait_s=0.0, arrived_at=0.0, group=group)
 
 

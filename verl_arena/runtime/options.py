@@ -56,6 +56,12 @@ class OutcomeOptions(BaseModel):
             counted (``arena/drop_guarded_groups``), so a judge outage cannot make the sampler resample forever.
         judge_alarm: when the step metrics warn that the judge's verdicts stopped depending on the content (ties,
             first-slot wins, groups voided for ``no_information``; see :class:`JudgeAlarmConfig`).
+        anchor: the anchor of topologies that take one: ``"greedy"`` (the group's rollout sampled at temperature 0:
+            verl's ``arena_*_agent`` loops sample session ``anchor_session`` so, slime's ``verl_arena.slime.generate``
+            the first rollout of each group), ``"first"`` (the group's first rollout, sampled like the others) or
+            ``"reference"`` (the reference answer of the data as an extra candidate, compared with but never trained
+            on: verl's ``extra_info[reference_key]``, slime's ``sample.label`` or ``metadata[reference_key]``). Was
+            ``data`` in verl and ``label`` in slime: both still work for one release, with a warning.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -65,6 +71,12 @@ class OutcomeOptions(BaseModel):
     drop_groups: DropMode = "none"
     drop_max_share: float = Field(default=0.5, gt=0, le=1)
     judge_alarm: JudgeAlarmConfig = Field(default_factory=lambda: JudgeAlarmConfig())
+    anchor: AnchorMode = "greedy"
+
+    @field_validator("anchor", mode="before")
+    @classmethod
+    def _renamed_anchor(cls, anchor: Any, info: ValidationInfo) -> Any:
+        return renamed_value(anchor, RENAMED_ANCHORS, info)
 
     def group_filter(self) -> GroupFilter:
         """A fresh :class:`GroupFilter` for these options (one per process that ranks groups)."""
@@ -79,12 +91,6 @@ class ArenaOptions(OutcomeOptions):
         topology: tournament topology.
         tournament: the topology's options and the common ones (``bracket``, ``repeats``, ``on_judge_error``, ...);
             the anchor is chosen per group, not here.
-        anchor: the anchor of topologies that take one: ``"greedy"`` (the group's rollout sampled at temperature 0:
-            verl's ``arena_*_agent`` loops sample session ``anchor_session`` so, slime's ``verl_arena.slime.generate``
-            the first rollout of each group), ``"first"`` (the group's first rollout, sampled like the others) or
-            ``"reference"`` (the reference answer of the data as an extra candidate, compared with but never trained
-            on: verl's ``extra_info[reference_key]``, slime's ``sample.label`` or ``metadata[reference_key]``). Was
-            ``data`` in verl and ``label`` in slime: both still work for one release, with a warning.
         judge_deadline_s: time limit of one group's tournament; at least six times ``judge.timeout_s``, the time
             tracing a stalled judgment can take (refused at start-up otherwise).
         include_tool_outputs: show tool results to the judge.
@@ -99,7 +105,6 @@ class ArenaOptions(OutcomeOptions):
     judge: JudgeConfig
     topology: str = "seeded_single_elimination"
     tournament: dict[str, Any] = Field(default_factory=dict)
-    anchor: AnchorMode = "greedy"
     judge_deadline_s: float = Field(default=900.0, gt=0)
     include_tool_outputs: bool = True
     max_path_chars: int = Field(default=24_000, ge=100)
@@ -107,11 +112,6 @@ class ArenaOptions(OutcomeOptions):
     max_tool_output_chars: int = Field(default=2_000, ge=50)
     step_budget: StepBudgetConfig | None = None
     _built: Tournament = PrivateAttr()
-
-    @field_validator("anchor", mode="before")
-    @classmethod
-    def _renamed_anchor(cls, anchor: Any, info: ValidationInfo) -> Any:
-        return renamed_value(anchor, RENAMED_ANCHORS, info)
 
     @field_validator("topology")
     @classmethod
@@ -199,8 +199,6 @@ class CoordinatorOptions(OutcomeOptions):
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
-    #: the anchor mode (documented with :class:`ArenaOptions`), for the tail-hiding schedule to wait for the anchor
-    anchor: AnchorMode = "greedy"
     verifiable: VerifiableConfig | None = None
     heldout_judge: HeldoutJudgeConfig | None = None
 
