@@ -141,7 +141,7 @@ def test_a_prompts_groups_reach_one_shard_whatever_their_group_ids():
     pooled = Tournament.from_options("anchor_set", **POOLED)
     plain = Tournament.from_options("anchor_set", anchors=2)
     assert keeps_pool(pooled) and not keeps_pool(plain)
-    pool = JudgePool([f"judge_{i}" for i in range(8)], "test")
+    pool = JudgePool([f"judge_{i}" for i in range(8)], "test", batch_wait_s=None)  # one call per group: `_call`
     asked = []
 
     async def call(shard, method, query, candidates, tournament, **kwargs):  # where the pool sends each group

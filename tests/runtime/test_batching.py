@@ -13,7 +13,7 @@ import pytest
 from helpers import make_group
 
 from verl_arena import Tournament
-from verl_arena.outcomes.members import MemberOutcome
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.batching import SubmitBatcher, Unanswered
 from verl_arena.runtime.options import CoordinatorOptions
@@ -120,6 +120,23 @@ def test_a_member_the_answers_left_out_is_sent_again_and_fails_after_its_last_at
     assert [members for _, members in calls] == [["a", "b", "c"], ["b"]]
     assert answers[0].reward == 0.0 and answers[2].reward == 2.0 and isinstance(answers[1], Unanswered)
     assert "member b: sent 2 times" in str(answers[1])
+
+
+def test_an_answer_that_is_an_error_fails_its_own_entry_only():
+    async def scenario():
+        clock = Clock()
+
+        async def send(batch):
+            yield [(0, ValueError("member a broke")), (1, MemberOutcome(1.0, GroupSummary()))]
+
+        batcher = SubmitBatcher(send, wait_s=0.0, sleep=clock.sleep)
+        answers = [asyncio.ensure_future(batcher.submit(entry(m))) for m in ("a", "b")]
+        await clock.advance(0.0)
+        return await asyncio.gather(*answers, return_exceptions=True), batcher
+
+    (a, b), batcher = asyncio.run(scenario())
+    assert isinstance(a, ValueError) and b.reward == 1.0
+    assert batcher.counts == {"calls": 1, "members": 2}  # not sent again: it was answered, with its error
 
 
 def test_a_failing_call_is_tried_again_then_its_error_reaches_every_member():

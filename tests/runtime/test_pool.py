@@ -268,3 +268,66 @@ def test_the_pool_draws_every_group_of_a_step_on_its_shards_budget_through_the_h
     assert second.void_reason == "budget" and set(second.advantages) == {0.0}
     assert fresh.details["budget"] == {"step": 2, "topology": "anchor", "degraded": True, "calls": 7}
     assert first.comparisons + fresh.comparisons == 14
+
+
+def _batched(pool):
+    """The calls and groups the pool's batcher for shard 0 sent (in this process's last event loop)."""
+    return dict(pool._batchers[0][1].counts)
+
+
+def test_groups_sent_together_share_one_call_and_come_back_as_one_call_each_would(mock_judge, pool_factory):
+    url, _ = mock_judge()
+    batched = pool_factory(judge_config(url))
+    alone = pool_factory(judge_config(url), batch_wait_s=None)
+    groups = detail_groups(5, 4)
+
+    async def all_of(pool):
+        return await asyncio.gather(*(pool.rank_group(QUERY, g, group_id=f"g{i}") for i, g in enumerate(groups)))
+
+    together, one_by_one = run(all_of(batched)), run(all_of(alone))
+    assert _batched(batched) == {"calls": 1, "members": 5}  # five groups, one Ray call
+    assert not alone._batchers  # the one-call path: no batcher
+    for a, b in zip(together, one_by_one, strict=True):
+        assert not a.voided and (a.group_id, a.ranks, a.rewards, a.comparisons) == (
+            b.group_id,
+            b.ranks,
+            b.rewards,
+            b.comparisons,
+        )
+        assert [(m.players, m.winners) for m in a.matches] == [(m.players, m.winners) for m in b.matches]
+
+
+def test_a_failing_group_in_a_batch_fails_alone(mock_judge, pool_factory):
+    """Bad input the caller cannot see (duplicate ids, refused by the shard) fails its own group, not its batch."""
+    url, _ = mock_judge()
+    pool = pool_factory(judge_config(url))
+    groups = detail_groups(3, 4)
+    groups[1][1] = groups[1][0]
+
+    async def all_of():
+        calls = (pool.rank_group(QUERY, g, "anchor", group_id=f"g{i}") for i, g in enumerate(groups))
+        return await asyncio.gather(*calls, return_exceptions=True)
+
+    first, broken, last = run(all_of())
+    assert _batched(pool) == {"calls": 1, "members": 3}
+    assert isinstance(broken, ConfigError) and "duplicate candidate id" in str(broken)
+    assert first.ranks == last.ranks == [3.0, 2.0, 1.0, 0.0] and not first.voided and not last.voided
+
+
+@pytest.mark.slow
+def test_groups_of_a_batch_in_flight_when_the_shard_dies_are_ranked_by_the_restarted_shard(mock_judge, pool_factory):
+    url, _ = mock_judge(latency=0.3)
+    pool = pool_factory(judge_config(url))
+    run(pool.health())
+    groups = detail_groups(6, 4)
+
+    async def scenario():
+        calls = [asyncio.ensure_future(pool.rank_group(QUERY, g, group_id=f"g{i}")) for i, g in enumerate(groups)]
+        await asyncio.sleep(0.5)  # the batch is with the shard, its groups with the judge
+        assert not any(c.done() for c in calls)
+        ray.kill(pool._handle(0), no_restart=False)  # crash it; Ray restarts it
+        return await asyncio.gather(*calls)
+
+    results = run(scenario())
+    assert [r.ranks for r in results] == [[3.0, 2.0, 1.0, 0.0]] * 6 and not any(r.voided for r in results)
+    assert _batched(pool)["calls"] >= 1

@@ -128,3 +128,27 @@ def test_a_service_without_a_judge_or_with_a_deadline_too_short_to_trace_fails_a
     service = JudgeService(judge_impl=SimulatedJudge(), deadline_s=None)
     with pytest.raises(ConfigError, match="deadline_s must be a positive number"):
         run(service.rank_group(QUERY, make_group([0, 1]), deadline_s=-5))
+
+
+def test_rank_many_answers_each_group_as_rank_group_does_and_a_failing_group_alone():
+    """Groups sent in one call come back as each would alone, as they finish; a group whose ranking raises (bad
+    input: duplicate ids) gets its own error and the others their results."""
+    from verl_arena.runtime.service import GroupRequest
+
+    tournament = Tournament.from_options("seeded_single_elimination")
+    groups = [make_group([0.1, 0.9, 0.5, 0.3]), make_group([0.8, 0.2]), make_group([0.4, 0.6, 0.2])]
+    broken = make_group([0.2, 0.3])
+    broken[1] = broken[0]  # two candidates with one id
+    requests = [GroupRequest(QUERY, g, tournament, group_id=f"g{i}") for i, g in enumerate([*groups, broken])]
+
+    async def scenario():
+        service = JudgeService(judge_impl=SimulatedJudge(noise=0.0))
+        items = [item async for burst in service.rank_many(requests) for item in burst]
+        alone = [await service.rank_group(QUERY, g, tournament, group_id=f"g{i}") for i, g in enumerate(groups)]
+        return dict(items), alone
+
+    answers, alone = run(scenario())
+    assert sorted(answers) == [0, 1, 2, 3]
+    assert [answers[i].ranks for i in range(3)] == [r.ranks for r in alone]
+    assert [answers[i].rewards for i in range(3)] == [r.rewards for r in alone]
+    assert isinstance(answers[3], ConfigError) and "group 'g3'" in str(answers[3])

@@ -3,7 +3,8 @@
 """The runtime's Ray actors and the options every named actor of verl-arena is created with.
 
 - :class:`JudgeActor`: a :class:`~verl_arena.runtime.service.JudgeService` as an async actor (the judge pool's
-  shards), with metrics and health answered outside the judges' queue.
+  shards), with metrics and health answered outside the judges' queue; callers send it batches of groups
+  (``rank_groups``, a streaming generator).
 - :class:`CoordinatorActor`: the :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` as an async actor, keeping
   finished answers in :class:`RayKVStore` so that a restarted coordinator still knows them; reward workers send it
   batches of members (``submit_batch``, a streaming generator: :func:`coordinator_stream`,
@@ -25,12 +26,13 @@ from typing import Any
 import ray
 from ray.experimental import internal_kv
 
+from verl_arena.core.types import GroupResult
 from verl_arena.outcomes.judge_alarm import JudgeAlarm
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
-from verl_arena.runtime.service import JudgeService
+from verl_arena.runtime.service import GroupRequest, JudgeService
 
 __all__ = [
     "JANITOR_NAME",
@@ -91,6 +93,14 @@ def named_actor_options(
 @ray.remote(concurrency_groups={"control": 4})
 class JudgeActor(JudgeService):
     """JudgeService as an async Ray actor, with observability outside the judge's queue."""
+
+    async def rank_groups(
+        self, requests: list[GroupRequest]
+    ) -> AsyncIterator[list[tuple[int, GroupResult | BaseException]]]:
+        """:meth:`JudgeService.rank_many`, as a Ray streaming generator (each group's result reaches the caller when
+        it is yielded, with those of the groups that finished with it)."""
+        async for results in self.rank_many(requests):
+            yield results
 
     @ray.method(concurrency_group="control")
     async def metrics(self) -> dict[str, Any]:

@@ -21,6 +21,10 @@ into one call, and hands each member its own answer as soon as its group is rank
 
 Importable without Ray: the call itself is the ``send`` function (:func:`~verl_arena.runtime.actors.coordinator_stream`
 for a :class:`~verl_arena.runtime.actors.CoordinatorActor`).
+
+The same machinery, :class:`StreamBatcher`, batches any calls answered as a stream of ``(index, answer)`` items: the
+judge pool sends the groups that go to a shard close together in one call
+(:meth:`~verl_arena.runtime.pool.JudgePool.rank_group`). An answer that is an exception fails its own entry only.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.runtime.rendezvous import Submission
 
-__all__ = ["MAX_BATCH", "SUBMIT_WAIT_S", "Send", "SubmitBatcher", "Unanswered"]
+__all__ = ["MAX_BATCH", "SUBMIT_WAIT_S", "Send", "StreamBatcher", "SubmitBatcher", "Unanswered"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,40 +48,45 @@ SUBMIT_WAIT_S = 0.005
 #: the most members in one call
 MAX_BATCH = 64
 
+E = TypeVar("E")
+A = TypeVar("A")
+
 #: one call with a batch: yields ``[(index in the batch, outcome), ...]`` as the members' groups are ranked
 Send = Callable[[list[Submission]], AsyncIterator[list[tuple[int, MemberOutcome]]]]
 
 
 class Unanswered(RuntimeError):
-    """The coordinator's answers to a batch ended without this member's, every time it was sent."""
+    """The answers to a batch ended without this entry's, every time it was sent."""
 
 
 @dataclass
-class _Waiting:
-    entry: Submission
-    answer: asyncio.Future[MemberOutcome]
+class _Waiting(Generic[E, A]):
+    entry: E
+    answer: asyncio.Future[A]
     sent: int = 0
 
 
-class SubmitBatcher:
-    """Members to one coordinator, sent in batches (see the module docstring).
+class StreamBatcher(Generic[E, A]):
+    """Entries to one actor, sent in batches, each answered from the call's stream (see the module docstring).
 
     Args:
-        send: one call with a batch (:data:`Send`).
-        wait_s: the longest a member waits for others to share its call.
-        max_batch: the most members in one call.
-        attempts: how many times a member is sent before its error is raised.
+        send: one call with a batch: yields ``[(index in the batch, answer or exception), ...]``.
+        wait_s: the longest an entry waits for others to share its call.
+        max_batch: the most entries in one call.
+        attempts: how many times an entry is sent before its error is raised.
         sleep: ``asyncio.sleep`` (injectable: a test's clock decides when the wait is over).
+        describe: names an entry in the error of one that was never answered.
     """
 
     def __init__(
         self,
-        send: Send,
+        send: Callable[[list[E]], AsyncIterator[list[tuple[int, A | BaseException]]]],
         *,
         wait_s: float = SUBMIT_WAIT_S,
         max_batch: int = MAX_BATCH,
         attempts: int = 3,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        describe: Callable[[E], str] = repr,
     ) -> None:
         if not wait_s >= 0:
             raise ValueError(f"wait_s must be >= 0, got {wait_s}")
@@ -87,18 +97,19 @@ class SubmitBatcher:
         self.max_batch = max_batch
         self.attempts = attempts
         self._sleep = sleep
-        self._open: list[_Waiting] = []
+        self._describe = describe
+        self._open: list[_Waiting[E, A]] = []
         self._timer: asyncio.Future[None] | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
 
-    async def submit(self, entry: Submission) -> MemberOutcome:
-        """Send ``entry`` with the members that come within ``wait_s`` of the first of its batch; its answer."""
+    async def submit(self, entry: E) -> A:
+        """Send ``entry`` with the entries that come within ``wait_s`` of the first of its batch; its answer."""
         waiting = _Waiting(entry, asyncio.get_running_loop().create_future())
         self._add(waiting)
         return await waiting.answer
 
-    def _add(self, waiting: _Waiting) -> None:
+    def _add(self, waiting: _Waiting[E, A]) -> None:
         self._open.append(waiting)
         if len(self._open) >= self.max_batch:
             if self._timer is not None:
@@ -121,8 +132,8 @@ class SubmitBatcher:
             self._tasks.add(task)  # keep a reference until it is done, or the loop may drop it
             task.add_done_callback(self._tasks.discard)
 
-    async def _call(self, batch: list[_Waiting]) -> None:
-        """One call: each member answered as its answer comes; those left without one sent again, or failed."""
+    async def _call(self, batch: list[_Waiting[E, A]]) -> None:
+        """One call: each entry answered as its answer comes; those left without one sent again, or failed."""
         self.counts["calls"] += 1
         self.counts["members"] += len(batch)
         left = dict(enumerate(batch))
@@ -133,7 +144,11 @@ class SubmitBatcher:
             async for answers in self._send([w.entry for w in batch]):
                 for index, outcome in answers:
                     waiting = left.pop(index, None)
-                    if waiting is not None and not waiting.answer.done():
+                    if waiting is None or waiting.answer.done():
+                        continue
+                    if isinstance(outcome, BaseException):  # this entry failed, not the call
+                        waiting.answer.set_exception(outcome)
+                    else:
                         waiting.answer.set_result(outcome)
                 if not left:
                     break
@@ -146,10 +161,18 @@ class SubmitBatcher:
                 self.counts["sent_again"] += 1
                 self._add(waiting)
             else:
-                waiting.answer.set_exception(error or Unanswered(_unanswered(waiting.entry, waiting.sent)))
+                message = f"{self._describe(waiting.entry)}: sent {waiting.sent} times, never answered"
+                waiting.answer.set_exception(error or Unanswered(message))
         if left and error is not None:
-            logger.warning("a batch of %d members failed (%r): %d left without an answer", len(batch), error, len(left))
+            logger.warning("a batch of %d entries failed (%r): %d left without an answer", len(batch), error, len(left))
 
 
-def _unanswered(entry: Submission, sent: int) -> str:
-    return f"group {entry.group_id} member {entry.member}: sent {sent} times, the coordinator never answered it"
+class SubmitBatcher(StreamBatcher[Submission, MemberOutcome]):
+    """Members to one coordinator, sent in batches (see the module docstring; ``send``: :data:`Send`)."""
+
+    def __init__(self, send: Send, **options: Any) -> None:
+        super().__init__(send, describe=_member, **options)
+
+
+def _member(entry: Submission) -> str:
+    return f"group {entry.group_id} member {entry.member}"

@@ -8,6 +8,14 @@ shard, and so do all the groups of a prompt when its anchors are pooled, :mod:`~
 Callers send one request per group (``rank_group``) or per judgment (the :meth:`JudgePool.judge` proxy, which
 implements the judge protocol so any topology runs unchanged on it).
 
+The groups a process sends to one shard close together (within ``batch_wait_s``, a few milliseconds) travel in one
+Ray call (:meth:`JudgeActor.rank_groups <verl_arena.runtime.actors.JudgeActor.rank_groups>`, through a
+:class:`~verl_arena.runtime.batching.StreamBatcher`), and each group's result comes back as soon as it is ranked,
+with those of the groups that finished with it: one call per group costs the caller (a group coordinator ranking
+hundreds of groups a second) more than the groups themselves. Each group is answered as a call of its own would
+answer it; a group whose ranking raised fails alone; groups left unanswered by a shard that restarted mid-batch are
+sent again.
+
 The actors restart when they die (``max_restarts=-1``) and Ray retries the calls that were in flight
 (``max_task_retries=-1``); verdicts already paid for come back from the cache when one is configured. ``metrics``
 and ``health`` run in their own concurrency group and answer while thousands of judge calls are waiting.
@@ -19,7 +27,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import ray
@@ -31,8 +39,9 @@ from verl_arena.judges.config import JudgeConfig
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.runtime.actors import JudgeActor, named_actor_options
 from verl_arena.runtime.anchor_pools import route_key
+from verl_arena.runtime.batching import StreamBatcher
 from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_tracing_room, rank_or_void
-from verl_arena.runtime.service import as_tournament
+from verl_arena.runtime.service import GroupRequest, as_tournament
 from verl_arena.runtime.step_budget import StepBudgetConfig
 
 __all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
@@ -41,6 +50,10 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_POOL_NAME = "verl_arena_judge"
 DEFAULT_NAMESPACE = "verl_arena"
+#: the default longest wait of a group for others to share its call to the pool (seconds)
+GROUP_WAIT_S = 0.002
+#: the most groups in one call to a shard
+MAX_GROUPS = 64
 
 
 def _shard_config(config: JudgeConfig, shards: int) -> JudgeConfig:
@@ -68,12 +81,17 @@ class JudgePool:
         namespace: str,
         spawn: Mapping[str, Any] | None = None,
         deadline_s: float | None = None,
+        batch_wait_s: float | None = GROUP_WAIT_S,
     ) -> None:
+        if batch_wait_s is not None and not batch_wait_s >= 0:
+            raise ValueError(f"batch_wait_s must be >= 0 or None, got {batch_wait_s}")
         self.names = list(names)
         self.namespace = namespace
         self.deadline_s = check_deadline("deadline_s", deadline_s)
+        self.batch_wait_s = batch_wait_s
         self._spawn = dict(spawn) if spawn is not None else None
         self._handles: dict[int, Any] = {}
+        self._batchers: dict[int, tuple[asyncio.AbstractEventLoop, StreamBatcher[GroupRequest, GroupResult]]] = {}
 
     # -- lifecycle --------------------------------------------------------------------------------------------------
 
@@ -91,6 +109,7 @@ class JudgePool:
         num_cpus: float = 0.0,
         resources: Mapping[str, float] | None = None,
         step_budget: StepBudgetConfig | None = None,
+        batch_wait_s: float | None = GROUP_WAIT_S,
     ) -> JudgePool:
         """Create the pool's actors, or attach to them if they already exist (race-free across processes).
 
@@ -108,6 +127,8 @@ class JudgePool:
             resources: Ray custom resources each actor asks for, to place the pool on the nodes that have them.
             step_budget: judge calls per training step (:mod:`~verl_arena.runtime.step_budget`), split across shards
                 like the judge's limits.
+            batch_wait_s: the longest a group waits in this process for others to share its call to the shard
+                (``None``: one call per group).
         """
         config = check_judge_config(judge)
         check_tracing_room(check_deadline("deadline_s", deadline_s), config)
@@ -123,7 +144,7 @@ class JudgePool:
             "resources": dict(resources or {}),
             "step_budget": step_budget.share(shards) if step_budget is not None else None,
         }
-        pool = cls(names, namespace, spawn, deadline_s)
+        pool = cls(names, namespace, spawn, deadline_s, batch_wait_s)
         for shard in range(shards):
             pool._handle(shard)
         return pool
@@ -135,10 +156,11 @@ class JudgePool:
         namespace: str = DEFAULT_NAMESPACE,
         shards: int = 1,
         deadline_s: float | None = None,
+        batch_wait_s: float | None = GROUP_WAIT_S,
     ) -> JudgePool:
         """Attach to a running pool (``ValueError`` from Ray if it does not exist)."""
         names = [name] if shards == 1 else [f"{name}_{i}" for i in range(shards)]
-        pool = cls(names, namespace, None, deadline_s)
+        pool = cls(names, namespace, None, deadline_s, batch_wait_s)
         for shard in range(shards):
             pool._handle(shard)
         return pool
@@ -151,7 +173,7 @@ class JudgePool:
         self._handles.clear()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_handles": {}}
+        return {**self.__dict__, "_handles": {}, "_batchers": {}}
 
     def _handle(self, shard: int, *, refresh: bool = False) -> Any:
         if refresh or shard not in self._handles:
@@ -187,6 +209,32 @@ class JudgePool:
             await asyncio.sleep(0.5)
             return await getattr(self._handle(shard, refresh=True), method).remote(*args, **kwargs)
 
+    def _batcher(self, shard: int) -> StreamBatcher[GroupRequest, GroupResult]:
+        """The shard's batcher in this event loop (a batcher's futures belong to one loop)."""
+        loop = asyncio.get_running_loop()
+        found = self._batchers.get(shard)
+        if found is None or found[0] is not loop:
+            batcher = StreamBatcher(
+                self._stream(shard), wait_s=self.batch_wait_s or 0.0, max_batch=MAX_GROUPS, describe=_group_name
+            )
+            found = self._batchers[shard] = (loop, batcher)
+        return found[1]
+
+    def _stream(self, shard: int) -> Any:
+        """One call to the shard's ``rank_groups`` with a batch; the results as the shard yields them."""
+
+        async def send(requests: list[GroupRequest]) -> AsyncIterator[list[tuple[int, GroupResult | BaseException]]]:
+            try:
+                async for ref in self._handle(shard).rank_groups.remote(requests):
+                    yield await ref
+            except RayActorError:  # the handle went stale (actor killed and recreated): looked up again next time
+                logger.warning("judge pool actor %s unavailable; its groups are sent again", self.names[shard])
+                await asyncio.sleep(0.5)
+                self._handle(shard, refresh=True)
+                raise
+
+        return send
+
     # -- training-facing --------------------------------------------------------------------------------------------
 
     async def rank_group(
@@ -210,16 +258,20 @@ class JudgePool:
         tournament = as_tournament(tournament, options)  # bad options fail here, in the caller
         shard = self.shard_of(route_key(tournament, query, group_id, candidates))  # a prompt's anchor pool: one shard
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
-        call = self._call(
-            shard,
-            "rank_group",
-            query,
-            list(candidates),
-            tournament,
-            group_id=group_id,
-            deadline_s=actor_deadline(limit),
-            step=step,
-        )
+        request = GroupRequest(query, list(candidates), tournament, group_id, actor_deadline(limit), step)
+        if self.batch_wait_s is None:
+            call = self._call(
+                shard,
+                "rank_group",
+                query,
+                request.candidates,
+                tournament,
+                group_id=group_id,
+                deadline_s=request.deadline_s,
+                step=step,
+            )
+        else:
+            call = self._batcher(shard).submit(request)
         return await rank_or_void(
             call,
             lambda reason: tournament.void(candidates, reason, group_id=group_id),
@@ -248,6 +300,10 @@ class JudgePool:
     async def health(self) -> list[dict[str, Any]]:
         """Every shard's health."""
         return list(await asyncio.gather(*(self._call(s, "health") for s in range(len(self.names)))))
+
+
+def _group_name(request: GroupRequest) -> str:
+    return f"group {request.group_id!r} (judge pool)"
 
 
 class PoolJudge:

@@ -5,10 +5,11 @@
 ``JudgeService`` is a plain asyncio class. The Ray actor in :mod:`verl_arena.runtime.pool` runs it so that every
 reward worker on every node shares one budget; tests and single-process tools use it directly.
 
-``rank_group`` is the training-facing call. Judge failures become counted ties inside the tournament (and a voided
-group when most judgments failed); a group that does not finish within its deadline, or that hits an unexpected
-error, comes back voided with the reason counted. It raises only for invalid input or options, which are programming
-errors a trainer should catch at start-up.
+``rank_group`` is the training-facing call (``rank_many``: several groups in one call, each answered as it
+finishes). Judge failures become counted ties inside the tournament (and a voided group when most judgments failed);
+a group that does not finish within its deadline, or that hits an unexpected error, comes back voided with the reason
+counted. It raises only for invalid input or options, which are programming errors a trainer should catch at
+start-up.
 
 Groups are served earliest first (:mod:`~verl_arena.judges.priority`): each group's requests carry its arrival time, and
 the judge's capacity goes to the earliest group waiting. A group starts only once admitted
@@ -20,11 +21,13 @@ as the judge has room for them and finish, and a group the judge cannot finish b
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import ConfigError
@@ -42,7 +45,7 @@ from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, ran
 from verl_arena.runtime.prefetch import Prefetches
 from verl_arena.runtime.step_budget import BUDGET_VOID, StepBudget, StepBudgetConfig
 
-__all__ = ["JudgeService", "as_tournament"]
+__all__ = ["GroupRequest", "JudgeService", "as_tournament"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +59,19 @@ def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> T
             raise ConfigError(f"options {sorted(options)} given with a ready Tournament; put them in the Tournament")
         return tournament
     return Tournament.from_options(tournament, **options)
+
+
+@dataclass(frozen=True)
+class GroupRequest:
+    """One group to rank: :meth:`JudgeService.rank_group`'s arguments (a batch sent in one call is a list of them,
+    :meth:`JudgeService.rank_many`)."""
+
+    query: str
+    candidates: Sequence[Candidate]
+    tournament: Tournament
+    group_id: str | None = None
+    deadline_s: float | None = None
+    step: int | None = None
 
 
 class _Counting:
@@ -278,6 +294,30 @@ class JudgeService:
 
     # -- eager judging (judgments asked ahead of a group's tournament) -----------------------------------------------
 
+    async def rank_many(
+        self, requests: Sequence[GroupRequest]
+    ) -> AsyncIterator[list[tuple[int, GroupResult | BaseException]]]:
+        """Rank every group of ``requests`` at once, as :meth:`rank_group` ranks each, and yield their results as they
+        finish: each item is ``[(index in requests, result), ...]`` for the groups finished since the last one. A group
+        whose ranking raised gets its error in place of a result; the others are not affected. A caller that stops
+        listening cancels the groups not finished."""
+        tasks = {
+            asyncio.ensure_future(
+                self.rank_group(
+                    r.query, r.candidates, r.tournament, group_id=r.group_id, deadline_s=r.deadline_s, step=r.step
+                )
+            ): index
+            for index, r in enumerate(requests)
+        }
+        try:
+            pending = set(tasks)
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                yield [(tasks[task], _result_or_error(task)) for task in done]
+        finally:
+            for task in tasks:
+                task.cancel()
+
     async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
         """Compare each of ``pairs`` now, for ``group_id``'s tournament to find when it asks for them
         (:mod:`~verl_arena.runtime.prefetch`); only while the judge has room. How many were started."""
@@ -338,3 +378,12 @@ class JudgeService:
         """Close the judge's connections."""
         if hasattr(self.judge, "aclose"):
             await self.judge.aclose()
+
+
+def _result_or_error(task: asyncio.Future[GroupResult]) -> GroupResult | BaseException:
+    """A finished group's result, or the error its ranking raised."""
+    error = task.exception()
+    if error is not None:
+        logger.error("a group of a batch failed: %r", error)
+        return error
+    return task.result()
