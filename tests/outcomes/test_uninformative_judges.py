@@ -199,6 +199,7 @@ def test_slime_logs_the_void_and_the_judge_alarm(servers, monkeypatch):
     assert metrics["arena/judge_alarm"] == 1.0 and metrics["arena/judge_alarm_ties"] == 1.0
 
 
+@pytest.mark.slow  # 14 s over every topology: the fast suite is the README's five-minute command
 @pytest.mark.parametrize("topology", ALL)
 def test_a_judge_that_always_says_slot_a_slightly_better_is_caught_when_ties_break_by_strength(servers, topology):
     # the "constant" judge asked for graded verdicts: equal scores, "A>B" every time; break_ties makes each decisive

@@ -44,6 +44,7 @@ def members(group_id: str, qualities, **meta) -> list[Candidate]:
     return [Candidate(c.id, c.answer, c.path, {**c.meta, **meta.get(c.id, {})}) for c in group]
 
 
+@pytest.mark.slow  # 8 s over every topology and size
 @pytest.mark.parametrize("topology", TOPOLOGIES.names())
 def test_everyone_present_at_the_threshold_is_answered_as_the_plain_topology(topology):
     async def answers(options) -> dict:
