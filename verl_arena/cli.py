@@ -10,6 +10,7 @@ at once. A command imports what it runs when it runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -58,6 +59,7 @@ def _stdout_closed() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``verl-arena`` command."""
     from verl_arena.commands.aliases import resolve
+    from verl_arena.commands.output import json_only_on_stdout
 
     # the Bradley-Terry fits are tiny: OpenBLAS's thread pool only spins on them (10-70x the CPU on a loaded 2-core
     # machine); set before a command loads numpy, and inherited by what a command starts
@@ -65,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = resolve(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(_command_named(argv)).parse_args(argv)
-        status = args.func(args)
+        with json_only_on_stdout() if getattr(args, "json", False) else contextlib.nullcontext():
+            status = args.func(args)
         sys.stdout.flush()  # here, where a reader that went away is caught, not at the interpreter's exit
         return status
     except BrokenPipeError:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from helpers import strict_json
 
-from verl_arena.commands.output import print_json, strict
+from verl_arena.cli import main
+from verl_arena.commands.output import json_only_on_stdout, print_json, strict
 
 
 def test_json_output_is_strict_json(capsys):
@@ -33,3 +34,28 @@ def test_strict_keeps_what_json_can_say_and_print_json_keeps_every_script_readab
     out = capsys.readouterr().out
     assert "去青城山" in out and "\\u" not in out  # the text itself, not escapes
     assert out == '{\n "query": "去青城山",\n "x": 0.5\n}\n'  # one space of indent per level
+
+
+def test_with_json_only_the_report_reaches_stdout_and_anything_else_printed_meanwhile_goes_to_stderr(capsys):
+    with json_only_on_stdout():
+        print("(raylet) Task JudgeActor.rank_groups failed. There are infinite retries remaining")  # as Ray does
+        print_json({"groups": 2})
+    captured = capsys.readouterr()
+    assert strict_json(captured.out) == {"groups": 2}
+    assert "(raylet)" in captured.err
+    print("after")  # standard output is back
+    assert capsys.readouterr().out == "after\n"
+
+
+def test_a_json_command_keeps_stdout_for_its_report(capsys, monkeypatch):
+    from verl_arena.commands import cost_benchmarks
+
+    def noisy(args):
+        print("a line a library printed")
+        print_json({"ok": True})
+        return 0
+
+    monkeypatch.setattr(cost_benchmarks, "_throughput", noisy)
+    assert main(["bench", "throughput", "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert strict_json(captured.out) == {"ok": True} and "a line a library printed" in captured.err
