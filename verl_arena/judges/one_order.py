@@ -66,26 +66,16 @@ class OneOrderJudge:
             meta["strength"] = -strength if swapped else strength
         if asked.meta.get("shortcut"):
             meta["shortcut"] = asked.meta["shortcut"]
-        if not swapped:
-            return PairVerdict(
-                score_a=asked.score_a,
-                score_b=asked.score_b,
-                dimensions={"ab": dict(asked.dimensions)},
-                raw=asked.raw,
-                usage=dict(asked.usage),
-                latency_s=asked.latency_s,
-                meta=meta,
-                forfeit=asked.forfeit,
-            )
+        score_a, score_b = (asked.score_b, asked.score_a) if swapped else (asked.score_a, asked.score_b)
         return PairVerdict(
-            score_a=asked.score_b,
-            score_b=asked.score_a,
-            dimensions={"ba": dict(asked.dimensions)},
+            score_a=score_a,
+            score_b=score_b,
+            dimensions={order: dict(asked.dimensions)},
             raw=asked.raw,
             usage=dict(asked.usage),
             latency_s=asked.latency_s,
             meta=meta,
-            forfeit=tuple(_FLIP[s] for s in asked.forfeit),
+            forfeit=tuple(_FLIP[s] for s in asked.forfeit) if swapped else asked.forfeit,
         )
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
