@@ -217,3 +217,44 @@ def trainer_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_hybrid_rlvr_asks_the_judge_only_for_groups_whose_verifiable_scores_tie(tmp_path):
+    """verifiable.score=verl with verl's own reward.custom_reward_function (a file path, as verl users configure it):
+    each rollout is scored by the rule on its reward worker, groups whose scores differ are ranked by them without a
+    judge call, and only groups whose scores all tie reach the judge."""
+    rule = tmp_path / "rule.py"
+    # a stand-in rule whose scores split a random model's groups by chance: some groups tie, some do not
+    rule.write_text(
+        "def compute_score(data_source, solution_str, ground_truth, extra_info=None):\n"
+        "    return float(len(solution_str.split()) % 2)\n"
+    )
+    _, steps = smoke(
+        tmp_path,
+        "+reward.reward_kwargs.verifiable.score=verl",
+        f"reward.custom_reward_function.path={rule}",
+        "reward.custom_reward_function.name=compute_score",
+    )
+    entries = logged(tmp_path)
+    assert sorted(steps) == [1, 2] and len(entries) == 4
+    for entry in entries:
+        result = entry["result"]
+        verifiable = result["details"]["verifiable"]
+        scores = verifiable["scores"]
+        assert len(scores) == 3 and not any(verifiable["errors"])
+        if len(set(scores)) == 1:  # a tie: the judge ranked it
+            assert verifiable["decision"] == "judged" and result["comparisons"] > 0 and not result["voided"]
+        else:  # the rule ranked it, without a judge call: every higher score above every lower one
+            assert verifiable["decision"] == "decided" and result["comparisons"] == 0 and not result["voided"]
+            passed = [r for r, s in zip(result["rewards"], scores, strict=True) if s == 1.0]
+            assert min(passed) > max(r for r, s in zip(result["rewards"], scores, strict=True) if s == 0.0)
+        # the rewards verl trained on are these
+        trained = rollout_scores(tmp_path, entry["step"])
+        for session, reward in zip(result["ids"], result["rewards"], strict=True):
+            assert trained[(result["group_id"], session)] == pytest.approx(reward, abs=1e-6)
+    for step in (1, 2):
+        judged = [e for e in entries if e["step"] == step and e["result"]["comparisons"] > 0]
+        assert steps[step]["arena/verifiable_judged_groups"] == len(judged)
+        assert steps[step]["arena/verifiable_decided_groups"] == 2 - len(judged)
+        assert steps[step]["arena/judgments"] == sum(e["result"]["comparisons"] for e in judged)
+        assert steps[step]["arena/scorer_errors"] == 0
