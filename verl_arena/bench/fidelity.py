@@ -10,6 +10,7 @@ ranks every group through a :class:`~verl_arena.judges.SimulatedJudge`; the rank
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -40,6 +41,10 @@ class Method:
 
     ``orders``: how each compare is put to the judge: ``"shown"`` once, in the topology's slots; ``"both"`` in both
     orders, summed (``order_swap``, two requests); ``"one"`` once, in slots drawn from the seed (``one_order``).
+
+    ``graded``: the simulated judge's verdicts carry a preference strength (``"record"``: up to 2, in steps of
+    half a unit of perceived quality), which also breaks tied verdicts with ``"break_ties"`` (the judge option
+    ``graded``).
     """
 
     name: str
@@ -48,6 +53,7 @@ class Method:
     description: str = ""
     references: int = 0
     orders: Literal["shown", "both", "one"] = "shown"
+    graded: Literal["off", "record", "break_ties"] = "off"
 
 
 @dataclass(frozen=True)
@@ -64,9 +70,16 @@ JUDGE_KINDS: Registry[JudgeKind] = Registry("judge kind")
 
 
 def _method(
-    name: str, topology: str | None, description: str, references: int = 0, orders: str = "shown", **options: Any
+    name: str,
+    topology: str | None,
+    description: str,
+    references: int = 0,
+    orders: str = "shown",
+    graded: str = "off",
+    **options: Any,
 ) -> None:
-    METHODS.register(name)(Method(name, topology, options, description, references, orders))  # type: ignore[arg-type]
+    method = Method(name, topology, options, description, references, orders, graded)  # type: ignore[arg-type]
+    METHODS.register(name)(method)
 
 
 _method("pointwise", None, "each candidate scored alone, GRPO over the raw scores")
@@ -114,6 +127,36 @@ for _k in (2, 4, 8):
 for _topology in ("round_robin", "budgeted"):
     _method(f"{_topology}/both", _topology, "both orders of every compare, summed (order_swap)", orders="both")
     _method(f"{_topology}/one", _topology, "one order per compare, slots drawn from the seed (one_order)", orders="one")
+_method(
+    "round_robin/one+graded",
+    "round_robin",
+    "one drawn order per pair, graded verdicts break ties",
+    orders="one",
+    graded="break_ties",
+)
+_method(
+    "budgeted/one+graded",
+    "budgeted",
+    "one drawn order per compare, graded verdicts break ties",
+    orders="one",
+    graded="break_ties",
+)
+for _r in (4, 8, 15):
+    _method(
+        f"budgeted/one+reask{_r}",
+        "budgeted",
+        f"one drawn order per compare; the last {_r} calls re-ask the most doubtful pairs in the other order",
+        orders="one",
+        reask=_r,
+    )
+    _method(
+        f"budgeted/one+reask{_r}+graded",
+        "budgeted",
+        f"as budgeted/one+reask{_r}, graded verdicts (weak ones re-asked first, ties broken)",
+        orders="one",
+        graded="break_ties",
+        reask=_r,
+    )
 _method("anchor_set/drawn4", "anchor_set", "win rate over 4 anchors drawn from the group, (N-4) x 4 calls")
 #: the anchor-set methods: not in the default tables (their anchors are extra answers the other methods lack)
 ANCHOR_SET_METHODS = tuple(m for m in METHODS.names() if m.startswith("anchor_set/"))
@@ -185,6 +228,13 @@ class CellResult:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         return asdict(self)
+
+
+def _graded(judge: SimulatedJudge, graded: str) -> SimulatedJudge:
+    """``judge`` answering with a preference strength (up to 2) when ``graded`` is on."""
+    if graded == "off":
+        return judge
+    return dataclasses.replace(judge, graded=2, break_ties=graded == "break_ties")
 
 
 async def _rank_one(
@@ -267,7 +317,7 @@ def run_bench(
                     if progress is not None:
                         progress(cell)
                     for j, method in enumerate(chosen):
-                        judge = kind.make(noise, seed * 7919 + j)
+                        judge = _graded(kind.make(noise, seed * 7919 + j), method.graded)
                         rows = await _run_cell(method, qualities, judge, seed * 100_003, cell)
                         arr = np.array(rows, dtype=float)
                         tau = arr[:, 0]

@@ -31,7 +31,7 @@ from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
 from verl_arena.core.stalls import StallWatch, confirm_concentration, settle_stalls
-from verl_arena.core.types import Candidate, Match
+from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
 
@@ -76,7 +76,7 @@ class Arena:
         group: str = "group",
         content_keys: Sequence[str] | None = None,
         stalled: Collection[int] = (),
-        memo: Mapping[tuple[int, int], Any] | None = None,
+        memo: Mapping[tuple[Any, ...], Any] | None = None,
     ) -> None:
         self.query = query
         self.candidates = list(candidates)
@@ -99,7 +99,7 @@ class Arena:
         #: candidates that forfeit for stalling the judge in pairs (:mod:`~verl_arena.core.stalls`)
         self.stalls = StallWatch(stalled)
         #: verdicts given, by ordered pair: a group played again (``memo`` given) answers them from its first play
-        self.memo: dict[tuple[int, int], Any] = dict(memo or {})
+        self.memo: dict[tuple[Any, ...], Any] = dict(memo or {})
         self._recall = memo is not None
         self._log: list[tuple[int, Match]] = []
         self._seq = 0
@@ -119,14 +119,26 @@ class Arena:
     # -- judgments --------------------------------------------------------------------------------------------------
 
     async def compare(
-        self, pairs: Sequence[tuple[int, int]], *, stage: str, round: int, level: int, repeat: int = 0
+        self,
+        pairs: Sequence[tuple[int, int]],
+        *,
+        stage: str,
+        round: int,
+        level: int,
+        repeat: int = 0,
+        other_order: bool = False,
     ) -> list[Match]:
-        """Judge all ``pairs`` concurrently; ``pairs[i][0]`` is shown first. Returns one match per pair."""
+        """Judge all ``pairs`` concurrently; ``pairs[i][0]`` is shown first. Returns one match per pair.
+        ``other_order``: a one-order judge shows each pair in the order it did not draw (a re-ask; other judges show
+        the pairs as passed)."""
         if not pairs:
             return []
         seq = self._reserve(len(pairs))
         matches = await gather_or_cancel(
-            [self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat) for a, b in pairs]
+            [
+                self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat, other_order=other_order)
+                for a, b in pairs
+            ]
         )
         matches = await self._settle(matches)
         self._record(seq, matches)
@@ -252,17 +264,23 @@ class Arena:
     async def _settle(self, matches: list[Match]) -> list[Match]:
         return await confirm_concentration(self, await settle_stalls(self, matches))
 
-    async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
+    async def _compare_one(
+        self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int, other_order: bool = False
+    ) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
         fields["repeat"] = repeat
         self.calls += 1
         spent: Counter[str] = Counter()
+        key = (a, b, OTHER_ORDER_KEY) if other_order else (a, b)
         try:
-            verdict = self.memo.get((a, b)) if self._recall and not {a, b} & self.stalls.stalled else None
+            verdict = self.memo.get(key) if self._recall and not {a, b} & self.stalls.stalled else None
             if verdict is None:
+                shown = [self._shown(a), self._shown(b)]
+                if other_order:
+                    shown = [dataclasses.replace(c, meta={**c.meta, OTHER_ORDER_KEY: True}) for c in shown]
                 with tally() as spent:
-                    verdict = await self.judge.compare(self.query, self._shown(a), self._shown(b))
-                self.memo[a, b] = verdict
+                    verdict = await self.judge.compare(self.query, *shown)
+                self.memo[key] = verdict
                 fields["usage"] = _spent(spent, getattr(verdict, "usage", None) or {})
         except JudgeError as exc:
             if self.on_judge_error == "raise":
@@ -396,7 +414,9 @@ class ReplayArena(Arena):
     async def _settle(self, matches: list[Match]) -> list[Match]:
         return matches  # recorded matches are settled already
 
-    async def _compare_one(self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int) -> Match:
+    async def _compare_one(
+        self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int, other_order: bool = False
+    ) -> Match:
         return self._lookup(("compare", stage, repeat, round, (a, b), 0))
 
     async def _select_one(

@@ -20,6 +20,9 @@ __all__ = ["Candidate", "GroupResult", "Match", "PairVerdict"]
 FORMAT_REWARD_KEY = "format_reward"
 #: ``meta`` key by which a tournament tells the judge that a candidate forfeits its matches (the value says why)
 FORFEIT_KEY = "forfeit"
+#: ``Candidate.meta`` key by which a tournament asks a one-order judge (:mod:`~verl_arena.judges.one_order`) to show a
+#: pair in the order it did not draw (a re-ask, set on both candidates of the pair; the judge takes it off)
+OTHER_ORDER_KEY = "other_order"
 #: ``Candidate.meta`` key marking a candidate as one of its group's anchors (``anchor_set``, ``source="marked"``): a
 #: reference from the data, a frozen policy's answer or an anchor pool's, judged against but never trained on
 ANCHOR_KEY = "anchor"

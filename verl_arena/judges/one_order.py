@@ -10,16 +10,22 @@ verdict comes back in the caller's order; ``meta["one_order"]`` says which order
 verdict's meta, so the step metrics' first-slot share (:func:`~verl_arena.core.information.judge_evidence`) counts
 the slot the judge actually saw; ``meta["strength"]`` holds a graded verdict's strength, flipped to the caller's
 order.
+
+A **re-ask** (both candidates marked with :data:`~verl_arena.core.types.OTHER_ORDER_KEY`, as
+:meth:`Arena.compare(..., other_order=True) <verl_arena.core.arena.Arena.compare>` marks them) is shown in the order
+the draw did not pick, the mark taken off: a topology that asks a pair once plainly and once re-asked has it judged
+in both orders (``budgeted``'s ``reask``), and its verdict's ``meta`` says so like any other.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from typing import Any
 
 from verl_arena.core.judge import PairJudge
-from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, PairVerdict
 from verl_arena.judges.grading import strength_of
 
 __all__ = ["OneOrderJudge", "swapped_slots"]
@@ -34,6 +40,10 @@ def swapped_slots(seed: int, query: str, a: Candidate, b: Candidate) -> bool:
     h = hashlib.sha256(f"{seed}\x00{query}\x00{lo}\x00{hi}".encode("utf-8", "surrogatepass")).digest()
     heads = bool(h[0] & 1)
     return heads if a.digest == lo else not heads
+
+
+def _unmarked(c: Candidate) -> Candidate:
+    return dataclasses.replace(c, meta={k: v for k, v in c.meta.items() if k != OTHER_ORDER_KEY})
 
 
 class OneOrderJudge:
@@ -51,11 +61,15 @@ class OneOrderJudge:
 
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """One order, drawn; the verdict in the caller's order."""
-        swapped = swapped_slots(self.seed, query, a, b)
+        other = bool(a.meta.get(OTHER_ORDER_KEY)) and bool(b.meta.get(OTHER_ORDER_KEY))
+        if other:
+            a, b = _unmarked(a), _unmarked(b)
+        swapped = swapped_slots(self.seed, query, a, b) != other
         asked = await (self.inner.compare(query, b, a) if swapped else self.inner.compare(query, a, b))
         c = self.counts
         c["pairs"] += 1
         c["swapped"] += swapped
+        c["other_order"] += other
         if asked.winner != "tie" and not asked.meta.get("shortcut"):  # a shortcut is no verdict of the judge's
             c["decisive"] += 1
             c["first_slot_wins"] += asked.winner == "a"

@@ -10,6 +10,14 @@ where ``e_c`` is drawn for every candidate in every call and ``d`` once per call
 ``d`` models calibration drift: it cancels inside a pairwise comparison but not between calls, which is why scores
 from separate calls (pointwise scoring, anchor ranking) are unreliable when drift is large.
 
+A **graded** judge (``graded`` = G > 0) also says how strongly it prefers one side, as the LLM judge's graded replies
+do (:mod:`~verl_arena.judges.grading`): ``meta["strength"]`` is the perceived gap in units of ``grade_step``,
+rounded and clipped to [-G, G] (G = 2: the five tokens of a graded reply), positive for the side shown first. It is
+the gap plus noise (and bias), so in expectation it grows with the quality gap. An ordinal (``"winner"``) judge calls
+a tie when the perceived gap is within ``tie_band``, so its strength can say more than its winner; with
+``break_ties`` a tied verdict goes to the side its strength favours (:func:`~verl_arena.judges.grading.break_tie`,
+as the LLM judge does with ``graded="break_ties"``).
+
 Randomness is content-addressed: the draws of a call are a hash of (seed, the candidates' digests in the order
 shown, how many times that exact call was made before), so results do not depend on scheduling or on how many other
 calls ran before.
@@ -30,6 +38,7 @@ from typing import Literal
 
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.judges.grading import break_tie
 
 __all__ = ["FlakyJudge", "SimulatedJudge"]
 
@@ -66,6 +75,10 @@ class SimulatedJudge:
         length_bias: bonus per 1000 characters of answer.
         seed: seeds all draws.
         latency: seconds each call sleeps, to exercise concurrency.
+        graded: the largest preference strength a compare's verdict carries in ``meta["strength"]``; 0: ungraded.
+        grade_step: the perceived gap worth one unit of strength.
+        tie_band: an ordinal judge ties when the perceived gap is at most this.
+        break_ties: a graded verdict whose scores tie goes to the side its strength favours.
     """
 
     qualities: Mapping[str, float] | None = None
@@ -76,6 +89,10 @@ class SimulatedJudge:
     length_bias: float = 0.0
     seed: int = 0
     latency: float = 0.0
+    graded: int = 0
+    grade_step: float = 0.5
+    tie_band: float = 0.0
+    break_ties: bool = False
     calls: int = field(default=0, init=False)
     in_flight: int = field(default=0, init=False)
     max_in_flight: int = field(default=0, init=False)
@@ -84,7 +101,11 @@ class SimulatedJudge:
     def __post_init__(self) -> None:
         if self.kind not in ("score", "winner"):
             raise ConfigError(f"SimulatedJudge.kind must be 'score' or 'winner', got {self.kind!r}")
-        for name in ("noise", "drift", "latency"):
+        if isinstance(self.graded, bool) or not isinstance(self.graded, int) or self.graded < 0:
+            raise ConfigError(f"SimulatedJudge.graded must be an integer >= 0, got {self.graded!r}")
+        if not (isinstance(self.grade_step, int | float) and math.isfinite(self.grade_step) and self.grade_step > 0):
+            raise ConfigError(f"SimulatedJudge.grade_step must be a finite number > 0, got {self.grade_step!r}")
+        for name in ("noise", "drift", "latency", "tie_band"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
                 raise ConfigError(f"SimulatedJudge.{name} must be a finite number >= 0, got {value!r}")
@@ -128,9 +149,17 @@ class SimulatedJudge:
         """Score ``a`` (shown first) against ``b``."""
         async with self._call():
             va, vb = self.perceive("compare", [a, b])
+        gap = va - vb
         if self.kind == "winner":
-            va, vb = (1.0, 0.0) if va > vb else (0.0, 1.0) if vb > va else (0.5, 0.5)
-        return PairVerdict(score_a=va, score_b=vb)
+            va, vb = (0.5, 0.5) if abs(gap) <= self.tie_band else (1.0, 0.0) if gap > 0 else (0.0, 1.0)
+        if not self.graded:
+            return PairVerdict(score_a=va, score_b=vb)
+        verdict = PairVerdict(score_a=va, score_b=vb, meta={"strength": self.strength(gap)})
+        return break_tie(verdict) if self.break_ties else verdict
+
+    def strength(self, gap: float) -> int:
+        """The signed strength of a perceived gap (slot A minus slot B): in units of ``grade_step``, clipped."""
+        return max(-self.graded, min(self.graded, round(gap / self.grade_step)))
 
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` candidates perceived best (ties go to the earlier slot)."""

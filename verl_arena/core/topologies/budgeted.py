@@ -23,8 +23,18 @@ calibration drifts from call to call, yields the true order (a property test che
 Slot A goes to whichever of the two has been shown first less often. Choices depend on the verdicts and the seed
 only, so the match log replays exactly.
 
-Cost: ``budget`` judge calls (exactly), in ``ceil(budget / wave)`` sequential waves (``wave`` = floor(N/2) by
-default: about as deep as Swiss). A failed judgment teaches nothing and is not replaced.
+**Re-asks** (``reask`` = R > 0, for a one-order judge, :mod:`~verl_arena.judges.one_order`): the last R calls of the
+budget ask pairs the judge has seen in one slot order only, again in the other order (stage ``budgeted_reask``), so
+that position bias cancels where it can change the ranking. After the adaptive waves, each such pair is valued by how
+much its order is in doubt under the posterior (the probability that the two are ranked the wrong way round: high
+for neighbours in the estimate) times how weak its verdict was (``1 / (1 + |strength|)`` for a graded verdict, 1 for
+a tie or an ungraded one); the most valuable are re-asked, best first, in waves of ``wave``. Calls no pair can use (a
+judge that shows pairs as passed, or too few pairs seen once) go to ordinary adaptive pairs, so the budget is spent
+exactly either way. The re-asked verdicts count in the first-slot share like any other, in the slot the judge saw.
+
+Cost: ``budget`` judge calls (exactly), in ``ceil((budget - R) / wave) + ceil(R / wave)`` sequential waves (``wave``
+= floor(N/2) by default: about as deep as Swiss; R = 0: ``ceil(budget / wave)``). A failed judgment teaches nothing
+and is not replaced.
 """
 
 from __future__ import annotations
@@ -51,15 +61,19 @@ class BudgetedOptions:
     wave: judge calls issued together (one sequential wave); 0 means floor(N/2).
     levels: learn from the level of the judge's scores as well as from their margin (turn off for a judge whose two
         scores always add up to the same total, e.g. one that splits points between the candidates).
+    reask: judge calls of the budget kept for asking pairs again in the slot order a one-order judge did not draw
+        (at most the budget: a larger value keeps the whole budget, after wave 1).
     """
 
     budget: int = 0
     wave: int = 0
     levels: bool = True
+    reask: int = 0
 
     def __post_init__(self) -> None:
         check_int("budget", self.budget, 0)
         check_int("wave", self.wave, 0)
+        check_int("reask", self.reask, 0)
         if not isinstance(self.levels, bool):
             raise ConfigError(f"option 'levels' must be true or false, got {self.levels!r}")
 
@@ -70,6 +84,12 @@ def _budget(n: int, options: BudgetedOptions) -> int:
 
 def _wave(n: int, options: BudgetedOptions) -> int:
     return options.wave or max(1, n // 2)
+
+
+def _reasks(n: int, options: BudgetedOptions) -> int:
+    """The calls kept for re-asks: at most what wave 1 leaves of the budget."""
+    budget = _budget(n, options)
+    return min(options.reask, budget - min(_wave(n, options), budget))
 
 
 @register_topology("budgeted")
@@ -85,22 +105,33 @@ class Budgeted(Topology):
         canon = arena.canonical
         position = {p: i for i, p in enumerate(canon)}
         budget, wave_size = _budget(n, self.options), _wave(n, self.options)
+        adaptive = budget - _reasks(n, self.options)
         pairs: list[tuple[int, int]] = []  # canonical positions, of judged compares
         scores: list[tuple[float, float]] = []
         judged: list[bool] = []  # whether a compare's level was judged (see _level_judged)
         met = np.zeros((n, n))
         shown_first = [0] * n
+        seen = _OrdersSeen()
         fit = fit_scores(n, [], [])
         spent, wave = 0, 0
         while spent < budget:
             wave += 1
-            size = min(wave_size, budget - spent)
-            chosen = self._first_wave(arena, position, size) if wave == 1 else _most_useful(fit, met, size)
+            size = min(wave_size, (adaptive if spent < adaptive else budget) - spent)
+            again = seen.reask(fit, size) if spent >= adaptive else []
+            chosen = self._first_wave(arena, position, size) if wave == 1 else _most_useful(fit, met, size - len(again))
             ordered = _oriented(chosen, shown_first, met)
-            matches = await arena.compare(
-                [(canon[i], canon[j]) for i, j in ordered], stage="budgeted", round=wave, level=wave
-            )
+            passed = [(canon[i], canon[j]) for i, j in ordered]
+            matches = await arena.compare(passed, stage="budgeted", round=wave, level=wave)
+            if again:
+                for i, j in again:
+                    met[i, j] += 1
+                    met[j, i] += 1
+                passed = [(canon[i], canon[j]) for i, j in again]
+                stage = "budgeted_reask"
+                matches += await arena.compare(passed, stage=stage, round=wave, level=wave, other_order=True)
+                ordered += again
             for (i, j), match in zip(ordered, matches, strict=True):
+                seen.add(i, j, match)
                 if match.scores is not None:
                     pairs.append((i, j))
                     scores.append((match.scores[0], match.scores[1]))
@@ -114,7 +145,11 @@ class Budgeted(Topology):
         return Standing(
             keys=keys,
             points=[k[0] for k in keys],
-            details={"margin_var": round(fit.margin_var, 9), "level_var": _finite_or_none(fit.level_var)},
+            details={
+                "margin_var": round(fit.margin_var, 9),
+                "level_var": _finite_or_none(fit.level_var),
+                **({"reasked": seen.reasked} if self.options.reask else {}),
+            },
         )
 
     def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
@@ -137,7 +172,10 @@ class Budgeted(Topology):
 
     @classmethod
     def depth(cls, n: int, options: Any) -> int:
-        return math.ceil(_budget(n, options) / _wave(n, options)) if n > 1 else 0
+        if n < 2:
+            return 0
+        reasks, wave = _reasks(n, options), _wave(n, options)
+        return math.ceil((_budget(n, options) - reasks) / wave) + math.ceil(reasks / wave)
 
 
 def _oriented(chosen: list[tuple[int, int]], shown_first: list[int], met: np.ndarray) -> list[tuple[int, int]]:
@@ -168,14 +206,72 @@ def _components(met: np.ndarray) -> list[int]:
     return [root(x) for x in range(len(met))]
 
 
-def _most_useful(fit: ScoreFit, met: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """The ``size`` pairs worth most to the ranking, each player once a wave while that is possible; pairs that join
-    parts of the group never compared with each other come first, until the group is one piece."""
-    n = len(fit.mean)
+def _wrong_way(fit: ScoreFit) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, the posterior probability that the estimate ranks the two the wrong way round, and the variance of
+    their difference."""
     var = fit.diff_var()
     gap = np.abs(fit.mean[:, None] - fit.mean[None, :])
     with np.errstate(divide="ignore", invalid="ignore"):
-        wrong_way = ndtr(-np.where(var > 0, gap / np.sqrt(var), np.inf))
+        return ndtr(-np.where(var > 0, gap / np.sqrt(var), np.inf)), var
+
+
+class _OrdersSeen:
+    """What a one-order judge did with each pair (canonical positions): the slot orders it showed the pair in, how
+    strongly it judged it, and whether its verdicts went to the candidate shown first."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[int, int], set[int]] = {}
+        self.strengths: dict[tuple[int, int], list[float]] = {}
+        self.slots: dict[tuple[int, int], list[str]] = {}  # "first", "second" or "tie", per verdict
+        self.reasked = 0
+
+    def add(self, i: int, j: int, match: Any) -> None:
+        """Note the order ``match`` (``(i, j)`` as passed) was shown in, if a one-order judge drew it and judged it."""
+        verdict = match.verdict
+        order = verdict.meta.get("one_order") if verdict is not None else None
+        if order not in ("ab", "ba") or not _level_judged(match):
+            return
+        key = (min(i, j), max(i, j))
+        shown_first = i if order == "ab" else j
+        self.first.setdefault(key, set()).add(shown_first)
+        s = verdict.meta.get("strength")  # a graded verdict's (verl_arena.judges.grading); none: ungraded
+        graded = isinstance(s, int | float) and not isinstance(s, bool)
+        self.strengths.setdefault(key, []).append(abs(float(s)) if graded else 0.0)
+        slot = "tie" if not match.winners else "first" if match.winners == (shown_first,) else "second"
+        self.slots.setdefault(key, []).append(slot)
+
+    def first_slot_share(self) -> float:
+        """The share of the decisive verdicts that went to the first slot, smoothed towards 1/2 (one win each way)."""
+        slots = [x for v in self.slots.values() for x in v]
+        return (slots.count("first") + 1) / (len(slots) - slots.count("tie") + 2)
+
+    def reask(self, fit: ScoreFit, size: int) -> list[tuple[int, int]]:
+        """Up to ``size`` pairs seen in one order only, best first: most in doubt, most weakly judged, and most likely
+        decided by the slot (a verdict for the slot that wins more than its share); passed in the order they were
+        shown (the judge shows them the other way round)."""
+        wrong_way, _ = _wrong_way(fit)
+        share = self.first_slot_share()
+        suspicion = {"first": share, "second": 1.0 - share, "tie": 0.5}
+        valued = []
+        for (i, j), first in self.first.items():
+            if len(first) != 1:
+                continue
+            weakness = 1.0 / (1.0 + max(self.strengths[i, j]))
+            slot = 2 * float(np.mean([suspicion[x] for x in self.slots[i, j]]))
+            valued.append((-round(float(wrong_way[i, j]) * weakness * slot, 12), (i, j), next(iter(first))))
+        valued.sort()
+        chosen = [(shown, j if shown == i else i) for _, (i, j), shown in valued[:size]]
+        self.reasked += len(chosen)
+        return chosen
+
+
+def _most_useful(fit: ScoreFit, met: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """The ``size`` pairs worth most to the ranking, each player once a wave while that is possible; pairs that join
+    parts of the group never compared with each other come first, until the group is one piece."""
+    if size <= 0:
+        return []
+    n = len(fit.mean)
+    wrong_way, var = _wrong_way(fit)
     value = wrong_way * var / (var + fit.margin_var)
     iu, ju = np.triu_indices(n, k=1)
     # best first; exact ties (e.g. before any information) go to the pair met least, then to canonical order
