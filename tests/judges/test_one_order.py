@@ -134,3 +134,24 @@ def test_a_graded_strength_comes_back_in_the_callers_order():
     for a, b in _pairs(6):
         v = run(OneOrderJudge(SlightlyA()).compare("q", a, b))
         assert v.meta["strength"] == (-1 if swapped_slots(0, "q", a, b) else 1)
+
+
+def test_a_reask_is_shown_in_the_order_the_draw_did_not_pick_and_counted_in_the_slot_seen():
+    """Budgeted's re-asks reach the judge the other way round, the mark taken off; the position meter counts every
+    verdict, re-asked ones included, in the slot the judge saw (a slot-A judge: all of them)."""
+    recorder = Recorder()
+    judge = OneOrderJudge(recorder, seed=3)
+    result = rank(make_group(range(10)), judge, "budgeted", seed=4, budget=18, reask=6)
+    reasked = [m for m in result.matches if m.stage == "budgeted_reask"]
+    assert len(reasked) == 6 and judge.stats()["one_order"]["other_order"] == 6
+    ids = [c.id for c in make_group(range(10))]
+    shown = {frozenset(s): set() for s in recorder.shown}
+    for first, second in recorder.shown:
+        shown[frozenset((first, second))].add(first)
+    for m in reasked:
+        assert shown[frozenset(ids[p] for p in m.players)] == {ids[p] for p in m.players}  # both orders shown
+    evidence = judge_evidence(result.matches)
+    assert evidence.single == len(recorder.shown) == 18 and evidence.first_slot == 18
+    # replay gives the re-asks back from the log
+    again = run(replay(result, "query"))
+    assert again.ranks == result.ranks

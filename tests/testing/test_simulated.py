@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import numpy as np
 import pytest
@@ -140,3 +141,42 @@ def test_flaky_judge_fails_at_about_its_rate():
             assert exc.reason == "rate_limit"
             outcomes.append(1)
     assert 0.15 < np.mean(outcomes) < 0.35 and judge.failures == sum(outcomes)
+
+
+def _strengths(judge, gap, pairs=400):
+    async def one(k):
+        a = Candidate(id="a", answer=f"a{k}", meta={"quality": gap})
+        b = Candidate(id="b", answer=f"b{k}", meta={"quality": 0.0})
+        return (await judge.compare("q", a, b)).meta["strength"]
+
+    async def all_():
+        return await asyncio.gather(*(one(k) for k in range(pairs)))
+
+    return asyncio.run(all_())
+
+
+@pytest.mark.parametrize("kind", ["score", "winner"])
+def test_a_graded_judges_mean_strength_grows_with_the_quality_gap(kind):
+    judge = SimulatedJudge(kind=kind, noise=0.5, drift=1.0, graded=2, seed=3)
+    means = [sum(s) / len(s) for s in (_strengths(judge, gap) for gap in (-1.5, -0.6, -0.2, 0.0, 0.2, 0.6, 1.5))]
+    assert all(x < y for x, y in itertools.pairwise(means))
+    assert means[0] < -1.5 and means[-1] > 1.5 and abs(means[3]) < 0.2
+    assert {s for gap in (-3.0, 3.0) for s in _strengths(judge, gap, 50)} <= {-2, -1, 0, 1, 2}
+
+
+def test_an_ordinal_graded_judge_ties_within_its_band_and_breaks_the_tie_by_strength():
+    a = Candidate(id="a", answer="a", meta={"quality": 0.3})
+    b = Candidate(id="b", answer="b", meta={"quality": 0.0})
+    plain = SimulatedJudge(kind="winner", graded=2, grade_step=0.1, tie_band=0.5)
+    verdict = asyncio.run(plain.compare("q", a, b))
+    assert (verdict.score_a, verdict.score_b, verdict.meta["strength"]) == (0.5, 0.5, 2)
+    broken = asyncio.run(
+        SimulatedJudge(kind="winner", graded=2, grade_step=0.1, tie_band=0.5, break_ties=True).compare("q", a, b)
+    )
+    assert broken.winner == "a" and broken.meta["tie_broken"] == "strength"
+
+
+@pytest.mark.parametrize(("field", "value"), [("graded", -1), ("graded", True), ("grade_step", 0.0), ("tie_band", -1)])
+def test_graded_options_are_checked(field, value):
+    with pytest.raises(ConfigError, match=field):
+        SimulatedJudge(**{field: value})
