@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from verl_arena.bench.metrics import kendall_tau_b, pearson, spearman, top1
+from verl_arena.core.information import JudgeEvidence, judge_evidence
 from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.registry import Registry
 from verl_arena.core.rewards import standardize
@@ -208,7 +209,9 @@ DEFAULT_JUDGES = ("score", "winner", "drift")
 @dataclass(frozen=True)
 class CellResult:
     """Mean fidelity of one method in one cell over ``groups`` groups; ``calls`` are judgments per group,
-    ``requests`` the requests the judge was sent per group (two per compare asked in both orders)."""
+    ``requests`` the requests the judge was sent per group (two per compare asked in both orders);
+    ``first_slot_share``: the share of the judge's decisive single-order verdicts that went to the candidate shown
+    first (``arena/first_slot_share`` over the cell; ``None`` without one)."""
 
     method: str
     n: int
@@ -224,6 +227,7 @@ class CellResult:
     shown: float
     depth: float
     requests: float
+    first_slot_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -239,11 +243,12 @@ def _graded(judge: SimulatedJudge, graded: str) -> SimulatedJudge:
 
 async def _rank_one(
     method: Method, tournament: Tournament | None, query: str, group: list[Candidate], judge: SimulatedJudge, seed: int
-) -> tuple[list[float], list[float], int, int, int]:
-    """Ranks, advantages, judge calls, candidates shown to the judge over those calls, and depth."""
+) -> tuple[list[float], list[float], int, int, int, JudgeEvidence]:
+    """Ranks, advantages, judge calls, candidates shown to the judge over those calls, depth, and what the
+    judgments say about the judge."""
     if tournament is None:
         scores = await asyncio.gather(*(judge.score(query, c) for c in group))
-        return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), len(group), 1
+        return ranks_from_keys([(s,) for s in scores]), standardize(scores), len(group), len(group), 1, JudgeEvidence()
     asked: Any = judge
     if method.orders == "both":
         asked = OrderSwapJudge(judge)
@@ -251,16 +256,17 @@ async def _rank_one(
         asked = OneOrderJudge(judge, seed=seed)
     result = await tournament.rank(query, group, asked)
     shown = sum(len(m.players) for m in result.matches if m.kind != "bye")
+    evidence = judge_evidence(result.matches)
     if method.references:  # the rollouts alone, as a trainer sees them: ranked and standardised among themselves
         n = len(group) - method.references
         ranks = ranks_from_keys([(-r,) for r in result.ranks[:n]])
-        return ranks, standardize(result.rewards[:n]), result.comparisons, shown, result.depth
-    return result.ranks, result.advantages, result.comparisons, shown, result.depth
+        return ranks, standardize(result.rewards[:n]), result.comparisons, shown, result.depth, evidence
+    return result.ranks, result.advantages, result.comparisons, shown, result.depth, evidence
 
 
 async def _run_cell(
     method: Method, qualities: np.ndarray, judge: SimulatedJudge, seed: int, cell: str
-) -> list[tuple[float, float, float, float, int, int, int]]:
+) -> list[tuple[float, float, float, float, int, int, int, int, int]]:
     tournaments = [
         Tournament.from_options(method.topology, seed=seed + g, **method.options) if method.topology else None
         for g in range(len(qualities))
@@ -288,9 +294,10 @@ async def _run_cell(
         )
     )
     rows = []
-    for q, (ranks, adv, calls, shown, depth) in zip(qualities, outs, strict=True):
+    for q, (ranks, adv, calls, shown, depth, ev) in zip(qualities, outs, strict=True):
         neg = [-r for r in ranks]
-        rows.append((kendall_tau_b(neg, q), spearman(neg, q), pearson(adv, q), top1(ranks, q), calls, shown, depth))
+        fidelity = (kendall_tau_b(neg, q), spearman(neg, q), pearson(adv, q), top1(ranks, q))
+        rows.append((*fidelity, calls, shown, depth, ev.single, ev.first_slot))
     return rows
 
 
@@ -337,6 +344,7 @@ def run_bench(
                                 shown=float(arr[:, 5].mean()),
                                 depth=float(arr[:, 6].mean()),
                                 requests=judge.calls / groups,
+                                first_slot_share=float(arr[:, 8].sum() / arr[:, 7].sum()) if arr[:, 7].sum() else None,
                             )
                         )
 

@@ -61,8 +61,9 @@ class BudgetedOptions:
     wave: judge calls issued together (one sequential wave); 0 means floor(N/2).
     levels: learn from the level of the judge's scores as well as from their margin (turn off for a judge whose two
         scores always add up to the same total, e.g. one that splits points between the candidates).
-    reask: judge calls of the budget kept for asking pairs again in the slot order a one-order judge did not draw
-        (at most the budget: a larger value keeps the whole budget, after wave 1).
+    reask: with a one-order judge (``judge.one_order``), the last calls of the budget, kept for asking pairs it
+        showed in one slot order only again in the other order: the most doubtful, weakest and most slot-suspect
+        first (at most what wave 1 leaves of the budget; calls no such pair can use go to ordinary pairs).
     """
 
     budget: int = 0
