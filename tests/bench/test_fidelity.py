@@ -77,3 +77,17 @@ def test_the_order_methods_send_two_requests_a_judgment_in_both_orders_and_one_i
     assert results["round_robin/both"].requests == 2 * results["round_robin/both"].calls == 56
     assert results["round_robin/one"].requests == results["round_robin/one"].calls == 28
     assert results["budgeted/both"].requests == 2 * results["budgeted/one"].requests == 28
+
+
+def test_reask_and_graded_methods_keep_the_budget_and_report_the_first_slot_share():
+    methods = ["budgeted/one", "budgeted/one+reask8", "budgeted/one+reask8+graded", "round_robin/one+graded"]
+    results = {r.method: r for r in run_bench(sizes=[8], noises=[0.5], judges=["position"], methods=methods, groups=20)}
+    assert results["budgeted/one+reask8"].requests == results["budgeted/one"].requests == 14
+    assert results["budgeted/one+reask8+graded"].calls == 14 and results["round_robin/one+graded"].calls == 28
+    for r in results.values():  # the +0.5 first-slot bonus shows in the share, re-asked verdicts included
+        assert 0.55 < r.first_slot_share < 0.85
+
+
+def test_without_a_single_order_verdict_the_first_slot_share_is_none():
+    (result,) = run_bench(sizes=[4], noises=[0.5], judges=["score"], methods=["pointwise"], groups=3)
+    assert result.first_slot_share is None

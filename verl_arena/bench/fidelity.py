@@ -188,6 +188,13 @@ JUDGE_KINDS.register("position")(
         lambda s, seed: SimulatedJudge(kind="winner", noise=s, position_bias=0.5, seed=seed),
     )
 )
+JUDGE_KINDS.register("position_ties")(
+    JudgeKind(
+        "position_ties",
+        "names the winner, or a tie within 0.5 of perceived quality, independent noise, +0.5 for the first slot",
+        lambda s, seed: SimulatedJudge(kind="winner", noise=s, position_bias=0.5, tie_band=0.5, seed=seed),
+    )
+)
 
 DEFAULT_METHODS = (
     "pointwise",
