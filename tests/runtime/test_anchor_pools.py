@@ -15,7 +15,8 @@ from verl_arena import ConfigError, Tournament
 from verl_arena.core.arena import Arena
 from verl_arena.core.types import ANCHOR_KEY, MARKED_ANCHORS_KEY
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.anchor_pools import ServiceAnchorPools, check_pooled_coordinator, keeps_pool, route_key
+from verl_arena.runtime.anchor_pools import ServiceAnchorPools, keeps_pool, route_key
+from verl_arena.runtime.data_anchors import check_marked_coordinator
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.rendezvous import GroupCoordinator
@@ -179,5 +180,5 @@ def test_the_pooled_first_wave_is_not_asked_ahead():
 def test_coordinator_options_that_rank_part_of_a_pooled_group_are_refused(options, names):
     tournament = Tournament.from_options("anchor_set", **POOLED)
     with pytest.raises(ConfigError, match=names):
-        check_pooled_coordinator(tournament, CoordinatorOptions(**options))
-    check_pooled_coordinator(Tournament.from_options("anchor_set", anchors=2), CoordinatorOptions(**options))
+        check_marked_coordinator(tournament, CoordinatorOptions(**options))
+    check_marked_coordinator(Tournament.from_options("anchor_set", anchors=2), CoordinatorOptions(**options))

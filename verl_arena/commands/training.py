@@ -30,7 +30,13 @@ def _prepare(args: argparse.Namespace) -> int:
     defaults = {k: v for k, v in {"system": args.system, "domain": args.domain, "agent": args.agent}.items() if v}
     try:
         done = prepare(
-            args.tasks, args.output, val_tasks=args.val, val_fraction=args.val_fraction, seed=args.seed, **defaults
+            args.tasks,
+            args.output,
+            val_tasks=args.val,
+            val_fraction=args.val_fraction,
+            seed=args.seed,
+            anchors=args.anchors,
+            **defaults,
         )
     except (ConfigError, OSError) as exc:
         print(f"verl-arena prepare: {exc}", file=sys.stderr)
@@ -162,7 +168,8 @@ def register(sub: Any) -> None:
     prep = sub.add_parser(
         "prepare",
         help=SUMMARIES["prepare"],
-        description="Each line: query, and optionally id, system, reference (text or chat messages), rubrics, domain, "
+        description="Each line: query, and optionally id, system, reference (text or chat messages), rubrics, anchors "
+        "(answers every rollout is judged against, for topology anchor_set with source: marked), domain, "
         "agent, tools_kwargs, split (train, or test/val/validation/eval). Writes OUTPUT/train.parquet and "
         "OUTPUT/val.parquet with the split marked where the arena reward manager looks for it.",
     )
@@ -174,6 +181,10 @@ def register(sub: Any) -> None:
     prep.add_argument("--system", help="system prompt for tasks without their own")
     prep.add_argument("--domain", help="data_source for tasks without their own (arena)")
     prep.add_argument("--agent", help="agent loop for tasks without their own, e.g. arena_tool_agent")
+    prep.add_argument(
+        "--anchors",
+        help="a frozen policy's generations (JSONL of {id, response}) to add to their tasks' extra_info.anchors",
+    )
     prep.set_defaults(func=_prepare)
 
     tiny = sub.add_parser(

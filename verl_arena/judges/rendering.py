@@ -19,9 +19,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from verl_arena.core.types import Candidate
+from verl_arena.core.errors import ConfigError
+from verl_arena.core.types import ANCHOR_KEY, Candidate
 
-__all__ = ["candidate_from_messages", "split_think", "truncate_middle"]
+__all__ = ["anchor_candidates", "candidate_from_messages", "split_think", "truncate_middle"]
 
 _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S)
 
@@ -138,3 +139,22 @@ def candidate_from_messages(
     if final_index is None:
         info["no_answer"] = True
     return Candidate(id=id, answer=truncate_middle(answer, max_answer, count), path=path, meta=info)
+
+
+def anchor_candidates(value: Any, field: str, **limits: int) -> list[Candidate]:
+    """A prompt's anchors from the data (``value``: a list of answers, each a text or chat messages) as candidates
+    marked ``meta["anchor"]``, with ids ``__anchor_0__, ...``; ``field`` names where they came from in the error a
+    value of another shape raises; ``limits``: :func:`candidate_from_messages`'s ``max_path``, ``max_answer`` and
+    ``max_tool_output`` (a text anchor is cut to ``max_answer``)."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        raise ConfigError(f"{field} must be a list of anchor answers (texts or chat messages), got {value!r:.200}")
+    anchors = []
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            anchor = Candidate(f"__anchor_{i}__", truncate_middle(item, limits.get("max_answer", 12_000)))
+        elif isinstance(item, Sequence) and item and all(isinstance(m, Mapping) for m in item):
+            anchor = candidate_from_messages(f"__anchor_{i}__", item, **limits)
+        else:
+            raise ConfigError(f"{field}[{i}] must be a text or a list of chat messages, got {item!r:.200}")
+        anchors.append(Candidate(anchor.id, anchor.answer, anchor.path, {**anchor.meta, ANCHOR_KEY: True}))
+    return anchors

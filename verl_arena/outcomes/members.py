@@ -23,7 +23,7 @@ from typing import Any
 
 from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import group_usage, judge_counts
-from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.core.types import MARKED_ANCHORS_KEY, Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
@@ -85,7 +85,9 @@ class GroupSummary:
     asked for the group, ``verifiable_saved`` the judge calls the scores saved, ``scorer_errors`` the members whose
     scorer failed, see :mod:`~verl_arena.outcomes.verifiable`; ``budget_*``: under a step budget, whether the group
     drew on it, was ranked with a cheaper topology than configured, and the judge calls it used of it, see
-    :mod:`~verl_arena.runtime.step_budget`)."""
+    :mod:`~verl_arena.runtime.step_budget`; ``anchors``: the candidates the group carried marked as anchors, from the
+    data or an anchor pool, and ``anchor_judgments`` the judgments of a member against one of them, see
+    :mod:`~verl_arena.core.topologies.anchor_set`)."""
 
     size: int = 0
     expected: int = 0
@@ -133,6 +135,8 @@ class GroupSummary:
     budgeted: bool = False
     budget_degraded: bool = False
     budget_calls: int = 0
+    anchors: int = 0
+    anchor_judgments: int = 0
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.outcomes.hack_alarm.screen_group` counts this summary carries."""
@@ -208,6 +212,7 @@ class GroupSummary:
             first_slot_wins=evidence.first_slot,
             **_verifiable_fields(result.details.get("verifiable")),
             **_budget_fields(result.details.get("budget")),
+            **_anchor_fields(result),
         )
 
 
@@ -431,6 +436,15 @@ def _budget_fields(details: Any) -> dict[str, Any]:
     if not isinstance(details, dict):
         return {}
     return {"budgeted": True, "budget_degraded": bool(details.get("degraded")), "budget_calls": int(details["calls"])}
+
+
+def _anchor_fields(result: GroupResult) -> dict[str, Any]:
+    """The marked anchors a group carried and the judgments against them (nothing for a group without any)."""
+    marked = set(result.details.get(MARKED_ANCHORS_KEY) or ())
+    if not marked:
+        return {}
+    judged = sum(any(p in marked for p in m.players) for m in result.matches if m.kind == "compare")
+    return {"anchors": len(marked), "anchor_judgments": judged}
 
 
 def _env_fields(candidate: Candidate) -> dict[str, Any]:

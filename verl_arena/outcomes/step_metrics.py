@@ -118,6 +118,12 @@ STEP_METRICS = {
     "judge calls could not pay even for the cheapest fallback; the budget's doing, never the rollouts'",
     "arena/budget_calls_used": "with step_budget: judge calls the step's groups made of the budget (every shard of "
     "the judge pool together)",
+    "arena/anchored_groups": "with anchor_set and source: marked: groups judged against anchors they carried (from "
+    "the data, or an anchor pool's)",
+    "arena/anchors": "with anchor_set and source: marked: the anchors those groups met (judged against, never ranked "
+    "for a reward)",
+    "arena/anchor_judgments": "with anchor_set and source: marked: judgments of a rollout against one of those "
+    "anchors (counted in arena/judgments too)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
     **HELDOUT_METRICS,  # hack/heldout_*: the held-out judge's agreement with the training judge (heldout_judge)
 }
@@ -234,6 +240,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
     out.update(_verifiable(ranked))
     out.update(_budget(ranked))
+    out.update(_anchored(ranked))
     hack = hack_metrics([g.hack_counts() for g in ranked])
     screened = screen_metrics([o.screened for _, o in answers])
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
@@ -264,6 +271,18 @@ def _budget(ranked: list[Any]) -> dict[str, float]:
         "arena/budget_degraded_groups": float(sum(g.budget_degraded for g in budgeted)),
         "arena/budget_voided_groups": float(sum(g.void_reason == "budget" for g in budgeted)),
         "arena/budget_calls_used": float(sum(g.budget_calls for g in budgeted)),
+    }
+
+
+def _anchored(ranked: list[Any]) -> dict[str, float]:
+    """The anchors the step's groups carried and the judgments against them (only when some group had any)."""
+    anchored = [g for g in ranked if g.anchors]
+    if not anchored:
+        return {}
+    return {
+        "arena/anchored_groups": float(len(anchored)),
+        "arena/anchors": float(sum(g.anchors for g in anchored)),
+        "arena/anchor_judgments": float(sum(g.anchor_judgments for g in anchored)),
     }
 
 

@@ -4,7 +4,8 @@
 
 A group ranked with such a tournament meets its prompt's anchors (:class:`~verl_arena.core.anchor_pool.AnchorPool`):
 :meth:`ServiceAnchorPools.group` appends them, marked, after every candidate the caller sent (its rollouts, then any
-reference or data anchors, which take their places first: a group carries at most K anchors), and
+reference or data anchors, which take their places first: a group carries at most K anchors, see
+:mod:`~verl_arena.runtime.data_anchors`), and
 :meth:`ServiceAnchorPools.update` lets the ranked group change the pool (a voided group changes nothing). Appended
 after the caller's candidates, the anchors are nobody's member: the caller reads its own candidates' entries where
 they were, as it does with a reference, and no anchor's reward or advantage reaches a trainer.
@@ -22,12 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from verl_arena.core.anchor_pool import AnchorPool
-from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import ANCHOR_KEY, Candidate, GroupResult
-from verl_arena.runtime.options import CoordinatorOptions
 
-__all__ = ["ServiceAnchorPools", "check_pooled_coordinator", "keeps_pool", "route_key"]
+__all__ = ["ServiceAnchorPools", "keeps_pool", "route_key"]
 
 
 def keeps_pool(tournament: Tournament) -> bool:
@@ -41,23 +40,6 @@ def route_key(tournament: Tournament, query: str, group_id: str | None, candidat
     if keeps_pool(tournament):
         return f"prompt:{AnchorPool.key(query)}"
     return group_id or (candidates[0].digest if candidates else query)
-
-
-def check_pooled_coordinator(tournament: Tournament, options: CoordinatorOptions) -> None:
-    """Refuse the coordinator options that rank part of a group where a pooled tournament appends its anchors: tail
-    hiding (a head ranked, then the late members placed against it) and verifiable scores judging within tiers."""
-    if not keeps_pool(tournament):
-        return
-    if options.tail_share < 1 or options.tail_wait_s is not None:
-        raise ConfigError(
-            "topology 'anchor_set' with pool: true ranks every group whole against its prompt's anchors, so the tail "
-            "cannot be hidden: drop tail_share / tail_wait_s, or the pool"
-        )
-    if options.verifiable is not None and options.verifiable.judge != "ties":
-        raise ConfigError(
-            "topology 'anchor_set' with pool: true judges whole groups: use verifiable.judge='ties' (the judge ranks "
-            f"only the groups whose scores all tie), not {options.verifiable.judge!r}, or drop the pool"
-        )
 
 
 class ServiceAnchorPools:

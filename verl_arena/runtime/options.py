@@ -100,6 +100,10 @@ class ArenaOptions(OutcomeOptions):
             fits, and is voided as ``"budget"`` (zero advantages) when none does (see
             :class:`~verl_arena.runtime.step_budget.StepBudgetConfig`); ``None`` (the default): no budget. Eager
             judging is off under a budget (the budget chooses a group's topology when the group is complete).
+        anchors_key: where a prompt's anchors sit in the data (verl: ``extra_info[anchors_key]``; slime:
+            ``sample.metadata[anchors_key]``): a list of answers (texts or chat messages), the same on every row of
+            the prompt, that topology ``anchor_set`` with ``source: marked`` judges each rollout against (never
+            ranked for a reward); read only with that topology (see :mod:`~verl_arena.runtime.data_anchors`).
     """
 
     judge: JudgeConfig
@@ -111,6 +115,7 @@ class ArenaOptions(OutcomeOptions):
     max_answer_chars: int = Field(default=12_000, ge=100)
     max_tool_output_chars: int = Field(default=2_000, ge=50)
     step_budget: StepBudgetConfig | None = None
+    anchors_key: str = Field(default="anchors", min_length=1)
     _built: Tournament = PrivateAttr()
 
     @field_validator("topology")

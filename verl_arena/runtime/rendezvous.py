@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
@@ -48,7 +49,7 @@ from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
-from verl_arena.runtime.anchor_pools import check_pooled_coordinator
+from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.options import CoordinatorOptions
@@ -94,6 +95,7 @@ class Submission:
     step: int | None = None
     horizon: int = 0
     features: MemberFeatures | None = None
+    anchors: tuple[Candidate, ...] = ()
 
 
 @dataclass
@@ -107,6 +109,9 @@ class _Pending:
     features: dict[str, MemberFeatures | None] = field(default_factory=dict)
     anchors: list[str] = field(default_factory=list)
     reference: Candidate | None = None
+    #: the data's anchors (``anchor_set``, ``source: marked``), as its first member brought them, and that member
+    data_anchors: tuple[Candidate, ...] = ()
+    anchors_from: str = ""
     done: asyncio.Future[Answers] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
@@ -155,7 +160,7 @@ class GroupCoordinator:
         self.ranker = ranker
         self.tournament = tournament
         self.options = options = options if options is not None else CoordinatorOptions()
-        check_pooled_coordinator(tournament, options)
+        check_marked_coordinator(tournament, options)
         self.finished_capacity = finished_capacity
         self.max_pending = max_pending
         self._clock = clock
@@ -192,6 +197,7 @@ class GroupCoordinator:
         step: int | None = None,
         horizon: int = 0,
         features: MemberFeatures | None = None,
+        anchors: Sequence[Candidate] = (),
     ) -> MemberOutcome:
         """Join ``group_id`` as ``member`` and wait for the group's result.
 
@@ -207,8 +213,13 @@ class GroupCoordinator:
             horizon: the interaction-turn limit the rollout ran under, if any (reported back).
             features: the hack detectors' features of ``candidate``, measured where the rollout is
                 (:func:`~verl_arena.outcomes.hack_detectors.member_features`); ``None``: measured here.
+            anchors: the prompt's anchors from the data (``anchor_set`` with ``source: marked``), marked
+                ``meta["anchor"]``: every member of the group must bring the same ones (:class:`ConfigError` if not);
+                judged against, never rewarded (:mod:`~verl_arena.runtime.data_anchors`).
         """
-        entry = Submission(group_id, member, candidate, expected, query, anchor, reference, step, horizon, features)
+        entry = Submission(
+            group_id, member, candidate, expected, query, anchor, reference, step, horizon, features, tuple(anchors)
+        )
         arrival = self._clock(), self._wall_clock()
         if self.recovered:
             await self._recall_unknown([group_id])
@@ -219,19 +230,27 @@ class GroupCoordinator:
         answers = await asyncio.shield(done)
         return self._answer(entry, self._waited(entry, answers, arrival, duplicate))
 
-    async def submit_many(self, batch: Sequence[Submission]) -> AsyncIterator[list[tuple[int, MemberOutcome]]]:
+    async def submit_many(
+        self, batch: Sequence[Submission]
+    ) -> AsyncIterator[list[tuple[int, MemberOutcome | ConfigError]]]:
         """Join every member of ``batch`` (what one reward worker sent in one call) and yield their answers as their
         groups finish: each item is ``[(index in the batch, outcome), ...]`` for the members answered since the last
         one. Each member is answered exactly as :meth:`submit` answers it (a duplicate in the batch is a duplicate, a
-        member of a finished group is answered at once), and no member waits for another member's group."""
+        member of a finished group is answered at once), and no member waits for another member's group. A member that
+        :meth:`submit` would refuse (its data's anchors differ from its group's) is answered with the
+        :class:`ConfigError`, which fails it alone."""
         arrival = self._clock(), self._wall_clock()
         self.counts["batches"] += 1
         if self.recovered:
             await self._recall_unknown(list(dict.fromkeys(entry.group_id for entry in batch)))
-        ready: list[tuple[int, MemberOutcome]] = []
+        ready: list[tuple[int, MemberOutcome | ConfigError]] = []
         waiting: dict[asyncio.Future[Answers], list[tuple[int, bool]]] = {}
         for index, entry in enumerate(batch):
-            joined = self._join(entry)
+            try:
+                joined = self._join(entry)
+            except ConfigError as exc:  # bad input fails its own member, loudly, not the batch
+                ready.append((index, exc))
+                continue
             if isinstance(joined, MemberOutcome):
                 ready.append((index, self._answer(entry, joined)))
             else:
@@ -286,6 +305,7 @@ class GroupCoordinator:
         if duplicate:
             self.counts["duplicates"] += 1
         else:
+            self._check_anchors(group_id, group, entry)
             candidate = entry.candidate
             group.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
             group.features[member] = entry.features
@@ -312,6 +332,19 @@ class GroupCoordinator:
             asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
         return group.done, duplicate
+
+    def _check_anchors(self, group_id: str, group: _Pending, entry: Submission) -> None:
+        """Keep the data's anchors the group's first member brought (if the tournament can use them); refuse a later
+        member that brings others."""
+        if not group.members:
+            check_data_anchors(self.tournament, entry.anchors, "the data's anchors", group_id)
+            group.data_anchors, group.anchors_from = entry.anchors, entry.member
+        elif not same_anchors(group.data_anchors, entry.anchors):
+            raise ConfigError(
+                f"group {group_id}: member {entry.member} brings {len(entry.anchors)} anchors from the data that "
+                f"differ from the {len(group.data_anchors)} of member {group.anchors_from}: every row of a prompt must "
+                "carry the same anchors (verl: extra_info[anchors_key], slime: sample.metadata[anchors_key])"
+            )
 
     def _open(self, group_id: str, entry: Submission) -> _Pending:
         """A new pending group, closed by a timer ``arrival_timeout_s`` from now if its members do not all come."""
@@ -593,13 +626,14 @@ class GroupCoordinator:
 
     @staticmethod
     def _candidates(group: _Pending, members: list[str]) -> tuple[list[Candidate], int]:
-        """What ranks ``members``: their candidates (and the reference, if there is one), and the anchor's index."""
+        """What ranks ``members``: their candidates (then the reference, if there is one, then the data's anchors),
+        and the anchor's index."""
         candidates = [group.members[m] for m in members]
         if group.reference is not None:
             candidates.append(group.reference)
-            return candidates, len(candidates) - 1
+            return [*candidates, *group.data_anchors], len(candidates) - 1
         # the marked anchor, if it is ranked (its environment may have failed): else the first member
-        return candidates, next((members.index(a) for a in group.anchors if a in members), 0)
+        return [*candidates, *group.data_anchors], next((members.index(a) for a in group.anchors if a in members), 0)
 
     # -- observability ----------------------------------------------------------------------------------------------
 

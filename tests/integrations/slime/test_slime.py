@@ -361,3 +361,52 @@ def test_evaluation_is_a_win_rate_against_the_reference(slime_rollout, rollout, 
     assert [v["judged"] for v in verdicts] == [True, True, False] and verdicts[2]["reason"] == "no reference"
     assert len(server.recent) == 4  # two judged samples, both orders each
     assert args.group_rm is True  # the training arguments are left as they were
+
+
+KYOTO_ANCHORS = [
+    "Day 1: Kiyomizu-dera temple and Nishiki market. Day 2: Kinkaku-ji and a garden walk, about 100 USD a day.",
+    "Kyoto has temples.",
+]
+
+
+def test_the_datas_anchors_in_the_samples_metadata_meet_every_rollout_and_are_never_rewarded(
+    slime_rollout, rollout, mock_judge
+):
+    """``anchor_set`` with ``source: marked``: the anchors slime's data loader puts in ``sample.metadata["anchors"]``
+    join the group through slime's own rollout; every rollout is judged against both, the rewards are those
+    ``rank_group`` gives the rollouts among the anchors, and the step's metrics count the anchors' judgments."""
+    from helpers import flatten, script_groups
+
+    from verl_arena.judges.rendering import anchor_candidates
+    from verl_arena.slime import log_rollout
+
+    url, server = mock_judge()
+    options = {"anchors": 2, "source": "marked"}
+    scripted = "helpers.scripted_generate"
+    args = _slime_args(
+        slime_rollout, url, topology="anchor_set", tournament=options, anchor="first", generate_function_path=scripted
+    )
+    args.rollout_batch_size = args.over_sampling_batch_size = 1
+    groups = script_groups(_prompts()[:1], 4)
+    for s in groups[0]:
+        s.metadata["anchors"] = list(KYOTO_ANCHORS)
+    before = server.received
+    (kyoto,) = rollout(args, groups)
+    prompts = [json.dumps(r["messages"]) for r in list(server.recent)[-(server.received - before) :]]
+    assert all(sum(a[:40] in p for p in prompts) >= 2 * 4 for a in KYOTO_ANCHORS)  # each rollout, both orders
+    assert all(s.metadata["arena"]["group"]["judgments"] == 4 * 2 for s in kyoto)
+
+    candidates = [Candidate(str(i), s.response) for i, s in enumerate(kyoto)]
+    tournament = Tournament.from_options("anchor_set", **options).for_group(seed=group_seed("group-0"))
+    anchors = anchor_candidates(KYOTO_ANCHORS, "anchors")
+    expected = asyncio.run(JudgeService(judge_config(url)).rank_group(KYOTO, [*candidates, *anchors], tournament))
+    assert [s.reward for s in kyoto] == pytest.approx(list(expected.rewards[:4]), abs=1e-6)
+    metrics: dict[str, float] = {}
+    log_rollout(0, args, flatten([kyoto]), metrics, 1.0)
+    assert metrics["arena/anchors"] == 2 and metrics["arena/anchor_judgments"] == metrics["arena/judgments"] == 8
+
+    for s in groups[0]:  # a rollout whose sample carries other anchors: bad data, named with its group
+        s.metadata.pop("arena", None)
+    groups[0][2].metadata["anchors"] = KYOTO_ANCHORS[:1]
+    with pytest.raises(Exception, match=r"group group-0: rollout 2 carries 1 anchors in sample.metadata\['anchors'\]"):
+        rollout(args, groups)

@@ -113,3 +113,41 @@ def test_judge_time_is_the_union_of_the_groups_spans_and_exposed_after_the_last_
     assert step["arena/judge_busy_s"] == 7.0 and step["arena/rank_s_mean"] == 3.0
     assert step["arena/judge_exposed_s"] == 1.0 and step["arena/judge_hidden_share"] == pytest.approx(6 / 7)
     assert "arena/judge_busy_s" not in StepMetrics().pop() and set(step) <= set(STEP_METRICS)
+
+
+def test_a_frozen_policys_generations_become_the_tasks_anchors_the_reward_manager_reads(tmp_path):
+    """``prepare(anchors=FILE)`` (``verl-arena prepare --anchors FILE``): a frozen policy's generations, by task id,
+    land in ``extra_info.anchors`` after the task's own anchors; read back from the parquet as verl loads it, they are
+    the marked candidates the arena reward manager sends with every rollout."""
+    from verl_arena.integrations.verl.trajectory import anchors_from_row
+
+    tasks = tmp_path / "tasks.jsonl"
+    lines = [
+        {"id": "kyoto", "query": "Plan Kyoto", "anchors": ["Own anchor: temples at 9."], "split": "train"},
+        {"id": "rome", "query": "Plan Rome", "split": "train"},
+    ]
+    tasks.write_text("".join(json.dumps(t) + "\n" for t in lines))
+    generations = tmp_path / "frozen.jsonl"
+    messages = [{"role": "assistant", "content": "Frozen: Colosseum at 8, Vatican at 11."}]
+    frozen = [{"id": "kyoto", "response": "Frozen: Fushimi Inari at 7."}, {"id": "rome", "response": messages}]
+    generations.write_text("".join(json.dumps(g) + "\n" for g in frozen))
+    train = pd.read_parquet(prepare(tasks, tmp_path / "out", anchors=generations).train)
+    read = [anchors_from_row({"extra_info": e}) for e in train["extra_info"]]
+    assert [[a.answer for a in anchors] for anchors in read] == [
+        ["Own anchor: temples at 9.", "Frozen: Fushimi Inari at 7."],
+        ["Frozen: Colosseum at 8, Vatican at 11."],
+    ]
+    assert all(a.meta["anchor"] and a.id == f"__anchor_{i}__" for anchors in read for i, a in enumerate(anchors))
+    assert (
+        anchors_from_row(
+            {"extra_info": pd.read_parquet(prepare(tasks, tmp_path / "plain").train).iloc[1]["extra_info"]}
+        )
+        == []
+    )
+
+    generations.write_text(json.dumps({"id": "paris", "response": "x"}) + "\n")
+    with pytest.raises(ConfigError, match=r"frozen\.jsonl: generations for task id 'paris', which no task has"):
+        prepare(tasks, tmp_path / "bad", anchors=generations)
+    generations.write_text(json.dumps({"id": "rome", "answer": "x"}) + "\n")
+    with pytest.raises(ConfigError, match=r"frozen.jsonl line 1: a generation is \{\"id\""):
+        prepare(tasks, tmp_path / "bad", anchors=generations)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 
 import numpy as np
@@ -515,3 +516,95 @@ def test_more_rollouts_waiting_than_the_reward_workers_accept_is_named_with_the_
         "up to 2400 rollouts may wait for their groups at once, but 2 reward workers accept only 2000 calls; raise "
         "reward.num_workers to at least 3"
     ]
+
+
+ANCHORS = ["A short day: one temple, then tea.", "Day plan:\n- 9:00 temple\n- 12:00 lunch\n- 15:00 tea house"]
+
+
+def anchored_row(tokenizer, uid: str, session: int, text: str, extra: dict, anchors) -> DataProto:
+    """A row whose ``extra_info.anchors`` holds the prompt's anchors, as verl's parquet loading leaves a list column
+    (a numpy array of objects)."""
+    data = row(tokenizer, uid, session, text, extra)
+    info = data.non_tensor_batch["extra_info"][0]
+    data.non_tensor_batch["extra_info"][0] = {**info, "anchors": np.array(anchors, dtype=object)}
+    return data
+
+
+def anchored_config(cluster, url, name: str, *extra: str):
+    topology = "++reward.reward_kwargs.topology=anchor_set"
+    return trainer_config(
+        cluster, url, topology, "+reward.reward_kwargs.tournament={anchors: 2, source: marked}", *extra, name=name
+    )
+
+
+@pytest.mark.slow
+def test_the_datas_anchors_meet_every_member_and_only_members_are_rewarded(cluster, judge):
+    """``anchor_set`` with ``source: marked``: each row's ``extra_info.anchors`` reaches the coordinator and the judge
+    service; every member is judged against both anchors, the members' rewards are what ``rank_group`` gives the
+    members and the anchors, no anchor gets an answer, and the step metrics count the anchors' judgments."""
+    from verl.utils import hf_tokenizer
+
+    from verl_arena.integrations.verl.trajectory import anchors_from_row
+    from verl_arena.runtime import JudgeService
+
+    url, server = judge
+    tokenizer = hf_tokenizer(str(cluster))
+    manager = RewardLoopManager(anchored_config(cluster, url, "arena_data_anchors"))
+    plays = trajectories("uid-b")
+    rows = [anchored_row(tokenizer, "uid-b", s, t, e, ANCHORS) for s, (t, e) in enumerate(plays)]
+    before = server.received
+    outputs = deliver(manager.reward_loop_workers, rows)
+    prompts = [r["messages"][1]["content"] for r in list(server.recent)[-(server.received - before) :]]
+    info = [o["reward_extra_info"] for o in outputs]
+    assert all(i["arena_votes"] == 1.0 and i["arena_group_size"] == N for i in info)  # the anchors are no members
+    assert all(i["arena_judgments"] == N * len(ANCHORS) for i in info)  # every member against every anchor
+    for anchor in ANCHORS:  # the judge read each anchor (the member without an answer loses without a call)
+        assert sum(anchor in p for p in prompts) >= 2 * (N - 1)
+
+    query, candidates = expected_result(tokenizer, "uid-b")
+    anchors = anchors_from_row(rows[0][0].non_tensor_batch)  # one item, as the reward manager reads it
+    assert len(anchors) == len(ANCHORS)
+    service = JudgeService({"endpoints": [{"base_url": url, "model": "mock"}]})
+    result = asyncio.run(
+        service.rank_group(
+            query,
+            [*candidates, *anchors],
+            "anchor_set",
+            group_id="uid-b",
+            seed=group_seed("uid-b"),
+            anchors=2,
+            source="marked",
+        )
+    )
+    assert [o["reward_score"] for o in outputs] == pytest.approx(list(result.rewards[:N]), abs=1e-6)
+    context = ray.get_runtime_context()
+    name = f"arena_data_anchors_coordinator_{context.get_job_id()}"
+    metrics = ray.get(ray.get_actor(name, namespace=context.namespace).step_metrics.remote(1))
+    assert metrics["arena/anchored_groups"] == 1.0 and metrics["arena/anchors"] == len(ANCHORS)
+    assert metrics["arena/anchor_judgments"] == metrics["arena/judgments"] == N * len(ANCHORS)
+
+
+@pytest.mark.slow
+def test_rows_of_a_group_with_other_anchors_or_the_wrong_count_fail_naming_the_field_and_the_group(cluster, judge):
+    from verl.utils import hf_tokenizer
+
+    url, _ = judge
+    tokenizer = hf_tokenizer(str(cluster))
+    config = anchored_config(cluster, url, "arena_bad_anchors", "+reward.reward_kwargs.arrival_timeout_s=3")
+    worker = ray.remote(RewardLoopWorker).remote(config)
+    plays = trajectories("uid-c")
+    first = anchored_row(tokenizer, "uid-c", 0, *plays[0], ANCHORS)
+    other = anchored_row(tokenizer, "uid-c", 1, *plays[1], [ANCHORS[0], "Another anchor entirely."])
+    answers, errors = [], []
+    for ref in [worker.compute_score.remote(first), worker.compute_score.remote(other)]:
+        try:
+            answers.append(ray.get(ref, timeout=60))
+        except Exception as exc:  # the row that reached the group second
+            errors.append(str(exc))
+    assert len(errors) == 1 and re.search(
+        r"group uid-c: member [01] brings 2 anchors from the data that differ", errors[0]
+    )
+    assert answers[0]["reward_extra_info"]["arena_incomplete"] == 1.0  # the other waited alone, and got 0
+    short = anchored_row(tokenizer, "uid-x", 0, *plays[0], ANCHORS[:1])
+    with pytest.raises(Exception, match=r"group uid-x: extra_info.anchors holds 1 anchors.*needs exactly 2"):
+        ray.get(worker.compute_score.remote(short), timeout=60)

@@ -10,6 +10,9 @@
   works, not on slime's event loop) goes to ``sample.metadata["arena"]``. Judge trouble never raises into slime: a
   group that cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different
   prompts are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
+  With topology ``anchor_set`` and ``source: marked``, the prompt's anchors come from the data:
+  ``sample.metadata[anchors_key]`` (the same on every sample of the prompt; :mod:`~verl_arena.runtime.data_anchors`);
+  the group is ranked against them and only its rollouts get rewards.
   A fan-out rollout (a list of samples) is judged by its last sample; every sample of it gets the rollout's reward
   in place and the function returns ``[]``, because slime writes a group's rewards back with a plain ``zip`` that a
   fan-out group would break.
@@ -38,11 +41,12 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
-from verl_arena.integrations.slime.samples import candidate_of, query_of, reference_of, trajectory_of
+from verl_arena.integrations.slime.samples import anchors_of, candidate_of, query_of, reference_of, trajectory_of
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
 
@@ -97,6 +101,7 @@ async def _rank(
     elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
         candidates.append(Candidate("__reference__", reference))
         anchor = len(candidates) - 1
+    candidates.extend(_data_anchors(cfg, trajectories, key))  # after the members and the reference: never rewarded
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
     # what the hack detectors read of each rollout, measured in a thread while the judge works (not on slime's loop)
     measuring = asyncio.ensure_future(asyncio.to_thread(_features, candidates[: len(trajectories)], query))
@@ -124,6 +129,17 @@ async def _rank(
         features=features,
     )
     return key, outcomes
+
+
+def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
+    """The prompt's anchors in the samples' metadata, read only for a tournament that judges against marked
+    anchors; a count it cannot use, or samples that disagree, fail naming the field and the group."""
+    tournament = cfg.built_tournament()
+    if not takes_marked_anchors(tournament):
+        return []
+    anchors = anchors_of(trajectories, cfg, key)
+    check_data_anchors(tournament, anchors, f"sample.metadata[{cfg.anchors_key!r}]", key)
+    return anchors
 
 
 def _features(candidates: list[Candidate], query: str) -> list[MemberFeatures]:

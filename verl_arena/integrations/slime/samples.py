@@ -5,14 +5,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate
 from verl_arena.integrations.slime.config import SlimeArenaConfig
-from verl_arena.judges.rendering import candidate_from_messages, split_think, truncate_middle
+from verl_arena.judges.rendering import anchor_candidates, candidate_from_messages, split_think, truncate_middle
+from verl_arena.runtime.data_anchors import same_anchors
 
-__all__ = ["candidate_of", "query_of", "reference_of", "status_of", "trajectory_of"]
+__all__ = ["anchors_of", "candidate_of", "query_of", "reference_of", "status_of", "trajectory_of"]
 
 #: ``sample.metadata`` keys where a recorded conversation may sit (ours first, then the common one)
 MESSAGE_KEYS = ("arena_messages", "messages")
@@ -96,3 +98,22 @@ def candidate_of(sample: Any, member: str, cfg: SlimeArenaConfig) -> Candidate:
     if not answer.strip() or status in ("failed", "aborted") or (status == "truncated" and cfg.truncated == "lose"):
         meta["no_answer"] = True
     return Candidate(id=member, answer=answer, path=path, meta=meta)
+
+
+def anchors_of(samples: Sequence[Any], cfg: SlimeArenaConfig, group: str) -> list[Candidate]:
+    """The prompt's anchors from the data: ``sample.metadata[anchors_key]`` (a list of texts or chat messages), which
+    every sample of the group must carry alike (:class:`ConfigError` naming the field and the group if not); marked
+    candidates ``__anchor_0__, ...`` (none when the samples carry no such list)."""
+    field = f"sample.metadata[{cfg.anchors_key!r}]"
+    limits = {"max_path": cfg.max_path_chars, "max_answer": cfg.max_answer_chars}
+    found = []
+    for sample in samples:
+        value = (getattr(sample, "metadata", None) or {}).get(cfg.anchors_key)
+        anchors = [] if value is None else anchor_candidates(value, field, **limits)
+        if found and not same_anchors(found[0], anchors):
+            raise ConfigError(
+                f"group {group}: rollout {len(found)} carries {len(anchors)} anchors in {field} that differ from the "
+                f"{len(found[0])} of rollout 0: every sample of a prompt must carry the same anchors"
+            )
+        found.append(anchors)
+    return found[0] if found else []

@@ -7,6 +7,7 @@ Input, one task per line (JSON)::
     {"id": "kyoto-1", "query": "Plan a day in Kyoto ...", "system": "optional system prompt",
      "reference": "optional reference answer (text, or chat messages)", "rubrics": ["optional", "..."],
      "answer_key": "optional facts the judge checks answers against (text or JSON)",
+     "anchors": ["optional answers every rollout is judged against (texts or chat messages)", "..."],
      "domain": "travel", "agent": "arena_tool_agent", "tools_kwargs": {...}, "split": "train", "env_task": 3}
 
 Output: ``train.parquet`` and ``val.parquet`` in verl's RL format: ``prompt`` (chat messages), ``data_source``
@@ -17,6 +18,12 @@ Output: ``train.parquet`` and ``val.parquet`` in verl's RL format: ``prompt`` (c
 task ``id`` and ``index``, ``tools_kwargs`` for verl's tool agent loop, and ``data_idx`` (a task's ``env_task``, the
 environment's task index ``arena_env_agent`` resets its episode to). Rows without a ``split`` are dealt to
 train and validation by ``val_fraction``, with a seeded draw.
+
+``extra_info.anchors`` holds a task's anchors, each as chat messages (a text is one assistant message): the answers
+topology ``anchor_set`` with ``source: marked`` judges every rollout of the task against (never trained on). They
+come from the task's ``anchors`` and, with ``anchors=FILE`` (``verl-arena prepare --anchors FILE``), from a frozen
+policy's generations: a JSONL of ``{"id": task id, "response": text or chat messages}``, any number per task, in
+file order after the task's own.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import numpy as np
 from verl_arena.core.errors import ConfigError
 from verl_arena.offline.files import answer_key_field, jsonl_objects, optional_text, rubrics_field
 
-__all__ = ["PreparedData", "prepare", "task_rows"]
+__all__ = ["PreparedData", "frozen_anchors", "prepare", "task_rows"]
 
 TRAIN_SPLITS = ("train",)
 VALIDATION_SPLITS = ("test", "val", "validation", "eval")  # the arena reward manager's default validation_splits
@@ -48,6 +55,7 @@ _KEYS = {
     "tools_kwargs",
     "split",
     "env_task",
+    "anchors",
 }
 
 
@@ -64,8 +72,11 @@ class PreparedData:
 def _reference(raw: Mapping[str, Any], where: str) -> list[dict[str, Any]] | None:
     """The reference as chat messages (a text reference is one assistant message): one type for the column."""
     value = raw.get("reference")
-    if value is None:
-        return None
+    return None if value is None else _as_messages(value, f"{where}: 'reference'")
+
+
+def _as_messages(value: Any, what: str) -> list[dict[str, Any]]:
+    """An answer (text, or chat messages with roles) as chat messages: one type for the column."""
     if isinstance(value, str):
         return [{"role": "assistant", "content": value}]
     if (
@@ -74,7 +85,27 @@ def _reference(raw: Mapping[str, Any], where: str) -> list[dict[str, Any]] | Non
         and all(isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in value)
     ):
         return [dict(m) for m in value]
-    raise ConfigError(f"{where}: 'reference' must be a string or a list of chat messages with roles")
+    raise ConfigError(f"{what} must be a string or a list of chat messages with roles")
+
+
+def _anchors(raw: Mapping[str, Any], where: str) -> list[list[dict[str, Any]]]:
+    """The task's own anchors, each as chat messages."""
+    value = raw.get("anchors", [])
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: 'anchors' must be a list of answers (strings or chat messages)")
+    return [_as_messages(a, f"{where}: 'anchors'[{i}]") for i, a in enumerate(value)]
+
+
+def frozen_anchors(path: str | Path) -> dict[str, list[list[dict[str, Any]]]]:
+    """A frozen policy's generations (JSONL: ``{"id": task id, "response": text or chat messages}``) as each task's
+    anchors, in file order; errors name the line."""
+    anchors: dict[str, list[list[dict[str, Any]]]] = {}
+    for where, _, raw in jsonl_objects(path):
+        unknown = sorted(set(raw) - {"id", "response"})
+        if unknown or "id" not in raw or "response" not in raw:
+            raise ConfigError(f'{where}: a generation is {{"id": task id, "response": text or chat messages}}')
+        anchors.setdefault(str(raw["id"]), []).append(_as_messages(raw["response"], f"{where}: 'response'"))
+    return anchors
 
 
 def _rubric_text(item: Any) -> str:
@@ -121,6 +152,7 @@ def _task(raw: dict[str, Any], where: str, number: int, defaults: Mapping[str, A
             "reference": reference,
             "rubrics": None if rubrics is None else [_rubric_text(r) for r in rubrics],
             "answer_key": answer_key_field(raw.get("answer_key"), where),
+            "anchors": _anchors(raw, where) or None,
         },
     }
     if tools_kwargs:  # parquet cannot hold an empty struct
@@ -150,6 +182,16 @@ def task_rows(path: str | Path, **defaults: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _add_anchors(rows: list[dict[str, Any]], anchors: Mapping[str, list[Any]], path: str | Path) -> None:
+    """Append each task's generations to its anchors; a generation of a task that is not there is an error."""
+    by_id = {r["extra_info"]["id"]: r["extra_info"] for r in rows}
+    unknown = sorted(set(anchors) - set(by_id))
+    if unknown:
+        raise ConfigError(f"{path}: generations for task id {unknown[0]!r}, which no task has")
+    for task_id, answers in anchors.items():
+        by_id[task_id]["anchors"] = [*(by_id[task_id]["anchors"] or []), *answers]
+
+
 def _write(rows: Sequence[dict[str, Any]], path: Path) -> None:
     import pandas as pd
 
@@ -168,6 +210,7 @@ def prepare(
     val_tasks: str | Path | None = None,
     val_fraction: float = 0.0,
     seed: int = 0,
+    anchors: str | Path | None = None,
     **defaults: Any,
 ) -> PreparedData:
     """Write ``train.parquet`` and ``val.parquet`` into ``output_dir``.
@@ -178,6 +221,8 @@ def prepare(
         val_tasks: a second tasks file, all of it validation.
         val_fraction: share of the tasks without a ``split`` that go to validation (seeded draw).
         seed: seeds that draw.
+        anchors: a frozen policy's generations (JSONL of ``{"id", "response"}``), added to their tasks'
+            ``extra_info.anchors`` after the tasks' own; an id that names no task is an error.
         **defaults: ``system``, ``domain`` and ``agent`` for tasks that do not give their own.
     """
     if not 0.0 <= val_fraction < 1.0:
@@ -192,6 +237,8 @@ def prepare(
         for r in task_rows(val_tasks, **defaults):
             r["extra_info"]["split"] = "val"
             rows.append(r)
+    if anchors is not None:
+        _add_anchors(rows, frozen_anchors(anchors), anchors)
     train = [r for r in rows if r["extra_info"]["split"] in TRAIN_SPLITS]
     val = [r for r in rows if r["extra_info"]["split"] in VALIDATION_SPLITS]
     if not train:

@@ -17,6 +17,10 @@ With ``verifiable``, each rollout is also scored by a rule here, on the worker
 (:mod:`~verl_arena.integrations.verl.verifiable`), and its score rides with the candidate: the coordinator ranks by the
 scores first and asks the judge only where they tie (:mod:`~verl_arena.outcomes.verifiable`).
 
+With topology ``anchor_set`` and ``source: marked``, each row's ``extra_info[anchors_key]`` (the prompt's anchors:
+answers from the data or a frozen policy, the same on every row of the prompt) rides with the candidate: the
+coordinator ranks the group against them and answers only the members (:mod:`~verl_arena.runtime.data_anchors`).
+
 Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
 with the reference answer in the data (1 win, 0.5 tie, 0 loss) or get 0, as ``validation`` says.
 
@@ -46,11 +50,13 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.judge_counts import judgment_kind
+from verl_arena.core.types import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, check_algorithm
 from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
 from verl_arena.integrations.verl.step_logging import coordinator_names
 from verl_arena.integrations.verl.trajectory import (
+    anchors_from_row,
     candidate_from_row,
     query_from_prompt,
     reference_from_row,
@@ -64,6 +70,7 @@ from verl_arena.outcomes.hack_detectors import member_features
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.actors import CoordinatorActor, coordinator_stream, named_actor_options
 from verl_arena.runtime.batching import SubmitBatcher, Unanswered
+from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.rendezvous import Submission
@@ -283,6 +290,7 @@ class ArenaRewardManager(RewardManagerBase):
             step=None if step is None else int(step),
             horizon=int(extra.get("arena_horizon") or 0),
             features=features,
+            anchors=self._data_anchors(uid, non_tensor),
         )
         patience = member_patience(self.arena.arrival_timeout_s, self.arena.judge_deadline_s)
         try:
@@ -294,6 +302,17 @@ class ArenaRewardManager(RewardManagerBase):
             info = zero_info(arena_timeout=1.0, arena_expected=self.group_size, arena_filter=spread, arena_votes=0.0)
             return 0.0, info
         return outcome.reward, columns(outcome)
+
+    def _data_anchors(self, uid: str, non_tensor: Any) -> tuple[Candidate, ...]:
+        """The prompt's anchors in the row (``extra_info[anchors_key]``), read only for a tournament that judges
+        against marked anchors; a count it cannot use fails here, naming the field and the group."""
+        arena, tournament = self.arena, self.arena.built_tournament()
+        if not takes_marked_anchors(tournament):
+            return ()
+        limits = {"max_path": arena.max_path_chars, "max_answer": arena.max_answer_chars}
+        anchors = anchors_from_row(non_tensor, arena.anchors_key, max_tool_output=arena.max_tool_output_chars, **limits)
+        check_data_anchors(tournament, anchors, f"extra_info.{arena.anchors_key}", uid)
+        return tuple(anchors)
 
     def _batcher(self, uid: str) -> SubmitBatcher:
         """The batcher of the coordinator shard that owns ``uid``."""

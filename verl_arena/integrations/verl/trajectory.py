@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from verl_arena.core.errors import ConfigError
-from verl_arena.core.types import ANCHOR_KEY, Candidate
-from verl_arena.judges.rendering import candidate_from_messages, split_think, truncate_middle
+from verl_arena.core.types import Candidate
+from verl_arena.judges.rendering import anchor_candidates, candidate_from_messages, split_think, truncate_middle
 
 __all__ = ["anchors_from_row", "as_messages", "candidate_from_row", "query_from_prompt", "reference_from_row", "scalar"]
 
@@ -139,24 +138,23 @@ def reference_from_row(non_tensor: Mapping[str, Any], key: str) -> Candidate | N
     return candidate_from_messages("__reference__", as_messages(value))
 
 
-def anchors_from_row(non_tensor: Mapping[str, Any], key: str = "anchors") -> list[Candidate]:
+def anchors_from_row(non_tensor: Mapping[str, Any], key: str = "anchors", **limits: int) -> list[Candidate]:
     """The data's anchors for ``anchor_set`` with ``source: marked``: ``extra_info[key]``, a list of answers (each a
     text or chat messages), as candidates marked ``meta["anchor"]`` with ids ``__anchor_0__, ...`` (none when the row
-    has no such list)."""
+    has no such list); ``limits``: what the judge sees of each (``max_path``, ``max_answer``, ``max_tool_output``)."""
     extra = scalar(non_tensor.get("extra_info")) or {}
     value = extra.get(key) if isinstance(extra, Mapping) else None
     if value is None:
         return []
+    return anchor_candidates(_plain(value), f"extra_info.{key}", **limits)
+
+
+def _plain(value: Any) -> Any:
+    """Nested numpy arrays (as verl's parquet loading leaves a list column) as plain lists."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise ConfigError(f"extra_info.{key} must be a list of anchor answers (texts or chat messages), got {value!r}")
-    anchors = []
-    for i, item in enumerate(value):
-        item = item.tolist() if isinstance(item, np.ndarray) else item
-        if isinstance(item, str):
-            anchor = Candidate(id=f"__anchor_{i}__", answer=item)
-        else:
-            anchor = candidate_from_messages(f"__anchor_{i}__", as_messages(item))
-        anchors.append(Candidate(anchor.id, anchor.answer, anchor.path, {**anchor.meta, ANCHOR_KEY: True}))
-    return anchors
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
