@@ -10,6 +10,7 @@ a minute and a half here); they are marked ``e2e``: plain ``pytest`` (the fast s
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -157,6 +158,33 @@ def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
     entries = logged(tmp_path)
     assert len(entries) == 6 and all(e["result"]["voided"] for e in entries)
     assert all(set(e["result"]["failure_reasons"]) <= {"http_503", "unavailable"} for e in entries)
+
+
+def test_anchors_from_the_data_reach_every_group_of_a_training_step(tmp_path):
+    """``anchor_set`` with ``source: marked``: ``verl-arena prepare`` writes each task's anchors to
+    ``extra_info.anchors``; verl's trainer loads the parquet, the reward manager sends them with every rollout, each
+    group is ranked against them (the judgment log shows them after the members) and the step metrics count their
+    judgments."""
+    anchors = ["A plan with times: 9:00 first stop, 12:00 lunch, 15:00 a walk.", "Go somewhere nice."]
+    tasks = tmp_path / "tasks.jsonl"
+    lines = (ROOT / "examples" / "travel_tasks.jsonl").read_text().splitlines()
+    tasks.write_text("".join(json.dumps({**json.loads(line), "anchors": anchors}) + "\n" for line in lines))
+    _, steps = smoke(
+        tmp_path,
+        "+reward.reward_kwargs.tournament={anchors: 2, source: marked}",
+        TOPOLOGY="anchor_set",
+        TASKS=str(tasks),
+    )
+    assert sorted(steps) == [1, 2]
+    entries = logged(tmp_path)
+    assert len(entries) == 4  # 2 prompts x 2 steps
+    for entry in entries:
+        result = entry["result"]
+        assert result["ids"][-2:] == ["__anchor_0__", "__anchor_1__"] and len(result["ids"]) == 3 + 2
+        assert sorted(result["details"]["marked_anchors"]) == [3, 4] and result["comparisons"] == 3 * 2
+    for step in (1, 2):
+        assert steps[step]["arena/anchored_groups"] == 2 and steps[step]["arena/anchors"] == 2 * 2
+        assert steps[step]["arena/anchor_judgments"] == steps[step]["arena/judgments"] == 2 * 3 * 2
 
 
 def run_smoke(workdir: Path, *overrides: str, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
