@@ -331,3 +331,56 @@ def test_groups_of_a_batch_in_flight_when_the_shard_dies_are_ranked_by_the_resta
     results = run(scenario())
     assert [r.ranks for r in results] == [[3.0, 2.0, 1.0, 0.0]] * 6 and not any(r.voided for r in results)
     assert _batched(pool)["calls"] >= 1
+
+
+@pytest.mark.slow
+def test_shutdown_ends_the_calls_in_flight_at_once_and_ray_retries_none(mock_judge, pool_factory, capfd):
+    """A judge that never answers, calls in flight when the pool is shut down: a group waiting for its answer is
+    voided as ``pool_shutdown``, a judgment raises ``PoolShutDown``, a group whose caller already stopped waiting (its
+    Ray call still runs on the actor) is cancelled with them, and a call made after shutdown
+    ends the same way. None waits for the judge, and Ray retries none of them on the killed actor."""
+    import threading
+    import time
+
+    from verl_arena.runtime.pool import PoolShutDown
+
+    url, _ = mock_judge(plan=["hang"] * 1000, hang_s=300)
+    pool = pool_factory(judge_config(url, timeout_s=120, retry={"max_attempts": 1}))
+    run(pool.health())
+    outcomes: dict[str, object] = {}
+    in_flight = threading.Event()
+
+    async def callers():
+        gave_up = pool.rank_group(QUERY, detail_groups(1, 4, tag="a")[0], group_id="gave-up")
+        outcomes["gave_up"] = (await asyncio.gather(asyncio.wait_for(gave_up, 1.0), return_exceptions=True))[0]
+        waiting = asyncio.ensure_future(pool.rank_group(QUERY, detail_groups(1, 4, tag="w")[0], group_id="waiting"))
+        a, b = make_group([0.1, 0.9])
+        judging = asyncio.ensure_future(pool.judge("k").compare(QUERY, a, b))
+        await asyncio.sleep(1.0)
+        in_flight.set()
+        outcomes["waiting"] = await waiting
+        outcomes["judging"] = (await asyncio.gather(judging, return_exceptions=True))[0]
+        outcomes["after"] = await pool.rank_group(QUERY, detail_groups(1, 4, tag="l")[0], group_id="after")
+
+    def in_a_thread():
+        try:
+            run(callers())
+        finally:
+            in_flight.set()
+
+    thread = threading.Thread(target=in_a_thread)
+    thread.start()
+    assert in_flight.wait(60)
+    assert run(pool.health())[0]["groups_in_flight"] == 2  # the one given up on still runs on the actor
+    started = time.monotonic()
+    pool.shutdown()
+    thread.join(60)
+    assert not thread.is_alive() and time.monotonic() - started < 30  # nobody waited for the judge (300 s)
+    assert isinstance(outcomes["gave_up"], asyncio.TimeoutError)
+    assert outcomes["waiting"].voided and outcomes["waiting"].void_reason == "pool_shutdown"
+    assert set(outcomes["waiting"].advantages) == {0.0}
+    assert isinstance(outcomes["judging"], PoolShutDown) and "shut down" in str(outcomes["judging"])
+    assert outcomes["after"].void_reason == "pool_shutdown"
+    time.sleep(2.0)  # Ray's retry warning, if any, reaches the driver's output
+    captured = capfd.readouterr()
+    assert "retries remaining" not in captured.out + captured.err

@@ -54,6 +54,8 @@ _REASONS = {
     "run_deadline": "the run's deadline passed",
     "failed_judgments": "too many failed judgments",
     "judge_fault": "the judge failed on most candidates",
+    "pool_unavailable": "the judge pool's actor could not be reached",
+    "pool_shutdown": "the judge pool was shut down with the group in flight",
 }
 
 

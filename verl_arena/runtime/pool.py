@@ -19,6 +19,10 @@ sent again.
 The actors restart when they die (``max_restarts=-1``) and Ray retries the calls that were in flight
 (``max_task_retries=-1``); verdicts already paid for come back from the cache when one is configured. ``metrics``
 and ``health`` run in their own concurrency group and answer while thousands of judge calls are waiting.
+
+:meth:`JudgePool.shutdown` cancels the calls this handle has in flight before it kills the actors (a killed actor's
+calls would otherwise be retried by Ray on an actor that never comes back): each ends at once, a group voided as
+``"pool_shutdown"``, any other call with :class:`PoolShutDown`, and so does every call made after.
 """
 
 from __future__ import annotations
@@ -27,11 +31,12 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import ray
-from ray.exceptions import RayActorError
+from ray.exceptions import RayActorError, TaskCancelledError
 
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
@@ -44,7 +49,7 @@ from verl_arena.runtime.deadlines import actor_deadline, check_deadline, check_t
 from verl_arena.runtime.service import GroupRequest, as_tournament
 from verl_arena.runtime.step_budget import StepBudgetConfig
 
-__all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge"]
+__all__ = ["DEFAULT_POOL_NAME", "JudgePool", "PoolJudge", "PoolShutDown"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +59,12 @@ DEFAULT_NAMESPACE = "verl_arena"
 GROUP_WAIT_S = 0.002
 #: the most groups in one call to a shard
 MAX_GROUPS = 64
+#: the longest :meth:`JudgePool.shutdown` waits for the calls it cancelled to end before it kills the actors (seconds)
+SETTLE_S = 10.0
+
+
+class PoolShutDown(RuntimeError):
+    """A call to a judge pool that was shut down before it was made or while it was in flight."""
 
 
 def _shard_config(config: JudgeConfig, shards: int) -> JudgeConfig:
@@ -92,6 +103,9 @@ class JudgePool:
         self._spawn = dict(spawn) if spawn is not None else None
         self._handles: dict[int, Any] = {}
         self._batchers: dict[int, tuple[asyncio.AbstractEventLoop, StreamBatcher[GroupRequest, GroupResult]]] = {}
+        self._in_flight: set[Any] = set()  # this handle's Ray calls that may still run (refs and stream generators)
+        self._lock = threading.Lock()  # shutdown may come from another thread than the calls
+        self._closed = False
 
     # -- lifecycle --------------------------------------------------------------------------------------------------
 
@@ -165,15 +179,57 @@ class JudgePool:
             pool._handle(shard)
         return pool
 
-    def shutdown(self) -> None:
-        """Kill the pool's actors."""
+    def shutdown(self, settle_s: float = SETTLE_S) -> None:
+        """Cancel this handle's calls in flight, wait up to ``settle_s`` for them to end, then kill the pool's actors.
+
+        A group in flight (or sent later) is voided as ``"pool_shutdown"``; any other call raises
+        :class:`PoolShutDown`. Calls in flight from copies of this handle in other processes are not cancelled: they
+        fail as the actors die (``RayActorError``).
+        """
+        with self._lock:
+            self._closed = True
+            calls, self._in_flight = list(self._in_flight), set()
+        for call in calls:
+            with contextlib.suppress(Exception):  # a call that just finished: nothing to cancel
+                ray.cancel(call)
+        ends = [getattr(c, "_generator_ref", c) for c in calls]  # a stream ends when its task's own ref is ready
+        if ends:
+            _, running = ray.wait(ends, num_returns=len(ends), timeout=settle_s)
+            if running:
+                logger.warning("judge pool: %d cancelled calls still running after %.0f s", len(running), settle_s)
         for shard in range(len(self.names)):
             with contextlib.suppress(ValueError):
                 ray.kill(self._handle(shard), no_restart=True)
         self._handles.clear()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_handles": {}, "_batchers": {}}
+        state = {k: v for k, v in self.__dict__.items() if k != "_lock"}
+        return {**state, "_handles": {}, "_batchers": {}, "_in_flight": set()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _lock=threading.Lock())
+
+    def _shut_down(self) -> PoolShutDown:
+        return PoolShutDown(f"judge pool {self.names[0]!r} was shut down")
+
+    def _remote(self, shard: int, method: str, *args: Any, refresh: bool = False, **kwargs: Any) -> Any:
+        """Start one call on the shard, tracked until it ends (``PoolShutDown`` once the pool is shut down)."""
+        with self._lock:
+            if self._closed:
+                raise self._shut_down()
+            call = getattr(self._handle(shard, refresh=refresh), method).remote(*args, **kwargs)
+            self._in_flight.add(call)
+        return call
+
+    def _ended(self, call: Any, exc: BaseException | None) -> PoolShutDown | None:
+        """Stop tracking a call that ended (not one whose caller stopped waiting: it may still run on the actor); the
+        error to raise instead of ``exc`` when the pool was shut down."""
+        if isinstance(exc, asyncio.CancelledError):
+            return None
+        with self._lock:
+            self._in_flight.discard(call)
+            closed = self._closed
+        return self._shut_down() if closed and isinstance(exc, TaskCancelledError | RayActorError) else None
 
     def _handle(self, shard: int, *, refresh: bool = False) -> Any:
         if refresh or shard not in self._handles:
@@ -201,13 +257,24 @@ class JudgePool:
             return 0
         return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little") % len(self.names)
 
+    async def _await(self, call: Any) -> Any:
+        try:
+            result = await call
+        except BaseException as exc:
+            shut = self._ended(call, exc)
+            if shut is not None:
+                raise shut from exc
+            raise
+        self._ended(call, None)
+        return result
+
     async def _call(self, shard: int, method: str, *args: Any, **kwargs: Any) -> Any:
         try:
-            return await getattr(self._handle(shard), method).remote(*args, **kwargs)
+            return await self._await(self._remote(shard, method, *args, **kwargs))
         except RayActorError:  # the handle went stale (actor killed and recreated): look it up again, once
             logger.warning("judge pool actor %s unavailable; retrying once", self.names[shard])
             await asyncio.sleep(0.5)
-            return await getattr(self._handle(shard, refresh=True), method).remote(*args, **kwargs)
+            return await self._await(self._remote(shard, method, *args, refresh=True, **kwargs))
 
     def _batcher(self, shard: int) -> StreamBatcher[GroupRequest, GroupResult]:
         """The shard's batcher in this event loop (a batcher's futures belong to one loop)."""
@@ -224,14 +291,20 @@ class JudgePool:
         """One call to the shard's ``rank_groups`` with a batch; the results as the shard yields them."""
 
         async def send(requests: list[GroupRequest]) -> AsyncIterator[list[tuple[int, GroupResult | BaseException]]]:
+            stream = self._remote(shard, "rank_groups", requests)
             try:
-                async for ref in self._handle(shard).rank_groups.remote(requests):
+                async for ref in stream:
                     yield await ref
-            except RayActorError:  # the handle went stale (actor killed and recreated): looked up again next time
-                logger.warning("judge pool actor %s unavailable; its groups are sent again", self.names[shard])
-                await asyncio.sleep(0.5)
-                self._handle(shard, refresh=True)
+            except BaseException as exc:
+                shut = self._ended(stream, exc)
+                if shut is not None:
+                    raise shut from exc
+                if isinstance(exc, RayActorError):  # the handle went stale (actor killed and recreated)
+                    logger.warning("judge pool actor %s unavailable; its groups are sent again", self.names[shard])
+                    await asyncio.sleep(0.5)
+                    self._handle(shard, refresh=True)  # looked up again for the next call
                 raise
+            self._ended(stream, None)
 
         return send
 
@@ -277,7 +350,7 @@ class JudgePool:
             lambda reason: tournament.void(candidates, reason, group_id=group_id),
             deadline_s=limit,
             group=f"group {group_id!r} (judge pool)",
-            errors={RayActorError: "pool_unavailable"},
+            errors={PoolShutDown: "pool_shutdown", RayActorError: "pool_unavailable"},
         )
 
     async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
