@@ -52,7 +52,7 @@ def test_the_smallest_run_reports_ratios_of_its_own_timings_and_survives_faults_
     assert faults["groups_completed"] == 2 and faults["http_retries"] + faults["failed_judgments"] > 0
     down = report["down"]
     assert down["raised"] is None and down["groups"] == down["groups_voided"] == 2 and down["all_advantages_zero"]
-    assert down["reasons"]  # why the groups were voided, as the operator reads it
+    assert down["reasons"] == ["unavailable"]  # a judge that is down, named so: not "saturated", not "deadline"
     text = format_report(report)
     assert "2 groups x 3 candidates, seeded_single_elimination with order swapping" in text
     assert "judge down: 2 of 2 groups voided" in text and "raised: None" in text

@@ -41,7 +41,7 @@ _REASONS = {
     "connection": "connection failed",
     "timeout": "timeout",
     "bad_response": "unreadable response body (not a chat completion)",
-    "unavailable": "every endpoint was down, so requests failed at once",
+    "unavailable": "every endpoint was down (refusing or cooling down)",
     "parse": "replies that are not a verdict",
     "empty": "empty replies",
     "truncated": "replies cut at max_tokens, twice",

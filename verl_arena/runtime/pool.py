@@ -61,6 +61,8 @@ GROUP_WAIT_S = 0.002
 MAX_GROUPS = 64
 #: the longest :meth:`JudgePool.shutdown` waits for the calls it cancelled to end before it kills the actors (seconds)
 SETTLE_S = 10.0
+#: calls a handle tracks before it looks for those that ended (a batch whose caller left once answered stays tracked)
+TRACKED = 256
 
 
 class PoolShutDown(RuntimeError):
@@ -192,7 +194,7 @@ class JudgePool:
         for call in calls:
             with contextlib.suppress(Exception):  # a call that just finished: nothing to cancel
                 ray.cancel(call)
-        ends = [getattr(c, "_generator_ref", c) for c in calls]  # a stream ends when its task's own ref is ready
+        ends = [_end(c) for c in calls]
         if ends:
             _, running = ray.wait(ends, num_returns=len(ends), timeout=settle_s)
             if running:
@@ -218,13 +220,17 @@ class JudgePool:
             if self._closed:
                 raise self._shut_down()
             call = getattr(self._handle(shard, refresh=refresh), method).remote(*args, **kwargs)
+            if len(self._in_flight) >= TRACKED:  # forget the calls that ended since (a batch left once answered)
+                ends = {_end(c): c for c in self._in_flight}
+                done, _ = ray.wait(list(ends), num_returns=len(ends), timeout=0, fetch_local=False)
+                self._in_flight.difference_update(ends[d] for d in done)
             self._in_flight.add(call)
         return call
 
     def _ended(self, call: Any, exc: BaseException | None) -> PoolShutDown | None:
         """Stop tracking a call that ended (not one whose caller stopped waiting: it may still run on the actor); the
         error to raise instead of ``exc`` when the pool was shut down."""
-        if isinstance(exc, asyncio.CancelledError):
+        if isinstance(exc, asyncio.CancelledError | GeneratorExit):  # the caller left: the call may still run
             return None
         with self._lock:
             self._in_flight.discard(call)
@@ -373,6 +379,11 @@ class JudgePool:
     async def health(self) -> list[dict[str, Any]]:
         """Every shard's health."""
         return list(await asyncio.gather(*(self._call(s, "health") for s in range(len(self.names)))))
+
+
+def _end(call: Any) -> Any:
+    """The ref that is ready once ``call`` ended: the ref itself, or a stream's own task ref."""
+    return call.completed() if isinstance(call, ray.ObjectRefGenerator) else call
 
 
 def _group_name(request: GroupRequest) -> str:

@@ -16,7 +16,9 @@ the judge's capacity goes to the earliest group waiting. A group starts only onc
 (:mod:`~verl_arena.runtime.admission`): under a judge slower than the load, the groups that arrived first are admitted
 as the judge has room for them and finish, and a group the judge cannot finish by its deadline is voided as
 ``"saturated"`` before it reaches the judge, at once. A group still waiting for the judge at its deadline is
-``"saturated"`` too; ``"deadline"`` is a group whose requests were all with the judge.
+``"saturated"`` too; ``"deadline"`` is a group whose requests were all with the judge. A group that would be voided as
+either while every endpoint of the judge is refusing or cooling down is voided as ``"unavailable"`` instead (the judge
+client's own reason for a judge that is down): the judge is down, not slow for the load.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ __all__ = ["GroupRequest", "JudgeService", "as_tournament"]
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+#: the void reason of a group kept from a judge that is down (the judge client's reason for a request no endpoint takes)
+UNAVAILABLE = "unavailable"
 
 
 def as_tournament(tournament: Tournament | str, options: Mapping[str, Any]) -> Tournament:
@@ -125,6 +129,7 @@ class _GroupRun:
     counting: _Counting
     spent: Counter[str]
     prefetches: Prefetches
+    judge_down: Callable[[], bool] = lambda: False
     admitted: bool = False
 
     async def admitted_then_ranked(
@@ -151,9 +156,12 @@ class _GroupRun:
 
     def void(self, reason: str) -> GroupResult:
         """The group voided for ``reason``; a deadline is ``"saturated"`` for a group the load kept from the judge
-        (never admitted, or some of its requests still waiting for a slot)."""
+        (never admitted, or some of its requests still waiting for a slot); either is ``"unavailable"`` while the
+        judge is down."""
         if reason == "deadline" and (not self.admitted or self.ticket.starved):
             reason = "saturated"
+        if reason in ("deadline", "saturated") and self.judge_down():  # a judge that is down, not a slow one
+            reason = UNAVAILABLE
         return self.tournament.void(
             self.candidates, reason, group_id=self.group_id, comparisons=self.counting.calls, usage=dict(self.spent)
         )
@@ -268,7 +276,9 @@ class JudgeService:
         self._in_flight += 1
         try:
             with group_ticket() as ticket, tally() as spent:
-                run = _GroupRun(tournament, query, candidates, group_id, ticket, counting, spent, self.prefetches)
+                run = _GroupRun(
+                    tournament, query, candidates, group_id, ticket, counting, spent, self.prefetches, self.judge_down
+                )
                 result = await rank_or_void(
                     run.admitted_then_ranked(self.admission, limit, from_first_request=deadline_from_first_request),
                     run.void,
@@ -365,6 +375,11 @@ class JudgeService:
             **({"anchor_pool": self.anchor_pools.metrics()} if self.anchor_pools.pools else {}),
             **stats,
         }
+
+    def judge_down(self) -> bool:
+        """Whether every endpoint of the judge is refusing or cooling down (never for a judge without endpoints)."""
+        endpoints = self.judge.health() if hasattr(self.judge, "health") else []
+        return bool(endpoints) and not any(e["healthy"] for e in endpoints)
 
     def health(self) -> dict[str, Any]:
         """Endpoint states and uptime; answers at once, whatever the judge is doing."""
