@@ -71,6 +71,9 @@ def test_judge_down_voids_every_group_within_the_deadline(mock_judge):
 
     results = run(many())
     assert all(r.voided and r.advantages == [0.0] * 6 for r in results)
+    # named as the judge's trouble: down, not too slow for the load ("saturated") nor slow to answer ("deadline")
+    assert [r.void_reason for r in results] == ["unavailable"] * 4
+    assert service.metrics()["groups"]["voided:unavailable"] == 4
 
 
 def test_missing_api_key_fails_at_start_up(monkeypatch):

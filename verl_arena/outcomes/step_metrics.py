@@ -51,6 +51,9 @@ STEP_METRICS = {
     "arena/saturated_groups": "groups voided because the judge could not finish them by their deadline: at once, "
     "before any request, when its measured speed said so, or still waiting for it at the deadline; the judge is slower "
     "than the load (more capacity, a longer deadline, or fewer groups in flight)",
+    "arena/judge_unavailable_groups": "ALARM: groups voided because every endpoint of the judge was refusing or "
+    "cooling down when they would have been voided as saturated or at their deadline: the judge is down, not slow "
+    "(its server, base_url, key or network)",
     "arena/no_information_groups": "ALARM: groups voided because the judge's own verdicts carried no information about "
     "the content (none decisive, or all following the slot the candidates were shown in): a judge that always ties, "
     "gives one constant verdict or picks a slot",
@@ -149,6 +152,7 @@ _GROUP_SUMS = {
 _VOID_COUNTS = {
     "arena/judge_fault_groups": "judge_fault",
     "arena/saturated_groups": "saturated",
+    "arena/judge_unavailable_groups": "unavailable",
     "arena/no_information_groups": "no_information",
     "arena/scorer_fault_groups": "scorer_fault",
 }
