@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import pytest
 from helpers import MemoryStore, make_group
 
@@ -407,7 +408,7 @@ def judge_directed_group(tag: str):
 
 
 def test_a_judge_directed_member_is_screened_out_of_its_group_and_the_update():
-    from verl_arena.outcomes.members import stand_in_reward
+    from verl_arena.outcomes.members import screened_reward, stand_in_reward
     from verl_arena.outcomes.step_metrics import summarize
 
     async def scenario(**options):
@@ -427,7 +428,9 @@ def test_a_judge_directed_member_is_screened_out_of_its_group_and_the_update():
     ranked = [got[i] for i in (0, 1, 3)]
     # the others are ranked exactly as the group without it: nobody's reward moves for it
     assert [(o.reward, o.rank) for o in ranked] == [(o.reward, o.rank) for o in alone]
-    assert screened.reward == stand_in_reward([o.reward for o in ranked]) and screened.group.size == 3
+    ranked_rewards = [o.reward for o in ranked]
+    assert screened.reward == screened_reward(ranked_rewards, stand_in_reward(ranked_rewards))
+    assert screened.group.size == 3
     assert columns(screened)["arena_screened"] == 1.0 and columns(screened)["arena_votes"] == 0.0
     assert coord.stats()["screened"] == 1
     metrics = summarize([("s", o) for o in got])
@@ -435,6 +438,35 @@ def test_a_judge_directed_member_is_screened_out_of_its_group_and_the_update():
     # set to log, the same member is ranked with its group (and wins: the simulated judge reads only quality)
     _, logged = asyncio.run(scenario(hack_alarm={"screen": {"judge_directed": "log"}}))
     assert logged[2].votes and not logged[2].screened and logged[2].rank == 0.0 and logged[2].group.size == 4
+
+
+def test_a_screened_member_has_a_stand_in_of_its_own_not_that_of_a_member_whose_environment_failed():
+    """Beside a screened member, one whose environment failed and one that came after the group closed do not vote
+    either, but they stay in the update: the estimator finds the screened rows by their reward, so a screened member's
+    stand-in must be no other member's (with one stand-in for all, verl masked the failed and the late rows too)."""
+    from dataclasses import replace
+
+    from verl_arena.outcomes.env import ENV_META
+    from verl_arena.outcomes.members import screened_reward, stand_in_reward
+
+    group = judge_directed_group("e")
+    group[1] = replace(group[1], meta={ENV_META: {"error": "env crashed"}})
+
+    async def scenario():
+        coord = coordinator()
+        got = await asyncio.gather(*(coord.submit("e", str(i), c, 4, "q") for i, c in enumerate(group)))
+        late = await coord.submit("e", "9", make_group([0.7], tag="late")[0], 4, "q")
+        return got, late
+
+    got, late = asyncio.run(scenario())
+    failed, screened = got[1], got[2]
+    assert failed.env_error and not failed.votes and screened.screened == "judge_directed" and not screened.votes
+    assert late.late and not late.votes
+    ranked = [got[i].reward for i in (0, 3)]
+    assert failed.reward == late.reward == stand_in_reward(ranked)  # left out, as before: the group's mean moved off
+    assert screened.reward == screened_reward(ranked, failed.reward)
+    values = [np.float32(r) for r in (*ranked, failed.reward)]  # verl keeps rewards in single precision
+    assert np.float32(screened.reward) not in values
 
 
 def test_a_tail_head_that_ranked_a_screened_member_is_dropped():

@@ -29,7 +29,15 @@ from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
 from verl_arena.outcomes.hack_detectors import MemberFeatures
 
-__all__ = ["Answers", "GroupSummary", "MemberOutcome", "length_reward_corr", "member_outcomes", "stand_in_reward"]
+__all__ = [
+    "Answers",
+    "GroupSummary",
+    "MemberOutcome",
+    "length_reward_corr",
+    "member_outcomes",
+    "screened_reward",
+    "stand_in_reward",
+]
 
 #: the least step a stand-in reward moves by (a normal single-precision number, never flushed to zero)
 _STAND_IN_STEP = 2.0**-20
@@ -53,6 +61,14 @@ def stand_in_reward(rewards: Sequence[float]) -> float:
     while value in taken:
         value = _single(value + max(_STAND_IN_STEP, math.ulp(value) * 2.0**29))  # at least one single-precision step
     return value
+
+
+def screened_reward(rewards: Sequence[float], stand_in: float) -> float:
+    """The reward a screened member is answered with: a stand-in of its own, that neither a ranked member (``rewards``)
+    nor a member left out for another reason (late, its environment failed: ``stand_in``) has, even in single
+    precision. The ``tournament`` estimator removes the screened rows from the update by this value; a late row of the
+    same group, which does not vote either, keeps its tokens."""
+    return stand_in_reward([*rewards, stand_in])
 
 
 def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> float | None:

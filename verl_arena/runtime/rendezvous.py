@@ -46,7 +46,14 @@ from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.judgment_log import JudgmentLog
-from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
+from verl_arena.outcomes.members import (
+    Answers,
+    GroupSummary,
+    MemberOutcome,
+    member_outcomes,
+    screened_reward,
+    stand_in_reward,
+)
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
@@ -506,8 +513,11 @@ class GroupCoordinator:
             for m in env_failed
             if (o := outcomes_of[m]) is not None
         }
-        # a screened member does not vote either: it is out of the ranking and out of the update
-        masked = {m: dataclasses.replace(answers.late, late=False, screened=name) for m, name in screened.items()}
+        # a screened member does not vote either: it is out of the ranking and out of the update, so its stand-in is
+        # its own (no ranked member's, nor that of a member left out for another reason): the estimator masks it alone
+        reward = screened_reward([o.reward for o in answers.members.values()], answers.late.reward)
+        stand_in = dataclasses.replace(answers.late, reward=reward, late=False)
+        masked = {m: dataclasses.replace(stand_in, screened=name) for m, name in screened.items()}
         return Answers({**answers.members, **failed, **masked}, answers.late)
 
     def _screened(self, group_id: str, group: _Pending, members: list[str]) -> dict[str, str]:

@@ -101,9 +101,10 @@ def compute_tournament_advantage(
 
 
 def screened_rows(rows: Sequence[int], values: Sequence[float], left_out: Sequence[votes.LeftOut]) -> list[int]:
-    """The rows of one group that a hack detector screened (``left_out`` records with ``why="screened"``, found by
-    their stand-in rewards as :func:`voting_rows` finds them). A row of the group left out for another reason shares
-    the stand-in value, and is removed with them: it does not vote either."""
+    """The rows of one group that a hack detector screened (``left_out`` records with ``why="screened"``), found by
+    their stand-in rewards as :func:`voting_rows` finds them: the coordinator answers a screened member with a stand-in
+    of its own (:func:`~verl_arena.outcomes.members.screened_reward`), so a row left out for another reason (late, its
+    environment failed) is not among them and keeps its tokens."""
     stand_ins = {np.float32(record.reward) for record in left_out if record.why == "screened"}
     return [r for r in rows if np.float32(values[r]) in stand_ins] if stand_ins else []
 
