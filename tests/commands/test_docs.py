@@ -55,3 +55,48 @@ def test_a_place_the_page_cannot_go_is_refused_before_the_page_is_made(tmp_path,
     assert main(["docs", "benchmarks", "-o", str(blocker / "pages" / "benchmarks.md")]) == 2
     said = f"verl-arena docs: cannot write {blocker}/pages/benchmarks.md: {blocker} is not a directory\n"
     assert capsys.readouterr().err == said
+
+
+def test_only_reruns_the_named_sections_of_the_existing_page_and_says_so(tmp_path, monkeypatch, capsys):
+    """``docs benchmarks --only core tail``: the two benches' runs replaced (the page's real ones take minutes); the
+    page at -o keeps every other section as it was, and the whole page's run never starts."""
+    from helpers import ROOT
+
+    committed = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    out = tmp_path / "benchmarks.md"
+    out.write_text(committed, encoding="utf-8")
+    monkeypatch.setattr(benchmarks, "benchmarks_markdown", lambda *a, **k: pytest.fail("the whole page ran"))
+
+    def bench(name):
+        def render(run):
+            run.say(name)
+            return f"```\n{name}\n```\n"
+
+        return render
+
+    for name in ("core", "tail"):
+        monkeypatch.setitem(benchmarks.SECTIONS, name, (benchmarks.SECTIONS[name][0], bench(name)))
+    assert main(["docs", "benchmarks", "--only", "tail", "core", "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert page == benchmarks.rerun_sections(committed, ["core", "tail"], tmp_path)  # what the function gives
+    assert "```\ncore\n```\n" in page and "```\ntail\n```\n" in page and page.count("## ") == committed.count("## ")
+    captured = capsys.readouterr()
+    assert captured.out == f"wrote {out} (sections tail, core rerun, the rest as it was)\n"
+    assert captured.err == "tail\ncore\n"  # in page order: tail before core
+
+
+def test_only_is_refused_before_any_bench_runs_for_a_missing_page_or_section_or_the_configuration_page(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setitem(benchmarks.SECTIONS, "core", (benchmarks._CORE, lambda run: pytest.fail("the bench ran")))
+    out = tmp_path / "benchmarks.md"
+    assert main(["docs", "benchmarks", "--only", "core", "-o", str(out)]) == 2
+    assert "there is none: write it whole first (without --only)" in capsys.readouterr().err
+    out.write_text("# Benchmarks\n\n## Ranking fidelity (`verl-arena bench fidelity`)\n", encoding="utf-8")
+    assert main(["docs", "benchmarks", "--only", "core", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.endswith("the page has no section for core: write it whole first (without --only)\n")
+    assert main(["docs", "configuration", "--only", "core", "-o", str(tmp_path / "c.md")]) == 2
+    assert "the configuration page is written whole" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["docs", "benchmarks", "--only", "speed"])
+    assert "invalid choice: 'speed'" in capsys.readouterr().err

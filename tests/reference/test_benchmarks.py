@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 
+import pytest
 from helpers import ROOT
 
 import verl_arena.reference.benchmarks as benchmarks
@@ -71,3 +72,37 @@ def test_every_section_is_headed_by_a_bench_that_exists_and_the_committed_page_h
     assert set(written) <= benches and len(written) == len(set(written)) == 11
     committed = HEADING.findall((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
     assert sorted(committed) == sorted(written)  # no section missing from the page, none left over
+
+
+def test_rerunning_one_section_replaces_its_output_alone_and_keeps_every_other_byte(monkeypatch, tmp_path):
+    """``--only core``: the core bench's run replaced by one that returns a block of its own (the page's real run is
+    minutes); the page keeps its eleven sections, the core section is its paragraphs and the new block, and the text
+    before and after it is the committed page's, byte for byte."""
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    ran = []
+
+    def core(run):
+        ran.append(run.out_dir)
+        return "```\nfresh core table\n```\n"
+
+    monkeypatch.setitem(benchmarks.SECTIONS, "core", (benchmarks._CORE, core))
+    monkeypatch.setitem(benchmarks.SECTIONS, "gaming", (benchmarks._GAMING, lambda run: pytest.fail("gaming ran")))
+    new = benchmarks.rerun_sections(page, ["core"], tmp_path)
+    assert ran == [tmp_path]
+    start, end = page.index("## Cost of the core"), page.index("## Breaking or fooling the judge")
+    assert new[:start] == page[:start] and new.endswith(page[end:])
+    assert new[start : len(new) - len(page) + end] == benchmarks._CORE + "\n```\nfresh core table\n```\n\n"
+    assert len(HEADING.findall(new)) == 11 and HEADING.findall(new) == HEADING.findall(page)
+
+
+def test_the_last_section_is_replaced_to_the_end_of_the_page_and_a_section_the_page_lacks_is_refused(monkeypatch):
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    monkeypatch.setitem(benchmarks.SECTIONS, "leaderboard", (benchmarks._ARENA, lambda run: "```\narena\n```\n"))
+    new = benchmarks.rerun_sections(page, ["leaderboard"], ".")
+    start = page.index("## What the evaluation arena saves")
+    assert new == page[:start] + benchmarks._ARENA + "\n```\narena\n```\n"  # the page ended with its block, as here
+    without_core = page.replace("(`verl-arena bench core`)", "(core)")
+    with pytest.raises(ValueError, match="the page has no section for core: write it whole first"):
+        benchmarks.rerun_sections(without_core, ["core"], ".")
+    with pytest.raises(ValueError, match="no section for bench 'speed': choose from fidelity, tokens"):
+        benchmarks.rerun_sections(page, ["speed"], ".")

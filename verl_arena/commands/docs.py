@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.commands.exit_codes import BAD_INPUT, OK
+from verl_arena.reference.benchmarks import SECTIONS
 
 __all__ = ["SUMMARIES", "register"]
 
@@ -22,17 +23,45 @@ SUMMARIES = {
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+#: the benchmarks page's sections, by bench name, in page order (``--only``)
+SECTION_NAMES = list(SECTIONS)
 
 
 def _docs(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else DOCS / f"{args.page}.md"
     refused = _cannot_write(out)  # checked before the benchmarks page's run, which takes minutes
+    if refused is None and args.only:
+        refused = _cannot_rerun(args.page, out, args.only)
     if refused:
         print(f"verl-arena docs: cannot write {out}: {refused}", file=sys.stderr)
         return BAD_INPUT
-    out.write_text(_page(args.page, out.parent), encoding="utf-8")
-    print(f"wrote {out}")
+    if args.only:
+        from verl_arena.reference.benchmarks import rerun_sections
+
+        text = rerun_sections(out.read_text(encoding="utf-8"), args.only, out.parent, progress=_say)
+    else:
+        text = _page(args.page, out.parent)
+    out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}" + (f" (sections {', '.join(args.only)} rerun, the rest as it was)" if args.only else ""))
     return OK
+
+
+def _cannot_rerun(page: str, out: Path, only: list[str]) -> str | None:
+    """Why ``--only`` cannot rerun sections of ``out``, else ``None`` (checked before any bench runs)."""
+    from verl_arena.reference.benchmarks import missing_sections
+
+    if page != "benchmarks":
+        return "--only reruns sections of the benchmarks page; the configuration page is written whole"
+    if not out.is_file():
+        return "--only replaces sections of an existing page, and there is none: write it whole first (without --only)"
+    missing = missing_sections(out.read_text(encoding="utf-8"), only)
+    if missing:
+        return f"the page has no section for {', '.join(missing)}: write it whole first (without --only)"
+    return None
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def _cannot_write(out: Path) -> str | None:
@@ -59,7 +88,7 @@ def _page(page: str, folder: Path) -> str:
         return configuration_markdown()
     from verl_arena.reference.benchmarks import benchmarks_markdown
 
-    return benchmarks_markdown(folder, progress=lambda msg: print(msg, file=sys.stderr))
+    return benchmarks_markdown(folder, progress=_say)
 
 
 def register(sub: Any) -> None:
@@ -73,4 +102,12 @@ def register(sub: Any) -> None:
     )
     docs.add_argument("page", choices=["configuration", "benchmarks"])
     docs.add_argument("-o", "--output", help="where to write (default: docs/<page>.md in the source tree)")
+    docs.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTION_NAMES,
+        metavar="SECTION",
+        help="benchmarks page: rerun only these benches (names as in `verl-arena bench`: "
+        f"{', '.join(SECTION_NAMES)}) and replace only their sections of the existing page, every other byte as it was",
+    )
     docs.set_defaults(func=_docs)

@@ -7,18 +7,23 @@ It runs every benchmark with its defaults (about six minutes on two cores, and a
 512 x 16) and writes the tables the run produced between fixed paragraphs that say what each benchmark does and how
 to read it. The ranking-fidelity numbers are
 seeded and come out the same on every machine; the timings are this machine's, and the page says which machine.
+
+``verl-arena docs benchmarks --only NAME ...`` (:func:`rerun_sections`) reruns only the benches named and replaces only
+their sections of the existing page (each section runs from its heading to the next), every other byte as it was.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-__all__ = ["benchmarks_markdown"]
+__all__ = ["SECTIONS", "benchmarks_markdown", "missing_sections", "rerun_sections"]
 
 #: the rendezvous bench's configuration on the page, and the same as command-line flags
 RENDEZVOUS_DOCS_RUN = {"groups": (64, 512), "n": 16, "workers": (8,), "latencies": (0.0, 0.5), "shards": (1, 2)}
@@ -320,46 +325,126 @@ It stops on `exhausted` here: the closest neighbours met on every task before th
 """
 
 
+class _Run:
+    """One run of the page's benches: where the plots go, the progress callback, and what the benches returned."""
+
+    def __init__(self, out_dir: str | Path, say: Callable[[str], None]) -> None:
+        self.out_dir = Path(out_dir)
+        self.say = say
+        self.results: dict[str, Any] = {}
+        self.seconds: dict[str, float] = {}
+
+    def timed(self, name: str, run: Callable[[], Any]) -> Any:
+        """``run()``, announced and timed under the bench's ``name``; its value kept for the sections after it."""
+        self.say(f"running bench {name} ...")
+        start = time.perf_counter()
+        value = self.results[name] = run()
+        self.seconds[name] = time.perf_counter() - start
+        return value
+
+
+def _fidelity(run: _Run) -> str:
+    from verl_arena.bench.fidelity import run_bench
+    from verl_arena.bench.report import format_tables
+
+    fidelity = run.timed("fidelity", run_bench)
+    return _code(format_tables(fidelity), f"{len(fidelity)} cells in {run.seconds['fidelity']:.1f} s")
+
+
+def _tokens(run: _Run) -> str:
+    from verl_arena.bench.report import plot_frontier
+    from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
+
+    tokens = run.timed("tokens", run_token_bench)
+    if "fidelity" in run.results:  # the frontier plots both; regenerating one alone leaves the plot as it was
+        plot_frontier(run.results["fidelity"], str(run.out_dir / "frontier.png"), tokens=tokens)
+    else:
+        run.say("frontier.png left as it was (it plots the fidelity and tokens benches: rerun both to redraw it)")
+    return _code(format_tokens(tokens), TOKENS_LEGEND, f"{len(tokens)} rows in {run.seconds['tokens']:.1f} s")
+
+
+def _training(run: _Run) -> str:
+    from verl_arena.bench.training import format_training, plot_training, run_training_bench
+
+    training = run.timed("training", lambda: run_training_bench(progress=run.say))
+    plot_training(training, str(run.out_dir / "training.png"))
+    return _code(format_training(training), f"{len(training)} training runs in {run.seconds['training']:.1f} s")
+
+
+def _throughput(run: _Run) -> str:
+    from verl_arena.bench.judge_throughput import format_report, run_judge_bench
+
+    return _code(format_report(run.timed("throughput", lambda: run_judge_bench(progress=run.say))))
+
+
+def _saturation(run: _Run) -> str:
+    from verl_arena.bench.saturation import format_saturation, run_saturation_bench
+
+    return _code(format_saturation(run.timed("saturation", lambda: run_saturation_bench(progress=run.say))))
+
+
+def _rendezvous(run: _Run) -> str:
+    from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
+
+    rendezvous = run.timed("rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=run.say))
+    return _code(format_rendezvous(rendezvous), f"`verl-arena bench rendezvous {RENDEZVOUS_DOCS_FLAGS}`")
+
+
+def _step(run: _Run) -> str:
+    from verl_arena.bench.step import format_step_bench, run_step_bench
+
+    step = run.timed("step", lambda: run_step_bench(**STEP_DOCS_RUN, progress=run.say))
+    return _code(format_step_bench(step), f"`verl-arena bench step {STEP_DOCS_FLAGS}`")
+
+
+def _tail(run: _Run) -> str:
+    from verl_arena.bench.tail import TAIL_LEGEND, format_tail, run_tail_bench
+
+    tail = run.timed("tail", run_tail_bench)
+    return _code(format_tail(tail), TAIL_LEGEND, f"{len(tail)} cells in {run.seconds['tail']:.1f} s")
+
+
+def _core(run: _Run) -> str:
+    from verl_arena.bench.speed import format_speed, run_core_speed
+
+    return _code(format_speed(run.timed("core", run_core_speed), groups=1000, n=16))
+
+
+def _gaming(run: _Run) -> str:
+    from verl_arena.bench.gaming import report, run_gaming_bench
+
+    table, _ = report(run.timed("gaming", run_gaming_bench), 4)
+    return _code(table)
+
+
+def _leaderboard(run: _Run) -> str:
+    from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
+
+    return _code(format_leaderboard_bench(run.timed("leaderboard", run_leaderboard_bench), tasks=30, noise=1.0))
+
+
+#: the page's sections in page order, by the name of their bench (``verl-arena bench NAME``): the paragraphs that say
+#: what the bench does, and the function that runs it and returns its output as a code block
+SECTIONS: dict[str, tuple[str, Callable[[_Run], str]]] = {
+    "fidelity": (_FIDELITY, _fidelity),
+    "tokens": (_TOKENS, _tokens),
+    "training": (_TRAINING, _training),
+    "throughput": (_JUDGE, _throughput),
+    "saturation": (_SATURATION, _saturation),
+    "rendezvous": (_RENDEZVOUS, _rendezvous),
+    "step": (_STEP, _step),
+    "tail": (_TAIL, _tail),
+    "core": (_CORE, _core),
+    "gaming": (_GAMING, _gaming),
+    "leaderboard": (_ARENA, _leaderboard),
+}
+
+
 def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | None = None) -> str:
     """Run every benchmark and return the page (the plots are written to ``out_dir/frontier.png`` and
     ``out_dir/training.png``)."""
-    from verl_arena.bench.fidelity import run_bench
-    from verl_arena.bench.gaming import report, run_gaming_bench
-    from verl_arena.bench.judge_throughput import format_report, run_judge_bench
-    from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
-    from verl_arena.bench.rendezvous import format_rendezvous, run_rendezvous_bench
-    from verl_arena.bench.report import format_tables, plot_frontier
-    from verl_arena.bench.saturation import format_saturation, run_saturation_bench
-    from verl_arena.bench.speed import format_speed, run_core_speed
-    from verl_arena.bench.step import format_step_bench, run_step_bench
-    from verl_arena.bench.tail import TAIL_LEGEND, format_tail, run_tail_bench
-    from verl_arena.bench.tokens import TOKENS_LEGEND, format_tokens, run_token_bench
-    from verl_arena.bench.training import format_training, plot_training, run_training_bench
-
-    say = progress or (lambda _: None)
-    timings = {}
-
-    def timed(name: str, run: Callable[[], object]) -> object:
-        say(f"running {name} ...")
-        start = time.perf_counter()
-        value = run()
-        timings[name] = time.perf_counter() - start
-        return value
-
-    fidelity = timed("bench fidelity", run_bench)
-    tokens = timed("bench tokens", run_token_bench)
-    plot_frontier(fidelity, str(Path(out_dir) / "frontier.png"), tokens=tokens)
-    training = timed("bench training", lambda: run_training_bench(progress=say))
-    plot_training(training, str(Path(out_dir) / "training.png"))
-    core = timed("bench core", run_core_speed)
-    judge = timed("bench throughput", lambda: run_judge_bench(progress=say))
-    saturation = timed("bench saturation", lambda: run_saturation_bench(progress=say))
-    rendezvous = timed("bench rendezvous", lambda: run_rendezvous_bench(**RENDEZVOUS_DOCS_RUN, progress=say))
-    step = timed("bench step", lambda: run_step_bench(**STEP_DOCS_RUN, progress=say))
-    tail = timed("bench tail", run_tail_bench)
-    gaming_rows = timed("bench gaming", run_gaming_bench)
-    gaming_table, _ = report(gaming_rows, 4)
-    arena_runs = timed("bench leaderboard", run_leaderboard_bench)
+    run = _Run(out_dir, progress or (lambda _: None))
+    blocks = {name: (intro, render(run)) for name, (intro, render) in SECTIONS.items()}
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     sections = [
         "# Benchmarks",
@@ -369,30 +454,48 @@ def benchmarks_markdown(out_dir: str | Path, progress: Callable[[str], None] | N
         " the command in its heading (`verl-arena bench --help` lists them; `verl-arena bench` alone runs a short"
         " version of the quick ones in under a minute).",
         "",
-        _FIDELITY,
-        _code(format_tables(fidelity), f"{len(fidelity)} cells in {timings['bench fidelity']:.1f} s"),
-        _TOKENS,
-        _code(format_tokens(tokens), TOKENS_LEGEND, f"{len(tokens)} rows in {timings['bench tokens']:.1f} s"),
-        _TRAINING,
-        _code(format_training(training), f"{len(training)} training runs in {timings['bench training']:.1f} s"),
-        _JUDGE,
-        _code(format_report(judge)),
-        _SATURATION,
-        _code(format_saturation(saturation)),
-        _RENDEZVOUS,
-        _code(format_rendezvous(rendezvous), f"`verl-arena bench rendezvous {RENDEZVOUS_DOCS_FLAGS}`"),
-        _STEP,
-        _code(format_step_bench(step), f"`verl-arena bench step {STEP_DOCS_FLAGS}`"),
-        _TAIL,
-        _code(format_tail(tail), TAIL_LEGEND, f"{len(tail)} cells in {timings['bench tail']:.1f} s"),
-        _CORE,
-        _code(format_speed(core, groups=1000, n=16)),
-        _GAMING,
-        _code(gaming_table),
-        _ARENA,
-        _code(format_leaderboard_bench(arena_runs, tasks=30, noise=1.0)),
+        *(part for intro, block in blocks.values() for part in (intro, block)),
     ]
     return "\n".join(sections)
+
+
+def rerun_sections(
+    page: str, names: Sequence[str], out_dir: str | Path, progress: Callable[[str], None] | None = None
+) -> str:
+    """``page`` (the text of ``docs/benchmarks.md``) with the sections of the benches ``names`` rerun and replaced,
+    every other byte as it was (``ValueError`` for an unknown name or a section the page lacks)."""
+    unknown = [name for name in names if name not in SECTIONS]
+    if unknown:
+        raise ValueError(f"no section for bench {', '.join(map(repr, unknown))}: choose from {', '.join(SECTIONS)}")
+    missing = missing_sections(page, names)
+    if missing:
+        raise ValueError(f"the page has no section for {', '.join(missing)}: write it whole first")
+    spans = _section_spans(page)
+    run = _Run(out_dir, progress or (lambda _: None))
+    wanted = [name for name in SECTIONS if name in names]  # in page order: tokens' plot may use fidelity's run
+    texts = {name: "\n".join((SECTIONS[name][0], SECTIONS[name][1](run))) for name in wanted}
+    for name in sorted(wanted, key=lambda n: spans[n][0], reverse=True):  # from the end: earlier spans stay valid
+        start, end = spans[name]
+        old = page[start:end]
+        ending = old[len(old.rstrip("\n")) :]  # the blank line before the next section, kept as it was
+        page = page[:start] + texts[name].rstrip("\n") + ending + page[end:]
+    return page
+
+
+def missing_sections(page: str, names: Sequence[str]) -> list[str]:
+    """The benches of ``names`` whose section ``page`` lacks."""
+    spans = _section_spans(page)
+    return [name for name in names if name not in spans]
+
+
+def _section_spans(page: str) -> dict[str, tuple[int, int]]:
+    """Where each bench's section starts and ends in ``page`` (from its heading to the next heading or the end)."""
+    headings = [(m.group(1), m.start()) for m in _HEADING.finditer(page)]
+    ends = [start for _, start in headings[1:]] + [len(page)]
+    return {name: (start, end) for (name, start), end in zip(headings, ends, strict=True)}
+
+
+_HEADING = re.compile(r"^## .*\(`verl-arena bench (\w+)`\)$", re.M)
 
 
 def _code(*blocks: str) -> str:
