@@ -58,6 +58,20 @@ def test_records_decode_to_exactly_the_answers_given():
             assert Answers.decode(value) == coord._finished[gid]
 
 
+def test_exposed_time_stamps_every_answer_and_changes_nothing_else():
+    coord, _ = finished(4, expected=5)
+    answers = coord._finished["g1"]
+    stamped = answers.with_exposed(1.5)
+    assert stamped.members.keys() == answers.members.keys()
+    for before, after in [
+        *zip(answers.members.values(), stamped.members.values(), strict=True),
+        (answers.late, stamped.late),
+    ]:
+        assert after.group.exposed_s == 1.5
+        assert after == dataclasses.replace(before, group=dataclasses.replace(before.group, exposed_s=1.5))
+    assert len({id(o.group) for o in [*stamped.members.values(), stamped.late]}) == 1  # still one summary, shared
+
+
 def test_records_written_by_earlier_versions_still_decode():
     coord, _ = finished(4)
     answers = coord._finished["g1"]

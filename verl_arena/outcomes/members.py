@@ -287,9 +287,7 @@ class MemberOutcome:
         """This outcome as told to a member that arrived at ``arrived_at`` and waited ``wait_s`` (``duplicate``: it
         was there already): ``dataclasses.replace`` without its per-field checks, once per member on the
         coordinator's event loop."""
-        copy = object.__new__(MemberOutcome)
-        copy.__dict__.update(self.__dict__, wait_s=wait_s, arrived_at=arrived_at, duplicate=duplicate)
-        return copy
+        return _copy(self, wait_s=wait_s, arrived_at=arrived_at, duplicate=duplicate)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -311,8 +309,13 @@ class Answers:
     def with_exposed(self, exposed_s: float) -> Answers:
         """The same answers, every member's group summary carrying ``exposed_s`` (see :class:`GroupSummary`)."""
 
+        summaries: dict[int, GroupSummary] = {}  # by identity: a group's members share one summary
+
         def stamped(outcome: MemberOutcome) -> MemberOutcome:
-            return dataclasses.replace(outcome, group=dataclasses.replace(outcome.group, exposed_s=float(exposed_s)))
+            summary = summaries.get(id(outcome.group))
+            if summary is None:
+                summary = summaries[id(outcome.group)] = _copy(outcome.group, exposed_s=float(exposed_s))
+            return _copy(outcome, group=summary)
 
         return Answers({m: stamped(o) for m, o in self.members.items()}, stamped(self.late))
 
@@ -320,11 +323,14 @@ class Answers:
         """Compact JSON (what the coordinator's store keeps): the group's summary once, not once per member, and of
         every record only the fields that differ from their defaults."""
         summaries: list[GroupSummary] = []
+        index: dict[int, int] = {}  # by identity first: a group's members share one summary
 
         def compact(outcome: MemberOutcome) -> dict[str, Any]:
-            if outcome.group not in summaries:
-                summaries.append(outcome.group)
-            return {**_changed(outcome, skip="group"), "g": summaries.index(outcome.group)}
+            summary = outcome.group
+            found = index.get(id(summary))
+            if found is None:
+                found = index[id(summary)] = _position(summaries, summary)
+            return {**_changed(outcome, skip="group"), "g": found}
 
         members = {m: compact(o) for m, o in self.members.items()}
         late = compact(self.late)
@@ -344,6 +350,21 @@ class Answers:
             return MemberOutcome(group=summaries[fields["g"]], **{k: v for k, v in fields.items() if k != "g"})
 
         return cls({m: outcome(o) for m, o in data["members"].items()}, outcome(data["late"]))
+
+
+def _copy(record: Any, **changes: Any) -> Any:
+    """A frozen dataclass ``record`` with ``changes``: ``dataclasses.replace`` without its per-field checks (the
+    coordinator makes one per member)."""
+    copy = object.__new__(type(record))
+    copy.__dict__.update(record.__dict__, **changes)
+    return copy
+
+
+def _position(summaries: list[GroupSummary], summary: GroupSummary) -> int:
+    """Where ``summary`` is among ``summaries`` (an equal one counts), appended if it is not there."""
+    if summary not in summaries:
+        summaries.append(summary)
+    return summaries.index(summary)
 
 
 @functools.cache
