@@ -68,6 +68,25 @@ def test_the_store_keeps_records_under_its_prefix_and_takes_them_once(ray_local)
     other.take(lambda key: True)
 
 
+def test_records_put_together_are_written_in_one_trip_and_fail_alone(ray_local, monkeypatch):
+    from verl_arena.runtime import actors
+
+    trips = []
+    put_all = actors._put_all
+    monkeypatch.setattr(actors, "_put_all", lambda writes: trips.append(len(writes)) or put_all(writes))
+    store = RayKVStore(f"test-trips-{uuid.uuid4().hex[:8]}")
+
+    async def scenario():
+        together = [store.put(g, g.encode()) for g in ("g1", "g2", "g3")]
+        together.append(store.put("bad", 12345))  # not bytes: Ray refuses it
+        return await asyncio.gather(*together, return_exceptions=True), await store.put("g4", b"g4")
+
+    (*written, refused), _ = asyncio.run(scenario())
+    assert written == [None, None, None] and isinstance(refused, Exception)
+    assert trips == [4, 1]  # the four puts of one turn in one trip, the next put in its own
+    assert store.take(lambda key: True) == {"g1": b"g1", "g2": b"g2", "g3": b"g3", "g4": b"g4"}
+
+
 def test_the_records_of_an_ended_job_are_swept_and_a_running_jobs_kept(ray_local):
     ended, running = f"test-ended-{uuid.uuid4().hex[:8]}/", f"test-running-{uuid.uuid4().hex[:8]}/"
     owners = {ended: "ffffffff", running: ray.get_runtime_context().get_job_id()}  # a job id that never ran

@@ -119,7 +119,9 @@ class RayKVStore:
     """A finished-answer store in Ray's GCS key-value store, which lives as long as the cluster (not the actor).
 
     Uses ``ray.experimental.internal_kv`` (private to Ray, but what Ray's own libraries keep their state in); its calls
-    are blocking, so they run in a thread.
+    are blocking, so they run in a thread. The records put in one turn of the event loop (the groups a judge's answer
+    finished together) are written in one trip to that thread, so that their writers resume together: a coordinator
+    then answers their members together, in fewer streamed replies.
 
     The first record stored names the Ray job that owns them all (``job_id``) and makes sure a :class:`KVJanitor`
     runs: when that job ends, however it ends, the janitor deletes them. Without ``job_id`` they stay until the
@@ -135,6 +137,8 @@ class RayKVStore:
         self.job_id = job_id
         self._owned = job_id is None
         self._janitor: asyncio.Future[bool] | None = None
+        self._writes: list[tuple[bytes, bytes]] = []
+        self._writing: asyncio.Future[dict[bytes, BaseException]] | None = None
 
     def _key(self, group_id: str) -> bytes:
         return (self.prefix + group_id).encode()
@@ -148,7 +152,19 @@ class RayKVStore:
             await asyncio.to_thread(internal_kv._internal_kv_put, owner, str(self.job_id), namespace=_KV_NAMESPACE)
             self._owned = True
             self._janitor = asyncio.ensure_future(asyncio.to_thread(start_janitor))  # in the background
-        await asyncio.to_thread(internal_kv._internal_kv_put, self._key(group_id), value, namespace=_KV_NAMESPACE)
+        key = self._key(group_id)
+        self._writes.append((key, value))
+        if self._writing is None:  # the first put of this turn: the write of all of them starts at the next turn
+            self._writing = asyncio.ensure_future(self._write_pending())
+        error = (await asyncio.shield(self._writing)).get(key)
+        if error is not None:
+            raise error
+
+    async def _write_pending(self) -> dict[bytes, BaseException]:
+        """Write the records put so far in one trip to a thread; the error of each record that failed, by key."""
+        await asyncio.sleep(0)  # every put of the turn that started this write joins it
+        writes, self._writes, self._writing = self._writes, [], None
+        return await asyncio.to_thread(_put_all, writes)
 
     async def delete(self, group_id: str) -> None:
         await asyncio.to_thread(internal_kv._internal_kv_del, self._key(group_id), namespace=_KV_NAMESPACE)
@@ -253,6 +269,17 @@ def coordinator_stream(handle: Any) -> Callable[[list[Submission]], AsyncIterato
             yield await ref
 
     return send
+
+
+def _put_all(writes: Sequence[tuple[bytes, bytes]]) -> dict[bytes, BaseException]:
+    """Put each record in Ray's key-value store (blocking); the error of each one that failed, by key."""
+    errors: dict[bytes, BaseException] = {}
+    for key, value in writes:
+        try:
+            internal_kv._internal_kv_put(key, value, namespace=_KV_NAMESPACE)
+        except Exception as exc:
+            errors[key] = exc
+    return errors
 
 
 def _running_jobs() -> set[str]:
