@@ -67,7 +67,10 @@ def usage_of(matches: Iterable[Match]) -> Counter[str]:
     """The summed usage of ``matches`` (numbers only)."""
     total: Counter[str] = Counter()
     for m in matches:
-        total.update({k: v for k, v in m.usage.items() if isinstance(v, int | float)})
+        first = not total  # as Counter.update adds a mapping: taken as it is into an empty counter
+        for key, value in m.usage.items():
+            if isinstance(value, int | float):
+                total[key] = value if first else value + total.get(key, 0)
     return total
 
 
@@ -82,17 +85,18 @@ def _stalled(match: Match) -> bool:
     return match.failed and (match.error or "").split(":", 1)[0] == "stall"
 
 
-def judge_counts(result: GroupResult) -> JudgeCounts:
-    """The judgments, by kind, and the requests of one ranked (or voided) group."""
+def judge_counts(result: GroupResult, spent: Mapping[str, float] | None = None) -> JudgeCounts:
+    """The judgments, by kind, and the requests of one ranked (or voided) group (``spent``: its
+    :func:`group_usage`, where the caller has it already)."""
     judged = [m for m in result.matches if m.kind != "bye"]
     kinds = Counter(judgment_kind(m.usage, stalled=_stalled(m)) for m in judged)
     unlogged = max(0, result.comparisons - len(judged))  # made, but not in the log: a group voided half-way
-    spent = group_usage(result)
+    spent = group_usage(result) if spent is None else spent
     return JudgeCounts(
         judgments=result.comparisons,
         asked_judgments=kinds["asked"] + unlogged,
         cache_hits=kinds["cache_hit"],
         shortcut_judgments=kinds["shortcut"],
-        judge_requests=int(spent["requests"]),
-        judge_retries=int(spent["retries"]),
+        judge_requests=int(spent.get("requests", 0)),
+        judge_retries=int(spent.get("retries", 0)),
     )

@@ -28,7 +28,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -130,6 +130,13 @@ def _stem(word: str) -> str:
 def keywords(text: str) -> frozenset[str]:
     """The content words of ``text`` (stop words left out, plural ``-s`` taken off)."""
     return frozenset(_stem(w) for w in words(text) if w not in STOPWORDS)
+
+
+@lru_cache(maxsize=4096)
+def query_keywords(query: str) -> frozenset[str]:
+    """The :func:`keywords` of a (raw) query, remembered: a group's query is screened twice (before its ranking and
+    after), and a prompt's groups share it."""
+    return keywords(normalise(query))
 
 
 def repetition(text: str | Sequence[str]) -> tuple[int, float, float]:
@@ -267,7 +274,7 @@ class Screened:
 def member_features(candidate: Candidate, query: str = "") -> MemberFeatures:
     """The :class:`MemberFeatures` of ``candidate``, a member of a group for ``query``: what a reward worker sends with
     the rollout, so that the detectors' regular expressions never run on the group coordinator."""
-    return Screened.of(candidate).features(keywords(normalise(query)))
+    return Screened.of(candidate).features(query_keywords(query))
 
 
 class ScreenedGroup:
@@ -288,7 +295,7 @@ class ScreenedGroup:
         features: Sequence[MemberFeatures | None] | None = None,
     ) -> None:
         self.query = query
-        self.query_keywords = keywords(normalise(query))
+        self.query_keywords = query_keywords(query)
         self._candidates = list(candidates)
         known = list(features) if features is not None else [None] * len(self._candidates)
         if len(known) != len(self._candidates):

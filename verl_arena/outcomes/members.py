@@ -200,7 +200,7 @@ class GroupSummary:
         return cls(
             size=size,
             expected=expected,
-            **dataclasses.asdict(judge_counts(result)),
+            **dataclasses.asdict(judge_counts(result, usage)),
             failed_judgments=result.failures,
             degraded=result.degraded,
             voided=result.voided,
