@@ -91,6 +91,17 @@ def test_bad_settings_and_options_fail_in_the_caller_before_any_actor_is_made():
     assert not pool._handles  # no actor was looked up, none made
 
 
+def test_a_shard_collects_garbage_less_often_than_pythons_default(mock_judge, pool_factory):
+    import gc
+
+    from verl_arena.runtime.actors import GC_YOUNG
+
+    url, _ = mock_judge()
+    pool = pool_factory(judge_config(url))
+    threshold = ray.get(pool._handle(0).__ray_call__.remote(lambda _actor: gc.get_threshold()[0]))
+    assert threshold == GC_YOUNG != gc.get_threshold()[0]
+
+
 @pytest.mark.slow
 def test_pool_ranks_groups_concurrently(mock_judge, pool_factory):
     url, server = mock_judge(latency=0.05)

@@ -92,7 +92,12 @@ def named_actor_options(
 
 @ray.remote(concurrency_groups={"control": 4})
 class JudgeActor(JudgeService):
-    """JudgeService as an async Ray actor, with observability outside the judge's queue."""
+    """JudgeService as an async Ray actor, with observability outside the judge's queue; its process collects garbage
+    as a coordinator's does (:func:`_collect_less`: a tournament's judgments are many small objects too)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _collect_less()
 
     async def rank_groups(
         self, requests: list[GroupRequest]
@@ -251,10 +256,11 @@ class CoordinatorActor:
 
 
 def _collect_less() -> None:
-    """Python's cyclic garbage collector in a coordinator's process (its own): what the process imported and built
-    before its first member is never garbage (frozen: full collections no longer walk it), and the youngest generation
-    is collected every :data:`GC_YOUNG` allocations instead of 700. A step's members are many small objects: with
-    the defaults, collecting them was about half of the coordinator's CPU."""
+    """Python's cyclic garbage collector in a coordinator's or a judge pool shard's process (its own): what the
+    process imported and built before its first member is never garbage (frozen: full collections no longer walk it),
+    and the youngest generation is collected every :data:`GC_YOUNG` allocations instead of 700. A step's members are
+    many small objects: with the defaults, collecting them was about half of the coordinator's CPU, and half of a
+    judge pool shard's with an instant judge (512 groups of 16: 228 -> 115 us per rollout)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
