@@ -211,8 +211,9 @@ each result streamed back as its group is ranked (`--judge pool` measures that p
 shard, instant judge, the coordinator's CPU per rollout went from 3.8-4.4x the floor with one call per group to
 2.5-2.8x, five runs each back to back on this 2-core machine; the pool's shards then collecting garbage as the
 coordinator does, the store's writes of one event-loop turn made in one trip, and each group's summary stamped once
-took one run at 149 us per rollout, 2.6x the floor, to 128 us, 2.3x, and the pool's own CPU per rollout from 241 to
-121 us, with the machine busy with other work: the wall time is the pool's, still about 4x the floor's).
+took the coordinator from 149 to 128-139 us per rollout (two pairs of runs back to back, the machine busy with other
+work, the floor between 56 and 64 us: still 2.3-2.4x) and halved the pool's own CPU per rollout (228-241 to 120-121
+us); the wall time is the pool's, 3-4x the floor's).
 [Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
 for 8 to 512 GPUs.
 """
