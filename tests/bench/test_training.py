@@ -88,3 +88,13 @@ def test_the_anchor_pool_carries_the_best_answers_of_earlier_steps(monkeypatch):
     # later steps meet 2 answers of earlier steps, kept in the pool
     assert len(first[1]) == 2 and all("step 0" in a for a in first[1])
     assert len(first[2]) == 2 and all("step 0" in a or "step 1" in a for a in first[2])
+
+
+def test_the_table_compares_every_method_with_round_robin_step_by_step():
+    from verl_arena.bench.training import TrainRun, behind
+
+    rr = TrainRun("round_robin", "drift", 0.5, [0.0, 28.0, 56.0], [0.0, 56.0, 112.0], [0.0, 0.2, 0.4], 0.01, 1)
+    cheap = TrainRun("anchor_set/K2", "drift", 0.5, [0.0, 8.0, 16.0], [0.0, 16.0, 32.0], [0.0, 0.25, 0.35], 0.01, 1)
+    assert behind(cheap, rr) == pytest.approx(-0.05) and behind(rr, rr) == 0.0
+    table = format_training([rr, cheap])
+    assert "x RR read" in table and "0.29" in table and "-0.050" in table

@@ -44,6 +44,7 @@ __all__ = [
     "EXTRA_METHODS",
     "TRAIN_METHODS",
     "TrainRun",
+    "behind",
     "format_training",
     "plot_training",
     "run_training_bench",
@@ -313,25 +314,36 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         steps = len(rows[0].quality) - 1
         marks = [m for m in (steps // 4, steps // 2) if 0 < m < steps]
         budget = min(r.read[-1] for r in rows)
+        rr = next((r for r in rows if r.method == "round_robin"), None)
         head = " ".join(f"{f'step {m}':>8}" for m in marks)
         lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
         lines.append(
             f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} {f'at {budget:.0f} read':>14}"
+            + (f" {'x RR read':>9} {'vs RR':>6}" if rr else "")
         )
         for r in sorted(rows, key=lambda r: -r.quality[-1]):
             at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
             final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
+            versus = f" {r.read[-1] / rr.read[-1]:>9.2f} {behind(r, rr):>+6.3f}" if rr else ""
             lines.append(
                 f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
-                f"{r.quality_at_read(budget):>14.3f}"
+                f"{r.quality_at_read(budget):>14.3f}{versus}"
             )
         lines.append("")
     lines.append(
         "quality: the policy's expected true quality, 0 = the uniform policy, 1 = always the best answer (step k: "
         "after k steps; +- one standard error over seeds);\nread: candidates the judge read (prompt tokens scale "
-        "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run."
+        "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run;\n"
+        "x RR read: candidates read relative to round robin; vs RR: the method's quality minus round robin's at the "
+        "step where it is furthest behind (>= 0: at least as good at every step)."
     )
     return "\n".join(lines)
+
+
+def behind(run: TrainRun, baseline: TrainRun) -> float:
+    """``run``'s quality minus ``baseline``'s at the step where ``run`` is furthest behind (>= 0: at least as good at
+    every step; the runs must have as many steps)."""
+    return float(min(a - b for a, b in zip(run.quality[1:], baseline.quality[1:], strict=True)))
 
 
 def plot_training(runs: Sequence[TrainRun], path: str) -> None:
