@@ -63,7 +63,7 @@ EXTRA_METHODS = {
             {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry"},
             f"every rollout against the prompt's {k} best answers of earlier steps (an anchor pool), Bradley-Terry",
         )
-        for k in (2, 4, 8)
+        for k in (2, 3, 4, 8)
     },
 }
 #: the anchor methods: a frozen reference policy's answers (anchor_set) or an anchor pool kept across steps
