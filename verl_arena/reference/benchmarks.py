@@ -157,26 +157,24 @@ pointwise does, and the simulated judge orders eight answers as reliably as it c
 with a long listwise prompt may not).
 
 Anchor sets and the anchor pool. Anchors from a frozen reference policy make the slowest pairwise signal here
-(`anchor_set/K2`-`K8` end at 0.58-0.75 against round robin's 0.84, reading 0.57-2.29 times what round robin reads):
-once the policy is better than the reference, most rollouts beat every anchor,
-their win rates pile up at 1 and the advantage no longer orders the good answers. An anchor pool keeps the yardstick
-at the policy's level, and learns faster than round robin: `anchor_pool/K4` ends at 0.882 and `K8` at 0.897, ahead of
-round robin from step 12 on by up to 0.11, but at N=8 they read 1.13 and 2.24 times as much; `K2`, at 0.57 times,
-trails round robin by up to 0.037 (0.819 at the end). Whether a pool learns as fast as round robin for half its
-judge tokens depends on N, since round robin costs N(N-1)/2 calls a group and a pool N x K. Measured under the
-drifting judge (`verl-arena bench training --judges drift --n 16 --methods round_robin anchor_pool/K3 anchor_pool/K4
-...`, the same 16 prompts and 4 seeds; at N=32 `--n 32 --prompts 8 --runs 2` to stay within minutes): at N=16,
-`anchor_pool/K3` reads 0.40 of round robin and `K4` 0.53, at N=32 `K4` reads 0.26 and `K8` 0.51. None of them keeps
-up with round robin at every step: each trails it by 0.01-0.02 over the first ten steps (at step 10, 0.124 and 0.128
-against 0.136 at N=16; 0.129 against 0.145 for `K4` at N=32), while the pool fills with the answers of a still
-uniform policy. From step 12 on each is ahead, by up to 0.11 (K3) and 0.15 (K4) at N=16 and 0.18 at N=32, and each
-ends level with round robin or above it (0.911 and 0.921 against 0.913 at N=16; 0.949 and 0.925 against 0.896 at
-N=32). So the
-goal "learns at least as fast as round robin for half its judge tokens" holds from the twelfth step on, not before:
-with a 0.01-0.02 lag at the start, `anchor_pool` with K = 3-4 at N = 16 and K = 4 at N = 32 reaches every quality
-from 0.17 to 0.9 in no more steps than round robin, for 0.26-0.53 of its judge tokens. At N = 8 no pool does: K = 2
-(0.57 of round robin's tokens) trails it by up to 0.037 to the end. `budgeted` (0.25 of round robin's tokens at N=16)
-trails by up to 0.026 and ends at 0.906.
+(`anchor_set/K2`-`K8` end at 0.58-0.75 against round robin's 0.84, reading 0.57-2.29 times what round robin reads): once
+the policy is better than the reference, most rollouts beat every anchor, their win rates pile up at 1 and the advantage
+no longer orders the good answers. An anchor pool keeps the yardstick at the policy's level, and learns faster than
+round robin: `anchor_pool/K4` ends at 0.882 and `K8` at 0.897, ahead of round robin from step 12 on by up to 0.11, but
+at N=8 they read 1.13 and 2.24 times as much; `K2`, at 0.57 times, trails round robin by up to 0.037 (0.819 at the end).
+Whether a pool learns as fast as round robin for half its judge tokens depends on N, since round robin costs N(N-1)/2
+calls a group and a pool N x K. Measured under the drifting judge (`verl-arena bench training --judges drift --n 16
+--methods round_robin anchor_pool/K3 anchor_pool/K4 ...`, the same 16 prompts and 4 seeds; at N=32 `--n 32 --prompts 8
+--runs 2` to stay within minutes): at N=16, `anchor_pool/K3` reads 0.40 of round robin and `K4` 0.53, at N=32 `K4` reads
+0.26 and `K8` 0.51. None of them keeps up with round robin at every step: each trails it by 0.01-0.02 over the first ten
+steps (at step 10, 0.124 and 0.128 against 0.136 at N=16; 0.129 against 0.145 for `K4` at N=32), while the pool fills
+with the answers of a still uniform policy. From step 12 on each is ahead, by up to 0.11 (K3) and 0.15 (K4) at N=16 and
+0.18 at N=32, and each ends level with round robin or above it (0.911 and 0.921 against 0.913 at N=16; 0.949 and 0.925
+against 0.896 at N=32). So the goal "learns at least as fast as round robin for half its judge tokens" holds from the
+twelfth step on, not before: with a 0.01-0.02 lag at the start, `anchor_pool` with K = 3-4 at N = 16 and K = 4 at N = 32
+reaches every quality from 0.17 to 0.9 in no more steps than round robin, for 0.26-0.53 of its judge tokens. At N = 8 no
+pool does: K = 2 (0.57 of round robin's tokens) trails it by up to 0.037 to the end. `budgeted` (0.25 of round robin's
+tokens at N=16) trails by up to 0.026 and ends at 0.906.
 
 Asking each compare once in a drawn order changes nothing here (`round_robin/one` 0.853 and `budgeted/one` 0.852
 against 0.844 and 0.839 under drift): the simulated judge has no position bias to cancel, so the halved requests are
