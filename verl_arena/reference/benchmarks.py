@@ -168,13 +168,14 @@ calls a group and a pool N x K. Measured under the drifting judge (`verl-arena b
 --runs 2` to stay within minutes): at N=16, `anchor_pool/K3` reads 0.40 of round robin and `K4` 0.53, at N=32 `K4` reads
 0.26 and `K8` 0.51. None of them keeps up with round robin at every step: each trails it by 0.01-0.02 over the first ten
 steps (at step 10, 0.124 and 0.128 against 0.136 at N=16; 0.129 against 0.145 for `K4` at N=32), while the pool fills
-with the answers of a still uniform policy. From step 12 on each is ahead, by up to 0.11 (K3) and 0.15 (K4) at N=16 and
-0.18 at N=32, and each ends level with round robin or above it (0.911 and 0.921 against 0.913 at N=16; 0.949 and 0.925
-against 0.896 at N=32). So the goal "learns at least as fast as round robin for half its judge tokens" holds from the
-twelfth step on, not before: with a 0.01-0.02 lag at the start, `anchor_pool` with K = 3-4 at N = 16 and K = 4 at N = 32
-reaches every quality from 0.17 to 0.9 in no more steps than round robin, for 0.26-0.53 of its judge tokens. At N = 8 no
-pool does: K = 2 (0.57 of round robin's tokens) trails it by up to 0.037 to the end. `budgeted` (0.25 of round robin's
-tokens at N=16) trails by up to 0.026 and ends at 0.906.
+with the answers of a still uniform policy (paired by seed, the lag at steps 5-9 is 5 to 10 standard errors: real, not
+noise). From step 12 on each is ahead, by up to 0.11 (K3) and 0.15 (K4) at N=16 and 0.18 at N=32, and each ends level
+with round robin or above it (0.911 and 0.921 against 0.913 at N=16; 0.949 and 0.925 against 0.896 at N=32). So the goal
+"learns at least as fast as round robin for half its judge tokens" holds from the twelfth step on, not before: with a
+0.01-0.02 lag at the start, `anchor_pool` with K = 3-4 at N = 16 and K = 4 at N = 32 reaches every quality from 0.17 to
+0.9 in no more steps than round robin, for 0.26-0.53 of its judge tokens. At N = 8 no pool does: K = 2 (0.57 of round
+robin's tokens) trails it by up to 0.037 to the end. `budgeted` (0.25 of round robin's tokens at N=16) trails by up to
+0.026 and ends at 0.906.
 
 Asking each compare once in a drawn order changes nothing here (`round_robin/one` 0.853 and `budgeted/one` 0.852
 against 0.844 and 0.839 under drift): the simulated judge has no position bias to cancel, so the halved requests are
