@@ -64,3 +64,13 @@ def test_bench_tokens_command_json_and_plot(capsys, tmp_path):
     row = doc["tokens"][0]
     assert row["requests"] == 6 and 0 < row["share"] < 1 and row["prompt_tokens"] > row["uncached_tokens"] > 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_reference_anchors_and_one_order_are_counted(tokenizer):
+    rows = {
+        r.method: r
+        for r in run_token_bench(["anchor_set/K2", "round_robin/one"], sizes=[6], groups=1, tokenizer=tokenizer)
+    }
+    # 6 rollouts x 2 marked anchors, both orders a compare; the anchors' plans are read like the rollouts'
+    assert rows["anchor_set/K2"].requests == 24 and rows["anchor_set/K2"].prompt_tokens > 0
+    assert rows["round_robin/one"].requests == 15  # one request per pair

@@ -52,3 +52,49 @@ def test_the_command_writes_json_and_a_plot(tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:  # one group size: the policy trains on groups of n
         main([*argv, "--n", "8", "16"])
     assert refused.value.code == 2 and "unrecognized arguments: 16" in capsys.readouterr().err
+
+
+def test_anchor_sets_pools_and_one_order_train_and_count_their_calls():
+    methods = ["anchor_set/K2", "anchor_pool/K2", "round_robin/one", "budgeted/one"]
+    runs = {r.method: r for r in run_training_bench(methods=methods, judges=["drift"], steps=3, seeds=1, prompts=4)}
+    # a frozen reference policy's 2 answers meet each of the 8 rollouts: 16 calls a group, 4 groups a step
+    assert runs["anchor_set/K2"].calls == [0.0, 64.0, 128.0, 192.0] and runs["anchor_set/K2"].read_per_step == 128
+    # a new prompt's pool is empty: its 2 anchors come from the group (2 x 6 calls), then the pool's 2 (2 x 8)
+    assert runs["anchor_pool/K2"].calls == [0.0, 48.0, 112.0, 176.0]
+    assert runs["round_robin/one"].calls_per_step == 4 * 28  # one request a compare
+    for r in runs.values():
+        assert r.quality[0] == 0.0 and r.quality[-1] > 0.0
+
+
+def test_the_anchor_pool_carries_the_best_answers_of_earlier_steps(monkeypatch):
+    from verl_arena.bench import training
+    from verl_arena.core.anchor_pool import AnchorPool
+    from verl_arena.core.types import ANCHOR_KEY
+
+    held: list[list[str]] = []
+    update = AnchorPool.update
+
+    def spy(self, query, candidates, result):
+        if query == "prompt 0":
+            held.append([c.answer for c in candidates if c.meta.get(ANCHOR_KEY)])
+        update(self, query, candidates, result)
+
+    monkeypatch.setattr(AnchorPool, "update", spy)
+    runs = [training.run_training_bench(["anchor_pool/K2"], ["score"], steps=3, seeds=1, prompts=2) for _ in range(2)]
+    assert runs[0][0].to_dict() == runs[1][0].to_dict()  # the same seed, the same run
+    first, second = held[:3], held[3:]
+    assert first == second and len(first) == 3
+    assert first[0] == []  # step 0: the pool is empty, the group lends its own anchors
+    # later steps meet 2 answers of earlier steps, kept in the pool
+    assert len(first[1]) == 2 and all("step 0" in a for a in first[1])
+    assert len(first[2]) == 2 and all("step 0" in a or "step 1" in a for a in first[2])
+
+
+def test_the_table_compares_every_method_with_round_robin_step_by_step():
+    from verl_arena.bench.training import TrainRun, behind
+
+    rr = TrainRun("round_robin", "drift", 0.5, [0.0, 28.0, 56.0], [0.0, 56.0, 112.0], [0.0, 0.2, 0.4], 0.01, 1)
+    cheap = TrainRun("anchor_set/K2", "drift", 0.5, [0.0, 8.0, 16.0], [0.0, 16.0, 32.0], [0.0, 0.25, 0.35], 0.01, 1)
+    assert behind(cheap, rr) == pytest.approx(-0.05) and behind(rr, rr) == 0.0
+    table = format_training([rr, cheap])
+    assert "x RR read" in table and "0.29" in table and "-0.050" in table

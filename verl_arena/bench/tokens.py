@@ -15,6 +15,12 @@ request of the group (:class:`~verl_arena.testing.prefix_cache.PrefixCache`, sta
 is credited to other groups of the same query). Concurrent requests are counted as if each arrived after the ones
 before it, so the share is what the cache can serve at best; a server that prefills two requests of one round in the
 same step computes their shared part twice.
+
+Methods with reference anchors (``anchor_set/K*``) get K more travel plans appended to every group, marked as anchors
+(what a frozen reference policy's answers or an anchor pool's would be: the judge reads them like any rollout); an
+anchor pool's prompts are those of ``anchor_set`` with the same K, whichever step supplied the anchors. Every method is
+asked through the default judge stack (order swapping: two requests a compare) except the ``*/one`` methods, asked
+once per compare in slots drawn from the seed (``judge.one_order``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import numpy as np
 from verl_arena.bench.fidelity import DEFAULT_METHODS, METHODS, Method
 from verl_arena.bench.tokenizer import BenchTokenizer, load_tokenizer
 from verl_arena.core.tournament import rank_group
-from verl_arena.core.types import Candidate
+from verl_arena.core.types import ANCHOR_KEY, Candidate
 from verl_arena.judges.factory import build_judge
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeServer
 from verl_arena.testing.prefix_cache import PrefixCache
@@ -54,8 +60,18 @@ TOKENS_LEGEND = (
     "tokens, it shares with an earlier request of its group);\nuncached: what the judge must prefill; x SSE: "
     "relative to seeded single elimination (prompt tokens, uncached tokens)."
 )
-#: the fidelity bench's methods that ask an LLM judge (pointwise scoring has no judge template)
-TOKEN_METHODS = tuple(m for m in DEFAULT_METHODS if METHODS.get(m).topology is not None)
+#: the fidelity bench's methods that ask an LLM judge (pointwise scoring has no judge template), the anchor sets with
+#: reference anchors and the one-order judge
+TOKEN_METHODS = (
+    *(m for m in DEFAULT_METHODS if METHODS.get(m).topology is not None),
+    "anchor_set/K2",
+    "anchor_set/K4",
+    "anchor_set/K8",
+    "round_robin/one",
+    "budgeted/one",
+)
+#: the judge options each order policy of a method asks with (``shown`` and ``both``: the default, order swapping)
+ORDER_OPTIONS: dict[str, dict[str, Any]] = {"shown": {}, "both": {"order_swap": True}, "one": {"one_order": True}}
 
 
 @dataclass(frozen=True)
@@ -125,11 +141,17 @@ async def _method_rows(
     rows = []
     for n in sizes:
         rng = np.random.default_rng([seed, n])
-        judge = build_judge({"endpoints": [{"base_url": server.base_url, "model": "mock"}], **judge_options})
+        endpoints = [{"base_url": server.base_url, "model": "mock"}]
+        judge = build_judge({"endpoints": endpoints, **judge_options, **ORDER_OPTIONS[method.orders]})
         counts = []
         try:
             for g in range(groups):
                 group = travel_group(rng, n, *lengths)
+                if method.references:  # K more plans, marked: the anchors a reference policy or a pool supplies
+                    group += [
+                        Candidate(f"ref{j}", c.answer, c.path, {**c.meta, ANCHOR_KEY: True})
+                        for j, c in enumerate(travel_group(rng, method.references, *lengths))
+                    ]
                 server.recording = recorded = []
                 await rank_group(QUERY, group, judge, method.topology or "", seed=seed + g, **method.options)
                 server.recording = None

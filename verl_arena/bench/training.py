@@ -12,7 +12,11 @@ the way from the uniform policy's expected quality (0) to the best answer's (1),
 Every method sees the same prompts, the same qualities, the same seeds for sampling and the same judge; only how a
 group becomes advantages differs. ``pointwise/raw`` uses each answer's own score, standardised over the whole step
 (no per-group normalisation); ``pointwise`` is GRPO on those scores (standardised per group); the others are
-topologies.
+topologies. ``anchor_set/K*`` methods judge every rollout against K answers of a frozen reference policy (the
+uniform starting policy, drawn afresh every step and prompt); ``anchor_pool/K*`` methods against the K answers an
+:class:`~verl_arena.core.anchor_pool.AnchorPool` kept for the prompt from earlier steps (the best rated so far), one
+pool per training run; both advantages are the rollouts' rewards standardised among themselves. ``*/one`` methods ask
+each compare once in slots drawn from the seed (``one_order``), ``*/both`` in both orders (``order_swap``).
 """
 
 from __future__ import annotations
@@ -26,13 +30,25 @@ from typing import Any
 import numpy as np
 
 from verl_arena.bench.fidelity import JUDGE_KINDS, METHODS, Method
+from verl_arena.core.anchor_pool import AnchorPool
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.rewards import standardize
 from verl_arena.core.tournament import Tournament
-from verl_arena.core.types import Candidate
+from verl_arena.core.types import ANCHOR_KEY, Candidate
+from verl_arena.judges.one_order import OneOrderJudge
+from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.testing.simulated import SimulatedJudge
 
-__all__ = ["EXTRA_METHODS", "TRAIN_METHODS", "TrainRun", "format_training", "plot_training", "run_training_bench"]
+__all__ = [
+    "ANCHOR_METHODS",
+    "EXTRA_METHODS",
+    "TRAIN_METHODS",
+    "TrainRun",
+    "behind",
+    "format_training",
+    "plot_training",
+    "run_training_bench",
+]
 
 #: the raw-score baseline: no group normalisation (only here: ranking-wise it is ``pointwise``)
 RAW = Method("pointwise/raw", None, {}, "each answer scored alone, scores standardised over the whole step")
@@ -40,7 +56,26 @@ RAW = Method("pointwise/raw", None, {}, "each answer scored alone, scores standa
 EXTRA_METHODS = {
     RAW.name: RAW,
     "round_robin/minmax": Method("round_robin/minmax", "round_robin", {"reward": "minmax"}, "wins, min-max scaled"),
+    **{
+        f"anchor_pool/K{k}": Method(
+            f"anchor_pool/K{k}",
+            "anchor_set",
+            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry"},
+            f"every rollout against the prompt's {k} best answers of earlier steps (an anchor pool), Bradley-Terry",
+        )
+        for k in (2, 3, 4, 8)
+    },
 }
+#: the anchor methods: a frozen reference policy's answers (anchor_set) or an anchor pool kept across steps
+ANCHOR_METHODS = (
+    "anchor_set/K2",
+    "anchor_set/K4",
+    "anchor_set/K8",
+    "anchor_pool/K2",
+    "anchor_pool/K4",
+    "anchor_pool/K8",
+)
+#: what the bench runs by default (and the benchmarks page shows)
 TRAIN_METHODS = (
     "pointwise/raw",
     "pointwise",
@@ -53,6 +88,9 @@ TRAIN_METHODS = (
     "budgeted",
     "round_robin",
     "round_robin/minmax",
+    "round_robin/one",
+    "budgeted/one",
+    *ANCHOR_METHODS,
 )
 
 
@@ -105,17 +143,61 @@ def _method(name: str) -> Method:
     return EXTRA_METHODS[name] if name in EXTRA_METHODS else METHODS.get(name)
 
 
+def _pooled(method: Method) -> bool:
+    return bool(method.options.get("pool"))
+
+
+def _asked(method: Method, judge: SimulatedJudge, seed: int) -> Any:
+    """The judge as the method asks it: in the topology's slots, in both orders, or once in drawn slots."""
+    if method.orders == "both":
+        return OrderSwapJudge(judge)
+    if method.orders == "one":
+        return OneOrderJudge(judge, seed=seed)
+    return judge
+
+
 async def _advantages(
-    method: Method, tournament: Tournament | None, query: str, group: list[Candidate], judge: SimulatedJudge
+    method: Method,
+    tournament: Tournament | None,
+    query: str,
+    group: list[Candidate],
+    judge: SimulatedJudge,
+    *,
+    extras: list[Candidate],
+    pool: AnchorPool | None,
+    seed: int,
 ) -> tuple[list[float], int, int]:
     """A group's advantages (for ``pointwise/raw``: the raw scores, standardised later), the judge calls spent and
-    the candidates read over them."""
+    the candidates read over them. ``extras``: a reference policy's answers appended as anchors; ``pool``: the anchor
+    pool that supplies the prompt's anchors and takes in the ranked group. Either way the advantages are the rollouts'
+    rewards standardised among themselves."""
     if tournament is None:
         scores = await asyncio.gather(*(judge.score(query, c) for c in group))
         return (list(scores) if method is RAW else standardize(scores)), len(group), len(group)
-    result = await tournament.rank(query, group, judge)
+    ranked = pool.group(query, group) if pool is not None else [*group, *extras]
+    result = await tournament.rank(query, ranked, _asked(method, judge, seed))
+    if pool is not None:
+        pool.update(query, ranked, result)
     read = sum(len(m.players) for m in result.matches if m.kind != "bye")
+    if len(ranked) > len(group):
+        return standardize(result.rewards[: len(group)]), result.comparisons, read
     return list(result.advantages), result.comparisons, read
+
+
+def _references(
+    method: Method, rng: np.random.Generator, qualities: np.ndarray, prompt: int, step: int
+) -> list[Candidate]:
+    """The method's reference anchors for one group: answers of the frozen reference policy (the uniform starting
+    policy), marked as anchors; none for a method without references."""
+    picks = rng.choice(qualities.shape[1], size=method.references)
+    return [
+        Candidate(
+            id=f"ref{j}",
+            answer=f"prompt {prompt} step {step} reference {j} behaviour {b}",
+            meta={"quality": float(qualities[prompt, b]), ANCHOR_KEY: True},
+        )
+        for j, b in enumerate(picks)
+    ]
 
 
 async def _train(
@@ -125,7 +207,9 @@ async def _train(
     prompts, behaviours = qualities.shape
     logits = np.zeros((prompts, behaviours))
     rng = np.random.default_rng([seed, 1])
+    reference_rng = np.random.default_rng([seed, 2])  # its own stream: the rollouts are the same for every method
     tournament = Tournament.from_options(method.topology, seed=seed, **method.options) if method.topology else None
+    pool = AnchorPool(method.options["anchors"]) if _pooled(method) else None
     gap = qualities.max(axis=1) - qualities.mean(axis=1)
 
     def quality() -> float:
@@ -152,8 +236,14 @@ async def _train(
             tournament.for_group(seed=seed * 1_000_003 + step * prompts + p) if tournament else None
             for p in range(prompts)
         ]
+        extras = [_references(method, reference_rng, qualities, p, step) for p in range(prompts)]
         outs = await asyncio.gather(
-            *(_advantages(method, tournaments[p], f"prompt {p}", g, judge) for p, g in enumerate(groups))
+            *(
+                _advantages(
+                    method, tournaments[p], f"prompt {p}", g, judge, extras=extras[p], pool=pool, seed=seed + step
+                )
+                for p, g in enumerate(groups)
+            )
         )
         advantages = np.array([a for a, _, _ in outs])
         if method is RAW:  # standardised over the step, not per group (REINFORCE++-style)
@@ -228,25 +318,36 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         steps = len(rows[0].quality) - 1
         marks = [m for m in (steps // 4, steps // 2) if 0 < m < steps]
         budget = min(r.read[-1] for r in rows)
+        rr = next((r for r in rows if r.method == "round_robin"), None)
         head = " ".join(f"{f'step {m}':>8}" for m in marks)
         lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
         lines.append(
             f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} {f'at {budget:.0f} read':>14}"
+            + (f" {'x RR read':>9} {'vs RR':>6}" if rr else "")
         )
         for r in sorted(rows, key=lambda r: -r.quality[-1]):
             at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
             final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
+            versus = f" {r.read[-1] / rr.read[-1]:>9.2f} {behind(r, rr):>+6.3f}" if rr else ""
             lines.append(
                 f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
-                f"{r.quality_at_read(budget):>14.3f}"
+                f"{r.quality_at_read(budget):>14.3f}{versus}"
             )
         lines.append("")
     lines.append(
         "quality: the policy's expected true quality, 0 = the uniform policy, 1 = always the best answer (step k: "
         "after k steps; +- one standard error over seeds);\nread: candidates the judge read (prompt tokens scale "
-        "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run."
+        "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run;\n"
+        "x RR read: candidates read relative to round robin; vs RR: the method's quality minus round robin's at the "
+        "step where it is furthest behind (>= 0: at least as good at every step)."
     )
     return "\n".join(lines)
+
+
+def behind(run: TrainRun, baseline: TrainRun) -> float:
+    """``run``'s quality minus ``baseline``'s at the step where ``run`` is furthest behind (>= 0: at least as good at
+    every step; the runs must have as many steps)."""
+    return float(min(a - b for a, b in zip(run.quality[1:], baseline.quality[1:], strict=True)))
 
 
 def plot_training(runs: Sequence[TrainRun], path: str) -> None:

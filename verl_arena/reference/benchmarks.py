@@ -114,6 +114,17 @@ the cache (only the requests that show the anchor first share more than the head
 pairwise topologies keep their order, `multi_round` moves left of seeded single elimination, `listwise` moves towards
 the others, and `multi_round/G4`, cheaper than seeded single elimination in calls and in prompt tokens, costs as much
 once the cache has served its share.
+
+Anchor sets and one order. The `anchor_set/K*` rows add K more travel plans to every group, marked as anchors (what a
+frozen reference policy's answers or an anchor pool's would be; the judge reads them like rollouts, and a pool's
+prompts are the same whichever step supplied its anchors), so a group of N rollouts costs N x K order-swapped pairwise
+judgments. Every pairwise request costs about the same, some 2,530 prompt tokens here at every group size, so against
+round robin's prompt tokens K = 2 costs 0.57 at N=8, 0.27 at N=16 and 0.13 at N=32; K = 4 costs 1.14, 0.53 and 0.26;
+K = 8 costs 2.29, 1.07 and 0.52 (`verl-arena bench tokens --sizes 8 16 32 --groups 2 --methods round_robin
+anchor_set/K2 anchor_set/K4 anchor_set/K8 ...`), with the same cacheable share (40-50%) as the other pairwise
+topologies. The `*/one` rows ask each compare once, in slots drawn from the seed (`judge.one_order`): exactly half the
+requests and prompt tokens of order swapping, and, with a smaller cacheable share (40-47% against 47-51%), 53-60% of
+its prefill.
 """
 
 _TRAINING = """\
@@ -126,7 +137,13 @@ group of 8 per prompt, turns each group into advantages with the method under te
 method). The measure is the policy's true expected quality: 0 for the uniform policy, 1 for always the best answer;
 4 seeded runs per method, the same prompts, samples and judge for every method. `pointwise/raw` standardises the
 scores over the whole step instead of per group; `round_robin/minmax` is round robin with Tournament-GRPO's min-max
-rewards over wins.
+rewards over wins; `*/one` asks each compare once in slots drawn from the seed (`judge.one_order`). `anchor_set/K*`
+judges every rollout against K answers of a frozen reference policy (the uniform starting policy, drawn afresh for
+every group); `anchor_pool/K*` against the K best-rated answers of the prompt's earlier steps, kept by an
+`AnchorPool` across the run and ranked by a Bradley-Terry fit (the first step, with an empty pool, draws its anchors
+from the group). Both standardise the rollouts' rewards among themselves. `x RR read` is what the judge read against
+round robin (every request is one pairwise prompt here, so it is the ratio of judge prompt tokens too, see the tokens
+section), `vs RR` the quality behind round robin at the step where the method is furthest behind.
 
 What it shows. *With a steady judge* (`score`), pointwise GRPO trains as well as the pairwise tournaments after 40
 steps, for 128 judge calls a step against 224-448: what collapses in the papers is the judge's calibration, not
@@ -138,6 +155,31 @@ clearly worse (ArenaRL's downstream claim survives where its fidelity claim does
 at half its calls, and `listwise` comes within about four points for one call per group (it reads as many candidates as
 pointwise does, and the simulated judge orders eight answers as reliably as it compares two, which a real LLM judge
 with a long listwise prompt may not).
+
+Anchor sets and the anchor pool. Anchors from a frozen reference policy make the slowest pairwise signal here
+(`anchor_set/K2`-`K8` end at 0.58-0.75 against round robin's 0.84, reading 0.57-2.29 times what round robin reads): once
+the policy is better than the reference, most rollouts beat every anchor, their win rates pile up at 1 and the advantage
+no longer orders the good answers. An anchor pool keeps the yardstick at the policy's level, and learns faster than
+round robin: `anchor_pool/K4` ends at 0.882 and `K8` at 0.897, ahead of round robin from step 12 on by up to 0.11, but
+at N=8 they read 1.13 and 2.24 times as much; `K2`, at 0.57 times, trails round robin by up to 0.037 (0.819 at the end).
+Whether a pool learns as fast as round robin for half its judge tokens depends on N, since round robin costs N(N-1)/2
+calls a group and a pool N x K. Measured under the drifting judge (`verl-arena bench training --judges drift --n 16
+--methods round_robin anchor_pool/K3 anchor_pool/K4 ...`, the same 16 prompts and 4 seeds; at N=32 `--n 32 --prompts 8
+--runs 2` to stay within minutes): at N=16, `anchor_pool/K3` reads 0.40 of round robin and `K4` 0.53, at N=32 `K4` reads
+0.26 and `K8` 0.51. None of them keeps up with round robin at every step: each trails it by 0.01-0.02 over the first ten
+steps (at step 10, 0.124 and 0.128 against 0.136 at N=16; 0.129 against 0.145 for `K4` at N=32), while the pool fills
+with the answers of a still uniform policy (paired by seed, the lag at steps 5-9 is 5 to 10 standard errors: real, not
+noise). From step 12 on each is ahead, by up to 0.11 (K3) and 0.15 (K4) at N=16 and 0.18 at N=32, and each ends level
+with round robin or above it (0.911 and 0.921 against 0.913 at N=16; 0.949 and 0.925 against 0.896 at N=32). So the goal
+"learns at least as fast as round robin for half its judge tokens" holds from the twelfth step on, not before: with a
+0.01-0.02 lag at the start, `anchor_pool` with K = 3-4 at N = 16 and K = 4 at N = 32 reaches every quality from 0.17 to
+0.9 in no more steps than round robin, for 0.26-0.53 of its judge tokens. At N = 8 no pool does: K = 2 (0.57 of round
+robin's tokens) trails it by up to 0.037 to the end. `budgeted` (0.25 of round robin's tokens at N=16) trails by up to
+0.026 and ends at 0.906.
+
+Asking each compare once in a drawn order changes nothing here (`round_robin/one` 0.853 and `budgeted/one` 0.852
+against 0.844 and 0.839 under drift): the simulated judge has no position bias to cancel, so the halved requests are
+free; against a real judge's bias see the fidelity bench's `*/one` rows.
 
 Where it disagrees with the papers. The largest difference between tournaments here comes from the reward shape, not
 the topology: Tournament-GRPO's `multi_round` learns fastest, ahead of round robin that ranks at least as well,
