@@ -275,9 +275,11 @@ def test_the_pool_draws_every_group_of_a_step_on_its_shards_budget_through_the_h
         return ranked
 
     first, second, fresh = run(steps())
-    assert first.details["budget"] == {"step": 1, "topology": "anchor", "degraded": True, "calls": 7}
+    expected = {"topology": "anchor", "degraded": True, "limited_by": "calls", "calls": 7}
+    assert first.details["budget"] == {"step": 1, **expected, "prompt_tokens": first.details["budget"]["prompt_tokens"]}
+    assert first.details["budget"]["prompt_tokens"] > 0  # what the judge reported for the group's 7 calls
     assert second.void_reason == "budget" and set(second.advantages) == {0.0}
-    assert fresh.details["budget"] == {"step": 2, "topology": "anchor", "degraded": True, "calls": 7}
+    assert fresh.details["budget"] == {"step": 2, **expected, "prompt_tokens": fresh.details["budget"]["prompt_tokens"]}
     assert first.comparisons + fresh.comparisons == 14
 
 

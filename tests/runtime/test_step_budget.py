@@ -80,29 +80,29 @@ def test_concurrent_groups_never_spend_more_than_the_budget_and_the_earliest_get
     assert topologies == ["round_robin", "round_robin", "budgeted", "anchor", None, None]  # in arrival order
     assert [r.void_reason for r in results[4:]] == ["budget", "budget"]
     assert all(a == 0.0 for r in results[4:] for a in r.advantages)
-    assert ranker.metrics()["step_budget"]["3"]["left"] == 0
+    assert ranker.metrics()["step_budget"]["3"]["calls_left"] == 0
 
 
 def test_what_a_group_did_not_use_goes_back_to_its_step():
     budget = StepBudget(StepBudgetConfig(calls=30))
     held = budget.reserve(1, ROUND_ROBIN, 8)
-    assert held is not None and held.calls == 28
-    assert budget.metrics()["1"]["left"] == 2
-    budget.release(held, used=10)  # e.g. a group voided by its deadline after 10 calls
-    budget.release(held, used=10)  # once only
-    assert budget.metrics()["1"] == {"left": 20, "used": 10, "groups": 1, "degraded_groups": 0}
+    assert not held.voided and held.price == {"calls": 28}
+    assert budget.metrics()["1"]["calls_left"] == 2
+    budget.release(held, {"calls": 10})  # e.g. a group voided by its deadline after 10 calls
+    budget.release(held, {"calls": 10})  # once only
+    assert budget.metrics()["1"] == {"calls_left": 20, "calls_used": 10, "groups": 1, "degraded_groups": 0}
 
 
 def test_an_unused_reservation_lets_a_later_group_run_the_configured_topology():
     budget = StepBudget(StepBudgetConfig(calls=40))
     first = budget.reserve(1, ROUND_ROBIN, 8)
-    assert first is not None and not first.degraded
+    assert not first.voided and not first.degraded
     squeezed = budget.reserve(1, ROUND_ROBIN, 8)  # 12 left: anchor (7)
-    assert squeezed is not None and squeezed.tournament.topology == "anchor"
-    budget.release(squeezed, used=7)
-    budget.release(first, used=5)  # 23 of its 28 unused: back to the step
+    assert squeezed.tournament.topology == "anchor" and squeezed.limited_by == "calls"
+    budget.release(squeezed, {"calls": 7})
+    budget.release(first, {"calls": 5})  # 23 of its 28 unused: back to the step
     again = budget.reserve(1, ROUND_ROBIN, 8)
-    assert again is not None and again.tournament.topology == "round_robin"
+    assert again.tournament.topology == "round_robin"
 
 
 def test_the_fallback_keeps_the_groups_seed_anchor_and_policies():

@@ -29,7 +29,7 @@ from verl_arena.judges.context import JudgeContext
 from verl_arena.judges.rendering import truncate_middle
 from verl_arena.judges.templates import Template
 
-__all__ = ["PromptBudget", "byte_bound", "token_counter"]
+__all__ = ["PromptBudget", "byte_bound", "fixed_messages", "token_counter"]
 
 logger = logging.getLogger(__name__)
 
@@ -126,13 +126,14 @@ class PromptBudget:
         key = (template.digest, str(len(candidates)), str(k), query, context.key)
         share = self._shares.get(key)
         if share is None:
-            blanks = [Candidate(str(i), "", "") for i in range(len(candidates))]
-            share = self._shares[key] = self.share(_render(template, query, blanks, context, k), len(candidates))
+            fixed = fixed_messages(template, query, len(candidates), context, k)
+            share = self._shares[key] = self.share(fixed, len(candidates))
             while len(self._shares) > self.capacity:
                 self._shares.popitem(last=False)
-        return [self.fit(self._capped(c), max(1, int(share * scale))) for c in candidates]
+        return [self.fit(self.capped(c), max(1, int(share * scale))) for c in candidates]
 
-    def _capped(self, c: Candidate) -> Candidate:
+    def capped(self, c: Candidate) -> Candidate:
+        """``c`` with its process and answer cut in the middle to ``max_field_chars``."""
         limit = self.max_field_chars
         if limit is None or (len(c.path) <= limit and len(c.answer) <= limit):
             return c
@@ -179,6 +180,11 @@ class PromptBudget:
         while len(self._fitted) > self.capacity:
             self._fitted.popitem(last=False)
         return fitted
+
+
+def fixed_messages(template: Template, query: str, n: int, context: JudgeContext, k: int = 0) -> list[dict[str, str]]:
+    """The fixed part of a call of ``template`` showing ``n`` candidates: its messages with every candidate empty."""
+    return _render(template, query, [Candidate(str(i), "", "") for i in range(n)], context, k)
 
 
 def _render(

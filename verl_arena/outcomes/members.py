@@ -100,7 +100,8 @@ class GroupSummary:
     see :class:`~verl_arena.core.information.JudgeEvidence`; ``verifiable``: with verifiable scores, what the judge was
     asked for the group, ``verifiable_saved`` the judge calls the scores saved, ``scorer_errors`` the members whose
     scorer failed, see :mod:`~verl_arena.outcomes.verifiable`; ``budget_*``: under a step budget, whether the group
-    drew on it, was ranked with a cheaper topology than configured, and the judge calls it used of it, see
+    drew on it, was ranked with a cheaper topology than configured, the judge calls and prompt tokens it used of it,
+    and the limit (``calls``, ``prompt_tokens``, both joined by ``+``) that turned its configured topology down, see
     :mod:`~verl_arena.runtime.step_budget`; ``anchors``: the candidates the group carried marked as anchors, from the
     data or an anchor pool, and ``anchor_judgments`` the judgments of a member against one of them, see
     :mod:`~verl_arena.core.topologies.anchor_set`)."""
@@ -151,6 +152,8 @@ class GroupSummary:
     budgeted: bool = False
     budget_degraded: bool = False
     budget_calls: int = 0
+    budget_prompt_tokens: int = 0
+    budget_limited_by: str = ""
     anchors: int = 0
     anchor_judgments: int = 0
 
@@ -472,7 +475,13 @@ def _budget_fields(details: Any) -> dict[str, Any]:
     """What a group's ``details["budget"]`` tells its summary (nothing without a step budget)."""
     if not isinstance(details, dict):
         return {}
-    return {"budgeted": True, "budget_degraded": bool(details.get("degraded")), "budget_calls": int(details["calls"])}
+    return {
+        "budgeted": True,
+        "budget_degraded": bool(details.get("degraded")),
+        "budget_calls": int(details["calls"]),
+        "budget_prompt_tokens": int(details.get("prompt_tokens", 0)),
+        "budget_limited_by": str(details.get("limited_by") or ""),
+    }
 
 
 def _anchor_fields(result: GroupResult) -> dict[str, Any]:

@@ -116,11 +116,19 @@ STEP_METRICS = {
     "arena/scorer_fault_groups": "ALARM: with verifiable, groups voided because the scorer failed for every rollout: "
     "the scorer is broken or misconfigured (its data_source, ground truth or import)",
     "arena/budget_degraded_groups": "with step_budget: groups ranked with a cheaper fallback topology than "
-    "configured, because the step's remaining judge calls could not pay for it",
+    "configured, because the step's remaining judge calls or prompt tokens could not pay for it (which: "
+    "arena/budget_limited_by_*)",
     "arena/budget_voided_groups": "with step_budget: groups voided (zero advantages) because the step's remaining "
-    "judge calls could not pay even for the cheapest fallback; the budget's doing, never the rollouts'",
+    "judge calls or prompt tokens could not pay even for the cheapest fallback; the budget's doing, never the "
+    "rollouts'",
     "arena/budget_calls_used": "with step_budget: judge calls the step's groups made of the budget (every shard of "
     "the judge pool together)",
+    "arena/budget_prompt_tokens_used": "with step_budget: judge prompt tokens the step's budgeted groups sent, as the "
+    "judge reported them (what step_budget.prompt_tokens is charged)",
+    "arena/budget_limited_by_calls": "with step_budget: groups degraded or voided because step_budget.calls could "
+    "not pay for their configured topology",
+    "arena/budget_limited_by_prompt_tokens": "with step_budget: groups degraded or voided because "
+    "step_budget.prompt_tokens could not pay for their configured topology (both limits short: counted under each)",
     "arena/anchored_groups": "with anchor_set and source: marked: groups judged against anchors they carried (from "
     "the data, or an anchor pool's)",
     "arena/anchors": "with anchor_set and source: marked: the anchors those groups met (judged against, never ranked "
@@ -275,6 +283,11 @@ def _budget(ranked: list[Any]) -> dict[str, float]:
         "arena/budget_degraded_groups": float(sum(g.budget_degraded for g in budgeted)),
         "arena/budget_voided_groups": float(sum(g.void_reason == "budget" for g in budgeted)),
         "arena/budget_calls_used": float(sum(g.budget_calls for g in budgeted)),
+        "arena/budget_prompt_tokens_used": float(sum(g.budget_prompt_tokens for g in budgeted)),
+        **{
+            f"arena/budget_limited_by_{limit}": float(sum(limit in g.budget_limited_by.split("+") for g in budgeted))
+            for limit in ("calls", "prompt_tokens")
+        },
     }
 
 

@@ -95,11 +95,13 @@ class ArenaOptions(OutcomeOptions):
             tracing a stalled judgment can take (refused at start-up otherwise).
         include_tool_outputs: show tool results to the judge.
         max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
-        step_budget: judge calls per training step across the judge pool; when a step's remaining calls cannot pay
-            for a group's topology, the group degrades to the first cheaper topology of ``step_budget.fallback`` that
-            fits, and is voided as ``"budget"`` (zero advantages) when none does (see
-            :class:`~verl_arena.runtime.step_budget.StepBudgetConfig`); ``None`` (the default): no budget. Eager
-            judging is off under a budget (the budget chooses a group's topology when the group is complete).
+        step_budget: judge calls (``step_budget.calls``), judge prompt tokens (``step_budget.prompt_tokens``: each
+            group reserves its tournament's estimate and is charged what the judge reported), or both, per training
+            step across the judge pool; when what a step has left cannot pay for a group's topology, the group degrades
+            to the first cheaper topology of ``step_budget.fallback`` that fits, and is voided as ``"budget"`` (zero
+            advantages) when none does (see :class:`~verl_arena.runtime.step_budget.StepBudgetConfig`); ``None`` (the
+            default): no budget. Eager judging is off under a budget (the budget chooses a group's topology when the
+            group is complete).
         anchors_key: where a prompt's anchors sit in the data (verl: ``extra_info[anchors_key]``; slime:
             ``sample.metadata[anchors_key]``): a list of answers (texts or chat messages), the same on every row of
             the prompt, that topology ``anchor_set`` with ``source: marked`` judges each rollout against (never

@@ -41,11 +41,12 @@ from verl_arena.judges.config import JudgeConfig
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
+from verl_arena.judges.prompt_estimate import PromptEstimate
 from verl_arena.runtime.admission import Admission, Saturated
 from verl_arena.runtime.anchor_pools import ServiceAnchorPools, keeps_pool
 from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.prefetch import Prefetches
-from verl_arena.runtime.step_budget import BUDGET_VOID, StepBudget, StepBudgetConfig
+from verl_arena.runtime.step_budget import BUDGET_VOID, PromptPrice, StepBudget, StepBudgetConfig
 
 __all__ = ["GroupRequest", "JudgeService", "as_tournament"]
 
@@ -207,6 +208,7 @@ class JudgeService:
         self.admission = Admission(enabled=admission)
         self.prefetches = Prefetches()
         self.step_budget = StepBudget(step_budget) if step_budget is not None else None
+        self.prompt_estimate = self._prompt_estimate(step_budget)
         self.anchor_pools = ServiceAnchorPools()
         self.started_at = time.time()
         self._in_flight = 0
@@ -264,15 +266,16 @@ class JudgeService:
         ranked = self.anchor_pools.group(tournament, query, candidates)  # a pooled tournament's anchors, after them
         reservation = None
         if self.step_budget is not None and step is not None:
-            reservation = self.step_budget.reserve(step, tournament, len(ranked))
-            if reservation is None:
-                return self._voided_for_budget(tournament, candidates, group_id, step)
+            reservation = self.step_budget.reserve(step, tournament, len(ranked), self._prompt_price(query, ranked))
+            if reservation.tournament is None:
+                return self._voided_for_budget(tournament, candidates, group_id, step, reservation.limited_by)
             tournament = reservation.tournament
             if not keeps_pool(tournament):  # degraded to a topology without the pool: the group as it came
                 ranked = list(candidates)
         candidates = ranked
 
         counting = _Counting(self.judge)
+        spent: Counter[str] = Counter()
         self._in_flight += 1
         try:
             with group_ticket() as ticket, tally() as spent:
@@ -292,12 +295,12 @@ class JudgeService:
             prefetched = self.prefetches.finish(group_id) if group_id is not None else {}
             if reservation is not None:  # what the group did not use goes back to its step, however it ended
                 assert self.step_budget is not None
-                self.step_budget.release(reservation, counting.calls)
+                self.step_budget.release(reservation, _spent(counting, spent))
         self.anchor_pools.update(tournament, query, candidates, result)
         if prefetched:
             result = dataclasses.replace(result, details={**result.details, "prefetch": prefetched})
         if reservation is not None:
-            budget = reservation.record(counting.calls)
+            budget = reservation.record(_spent(counting, spent))
             result = dataclasses.replace(result, details={**result.details, "budget": budget})
         self._count(result)
         return result
@@ -340,12 +343,36 @@ class JudgeService:
         """Cancel and forget ``group_id``'s prefetches (the group was dropped before it was ranked)."""
         return self.prefetches.finish(group_id)
 
+    def _prompt_estimate(self, step_budget: StepBudgetConfig | None) -> PromptEstimate | None:
+        """The estimator of a group's prompt tokens, for a budget of them (it reads the judge's configuration)."""
+        if step_budget is None or step_budget.prompt_tokens is None:
+            return None
+        if self.config is None:
+            raise ConfigError(
+                "step_budget.prompt_tokens prices a group from the judge's templates and tokenizer: give the service "
+                "the judge configuration (judge=...), or budget calls only"
+            )
+        return PromptEstimate(self.config)
+
+    def _prompt_price(self, query: str, candidates: Sequence[Candidate]) -> PromptPrice | None:
+        """Prices a tournament for this group in prompt tokens (``None`` without a budget of them)."""
+        estimate = self.prompt_estimate
+        if estimate is None:
+            return None
+        return lambda t: estimate.group_tokens(query, candidates, t.impl.judge_methods, t.judge_calls(len(candidates)))
+
     def _voided_for_budget(
-        self, tournament: Tournament, candidates: Sequence[Candidate], group_id: str | None, step: int
+        self,
+        tournament: Tournament,
+        candidates: Sequence[Candidate],
+        group_id: str | None,
+        step: int,
+        limited_by: str | None,
     ) -> GroupResult:
         """A group its step's budget cannot pay for, even with the cheapest fallback: voided before any request."""
         result = tournament.void(candidates, BUDGET_VOID, group_id=group_id)
-        result = dataclasses.replace(result, details={**result.details, "budget": {"step": step, "calls": 0}})
+        budget = {"step": step, "calls": 0, "prompt_tokens": 0, "limited_by": limited_by}
+        result = dataclasses.replace(result, details={**result.details, "budget": budget})
         self._count(result)
         return result
 
@@ -393,6 +420,11 @@ class JudgeService:
         """Close the judge's connections."""
         if hasattr(self.judge, "aclose"):
             await self.judge.aclose()
+
+
+def _spent(counting: _Counting, spent: Counter[str]) -> dict[str, int]:
+    """What a group spent of a step budget: its judgments, and the prompt tokens the judge reported for them."""
+    return {"calls": counting.calls, "prompt_tokens": int(spent.get("prompt_tokens", 0))}
 
 
 def _result_or_error(task: asyncio.Future[GroupResult]) -> GroupResult | BaseException:
