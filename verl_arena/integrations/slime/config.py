@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig
+from verl_arena.runtime.heldout import HeldoutJudgeConfig
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -37,6 +39,14 @@ class SlimeArenaConfig(ArenaOptions):
             ``anchor=reference``), if not ``sample.label``.
         drop_resample: with ``drop_groups``, ``verl_arena.slime.keep_group`` drops a marked group even when slime
             must sample more prompts to fill the batch (DAPO-style); by default only from slime's surplus.
+        hack_alarm: the hack detectors: a detector set to mask (``hack_alarm.screen``, by default the ones that flag
+            text written for the judge) takes the rollouts it flags out of their group's ranking and out of the
+            update (``sample.remove_sample``: slime zeroes their loss mask; advantage 0, they do not vote); the alarm
+            warns when look-alike hacks take a rising share of the wins (``log_rollout``). See
+            :class:`~verl_arena.outcomes.hack_alarm.HackAlarmConfig`.
+        heldout_judge: a second judge, never trained against, asked again a sample of the training judge's decisive
+            verdicts in the background; its agreement is logged by ``log_rollout`` (``hack/heldout_agreement``) and
+            it never touches a reward (see :class:`~verl_arena.runtime.heldout.HeldoutJudgeConfig`).
     """
 
     truncated: Literal["judge", "lose"] = "judge"
@@ -44,13 +54,8 @@ class SlimeArenaConfig(ArenaOptions):
     generate_function_path: str | None = None
     reference_key: str | None = Field(default=None, min_length=1)
     drop_resample: bool = False
-
-    @field_validator("step_budget")
-    @classmethod
-    def _no_step_budget(cls, step_budget: Any) -> Any:
-        if step_budget is not None:
-            raise ValueError("the slime adapter does not pass a group's training step to the judge yet: drop it")
-        return step_budget
+    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
+    heldout_judge: HeldoutJudgeConfig | None = None
 
 
 _validated: dict[str, SlimeArenaConfig] = {}

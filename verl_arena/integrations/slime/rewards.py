@@ -30,8 +30,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
+import threading
 from collections import defaultdict
 from typing import Any
 
@@ -42,11 +44,15 @@ from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import anchors_of, candidate_of, query_of, reference_of, trajectory_of
+from verl_arena.integrations.slime.steps import rollout_step
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
+from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.judgment_log import JudgmentLog
-from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
+from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
+from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
 
@@ -61,16 +67,49 @@ GROUP_KEY = "arena_group"
 _services: dict[str, JudgeService] = {}
 _logs: dict[str, JudgmentLog] = {}
 _filters: dict[tuple[str, float], GroupFilter] = {}
+_heldout: dict[str, HeldoutJudging] = {}
+
+
+class _SharedStepMetrics(StepMetrics):
+    """Step metrics written on slime's rollout loop and read by its log hook, which may run in another thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def add(self, step: int | None, group_id: str, outcome: Any) -> None:
+        with self._lock:
+            super().add(step, group_id, outcome)
+
+    def take(self, upto: int | None = None) -> list[tuple[str, Any]]:
+        with self._lock:
+            return super().take(upto)
+
+
+#: the held-out judge's tallies of this process, by step, until the log hook takes them
+HELDOUT_TALLIES = _SharedStepMetrics()
 
 
 def judge_service(cfg: SlimeArenaConfig, args: Any) -> JudgeService:
-    """This process's judge service for ``cfg``'s judge (one per distinct judge configuration), with the judges slime
+    """This process's judge service for ``cfg``'s judge and step budget (one per distinct pair), with the judges slime
     hosts (``hosted: slime:NAME``) resolved from slime's arguments ``args``."""
     judge = hosted_judge(cfg.judge, args)
-    key = judge.model_dump_json()
+    budget = cfg.step_budget
+    key = judge.model_dump_json() + (budget.model_dump_json() if budget is not None else "")
     if key not in _services:
-        _services[key] = JudgeService(judge, deadline_s=cfg.judge_deadline_s)
+        _services[key] = JudgeService(judge, deadline_s=cfg.judge_deadline_s, step_budget=budget)
     return _services[key]
+
+
+def heldout_judging(cfg: SlimeArenaConfig) -> HeldoutJudging | None:
+    """This process's held-out judge for ``cfg.heldout_judge`` (``None`` without one); its tallies go to
+    :data:`HELDOUT_TALLIES`, which :func:`~verl_arena.integrations.slime.rollout.log_rollout` logs."""
+    if cfg.heldout_judge is None:
+        return None
+    key = cfg.heldout_judge.model_dump_json()
+    if key not in _heldout:
+        _heldout[key] = HeldoutJudging(cfg.heldout_judge, HELDOUT_TALLIES)
+    return _heldout[key]
 
 
 def _samples_of(rollout: Any) -> list[Any]:
@@ -89,46 +128,87 @@ def _group_key(trajectories: list[Any], query: str, mixed: bool) -> str:
 async def _rank(
     cfg: SlimeArenaConfig, args: Any, query: str, trajectories: list[Any], mixed: bool
 ) -> tuple[str, list[MemberOutcome]]:
-    """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too)."""
+    """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too).
+
+    A rollout a hack detector set to mask flags (``arena_hack_alarm.screen``) is left out of the ranking before the
+    judge sees the group; it does not vote (a stand-in reward, ``screened`` naming the detector)."""
     key = _group_key(trajectories, query, mixed)
     if len(trajectories) < 2:
         return key, [MemberOutcome(0.0, GroupSummary(size=1, expected=1))] * len(trajectories)
-    candidates = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
+    step = rollout_step("step_budget", args) if cfg.step_budget is not None else rollout_step()
+    members = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
+    # what the hack detectors read of each rollout, measured in a thread (not on slime's loop)
+    features = await asyncio.to_thread(_features, members, query)
+    found = screen_out(members, query, cfg.hack_alarm.masking, thresholds=cfg.hack_alarm, features=features)
+    if any(found):
+        logger.warning("group %s: %s screened out of the ranking and the update (arena_hack_alarm.screen)", key, found)
+    kept = [i for i, name in enumerate(found) if not name]
+    candidates = [members[i] for i in kept]
     anchor = 0
     if cfg.anchor == "greedy":
-        marked = [i for i, s in enumerate(trajectories) if (getattr(s, "metadata", None) or {}).get("arena_anchor")]
+        marked = [
+            j for j, i in enumerate(kept) if (getattr(trajectories[i], "metadata", None) or {}).get("arena_anchor")
+        ]
         anchor = marked[0] if marked else 0
     elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
         candidates.append(Candidate("__reference__", reference))
         anchor = len(candidates) - 1
     candidates.extend(_data_anchors(cfg, trajectories, key))  # after the members and the reference: never rewarded
+    ranked, stand_in = await _ranked(
+        cfg, args, key, step, query, candidates, len(kept), anchor, len(trajectories), [features[i] for i in kept]
+    )
+    outcomes = [stand_in] * len(trajectories)
+    for i, outcome in zip(kept, ranked, strict=True):
+        outcomes[i] = outcome
+    for i, name in enumerate(found):
+        if name:
+            outcomes[i] = dataclasses.replace(stand_in, late=False, screened=name)
+    return key, outcomes
+
+
+async def _ranked(
+    cfg: SlimeArenaConfig,
+    args: Any,
+    key: str,
+    step: int | None,
+    query: str,
+    candidates: list[Candidate],
+    members: int,
+    anchor: int,
+    expected: int,
+    features: list[MemberFeatures],
+) -> tuple[list[MemberOutcome], MemberOutcome]:
+    """The outcomes of the ``members`` first of ``candidates`` ranked together (a reference and anchors may follow),
+    and the one of a member that does not vote; fewer than two members are not ranked (reward 0)."""
+    if members < 2:
+        summary = GroupSummary(size=members, expected=expected)
+        return [MemberOutcome(0.0, summary)] * members, MemberOutcome(stand_in_reward([]), summary, votes=False)
     tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
-    # what the hack detectors read of each rollout, measured in a thread while the judge works (not on slime's loop)
-    measuring = asyncio.ensure_future(asyncio.to_thread(_features, candidates[: len(trajectories)], query))
-    try:
-        result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key)
-    finally:
-        features = await measuring
+    result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key, step=step)
     if cfg.judgment_log:
         log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
             await log.awrite(query, result, candidates)
         except (OSError, ValueError):
             logger.exception("group %s: could not write the judgment log", key)
+    heldout = heldout_judging(cfg)
+    if heldout is not None:  # in the background: it never holds up the rollout, nor touches a reward
+        heldout.submit(key, step, query, candidates, result)
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
-    outcomes, _ = member_outcomes(
+    outcomes, late = member_outcomes(
         result,
         candidates,
-        members=len(trajectories),
+        members=members,
         anchor=anchor,
-        expected=len(trajectories),
+        expected=expected,
         group_filter=_filters[filter_key],
         query=query,
+        hack_thresholds=cfg.hack_alarm,
         features=features,
     )
-    return key, outcomes
+    return outcomes, dataclasses.replace(late, late=False)
 
 
 def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
@@ -171,6 +251,8 @@ async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:
                 sample.metadata = {}
             sample.metadata[METADATA_KEY] = outcome.to_dict()
             sample.metadata[GROUP_KEY] = key
+            if outcome.screened:  # out of the update: slime zeroes the loss mask of a removed sample
+                sample.remove_sample = True
             if fan_out:
                 sample.reward = outcome.reward
     return [] if fan_out else [o.reward for _, o in outcomes]

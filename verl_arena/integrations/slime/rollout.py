@@ -6,13 +6,17 @@
   in its evaluation rollout; this runs slime's own evaluation with the group reward model switched off and every eval
   sample judged against its reference by :func:`~verl_arena.integrations.slime.rewards.eval_rm`, so the eval reward is
   a win rate against the reference.
+- :func:`rollout` (``--rollout-function-path verl_arena.slime.rollout``): slime's own rollout function, first
+  recording the rollout's id as the training step (:mod:`~verl_arena.integrations.slime.steps`), which slime does not
+  give its group reward model: ``arena_step_budget`` needs it; the held-out judge's tallies are logged by it. As the
+  evaluation function too (slime's default for ``--eval-function-path``), it runs :func:`eval_rollout`.
 - :func:`generate` (``--custom-generate-function-path verl_arena.slime.generate``): ArenaRL's anchor is the group's
   greedy rollout; this wraps slime's generate function (or ``arena_generate_function_path``, e.g. your agent loop)
   and samples the first rollout of every training group greedily, marking it ``metadata["arena_anchor"]``.
 - :func:`log_rollout` (``--custom-rollout-log-function-path verl_arena.slime.log_rollout``): adds the ``arena/*``
   aggregates of the rollout batch (judge calls, failed and voided groups, forfeits, tokens, ...) to the metrics slime
-  logs, passed through the judge alarm (``arena_judge_alarm``, :mod:`~verl_arena.outcomes.judge_alarm`), and lets
-  slime log as usual.
+  logs (with the held-out judge's ``hack/heldout_*`` tallies finished by then), passed through the judge alarm
+  (``arena_judge_alarm``, :mod:`~verl_arena.outcomes.judge_alarm`), and lets slime log as usual.
 
 slime is imported only when these run (it is on the path wherever slime calls them).
 """
@@ -25,18 +29,22 @@ import logging
 from typing import Any
 
 from verl_arena.integrations.slime.config import arena_config
-from verl_arena.integrations.slime.rewards import METADATA_KEY, group_and_rollout
+from verl_arena.integrations.slime.rewards import HELDOUT_TALLIES, METADATA_KEY, group_and_rollout
+from verl_arena.integrations.slime.steps import record_step
+from verl_arena.outcomes.hack_alarm import HackAlarm, HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarm, JudgeAlarmConfig
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.outcomes.step_metrics import summarize
 
-__all__ = ["EVAL_RM_PATH", "eval_rollout", "generate", "log_rollout"]
+__all__ = ["EVAL_RM_PATH", "eval_rollout", "generate", "log_rollout", "rollout"]
 
 logger = logging.getLogger(__name__)
 
 EVAL_RM_PATH = "verl_arena.slime.eval_rm"
 #: the judge alarm of this process, by its options (slime logs every rollout batch from one process)
 _judge_alarms: dict[JudgeAlarmConfig, JudgeAlarm] = {}
+#: the hack alarm of this process, by its options
+_hack_alarms: dict[str, HackAlarm] = {}
 
 
 def eval_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
@@ -54,6 +62,17 @@ def eval_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool 
     eval_args.group_rm = False
     eval_args.custom_rm_path = EVAL_RM_PATH
     return generate_rollout(eval_args, rollout_id, data_source, evaluation=True)
+
+
+def rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
+    """slime's ``generate_rollout`` for training, the training step ``rollout_id`` recorded first for the group
+    reward model; :func:`eval_rollout` for evaluation."""
+    if evaluation:
+        return eval_rollout(args, rollout_id, data_source, evaluation=True)
+    from slime.rollout.sglang_rollout import generate_rollout
+
+    record_step(rollout_id)
+    return generate_rollout(args, rollout_id, data_source, evaluation=False)
 
 
 def _greedy(sampling_params: dict[str, Any]) -> dict[str, Any]:
@@ -92,12 +111,15 @@ def log_rollout(
         metadata = getattr(sample, "metadata", None) or {}
         if METADATA_KEY in metadata:
             rollouts.setdefault(group_and_rollout(sample, position), MemberOutcome.from_dict(metadata[METADATA_KEY]))
-    answers = [(str(group), outcome) for (group, _), outcome in rollouts.items()]
+    answers: list[tuple[str, Any]] = [(str(group), outcome) for (group, _), outcome in rollouts.items()]
+    answers += HELDOUT_TALLIES.take(upto=rollout_id)  # the held-out judge's, finished by now (hack/heldout_*)
     if answers and rollout_extra_metrics is not None:
         cfg = arena_config(args, required=False)
         options = cfg.judge_alarm if cfg is not None else JudgeAlarmConfig()
+        hack_options = cfg.hack_alarm if cfg is not None else HackAlarmConfig()
         alarm = _judge_alarms.setdefault(options, JudgeAlarm(options))
-        rollout_extra_metrics.update(alarm.observe(summarize(answers)))
+        hack_alarm = _hack_alarms.setdefault(hack_options.model_dump_json(), hack_options.alarm())
+        rollout_extra_metrics.update(alarm.observe(hack_alarm.observe(summarize(answers))))
     if args is not None:
         args.logged_rollout_id = rollout_id  # what slime's hook contract expects a log hook to record
     return False
