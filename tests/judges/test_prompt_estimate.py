@@ -44,8 +44,10 @@ def test_a_group_judgment_shows_every_candidate_and_ensembles_ask_each_member_an
     assert ensemble.group_tokens("q", GROUP, ("compare",), 1) == 4 * pair
 
 
-def test_no_judgment_is_priced_above_the_judges_prompt_room_and_small_groups_cost_nothing():
+def test_no_judgment_is_priced_above_the_configured_prompt_room_and_small_groups_cost_nothing():
     huge = [Candidate(str(i), "z" * 100_000, "") for i in range(3)]
     judge = estimate(order_swap=False, context_tokens=4096, max_tokens=512)
     assert judge.group_tokens("q", huge, ("compare",), 3) == 3 * (4096 - 512)
+    # a context window left unset follows the server's, which may be larger: no room is assumed
+    assert estimate(order_swap=False).group_tokens("q", huge, ("compare",), 1) > 32_768  # the default window
     assert judge.group_tokens("q", huge[:1], ("compare",), 3) == 0 and judge.group_tokens("q", huge, ("order",), 0) == 0

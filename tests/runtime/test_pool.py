@@ -283,6 +283,36 @@ def test_the_pool_draws_every_group_of_a_step_on_its_shards_budget_through_the_h
     assert first.comparisons + fresh.comparisons == 14
 
 
+def test_a_prompt_token_budget_reaches_the_pools_shards_and_charges_what_the_judge_reported(mock_judge, pool_factory):
+    """Through Ray: each shard's service prices a group from the judge's configuration; a budget that pays for one
+    anchor tournament degrades the first group of a step to it and voids the next (the first's reported tokens
+    left too little)."""
+    from verl_arena.judges.loading import check_judge_config
+    from verl_arena.judges.prompt_estimate import PromptEstimate
+    from verl_arena.runtime.step_budget import StepBudgetConfig
+
+    url, server = mock_judge(bytes_per_token=1.0)
+    groups = {tag: make_group([0.1, 0.9, 0.5, 0.3, 0.7, 0.2, 0.8, 0.4], tag=tag) for tag in "abc"}
+    estimate = PromptEstimate(check_judge_config(judge_config(url)))
+    anchor = max(estimate.group_tokens("q", g, ("compare",), 7) for g in groups.values())
+    pool = pool_factory(judge_config(url), step_budget=StepBudgetConfig(prompt_tokens=anchor))
+
+    async def steps():
+        return [
+            await pool.rank_group("q", groups[tag], "round_robin", group_id=tag, step=step)
+            for step, tag in ((1, "a"), (1, "b"), (2, "c"))
+        ]
+
+    first, second, fresh = run(steps())
+    for result in (first, fresh):
+        budget = result.details["budget"]
+        assert (budget["topology"], budget["limited_by"], budget["calls"]) == ("anchor", "prompt_tokens", 7)
+    assert 0 < first.details["budget"]["prompt_tokens"] <= anchor
+    assert second.void_reason == "budget" and second.details["budget"]["limited_by"] == "prompt_tokens"
+    reported = first.details["budget"]["prompt_tokens"] + fresh.details["budget"]["prompt_tokens"]
+    assert reported == server.served_prompt_tokens
+
+
 def _batched(pool):
     """The calls and groups the pool's batcher for shard 0 sent (in this process's last event loop)."""
     return dict(pool._batchers[0][1].counts)

@@ -6,7 +6,8 @@ budget of prompt tokens (:mod:`~verl_arena.runtime.step_budget`) reserves for th
 Each judgment is priced as the largest prompt it can be: its template's fixed part for the group's query (rendered with
 empty candidates, chat-template overhead included, as :class:`~verl_arena.judges.budget.PromptBudget` counts it) plus
 the largest candidates it can show, in full (two for a pairwise judgment, the whole group for a group judgment), never
-more than the judge's prompt room (``context_tokens - max_tokens``: the prompt budget cuts candidates to fit it). A
+more than the judge's prompt room (``context_tokens - max_tokens`` where ``context_tokens`` is set: the prompt budget
+cuts candidates to fit it; unset, the judge follows the window its server reports, so no room is assumed). A
 judgment sends two requests with ``order_swap`` (pairwise), and each ensemble member and sample asks its own. Tokens
 are counted as the judge's prompt budget counts them: with the judge's tokenizer when one is named, else the UTF-8
 length, which no byte-level tokenizer exceeds.
@@ -18,7 +19,7 @@ budget absorbs afterwards: the step is charged what the judge reported, not what
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from verl_arena.core.types import Candidate
 from verl_arena.judges.budget import PromptBudget, fixed_messages
@@ -42,6 +43,8 @@ class PromptEstimate:
     def __init__(self, config: JudgeConfig) -> None:
         self.config = config
         self.budget = PromptBudget(config.context_tokens, config.max_tokens, config.tokenizer, config.max_field_chars)
+        #: the most tokens a prompt may hold, where the configuration sets the context window
+        self.room = self.budget.limit if "context_tokens" in config.model_fields_set else None
         self.templates: dict[str, Template] = {
             "pairwise": load_template(config.template, config.language, kind="pairwise"),
             "select": load_template(config.select_template, config.language, kind="select"),
@@ -54,10 +57,18 @@ class PromptEstimate:
     def group_tokens(self, query: str, candidates: Sequence[Candidate], methods: Sequence[str], calls: int) -> int:
         """Prompt tokens of ``calls`` judgments of a group of ``candidates`` made with the judge ``methods`` of its
         topology (``"compare"``, ``"select"``, ``"order"``): each priced as the dearest of them."""
-        if calls <= 0 or len(candidates) < 2:
-            return 0
+        return self.pricer(query, candidates)(methods, calls)
+
+    def pricer(self, query: str, candidates: Sequence[Candidate]) -> Callable[[Sequence[str], int], int]:
+        """:meth:`group_tokens` for one group, its candidates counted once for every topology it is priced with."""
         sizes = sorted((self._size(c) for c in candidates), reverse=True)
-        return calls * max(self._judgment(query, _KINDS[m], sizes) for m in methods)
+
+        def price(methods: Sequence[str], calls: int) -> int:
+            if calls <= 0 or len(sizes) < 2:
+                return 0
+            return calls * max(self._judgment(query, _KINDS[m], sizes) for m in methods)
+
+        return price
 
     def _judgment(self, query: str, kind: str, sizes: list[int]) -> int:
         shown = sizes[:2] if kind == "pairwise" else sizes
@@ -65,7 +76,7 @@ class PromptEstimate:
         fixed = self.budget.messages_tokens(
             fixed_messages(self.templates[kind], query, len(shown), JudgeContext(None), k)
         )
-        prompt = min(self.budget.limit, fixed + sum(shown))
+        prompt = fixed + sum(shown) if self.room is None else min(self.room, fixed + sum(shown))
         swapped = 2 if kind == "pairwise" and self.config.order_swap else 1
         return prompt * swapped * self.asks
 

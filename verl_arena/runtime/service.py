@@ -359,7 +359,8 @@ class JudgeService:
         estimate = self.prompt_estimate
         if estimate is None:
             return None
-        return lambda t: estimate.group_tokens(query, candidates, t.impl.judge_methods, t.judge_calls(len(candidates)))
+        price = estimate.pricer(query, candidates)
+        return lambda t: price(t.impl.judge_methods, t.judge_calls(len(candidates)))
 
     def _voided_for_budget(
         self,
