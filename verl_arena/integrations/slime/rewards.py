@@ -6,8 +6,12 @@
   group of rollouts, on the rollout manager's event loop. It ranks the group with one tournament through the judge
   runtime of this process (one judge budget for the job: slime judges every group in its rollout manager) and returns
   one reward per rollout; each rollout's outcome (rank, points, judge calls, tokens, degraded, voided, order
-  disagreement, forfeit, the hack detectors' screening, whose regular expressions run in a thread while the judge
-  works, not on slime's event loop) goes to ``sample.metadata["arena"]``. Judge trouble never raises into slime: a
+  disagreement, forfeit, the hack detectors' screening, whose regular expressions run in a thread, not on slime's
+  event loop) goes to ``sample.metadata["arena"]``. A rollout a hack detector set to mask flags
+  (``arena_hack_alarm.screen``) is left out of its group before the judge sees it, does not vote and is removed from
+  the update (``sample.remove_sample``). With ``arena_step_budget``, each group draws on its rollout step's budget
+  (the step :func:`~verl_arena.integrations.slime.rollout.rollout` recorded); with ``arena_heldout_judge``, a sample
+  of the verdicts is asked again in the background. Judge trouble never raises into slime: a
   group that cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different
   prompts are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
   With topology ``anchor_set`` and ``source: marked``, the prompt's anchors come from the data:
@@ -141,7 +145,10 @@ async def _rank(
     features = await asyncio.to_thread(_features, members, query)
     found = screen_out(members, query, cfg.hack_alarm.masking, thresholds=cfg.hack_alarm, features=features)
     if any(found):
-        logger.warning("group %s: %s screened out of the ranking and the update (arena_hack_alarm.screen)", key, found)
+        screened = {i: name for i, name in enumerate(found) if name}
+        logger.warning(
+            "group %s: %s screened out of the ranking and the update (arena_hack_alarm.screen)", key, screened
+        )
     kept = [i for i, name in enumerate(found) if not name]
     candidates = [members[i] for i in kept]
     anchor = 0
