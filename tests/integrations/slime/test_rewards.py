@@ -218,6 +218,7 @@ def test_a_rollout_a_masking_detector_flags_is_out_of_the_ranking_and_the_update
         s.reward = r
     flagged = group[3].metadata["arena"]
     assert flagged["screened"] == "judge_directed" and flagged["votes"] is False
+    assert flagged["reward"] not in {s.reward for s in group[:3]}  # a stand-in of its own, no ranked member's
     assert group[3].remove_sample is True  # slime zeroes its loss mask
     assert not any(getattr(s, "remove_sample", False) for s in group[:3])
     assert group[0].metadata["arena"]["group"]["judgments"] == 3  # a round robin of the three others

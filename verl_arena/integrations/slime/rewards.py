@@ -53,7 +53,13 @@ from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
 from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.judgment_log import JudgmentLog
-from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes, stand_in_reward
+from verl_arena.outcomes.members import (
+    GroupSummary,
+    MemberOutcome,
+    member_outcomes,
+    screened_reward,
+    stand_in_reward,
+)
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
 from verl_arena.runtime.heldout import HeldoutJudging
@@ -167,9 +173,11 @@ async def _rank(
     outcomes = [stand_in] * len(trajectories)
     for i, outcome in zip(kept, ranked, strict=True):
         outcomes[i] = outcome
-    for i, name in enumerate(found):
-        if name:
-            outcomes[i] = dataclasses.replace(stand_in, late=False, screened=name)
+    if any(found):  # a stand-in of its own, as the coordinator answers a screened member (no other member has it)
+        screened = screened_reward([o.reward for o in ranked], stand_in.reward)
+        for i, name in enumerate(found):
+            if name:
+                outcomes[i] = dataclasses.replace(stand_in, reward=screened, screened=name)
     return key, outcomes
 
 
