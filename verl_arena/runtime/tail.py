@@ -18,7 +18,9 @@ included, and against each member that came late before it, shown in the order :
 draws from the seed and the pair), and :func:`ask_placement` asks them then, overlapping the head, as lasting
 prefetches that the wave finds when it asks (:mod:`~verl_arena.runtime.prefetch`). The wave's answers are the same
 function of the verdicts and the seed either way; the judge time after the last arrival is then the head's rest, or
-about one L once the head is done.
+about one L once the head is done. The coordinator's ``stats()`` counts them: ``tail_asked_ahead`` (started),
+``tail_ahead_refused`` (the judge had no room: the wave asks them), ``tail_ahead_unused`` (never asked by the wave: a
+member that forfeited or was screened out, a group voided or given zero rewards).
 """
 
 from __future__ import annotations
