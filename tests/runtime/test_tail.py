@@ -145,13 +145,16 @@ class GatedJudge:
             return await self.inner.compare(query, a, b)
 
 
+@pytest.mark.parametrize("room", [True, False])
 @pytest.mark.parametrize("topology", ["double_elimination", "round_robin", "seeded_single_elimination"])
-def test_a_late_members_placement_is_judged_while_the_head_still_runs(topology):
+def test_a_late_members_placement_is_judged_while_the_head_still_runs(topology, room):
     judge = GatedJudge(late={"6", "7"})
     group = members("p", [3, 1, 7, 4, 0, 6, 2, 5])
 
     async def scenario():
         coord = coordinator(judge, topology=topology, tail_share=0.75)
+        if not room:  # other groups wait for admission: still asked (the group's own, at the lowest priority)
+            coord.ranker.admission.has_room = lambda: False
         first = [asyncio.ensure_future(coord.submit("p", str(i), group[i], 8, "q")) for i in range(6)]
         await until(lambda: coord.counts["tail_heads"] == 1 and judge.log, "the head's first judgments")
         last = [asyncio.ensure_future(coord.submit("p", str(i), group[i], 8, "q")) for i in (6, 7)]

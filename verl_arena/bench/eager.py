@@ -125,6 +125,7 @@ async def _one_run(
         "refused": stats.get("prefetch_refused", 0),
         "judgments": service.groups["judgments"],
         "asked_ahead": stats.get("tail_asked_ahead", 0),
+        "ahead_refused": stats.get("tail_ahead_refused", 0),
     }
 
 

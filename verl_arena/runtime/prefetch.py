@@ -19,7 +19,9 @@ counted as unused.
 The tail-hiding schedule (:mod:`~verl_arena.runtime.tail`) asks a late member's placement judgments as it arrives,
 while the group's head (its tournament on the members present) is still running: they are **lasting** prefetches,
 which outlive the head's ranking (its end and its admission leave them be) and answer the placement wave that follows;
-the wave's own end, or the group's drop, forgets them like any other.
+the wave's own end, or the group's drop, forgets them like any other. They are the judgments of a group already being
+ranked, so they are asked even while other groups wait for admission (at the lowest priority, they take no slot a
+group's request waits for); the wave's admission takes back those that have not reached the judge.
 """
 
 from __future__ import annotations

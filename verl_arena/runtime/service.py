@@ -335,8 +335,9 @@ class JudgeService:
     ) -> int:
         """Compare each of ``pairs`` now, for ``group_id``'s tournament to find when it asks for them
         (:mod:`~verl_arena.runtime.prefetch`; ``lasting``: for the placement wave after the tournament under way);
-        only while the judge has room. How many were started."""
-        if self.step_budget is not None or not self.admission.has_room():
+        only while the judge has room, unless ``lasting`` (the judgments of a group whose tournament is under way:
+        at the lowest priority they take no slot a group's request waits for). How many were started."""
+        if self.step_budget is not None or not (lasting or self.admission.has_room()):
             self.prefetches.refused(len(pairs))
             return 0
         return self.prefetches.start(group_id, query, pairs, self.judge, lasting)
