@@ -175,6 +175,23 @@ def test_a_late_members_placement_is_judged_while_the_head_still_runs(topology, 
     assert sorted(o.rank for o in outcomes) == [float(r) for r in range(8)]
 
 
+def test_placement_judgments_asked_for_a_group_given_zero_rewards_are_dropped_and_counted():
+    judge = GatedJudge(late={"6"})
+    group = members("z", [3, 1, 7, 4, 0, 6, 2, 5])
+
+    async def scenario():
+        coord = coordinator(judge, topology="round_robin", tail_share=0.75, arrival_timeout_s=0.3, incomplete="zero")
+        first = [asyncio.ensure_future(coord.submit("z", str(i), group[i], 8, "q")) for i in range(6)]
+        await until(lambda: coord.counts["tail_heads"] == 1 and judge.log, "the head")
+        late = coord.submit("z", "6", group[6], 8, "q")  # asked ahead; the eighth never comes: zero rewards
+        outcomes = await asyncio.gather(*first, late)
+        return outcomes, coord.stats(), coord.ranker.prefetches.pending()
+
+    outcomes, stats, pending = asyncio.run(scenario())
+    assert all(o.reward == 0.0 and o.group.incomplete for o in outcomes)
+    assert stats["tail_asked_ahead"] == 6 and stats["tail_ahead_unused"] == 6 and pending == 0
+
+
 def test_tail_wait_starts_the_tournament_on_the_members_present():
     judge = SimulatedJudge(seed=3)
     group = members("w", [1, 2, 3, 4, 5])

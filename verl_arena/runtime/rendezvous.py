@@ -126,8 +126,8 @@ class _Pending:
     head: Head | None = None
     tail_timer: asyncio.TimerHandle | None = None
     waited: bool = False
-    #: whether placement judgments were asked ahead for it (lasting prefetches, dropped when it is finished)
-    asked_ahead: bool = False
+    #: the head whose placement judgments were asked ahead (lasting prefetches, dropped when the group is finished)
+    asked_ahead: Head | None = None
     #: what ranked it (its candidates and result), for the held-out judge once its members are answered
     ranked: tuple[list[Candidate], GroupResult] | None = None
 
@@ -382,7 +382,7 @@ class GroupCoordinator:
         candidate = group.members[member]
         if self.options.tail_opponents is not None or group.head is None or _env_failed(candidate):
             return
-        group.asked_ahead = True
+        group.asked_ahead = group.head
         ask_placement(self.ranker, group.head, group.query, group_id, candidate, self.counts)
 
     def _start_head_if_due(self, group_id: str) -> None:
@@ -450,8 +450,8 @@ class GroupCoordinator:
         # the judge time the group's members waited for after the last of them arrived (after its close, on a timeout)
         answers = answers.with_exposed(self._clock() - (closed if incomplete else group.last_arrival))
         await self.eager.finished(group_id)  # judgments asked ahead of a group never ranked are dropped
-        if group.asked_ahead:  # and the placement judgments its wave did not use (or it had none)
-            await self._drop_asked_ahead(group_id)
+        if group.asked_ahead is not None:  # and the placement judgments its wave did not use (or it had none)
+            await self._drop_asked_ahead(group_id, group.asked_ahead)
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
                 await asyncio.wait_for(self._persist(group_id, answers), STORE_TIMEOUT_S)
@@ -468,8 +468,9 @@ class GroupCoordinator:
         if self.heldout is not None and group.ranked is not None:  # in the background, after the answers
             self.heldout.submit(group_id, group.step, group.query, *group.ranked)
 
-    async def _drop_asked_ahead(self, group_id: str) -> None:
+    async def _drop_asked_ahead(self, group_id: str, head: Head) -> None:
         try:
+            await asyncio.gather(*head.asking)  # every one reached the ranker: none is asked after the drop
             dropped = await self.ranker.drop_prefetched(group_id)
         except Exception:
             logger.exception("group %s: could not drop the placement judgments asked ahead", group_id)
