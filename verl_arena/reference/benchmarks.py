@@ -286,9 +286,10 @@ changes nothing here: this judge answers every request at once, so there is no q
 to about 1 L for every topology, for about 50% more judgments with the 2N-2 topologies (22 and 21 against 14); per
 group it halves seeded single elimination's wait but barely moves double elimination's, and one double-elimination
 group waited 9.7 L: when the late rollouts arrive while the tournament of the rollouts present is still running, the
-group waits for the rest of it, then for the placing wave. One measured step per run: step times move by a few tenths
-of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times
-come in whole judge rounds and agree between the plain and eager runs.
+group waits for the rest of it, then for the placing wave (this table predates the placing wave's judgments being
+asked as the late rollouts arrive: the wave no longer follows the rest). One measured step per run: step times move
+by a few tenths of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times come in
+whole judge rounds and agree between the plain and eager runs.
 """
 
 _TAIL = """\
