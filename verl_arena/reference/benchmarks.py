@@ -311,8 +311,7 @@ score --late 2 4 --groups 100 --seed 0`, before and after, one run each).
 The judge time after the last arrival drops from the topology's depth (up to 7 L) to one L, once the members
 present are ranked: a late member's judgments of the wave are asked as it arrives (every ranked member met), so a group
 whose last member comes while the members present are still being ranked waits for the rest of that tournament alone
-(`run_eager_bench(schedules=("plain", "eager", "tail"))` in `verl_arena.bench.eager` measures it on arrivals, in
-virtual time). What it costs is judge
+(`verl-arena bench eager` measures it on long-tailed arrivals, in virtual time, in seconds). What it costs is judge
 calls: each late member meets every ranked member, so at N=16 a 2N-2 topology pays +43% at k=1, +80% at k=2, +133% at
 k=4. `--opponents 4` (`tail_opponents`) caps the wave at four ranked members spread over the ranking: +7% to +27%
 calls at N=16, for a Spearman 0.01-0.06 below plain (above it for seeded single elimination under drift). The
