@@ -26,6 +26,7 @@ NAMES = {
     "step",
     "saturation",
     "tail",
+    "eager",
 }
 
 

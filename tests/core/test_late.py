@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 from helpers import make_group
 
-from verl_arena.core.late import LATE_STAGE, insertion_position, spread
+from verl_arena.core.late import LATE_STAGE, insertion_position, shown_first, spread
 from verl_arena.core.topologies import TOPOLOGIES
 from verl_arena.core.tournament import Tournament, replay
 from verl_arena.core.types import PairVerdict
@@ -199,3 +199,21 @@ def test_bad_plans_fail_naming_the_cause():
         tournament.placing_late(ranked, [3], opponents=0)
     with pytest.raises(ValueError, match="ranked members"):
         asyncio.run(tournament.placing_late(ranked, [0]).rank("query", group, table(range(4))))
+
+
+@pytest.mark.parametrize("topology", ["double_elimination", "swiss", "seeded_single_elimination"])
+def test_the_waves_judgments_do_not_depend_on_how_the_present_members_ranked(topology):
+    # two opposite judges rank the members present in opposite orders; the wave (every ranked member met) shows the
+    # same ordered pairs, each as the seed and the two ids alone draw it: they can be asked before the head ends
+    tournament = Tournament.from_options(topology, seed=11)
+    group = make_group(range(9))
+    late = [2, 5, 8]
+    shown = []
+    for scores in (range(9), range(9, 0, -1)):
+        _, result = placed(tournament, group, table(scores), late)
+        shown.append(sorted(m.players for m in result.matches if m.stage == LATE_STAGE))
+    assert shown[0] == shown[1]
+    ids = [c.id for c in group]
+    assert len(shown[0]) == 3 * 6 + 3
+    assert all(shown_first(11, ids[a], ids[b]) for a, b in shown[0])
+    assert {shown_first(s, "c1", "c2") for s in range(40)} == {True, False}

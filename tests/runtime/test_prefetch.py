@@ -82,3 +82,38 @@ def test_an_admitted_group_takes_back_what_has_not_reached_the_judge_and_finishi
     kept, tasks, verdict, finished, counts = asyncio.run(scenario())
     assert kept == 1 and all(t.cancelled() for t in tasks) and verdict.score_a == 1.0
     assert finished == {"used": 1, "unused": 0} and counts["unused"] == 1
+
+
+def test_lasting_prefetches_outlive_the_head_and_answer_the_wave_that_follows() -> None:
+    async def scenario():
+        prefetches, release = Prefetches(), asyncio.Event()
+        judge = CountingJudge(release=release)
+        prefetches.start("g", "q", [(A, B)], judge)  # the head's first wave, asked ahead
+        prefetches.start("g", "q", [(C, A)], judge, lasting=True)  # a late member's placement judgment
+        prefetches.start("g", "q", [(C, B)], judge, lasting=True)  # another, not with the judge yet when admitted
+        await asyncio.sleep(0)
+        prefetches.start("g", "q", [(B, C)], judge)  # the head's, not with the judge yet when admitted: left to it
+        prefetches.admitted(
+            "g", keep_lasting=True
+        )  # the head is admitted: the lasting ones stay, with the judge or not
+        head = prefetches.finish("g", keep_lasting=True)  # the head ends: its unused prefetch goes, the lasting stays
+        kept = prefetches.pending()
+        release.set()
+        verdict = await prefetches.judge("g", judge).compare("q", C, A)  # the wave asks it
+        return head, kept, verdict, prefetches.finish("g"), judge.calls
+
+    head, kept, verdict, wave, calls = asyncio.run(scenario())
+    assert head == {"used": 0, "unused": 1} and kept == 2
+    assert verdict.score_a == 1.0 and wave == {"used": 1, "unused": 1}
+    assert calls == [("a", "b"), ("c", "a"), ("c", "b")]
+
+
+def test_a_lasting_prefetch_not_used_is_dropped_with_its_group() -> None:
+    async def scenario():
+        prefetches = Prefetches()
+        prefetches.start("g", "q", [(C, A)], CountingJudge(release=asyncio.Event()), lasting=True)
+        await asyncio.sleep(0)
+        return prefetches.finish("g"), prefetches.pending()
+
+    dropped, pending = asyncio.run(scenario())
+    assert dropped == {"used": 0, "unused": 1} and pending == 0

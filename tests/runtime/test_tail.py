@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from verl_arena import Candidate, Tournament
 from verl_arena.core.late import LATE_STAGE
 from verl_arena.core.topologies import TOPOLOGIES
+from verl_arena.judges.priority import PriorityGate, current_ticket
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.runtime import JudgeService
 from verl_arena.runtime.options import CoordinatorOptions
@@ -126,6 +127,69 @@ def test_the_answers_are_the_core_placement_with_the_groups_seed():
     got, expected = asyncio.run(scenario())
     assert [o.reward for o in got] == expected.rewards and [o.rank for o in got] == expected.ranks
     assert sum(m.stage == LATE_STAGE for m in expected.matches) == 8 + 1
+
+
+class GatedJudge:
+    """A simulated judge with 64 slots (the admission sees its requests reach it, as an HTTP judge's) that logs every
+    compare asked and holds the ones among the members present until ``gate``."""
+
+    def __init__(self, late: set[str]) -> None:
+        self.inner, self.late, self.log = SimulatedJudge(noise=0.5, seed=4), late, []
+        self.gate, self.slots = asyncio.Event(), PriorityGate(64)
+
+    async def compare(self, query, a, b):
+        async with self.slots.slot(current_ticket()):
+            self.log.append((a.id, b.id))
+            if not {a.id, b.id} & self.late:
+                await self.gate.wait()
+            return await self.inner.compare(query, a, b)
+
+
+@pytest.mark.parametrize("room", [True, False])
+@pytest.mark.parametrize("topology", ["double_elimination", "round_robin", "seeded_single_elimination"])
+def test_a_late_members_placement_is_judged_while_the_head_still_runs(topology, room):
+    judge = GatedJudge(late={"6", "7"})
+    group = members("p", [3, 1, 7, 4, 0, 6, 2, 5])
+
+    async def scenario():
+        coord = coordinator(judge, topology=topology, tail_share=0.75)
+        if not room:  # other groups wait for admission: still asked (the group's own, at the lowest priority)
+            coord.ranker.admission.has_room = lambda: False
+        first = [asyncio.ensure_future(coord.submit("p", str(i), group[i], 8, "q")) for i in range(6)]
+        await until(lambda: coord.counts["tail_heads"] == 1 and judge.log, "the head's first judgments")
+        last = [asyncio.ensure_future(coord.submit("p", str(i), group[i], 8, "q")) for i in (6, 7)]
+        # each late member against the six ranked and the two against each other: asked while the head is held
+        await until(lambda: sum(bool({a, b} & judge.late) for a, b in judge.log) == 6 * 2 + 1, "the placement")
+        head = coord._pending["p"].head
+        assert head is not None and not head.task.done()
+        asked_before_the_head_ended = len(judge.log)
+        judge.gate.set()
+        outcomes = await asyncio.gather(*first, *last)
+        return outcomes, asked_before_the_head_ended, coord
+
+    outcomes, asked, coord = asyncio.run(scenario())
+    late = [(a, b) for a, b in judge.log if {a, b} & judge.late]
+    assert judge.log.index(late[-1]) < asked
+    # the wave found every one of them: no placement judgment was asked twice, nothing asked ahead went to waste
+    assert len(late) == 13 and coord.counts["tail_asked_ahead"] == 13 and coord.counts["tail_ahead_unused"] == 0
+    assert sorted(o.rank for o in outcomes) == [float(r) for r in range(8)]
+
+
+def test_placement_judgments_asked_for_a_group_given_zero_rewards_are_dropped_and_counted():
+    judge = GatedJudge(late={"6"})
+    group = members("z", [3, 1, 7, 4, 0, 6, 2, 5])
+
+    async def scenario():
+        coord = coordinator(judge, topology="round_robin", tail_share=0.75, arrival_timeout_s=0.3, incomplete="zero")
+        first = [asyncio.ensure_future(coord.submit("z", str(i), group[i], 8, "q")) for i in range(6)]
+        await until(lambda: coord.counts["tail_heads"] == 1 and judge.log, "the head")
+        late = coord.submit("z", "6", group[6], 8, "q")  # asked ahead; the eighth never comes: zero rewards
+        outcomes = await asyncio.gather(*first, late)
+        return outcomes, coord.stats(), coord.ranker.prefetches.pending()
+
+    outcomes, stats, pending = asyncio.run(scenario())
+    assert all(o.reward == 0.0 and o.group.incomplete for o in outcomes)
+    assert stats["tail_asked_ahead"] == 6 and stats["tail_ahead_unused"] == 6 and pending == 0
 
 
 def test_tail_wait_starts_the_tournament_on_the_members_present():

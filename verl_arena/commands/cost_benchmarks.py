@@ -1,10 +1,11 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step`` and ``tail``: what
-does judging cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall time against its
-bound, the groups a judge slower than the load finishes against its capacity, the group rendezvous at cluster scale,
-what the arena adds to a step of verl's real trainer, and what hiding the slow tail of a group's rollouts costs in
-fidelity and judge calls for the judge time it takes off the last arrival."""
+"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``tail`` and
+``eager``: what does judging cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall
+time against its bound, the groups a judge slower than the load finishes against its capacity, the group rendezvous
+at cluster scale, what the arena adds to a step of verl's real trainer, what hiding the slow tail of a group's
+rollouts costs in fidelity and judge calls for the judge time it takes off the last arrival, and that judge time
+itself on long-tailed arrivals."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ SUMMARIES = {
     "(minutes)",
     "tail": "the tail-hiding schedule (tail_share): fidelity and judge calls with 1, 2 and 4 late members placed by "
     "one wave, against the plain schedule, and the judge waves after the last arrival (minutes)",
+    "eager": "the judge time a group leaves after its last rollout arrived, per topology, plain, with eager judging "
+    "and with tail hiding, on long-tailed arrivals (seconds, virtual time)",
 }
 
 
@@ -92,6 +95,28 @@ def _tail(args: argparse.Namespace) -> int:
         print_json({"elapsed_s": round(elapsed, 2), "results": [c.to_dict() for c in cells]})
     else:
         print(f"{format_tail(cells)}\n{TAIL_LEGEND}\n{len(cells)} cells in {elapsed:.1f} s")
+    return 0
+
+
+def _eager(args: argparse.Namespace) -> int:
+    from verl_arena.bench.eager import format_eager, run_eager_bench
+
+    report = run_eager_bench(
+        tuple(args.topologies),
+        n=args.n,
+        groups=args.groups,
+        latency=args.latency,
+        capacity=args.capacity,
+        sigma=args.sigma,
+        span=args.span,
+        seed=args.seed,
+        schedules=tuple(args.schedules),
+        virtual=not args.wall_clock,
+    )
+    if args.json:
+        print_json(report)
+    else:
+        print(format_eager(report))
     return 0
 
 
@@ -272,6 +297,29 @@ def _register_tail(sub: Any) -> None:
     parser.set_defaults(func=_tail)
 
 
+def _register_eager(sub: Any) -> None:
+    from verl_arena.bench import eager
+    from verl_arena.core.topologies import TOPOLOGIES
+
+    parser = _described(sub, "eager", eager)
+    parser.add_argument(
+        "--topologies", nargs="+", choices=TOPOLOGIES.names(), default=list(eager.TOPOLOGIES), help="(seven of them)"
+    )
+    parser.add_argument(
+        "--schedules", nargs="+", choices=list(eager.SCHEDULES), default=list(eager.SCHEDULES), help="(all three)"
+    )
+    parser.add_argument("--n", type=int, default=8, help="group size (8)")
+    parser.add_argument("--groups", type=int, default=16, help="groups (16)")
+    parser.add_argument("--latency", type=float, default=0.1, help="the judge's latency L, seconds (0.1)")
+    parser.add_argument("--capacity", type=int, default=8, help="judgments the judge holds at once (8)")
+    parser.add_argument("--sigma", type=float, default=1.0, help="the arrivals' lognormal shape (1.0)")
+    parser.add_argument("--span", type=float, default=20.0, help="the arrivals' spread, in L (20)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--wall-clock", action="store_true", help="run on the wall clock, not in virtual time")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=_eager)
+
+
 def _register_throughput(sub: Any) -> None:
     from verl_arena.bench import judge_throughput
     from verl_arena.core.topologies import TOPOLOGIES
@@ -419,8 +467,8 @@ def _register_step(sub: Any) -> None:
 
 
 def register(sub: Any) -> None:
-    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step`` and ``tail`` to the ``bench``
-    group's sub-parsers."""
+    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``tail`` and ``eager`` to
+    the ``bench`` group's sub-parsers."""
     _register_tokens(sub)
     _register_core(sub)
     _register_throughput(sub)
@@ -428,3 +476,4 @@ def register(sub: Any) -> None:
     _register_rendezvous(sub)
     _register_step(sub)
     _register_tail(sub)
+    _register_eager(sub)

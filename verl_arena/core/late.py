@@ -9,8 +9,10 @@ and the members that come later placed with **one wave** of judgments against th
 
 1. each late member meets the ranked members that did not forfeit (``opponents=None``), or that many of them spread
    evenly over their ranking, best and worst included (a cheaper wave), and the late members meet each other
-   (``k (k - 1) / 2`` more judgments, in the same wave); slot A is drawn from the seed; the judgment is the topology's
-   own kind (a ``compare``, or a ``select`` of one of two, or an ``order`` of two);
+   (``k (k - 1) / 2`` more judgments, in the same wave); slot A is drawn from the seed and the two candidates' ids
+   alone (:func:`shown_first`), so that with every ranked member met (``opponents=None``) a late member's judgments
+   are known before the members present are ranked and can be asked as it arrives (:mod:`~verl_arena.runtime.tail`);
+   the judgment is the topology's own kind (a ``compare``, or a ``select`` of one of two, or an ``order`` of two);
 2. the late members are ordered by their score over the whole wave (a win 1, a tie or a failed judgment 1/2; equal
    scores by where their judgments against the ranked members alone place them), and each in turn is inserted where
    it contradicts the fewest of its judgments against the ranked members and the late members placed before it (a win
@@ -33,6 +35,7 @@ The ranked members keep their order; only the late members' places are new. The 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -46,7 +49,16 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.topologies.base import Standing, Topology
 from verl_arena.core.types import Candidate, GroupResult, Match
 
-__all__ = ["LATE_KEY", "LATE_STAGE", "Insertion", "LatePlan", "insertion_position", "moved", "spread"]
+__all__ = [
+    "LATE_KEY",
+    "LATE_STAGE",
+    "Insertion",
+    "LatePlan",
+    "insertion_position",
+    "moved",
+    "shown_first",
+    "spread",
+]
 
 #: ``GroupResult.details`` key of a group whose late members were placed by a wave
 LATE_KEY = "late"
@@ -139,6 +151,19 @@ def spread(ranked: Sequence[int], count: int | None) -> list[int]:
     return [ranked[i] for i in picks]
 
 
+def shown_first(seed: int, a: str, b: str) -> bool:
+    """Whether the wave's judgment between the candidates of ids ``a`` and ``b`` shows ``a`` first: a fair coin drawn
+    from the seed and the two ids alone (not from where the wave meets them), so that a late member's judgments can
+    be asked before the members present are ranked.
+
+    >>> shown_first(3, "x", "y") != shown_first(3, "y", "x")
+    True
+    """
+    first, second = sorted((a, b))
+    digest = hashlib.blake2b(f"{seed}\x00{first}\x00{second}".encode(), digest_size=1).digest()[0]
+    return (digest % 2 == 0) == (a == first)
+
+
 def insertion_position(results: Sequence[tuple[float, float]]) -> float:
     """Where a late member goes on the ranked members' rank scale (0 is best), from ``(rank of the opponent, what the
     late member made of the judgment: 1 won, 0 lost, 1/2 tie or failed)``: the insertion point that contradicts the
@@ -175,9 +200,10 @@ class Insertion:
     """The wave that places a :class:`LatePlan`'s late members, played like a topology by the tournament (it holds
     the configured topology for the judge method and the presentation rule)."""
 
-    def __init__(self, plan: LatePlan, topology: Topology) -> None:
+    def __init__(self, plan: LatePlan, topology: Topology, seed: int = 0) -> None:
         self.plan = plan
         self.topology = topology
+        self.seed = seed
         self.random_slots = topology.random_slots
         self.kind = topology.judge_methods[0]
 
@@ -192,8 +218,13 @@ class Insertion:
         forfeited = {p for p, f in zip(present, ranked.forfeited, strict=True) if f}
         standing = sorted((p for p in present if p not in forfeited), key=lambda p: (rank_of[p], p))
         opponents = spread(standing, plan.opponents)
-        pairs = [(x, j) if arena.rng.random() < 0.5 else (j, x) for x in plan.late for j in opponents]
-        pairs += [(x, y) if arena.rng.random() < 0.5 else (y, x) for x, y in itertools.combinations(plan.late, 2)]
+        ids = [c.id for c in arena.candidates]
+
+        def shown(x: int, j: int) -> tuple[int, int]:
+            return (x, j) if shown_first(self.seed, ids[x], ids[j]) else (j, x)
+
+        pairs = [shown(x, j) for x in plan.late for j in opponents]
+        pairs += [shown(x, y) for x, y in itertools.combinations(plan.late, 2)]
         matches = await self._judge(arena, pairs)
         against: dict[int, list[tuple[int, float]]] = {x: [] for x in plan.late}
         for (a, b), m in zip(pairs, matches, strict=True):

@@ -281,7 +281,7 @@ class Tournament:
             counts = {"failures": ranked.failures, "failure_reasons": dict(ranked.failure_reasons)}
             return dataclasses.replace(void, matches=matches, depth=ranked.depth, details=details, **counts)
         arena.carry(matches, ranked.comparisons, ranked.failure_reasons)
-        return await self._play(arena, format_rewards, group_id, lengths, impl=Insertion(plan, self.impl))
+        return await self._play(arena, format_rewards, group_id, lengths, impl=Insertion(plan, self.impl, self.seed))
 
     async def replay(self, result: GroupResult, query: str = "") -> GroupResult:
         """Rebuild ``result`` from its match log alone, with no judge (the candidates it carried marked as anchors

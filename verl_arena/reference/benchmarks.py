@@ -286,9 +286,10 @@ changes nothing here: this judge answers every request at once, so there is no q
 to about 1 L for every topology, for about 50% more judgments with the 2N-2 topologies (22 and 21 against 14); per
 group it halves seeded single elimination's wait but barely moves double elimination's, and one double-elimination
 group waited 9.7 L: when the late rollouts arrive while the tournament of the rollouts present is still running, the
-group waits for the rest of it, then for the placing wave. One measured step per run: step times move by a few tenths
-of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times
-come in whole judge rounds and agree between the plain and eager runs.
+group waits for the rest of it, then for the placing wave (this table predates the placing wave's judgments being
+asked as the late rollouts arrive: the wave no longer follows the rest). One measured step per run: step times move
+by a few tenths of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times come in
+whole judge rounds and agree between the plain and eager runs.
 """
 
 _TAIL = """\
@@ -307,7 +308,10 @@ with half the group late (k=4), round robin and `budgeted` lose about 0.06, and 
 more calls, the same wave), N=8, k=4 gains 0.03 for round robin (0.826 to 0.857), 0.02 for `budgeted` (0.858 to
 0.880) and 0.02 for double elimination (the tables below predate it; `verl-arena bench tail --sizes 8 16 --judges
 score --late 2 4 --groups 100 --seed 0`, before and after, one run each).
-The judge time after the last arrival drops from the topology's depth (up to 7 L) to one L. What it costs is judge
+The judge time after the last arrival drops from the topology's depth (up to 7 L) to one L, once the members
+present are ranked: a late member's judgments of the wave are asked as it arrives (every ranked member met), so a group
+whose last member comes while the members present are still being ranked waits for the rest of that tournament alone
+(`verl-arena bench eager` measures it on long-tailed arrivals, in virtual time, in seconds). What it costs is judge
 calls: each late member meets every ranked member, so at N=16 a 2N-2 topology pays +43% at k=1, +80% at k=2, +133% at
 k=4. `--opponents 4` (`tail_opponents`) caps the wave at four ranked members spread over the ranking: +7% to +27%
 calls at N=16, for a Spearman 0.01-0.06 below plain (above it for seeded single elimination under drift). The

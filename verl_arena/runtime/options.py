@@ -185,7 +185,9 @@ class CoordinatorOptions(OutcomeOptions):
             only once the group's anchor is here (the rollout marked as the anchor, or the reference): a group whose
             anchor comes late is ranked when it is complete, as without tail hiding.
         tail_opponents: how many ranked members each late member meets in the wave, spread over the ranking, best and
-            worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member).
+            worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member, and
+            the only wave whose judgments are known before the members present are ranked: a late member's are then
+            asked as it arrives, while their tournament still runs; with a number they wait for its end).
         verifiable: hybrid RLVR + judge: each rollout's verifiable score (a rule's) ranks its group first, and the
             judge is asked only where the scores tie (see :class:`~verl_arena.outcomes.verifiable.VerifiableConfig`);
             ``None`` (the default): the judge ranks every group. Its groups are judged when their last rollout

@@ -359,10 +359,12 @@ class JudgePool:
             errors={PoolShutDown: "pool_shutdown", RayActorError: "pool_unavailable"},
         )
 
-    async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
+    async def prefetch(
+        self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]], lasting: bool = False
+    ) -> int:
         """Ask ``pairs`` ahead of ``group_id``'s tournament on the group's shard (eager judging, see
         :meth:`JudgeService.prefetch`); how many were started."""
-        return await self._call(self.shard_of(group_id), "prefetch", group_id, query, list(pairs))
+        return await self._call(self.shard_of(group_id), "prefetch", group_id, query, list(pairs), lasting)
 
     async def drop_prefetched(self, group_id: str) -> dict[str, int]:
         """Cancel ``group_id``'s prefetches on its shard."""

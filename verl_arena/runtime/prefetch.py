@@ -15,6 +15,13 @@ says the judge has room, its requests wait behind every group's (lowest priority
 the prefetches that have not reached the judge yet are cancelled and left to the tournament. A group voided before
 it reaches the judge (saturated) or dropped by the rendezvous cancels its outstanding prefetches; what they spent is
 counted as unused.
+
+The tail-hiding schedule (:mod:`~verl_arena.runtime.tail`) asks a late member's placement judgments as it arrives,
+while the group's head (its tournament on the members present) is still running: they are **lasting** prefetches,
+which outlive the head's ranking (its end and its admission leave them be) and answer the placement wave that follows;
+the wave's own end, or the group's drop, forgets them like any other. They are the judgments of a group already being
+ranked, so they are asked even while other groups wait for admission (at the lowest priority, they take no slot a
+group's request waits for); the wave's admission takes back those that have not reached the judge.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class _Prefetch:
     use: SlotUse = field(default_factory=SlotUse)
     spent: Counter[str] = field(default_factory=Counter)
     began: bool = False
+    lasting: bool = False
 
     @property
     def reached_judge(self) -> bool:
@@ -72,13 +80,15 @@ class Prefetches:
         self._groups: dict[str, _GroupMemo] = {}
         self.counts: Counter[str] = Counter()
 
-    def start(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]], judge: Any) -> int:
-        """Ask ``judge`` to compare each of ``pairs`` (shown in that order) for ``group_id``, at the lowest priority;
-        how many were started."""
+    def start(
+        self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]], judge: Any, lasting: bool = False
+    ) -> int:
+        """Ask ``judge`` to compare each of ``pairs`` (shown in that order) for ``group_id``, at the lowest priority
+        (``lasting``: for the placement wave that follows the tournament under way); how many were started."""
         memo = self._groups.setdefault(group_id, _GroupMemo())
         for a, b in pairs:
             with group_ticket(priority=math.inf) as ticket:
-                entry = _Prefetch(a, b, ticket)
+                entry = _Prefetch(a, b, ticket, lasting=lasting)
                 entry.task = asyncio.ensure_future(self._ask(entry, judge, query))
             memo.entries.setdefault((a.id, b.id), []).append(entry)
         self.counts["prefetched"] += len(pairs)
@@ -97,12 +107,13 @@ class Prefetches:
         """``count`` prefetches were not asked: the judge had no room."""
         self.counts["refused"] += count
 
-    def admitted(self, group_id: str) -> None:
-        """The group's tournament starts: its prefetches that have not reached the judge are left to it."""
+    def admitted(self, group_id: str, keep_lasting: bool = False) -> None:
+        """The group's tournament starts: its prefetches that have not reached the judge are left to it (the lasting
+        ones kept for a later tournament if ``keep_lasting``)."""
         memo = self._groups.get(group_id)
         for entries in memo.entries.values() if memo is not None else ():
             for entry in list(entries):
-                if not entry.reached_judge:
+                if not entry.reached_judge and not (keep_lasting and entry.lasting):
                     assert entry.task is not None
                     entry.task.cancel()
                     entries.remove(entry)
@@ -114,16 +125,23 @@ class Prefetches:
         memo = self._groups.get(group_id)
         return _MemoJudge(judge, memo, self.counts) if memo is not None and memo.entries else judge
 
-    def finish(self, group_id: str) -> dict[str, int]:
-        """Forget the group: cancel what is still asked, count what was never used; its ``{"used", "unused"}``."""
+    def finish(self, group_id: str, keep_lasting: bool = False) -> dict[str, int]:
+        """Forget the group: cancel what is still asked, count what was never used; its ``{"used", "unused"}``. With
+        ``keep_lasting`` (the group's head was ranked, its placement wave follows) the lasting prefetches stay."""
         memo = self._groups.pop(group_id, None) or _GroupMemo()
         used, unused = memo.used, 0
-        for entries in memo.entries.values():
+        kept: dict[tuple[str, str], list[_Prefetch]] = {}
+        for key, entries in memo.entries.items():
             for entry in entries:
                 assert entry.task is not None
+                if keep_lasting and entry.lasting:
+                    kept.setdefault(key, []).append(entry)
+                    continue
                 if not entry.task.done():
                     entry.task.cancel()
                 unused += 1
+        if kept:
+            self._groups[group_id] = _GroupMemo(kept)
         self.counts["unused"] += unused
         return {"used": used, "unused": unused} if used or unused else {}
 

@@ -60,7 +60,7 @@ from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coo
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.tail import Head, anchor_here, head_due, placed, start_head, whole_group
+from verl_arena.runtime.tail import Head, anchor_here, ask_placement, head_due, placed, start_head, whole_group
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
 
@@ -126,6 +126,8 @@ class _Pending:
     head: Head | None = None
     tail_timer: asyncio.TimerHandle | None = None
     waited: bool = False
+    #: the head whose placement judgments were asked ahead (lasting prefetches, dropped when the group is finished)
+    asked_ahead: Head | None = None
     #: what ranked it (its candidates and result), for the held-out judge once its members are answered
     ranked: tuple[list[Candidate], GroupResult] | None = None
 
@@ -322,6 +324,8 @@ class GroupCoordinator:
             reference = entry.reference
             if reference is not None and group.reference is None:
                 group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
+        if not duplicate and not group.closing and group.head is not None:
+            self._ask_placement(group_id, group, member)
         if len(group.members) >= group.expected and not group.closing:
             self._close(group_id, reason="complete")
         elif not duplicate and not group.closing and group.head is None:
@@ -371,6 +375,15 @@ class GroupCoordinator:
         if group is not None:
             group.waited = True
             self._start_head_if_due(group_id)
+
+    def _ask_placement(self, group_id: str, group: _Pending, member: str) -> None:
+        """A member came while the group's head runs: ask its placement judgments now, if the wave will meet every
+        ranked member (they do not depend on the head's ranking then)."""
+        candidate = group.members[member]
+        if self.options.tail_opponents is not None or group.head is None or _env_failed(candidate):
+            return
+        group.asked_ahead = group.head
+        ask_placement(self.ranker, group.head, group.query, group_id, candidate, self.counts)
 
     def _start_head_if_due(self, group_id: str) -> None:
         """Start ranking the members present if the tail-hiding schedule says so (once per group)."""
@@ -437,6 +450,8 @@ class GroupCoordinator:
         # the judge time the group's members waited for after the last of them arrived (after its close, on a timeout)
         answers = answers.with_exposed(self._clock() - (closed if incomplete else group.last_arrival))
         await self.eager.finished(group_id)  # judgments asked ahead of a group never ranked are dropped
+        if group.asked_ahead is not None:  # and the placement judgments its wave did not use (or it had none)
+            await self._drop_asked_ahead(group_id, group.asked_ahead)
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
                 await asyncio.wait_for(self._persist(group_id, answers), STORE_TIMEOUT_S)
@@ -452,6 +467,16 @@ class GroupCoordinator:
             group.done.set_result(answers)
         if self.heldout is not None and group.ranked is not None:  # in the background, after the answers
             self.heldout.submit(group_id, group.step, group.query, *group.ranked)
+
+    async def _drop_asked_ahead(self, group_id: str, head: Head) -> None:
+        try:
+            await asyncio.gather(*head.asking)  # every one reached the ranker: none is asked after the drop
+            dropped = await self.ranker.drop_prefetched(group_id)
+        except Exception:
+            logger.exception("group %s: could not drop the placement judgments asked ahead", group_id)
+            self.counts["tail_ahead_errors"] += 1
+            return
+        self.counts["tail_ahead_unused"] += dropped.get("unused", 0)
 
     def _remember(self, group_id: str, answers: Answers) -> None:
         self._finished[group_id] = answers
@@ -575,6 +600,7 @@ class GroupCoordinator:
             )
             result: GroupResult = await wave
             self.eager.used(group.head.task.result().details.get("prefetch") or {})
+            self.eager.used(result.details.get("prefetch") or {})
         elif self.options.verifiable is not None:
             candidates, anchor = self._candidates(group, members)
             judged_at, started = self._wall_clock(), self._clock()

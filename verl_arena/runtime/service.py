@@ -147,7 +147,7 @@ class _GroupRun:
                 self.counting.on_done = lambda use: admission.judged(entry, use)
                 judge = self.counting
                 if self.group_id is not None:  # judgments asked ahead (eager judging) answer first
-                    self.prefetches.admitted(self.group_id)
+                    self.prefetches.admitted(self.group_id, keep_lasting=self.tournament.late is None)
                     judge = self.prefetches.judge(self.group_id, self.counting)
                 return await self.tournament.rank(self.query, self.candidates, judge, group_id=self.group_id)
         except Saturated:
@@ -292,7 +292,9 @@ class JudgeService:
                 )
         finally:
             self._in_flight -= 1
-            prefetched = self.prefetches.finish(group_id) if group_id is not None else {}
+            # a head (no late plan) keeps the placement wave's lasting prefetches for the wave that follows it
+            keep = tournament.late is None
+            prefetched = self.prefetches.finish(group_id, keep_lasting=keep) if group_id is not None else {}
             if reservation is not None:  # what the group did not use goes back to its step, however it ended
                 assert self.step_budget is not None
                 self.step_budget.release(reservation, _spent(counting, spent))
@@ -331,13 +333,17 @@ class JudgeService:
             for task in tasks:
                 task.cancel()
 
-    async def prefetch(self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]]) -> int:
+    async def prefetch(
+        self, group_id: str, query: str, pairs: Sequence[tuple[Candidate, Candidate]], lasting: bool = False
+    ) -> int:
         """Compare each of ``pairs`` now, for ``group_id``'s tournament to find when it asks for them
-        (:mod:`~verl_arena.runtime.prefetch`); only while the judge has room. How many were started."""
-        if self.step_budget is not None or not self.admission.has_room():
+        (:mod:`~verl_arena.runtime.prefetch`; ``lasting``: for the placement wave after the tournament under way);
+        only while the judge has room, unless ``lasting`` (the judgments of a group whose tournament is under way:
+        at the lowest priority they take no slot a group's request waits for). How many were started."""
+        if self.step_budget is not None or not (lasting or self.admission.has_room()):
             self.prefetches.refused(len(pairs))
             return 0
-        return self.prefetches.start(group_id, query, pairs, self.judge)
+        return self.prefetches.start(group_id, query, pairs, self.judge, lasting)
 
     async def drop_prefetched(self, group_id: str) -> dict[str, int]:
         """Cancel and forget ``group_id``'s prefetches (the group was dropped before it was ranked)."""

@@ -11,23 +11,37 @@ members has arrived (or that long after the first arrived); when the group close
 (:mod:`~verl_arena.core.late`), through the same ranker, deadline and admission as any group. Nobody is answered before
 the whole group is final: a member's advantage depends on everyone. A group complete before its head starts is ranked
 as usual, so the answers are the plain topology's whenever everyone is present at the threshold.
+
+A member that arrives while the head runs need not wait for it: when the wave meets every ranked member
+(``tail_opponents`` unset), its judgments are known at once (each against a member of the head, the reference
+included, and against each member that came late before it, shown in the order :func:`~verl_arena.core.late.shown_first`
+draws from the seed and the pair), and :func:`ask_placement` asks them then, overlapping the head, as lasting
+prefetches that the wave finds when it asks (:mod:`~verl_arena.runtime.prefetch`). The wave's answers are the same
+function of the verdicts and the seed either way; the judge time after the last arrival is then the head's rest, or
+about one L once the head is done. The coordinator's ``stats()`` counts them: ``tail_asked_ahead`` (started),
+``tail_ahead_refused`` (the judge had no room: the wave asks them), ``tail_ahead_unused`` (never asked by the wave: a
+member that forfeited or was screened out, a group voided or given zero rewards).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import math
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verl_arena.core.late import shown_first
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.options import CoordinatorOptions
 
-__all__ = ["Head", "anchor_here", "head_due", "placed", "start_head", "whole_group"]
+__all__ = ["Head", "anchor_here", "ask_placement", "head_due", "placed", "start_head", "whole_group"]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -42,6 +56,8 @@ class Head:
         task: the ranking under way.
         judged_at: when it started (seconds since the epoch).
         started: when it started (monotonic seconds).
+        ahead: the members come after it whose placement judgments were asked as they arrived, in that order.
+        asking: those requests on their way to the ranker.
     """
 
     members: list[str]
@@ -51,6 +67,8 @@ class Head:
     task: asyncio.Task[GroupResult]
     judged_at: float = 0.0
     started: float = field(default_factory=time.monotonic)
+    ahead: list[Candidate] = field(default_factory=list)
+    asking: list[asyncio.Future[None]] = field(default_factory=list)
 
     def cancel(self) -> None:
         """Stop the ranking (the group was closed without needing it)."""
@@ -105,6 +123,33 @@ def start_head(
     return Head(members, ranked, anchor, tournament, task, judged_at=clocks[0], started=clocks[1])
 
 
+def ask_placement(ranker: Any, head: Head, query: str, group_id: str, arrived: Candidate, counts: Any) -> None:
+    """Ask the placement wave's judgments of ``arrived`` (a rankable member come after ``head`` started) now, as
+    lasting prefetches of the group: against every candidate the head ranks and every member placed ahead before it,
+    each shown as the wave will show it. ``counts`` (a ``Counter``) gets ``tail_asked_ahead`` (started),
+    ``tail_ahead_refused`` (no room at the judge) and ``tail_ahead_errors``."""
+    if not callable(getattr(ranker, "prefetch", None)) or head.tournament.impl.judge_methods[0] != "compare":
+        return  # only compares are asked ahead (a wave of selects or orders asks for itself)
+    seed = head.tournament.seed
+    pairs = [
+        (arrived, other) if shown_first(seed, arrived.id, other.id) else (other, arrived)
+        for other in [*head.candidates, *head.ahead]
+    ]
+    head.ahead.append(arrived)
+
+    async def ask() -> None:
+        try:
+            started = await ranker.prefetch(group_id, query, pairs, True)
+        except Exception:  # an optimisation: the wave asks for itself
+            logger.exception("group %s: could not ask %d placement judgments ahead", group_id, len(pairs))
+            counts["tail_ahead_errors"] += 1
+            return
+        counts["tail_asked_ahead"] += started
+        counts["tail_ahead_refused"] += len(pairs) - started
+
+    head.asking.append(asyncio.ensure_future(ask()))
+
+
 def whole_group(head: Head, members: Sequence[str], candidate_of: Any) -> tuple[list[Candidate], int, list[int]]:
     """The whole group as the wave ranks it: the candidates of ``members`` (every rankable member, in the group's
     order) and the head's reference if it had one, the anchor's index, and the late members' positions."""
@@ -133,6 +178,8 @@ async def placed(
     ranked = await head.task
     if not late:
         return ranked
+    if head.asking:  # the judgments asked ahead reach the ranker before the wave asks for them
+        await asyncio.gather(*head.asking)
     tournament = head.tournament.placing_late(ranked, late, opponents)
     whole = await ranker.rank_group(query, list(candidates), tournament, group_id=group_id, step=step)
     first, wave = ranked.details.get("budget"), whole.details.get("budget")
