@@ -12,15 +12,11 @@ import pytest
 from helpers import make_group
 
 from verl_arena import ConfigError, Tournament
+from verl_arena.core.tournament import takes_marked_anchors
 from verl_arena.core.types import ANCHOR_KEY, MARKED_ANCHORS_KEY, Candidate
 from verl_arena.judges.rendering import anchor_candidates
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.data_anchors import (
-    check_data_anchors,
-    check_marked_coordinator,
-    same_anchors,
-    takes_marked_anchors,
-)
+from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
 from verl_arena.testing import SimulatedJudge

@@ -70,3 +70,17 @@ def test_the_step_budget_enters_with_the_arena_options_and_its_fallback_is_cheap
         ArenaOptions(judge=judge, topology="anchor", step_budget={"calls": 100, "fallback": ["anchor"]})
     assert SlimeArenaConfig(judge=judge, step_budget={"calls": 100}).step_budget.calls == 100  # slime takes it too
     assert ArenaRewardConfig(judge=judge, step_budget={"calls": 100}).coordinator_options().eager is False
+
+
+def test_a_step_budget_with_fallbacks_is_refused_for_anchors_from_the_data():
+    """A fallback topology takes no marked anchors: the data's anchors would be ranked as if they were rollouts."""
+    judge = {"endpoints": [{"base_url": "http://127.0.0.1:9/v1", "model": "m"}]}
+    marked = {"anchors": 2, "source": "marked"}
+    with pytest.raises(ValidationError, match=r"step_budget\.fallback: topology 'anchor_set' with source: marked"):
+        ArenaOptions(judge=judge, topology="anchor_set", tournament=marked, step_budget={"calls": 100})
+    options = ArenaOptions(
+        judge=judge, topology="anchor_set", tournament=marked, step_budget={"calls": 100, "fallback": []}
+    )
+    assert options.step_budget is not None and options.step_budget.fallback == ()
+    drawn = ArenaOptions(judge=judge, topology="anchor_set", tournament={"anchors": 2}, step_budget={"calls": 100})
+    assert drawn.step_budget is not None and drawn.step_budget.fallback == ("budgeted", "anchor")

@@ -48,6 +48,7 @@ from verl_arena.core.ranking import linked_sets, ranks_from_keys, share_within
 from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.stalls import judge_faults
 from verl_arena.core.topologies import get_topology
+from verl_arena.core.topologies.anchor_set import AnchorSetOptions
 from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
 from verl_arena.core.types import (
     ANCHOR_KEY,
@@ -58,7 +59,7 @@ from verl_arena.core.types import (
     check_candidates,
 )
 
-__all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay"]
+__all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay", "takes_marked_anchors"]
 
 logger = logging.getLogger(__name__)
 
@@ -482,3 +483,10 @@ async def replay(result: GroupResult | Mapping[str, Any], query: str = "") -> Gr
         result = GroupResult.from_dict(result)
     tournament = Tournament.from_options(result.topology, **result.options)
     return await tournament.replay(result, query)
+
+
+def takes_marked_anchors(tournament: Tournament) -> bool:
+    """Whether ``tournament`` judges its groups against anchors they carry (``anchor_set`` with ``source: marked``):
+    only then does an adapter read the data's anchors, and no other topology can stand in for it."""
+    options = tournament.impl.options
+    return isinstance(options, AnchorSetOptions) and options.source == "marked"

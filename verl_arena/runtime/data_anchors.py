@@ -20,17 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.core.tournament import Tournament
+from verl_arena.core.tournament import Tournament, takes_marked_anchors
 from verl_arena.core.types import Candidate
 from verl_arena.runtime.options import CoordinatorOptions
 
-__all__ = ["check_data_anchors", "check_marked_coordinator", "same_anchors", "takes_marked_anchors"]
-
-
-def takes_marked_anchors(tournament: Tournament) -> bool:
-    """Whether ``tournament`` judges its groups against anchors they carry (``anchor_set`` with ``source: marked``):
-    only then does an adapter read the data's anchors."""
-    return tournament.topology == "anchor_set" and getattr(tournament.impl.options, "source", "") == "marked"
+__all__ = ["check_data_anchors", "check_marked_coordinator", "same_anchors"]
 
 
 def check_data_anchors(tournament: Tournament, anchors: Sequence[Candidate], field: str, group: str) -> None:

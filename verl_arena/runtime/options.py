@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from verl_arena.core.topologies import get_topology
-from verl_arena.core.tournament import Tournament
+from verl_arena.core.tournament import Tournament, takes_marked_anchors
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.outcomes.env import EnvReward
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
@@ -145,6 +145,12 @@ class ArenaOptions(OutcomeOptions):
             raise ValueError(
                 f"step_budget.fallback: {self.topology!r} is the configured topology, tried first; the fallback lists "
                 "the cheaper topologies a group degrades to"
+            )
+        if self.step_budget is not None and self.step_budget.fallback and takes_marked_anchors(self._built):
+            raise ValueError(
+                "step_budget.fallback: topology 'anchor_set' with source: marked ranks each group against the anchors "
+                "it carries, and no fallback takes them (they would be ranked as rollouts): set step_budget.fallback "
+                "to [] (a group its step cannot pay for is voided as 'budget'), or use source: drawn"
             )
         return self
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.rewards import group_advantages
-from verl_arena.core.tournament import Tournament
+from verl_arena.core.tournament import Tournament, takes_marked_anchors
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
@@ -61,7 +61,7 @@ from verl_arena.outcomes.members import (
     stand_in_reward,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
-from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
+from verl_arena.runtime.data_anchors import check_data_anchors
 from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService

@@ -50,6 +50,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.judge_counts import judgment_kind
+from verl_arena.core.tournament import takes_marked_anchors
 from verl_arena.core.types import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
 from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, check_algorithm
@@ -70,7 +71,7 @@ from verl_arena.outcomes.hack_detectors import member_features
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.actors import CoordinatorActor, coordinator_stream, named_actor_options
 from verl_arena.runtime.batching import SubmitBatcher, Unanswered
-from verl_arena.runtime.data_anchors import check_data_anchors, takes_marked_anchors
+from verl_arena.runtime.data_anchors import check_data_anchors
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.pool import JudgePool
 from verl_arena.runtime.rendezvous import Submission
