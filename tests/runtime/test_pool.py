@@ -427,3 +427,61 @@ def test_shutdown_ends_the_calls_in_flight_at_once_and_ray_retries_none(mock_jud
     time.sleep(2.0)  # Ray's retry warning, if any, reaches the driver's output
     captured = capfd.readouterr()
     assert "retries remaining" not in captured.out + captured.err
+
+
+class _Relay:
+    """The pool as a coordinator's ranker, remembering the results it relayed; ``compacts``: whether it offers
+    compact results (the coordinator then asks for them where it reads no match log)."""
+
+    def __init__(self, pool: JudgePool, *, compacts: bool) -> None:
+        self.pool = pool
+        self.compact_results = compacts
+        self.results: list = []
+
+    async def rank_group(self, *args, **kwargs):
+        result = await self.pool.rank_group(*args, **kwargs)
+        self.results.append(result)
+        return result
+
+
+def test_a_coordinator_answers_the_same_from_compact_results_as_from_full_ones(mock_judge, pool_factory, tmp_path):
+    """Groups ranked on the pool give every member the same answer (reward, advantage inputs, summary, to the byte),
+    and the same step metrics, whether the shard sent each result whole or without its match log (sums in its place);
+    a coordinator writing the judgment log gets the whole results."""
+    from helpers import TRIGGER, lines, triggering
+
+    from verl_arena import Tournament
+    from verl_arena.runtime.options import CoordinatorOptions
+    from verl_arena.runtime.rendezvous import GroupCoordinator
+
+    url, _ = mock_judge(triggers={TRIGGER: "refused"}, prefix_cache_blocks=0)  # every run served alike
+    groups = detail_groups(5, n=6)
+    groups[1][2] = triggering(groups[1][2])  # breaks the judge: it forfeits
+    log = tmp_path / "judgments.jsonl"
+
+    async def answers(relay: _Relay, options: CoordinatorOptions):
+        coord = GroupCoordinator(
+            relay,
+            Tournament.from_options("seeded_single_elimination"),
+            options,
+            clock=lambda: 0.0,
+            wall_clock=lambda: 0.0,
+        )
+        for g, members in enumerate(groups):  # one group at a time: the same requests, in the same order
+            await asyncio.gather(
+                *(coord.submit(f"g{g}", str(i), c, len(members), QUERY, step=1) for i, c in enumerate(members))
+            )
+        return [coord._finished[f"g{g}"].encode() for g in range(len(groups))], coord.step_metrics.pop()
+
+    # a pool each: a shard remembers the members that broke its judge
+    full, compact, logging = (_Relay(pool_factory(judge_config(url)), compacts=c) for c in (False, True, True))
+    before, before_metrics = run(answers(full, CoordinatorOptions()))
+    after, after_metrics = run(answers(compact, CoordinatorOptions()))
+    logged, logged_metrics = run(answers(logging, CoordinatorOptions(judgment_log=str(log))))
+    assert all(r.matches and r.digest is None for r in full.results + logging.results)
+    assert all(not r.matches and r.digest is not None for r in compact.results)
+    assert any(any(r.forfeited) for r in compact.results) and any(r.forfeits for r in compact.results)
+    assert after == before and logged == before
+    assert after_metrics == before_metrics == logged_metrics
+    records = lines(log)
+    assert len(records) == len(groups) and all(r["result"]["matches"] for r in records)

@@ -74,8 +74,9 @@ class _TimedRanker:
         return result
 
     def __getattr__(self, name: str) -> Any:
-        """The inner ranker's eager judging (``prefetch``, ``drop_prefetched``) where it has it, as in training."""
-        if name in ("prefetch", "drop_prefetched"):
+        """The inner ranker's eager judging (``prefetch``, ``drop_prefetched``) and ``compact_results`` where it has
+        them, as in training."""
+        if name in ("prefetch", "drop_prefetched", "compact_results"):
             return getattr(self.inner, name)
         raise AttributeError(name)
 

@@ -31,7 +31,15 @@ from typing import Any
 
 from verl_arena.core.types import GroupResult, Match
 
-__all__ = ["UNLOGGED_USAGE", "JudgeCounts", "group_usage", "judge_counts", "judgment_kind", "usage_of"]
+__all__ = [
+    "UNLOGGED_USAGE",
+    "JudgeCounts",
+    "group_usage",
+    "judge_counts",
+    "judgment_kind",
+    "logged_kinds",
+    "usage_of",
+]
 
 #: the ``GroupResult.details`` key holding what the judge spent for a group outside its match log (a first play the
 #: group was played again after; the judgments under way when it was voided)
@@ -76,9 +84,15 @@ def usage_of(matches: Iterable[Match]) -> Counter[str]:
 
 def group_usage(result: GroupResult) -> Counter[str]:
     """Everything the judge spent for the group: its match log's usage and what it spent outside it."""
-    total = usage_of(result.matches)
+    total = usage_of(result.matches) if result.digest is None else Counter(result.digest.usage)
     total.update(result.details.get(UNLOGGED_USAGE) or {})
     return total
+
+
+def logged_kinds(matches: Iterable[Match]) -> tuple[Counter[str], int]:
+    """The judgments of a match log (byes are none) by kind, and how many there are."""
+    judged = [m for m in matches if m.kind != "bye"]
+    return Counter(judgment_kind(m.usage, stalled=_stalled(m)) for m in judged), len(judged)
 
 
 def _stalled(match: Match) -> bool:
@@ -88,9 +102,9 @@ def _stalled(match: Match) -> bool:
 def judge_counts(result: GroupResult, spent: Mapping[str, float] | None = None) -> JudgeCounts:
     """The judgments, by kind, and the requests of one ranked (or voided) group (``spent``: its
     :func:`group_usage`, where the caller has it already)."""
-    judged = [m for m in result.matches if m.kind != "bye"]
-    kinds = Counter(judgment_kind(m.usage, stalled=_stalled(m)) for m in judged)
-    unlogged = max(0, result.comparisons - len(judged))  # made, but not in the log: a group voided half-way
+    digest = result.digest  # a compact result's sums over the log it was sent without
+    kinds, judged = logged_kinds(result.matches) if digest is None else (digest.kinds, digest.judged)
+    unlogged = max(0, result.comparisons - judged)  # made, but not in the log: a group voided half-way
     spent = group_usage(result) if spent is None else spent
     return JudgeCounts(
         judgments=result.comparisons,

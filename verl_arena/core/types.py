@@ -251,6 +251,8 @@ class GroupResult:
         options: every option the result depends on (topology options, seed, policies), enough to replay.
         details: topology-specific extras, e.g. ``seed_order``.
         group_id: the caller's name for the group, if given.
+        digest: a compact result's sums over its match log, which it was sent without (``matches`` is then empty;
+            :mod:`~verl_arena.core.match_digest`); ``None`` for a result that has its match log.
     """
 
     ids: list[str]
@@ -269,10 +271,11 @@ class GroupResult:
     options: dict[str, Any]
     details: dict[str, Any] = field(default_factory=dict)
     group_id: str | None = None
+    digest: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the match log included)."""
-        d = {k: v for k, v in self.__dict__.items() if k != "matches"}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("matches", "digest")}
         d["matches"] = [m.to_dict() for m in self.matches]
         return d
 
@@ -301,6 +304,10 @@ class GroupResult:
         out = [False] * len(self.ids)
         if self.voided:
             return out
+        if self.digest is not None:
+            for p in self.digest.forfeited:
+                out[p] = True
+            return out
         for m in self.matches:
             for p in m.forfeits:
                 out[p] = True
@@ -309,6 +316,8 @@ class GroupResult:
     @property
     def forfeits(self) -> int:
         """Number of compares decided by a forfeit."""
+        if self.digest is not None:
+            return self.digest.forfeits
         return sum(bool(m.forfeits) for m in self.matches)
 
 

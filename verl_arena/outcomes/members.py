@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import group_usage, judge_counts
+from verl_arena.core.match_digest import MatchDigest, digest_of
 from verl_arena.core.types import MARKED_ANCHORS_KEY, Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.group_filter import GroupFilter
@@ -185,11 +185,10 @@ class GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
         ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``, reading the
         ``features`` measured where the rollouts were, where known)."""
-        pairs = [m for m in result.matches if m.kind == "compare" and m.verdict is not None]
+        digest = digest_of(result)  # the match log's sums: counted where the tournament ran, for a compact result
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
-        disagree = sum(bool(m.verdict.meta.get("orders_disagree")) for m in pairs)
-        agreements = [m.verdict.meta["ensemble_agreement"] for m in pairs if "ensemble_agreement" in m.verdict.meta]
-        evidence = judge_evidence(result.matches)
+        agreements = digest.agreements
+        evidence = digest.evidence
         hack = HackCounts()
         if candidates is not None:
             hack = screen_group(
@@ -209,7 +208,7 @@ class GroupSummary:
             voided=result.voided,
             void_reason=result.void_reason or "",
             incomplete=incomplete,
-            order_disagreement=disagree / len(pairs) if pairs else 0.0,
+            order_disagreement=digest.disagreements / digest.compares if digest.compares else 0.0,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
             cached_tokens=int(usage.get("cached_tokens", 0)),
@@ -231,7 +230,7 @@ class GroupSummary:
             first_slot_wins=evidence.first_slot,
             **_verifiable_fields(result.details.get("verifiable")),
             **_budget_fields(result.details.get("budget")),
-            **_anchor_fields(result),
+            **_anchor_fields(result, digest),
         )
 
 
@@ -484,13 +483,12 @@ def _budget_fields(details: Any) -> dict[str, Any]:
     }
 
 
-def _anchor_fields(result: GroupResult) -> dict[str, Any]:
+def _anchor_fields(result: GroupResult, digest: MatchDigest) -> dict[str, Any]:
     """The marked anchors a group carried and the judgments against them (nothing for a group without any)."""
     marked = set(result.details.get(MARKED_ANCHORS_KEY) or ())
     if not marked:
         return {}
-    judged = sum(any(p in marked for p in m.players) for m in result.matches if m.kind == "compare")
-    return {"anchors": len(marked), "anchor_judgments": judged}
+    return {"anchors": len(marked), "anchor_judgments": digest.anchor_judgments}
 
 
 def _env_fields(candidate: Candidate) -> dict[str, Any]:

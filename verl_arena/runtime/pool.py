@@ -88,6 +88,9 @@ class JudgePool:
     Use :meth:`start` (create or attach) or :meth:`attach` (attach only).
     """
 
+    #: :meth:`rank_group` takes ``compact`` (a group coordinator asks for results without their match logs)
+    compact_results = True
+
     def __init__(
         self,
         names: Sequence[str],
@@ -325,10 +328,12 @@ class JudgePool:
         group_id: str | None = None,
         deadline_s: float | None = None,
         step: int | None = None,
+        compact: bool = False,
         **options: Any,
     ) -> GroupResult:
         """Rank one group on its shard. Judge trouble never raises: see :meth:`JudgeService.rank_group` (``step``: the
-        group's training step, for the pool's step budget).
+        group's training step, for the pool's step budget; ``compact``: the result comes without its match log, the
+        shard sends its sums instead, :mod:`~verl_arena.core.match_digest`).
 
         With a deadline (``deadline_s``, else the pool's), the actor stops the tournament a little early
         (:func:`~verl_arena.runtime.deadlines.actor_deadline`) so that the answer reaches the caller in time, and the
@@ -337,7 +342,7 @@ class JudgePool:
         tournament = as_tournament(tournament, options)  # bad options fail here, in the caller
         shard = self.shard_of(route_key(tournament, query, group_id, candidates))  # a prompt's anchor pool: one shard
         limit = check_deadline("deadline_s", deadline_s) if deadline_s is not None else self.deadline_s
-        request = GroupRequest(query, list(candidates), tournament, group_id, actor_deadline(limit), step)
+        request = GroupRequest(query, list(candidates), tournament, group_id, actor_deadline(limit), step, compact)
         if self.batch_wait_s is None:
             call = self._call(
                 shard,
@@ -348,6 +353,7 @@ class JudgePool:
                 group_id=group_id,
                 deadline_s=request.deadline_s,
                 step=step,
+                compact=compact,
             )
         else:
             call = self._batcher(shard).submit(request)

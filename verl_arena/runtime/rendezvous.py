@@ -136,7 +136,9 @@ class GroupCoordinator:
     """Gathers each group's members and ranks the group once.
 
     Args:
-        ranker: an object with ``async rank_group(query, candidates, tournament, *, group_id)``.
+        ranker: an object with ``async rank_group(query, candidates, tournament, *, group_id)``; one whose
+            ``compact_results`` is true also takes ``compact=True`` (the result without its match log, whose sums it
+            carries instead), asked for when neither a judgment log nor a held-out judge reads the log.
         tournament: the validated tournament; each group gets its own seed (from its id) and anchor.
         options: what to do with the groups (:class:`~verl_arena.runtime.options.CoordinatorOptions`: how long a
             group waits for its members and what becomes of one that timed out, how many finished groups the store
@@ -190,6 +192,10 @@ class GroupCoordinator:
         self.eager = EagerJudging(ranker, tournament, enabled=options.eager and options.verifiable is None)
         heldout = options.heldout_judge
         self.heldout = HeldoutJudging(heldout, self.step_metrics) if heldout is not None else None
+        # results without their match logs where nothing here reads one (no judgment log, no held-out judge), from a
+        # ranker that sends them (:mod:`~verl_arena.core.match_digest`): the same answers, read for less
+        compact = self.judgment_log is None and self.heldout is None and getattr(ranker, "compact_results", False)
+        self._rank_options: dict[str, Any] = {"compact": True} if compact else {}
 
     # -- members ----------------------------------------------------------------------------------------------------
 
@@ -611,7 +617,7 @@ class GroupCoordinator:
             await self.eager.ranking(group_id)
             judged_at, started = self._wall_clock(), self._clock()
             result = await self.ranker.rank_group(
-                group.query, candidates, tournament, group_id=group_id, step=group.step
+                group.query, candidates, tournament, group_id=group_id, step=group.step, **self._rank_options
             )
             self.eager.used(result.details.get("prefetch") or {})
         judged = (judged_at, self._clock() - started)

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.judge import Judge
+from verl_arena.core.match_digest import compacted
 from verl_arena.core.spending import tally
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict, check_candidates
@@ -77,6 +78,7 @@ class GroupRequest:
     group_id: str | None = None
     deadline_s: float | None = None
     step: int | None = None
+    compact: bool = False
 
 
 class _Counting:
@@ -183,6 +185,9 @@ class JudgeService:
             the budget chose the group's topology).
     """
 
+    #: :meth:`rank_group` takes ``compact`` (a group coordinator asks for results without their match logs)
+    compact_results = True
+
     def __init__(
         self,
         judge: JudgeConfig | Mapping[str, Any] | None = None,
@@ -242,6 +247,7 @@ class JudgeService:
         deadline_s: float | None = None,
         deadline_from_first_request: bool = False,
         step: int | None = None,
+        compact: bool = False,
         **options: Any,
     ) -> GroupResult:
         """Run a whole tournament here and return its result; see the module docstring for what can fail.
@@ -254,6 +260,8 @@ class JudgeService:
                 requests, not from now (a batch job that queues groups on purpose).
             step: the training step of the group: with a step budget, it draws on that step's (and may be ranked
                 with a cheaper topology, or voided as ``"budget"``; ``details["budget"]`` says which).
+            compact: leave the match log out of the result, its sums in its place
+                (:func:`~verl_arena.core.match_digest.compacted`: for a caller that reads the answers alone).
 
         With an ``anchor_set`` tournament whose ``pool`` is on, the group meets its prompt's anchors kept here across
         steps: the result lists them after ``candidates``, whose entries stay where they were
@@ -268,7 +276,8 @@ class JudgeService:
         if self.step_budget is not None and step is not None:
             reservation = self.step_budget.reserve(step, tournament, len(ranked), self._prompt_price(query, ranked))
             if reservation.tournament is None:
-                return self._voided_for_budget(tournament, candidates, group_id, step, reservation.limited_by)
+                voided = self._voided_for_budget(tournament, candidates, group_id, step, reservation.limited_by)
+                return compacted(voided) if compact else voided
             tournament = reservation.tournament
             if not keeps_pool(tournament):  # degraded to a topology without the pool: the group as it came
                 ranked = list(candidates)
@@ -305,7 +314,7 @@ class JudgeService:
             budget = reservation.record(_spent(counting, spent))
             result = dataclasses.replace(result, details={**result.details, "budget": budget})
         self._count(result)
-        return result
+        return compacted(result) if compact else result
 
     # -- eager judging (judgments asked ahead of a group's tournament) -----------------------------------------------
 
@@ -319,7 +328,13 @@ class JudgeService:
         tasks = {
             asyncio.ensure_future(
                 self.rank_group(
-                    r.query, r.candidates, r.tournament, group_id=r.group_id, deadline_s=r.deadline_s, step=r.step
+                    r.query,
+                    r.candidates,
+                    r.tournament,
+                    group_id=r.group_id,
+                    deadline_s=r.deadline_s,
+                    step=r.step,
+                    compact=r.compact,
                 )
             ): index
             for index, r in enumerate(requests)
