@@ -384,15 +384,21 @@ def _defaults(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple(out)
 
 
+#: the types of field values that are taken as they are (no dataclass among them: nothing to convert)
+_PLAIN = frozenset({int, float, str, bool, type(None), dict, list, tuple})
+
+
 def _changed(record: Any, skip: str = "") -> dict[str, Any]:
     """The fields of a dataclass ``record`` (but ``skip``) whose values differ from their defaults."""
     changed = {}
+    values = record.__dict__
     for name, default in _defaults(type(record)):
         if name == skip:
             continue
-        value = getattr(record, name)
+        value = values[name]
         if default is dataclasses.MISSING or value != default:
-            changed[name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
+            plain = type(value) in _PLAIN or not dataclasses.is_dataclass(value)
+            changed[name] = value if plain else dataclasses.asdict(value)
     return changed
 
 
