@@ -255,7 +255,10 @@ shard, instant judge, the coordinator's CPU per rollout went from 3.8-4.4x the f
 coordinator does, the store's writes of one event-loop turn made in one trip, and each group's summary stamped once
 took the coordinator from 149 to 128-139 us per rollout (two pairs of runs back to back, the machine busy with other
 work, the floor between 56 and 64 us: still 2.3-2.4x) and halved the pool's own CPU per rollout (228-241 to 120-121
-us); the wall time is the pool's, 3-4x the floor's).
+us); a shard then sending each result without its match log where the coordinator reads none (no judgment log, no
+held-out judge: the log's sums in its place) and a lighter encoding for the store took it to 98-112 us per rollout,
+against 117-148 before, in three pairs of runs back to back (the floor 52-60 us: 1.9-2.1x the floor, against 2.1-2.5x);
+the wall time is the pool's, 2-3.5x the floor's).
 [Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
 for 8 to 512 GPUs.
 """
