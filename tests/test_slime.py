@@ -26,7 +26,7 @@ BLOCK = hooks.__doc__.split("::", 1)[1].split("\n\n", 2)[1]
 
 def test_every_flag_the_docstring_gives_is_one_slime_declares():
     flags = re.findall(r"(?<!\S)--[a-z][\w-]*", BLOCK)
-    assert len(flags) == 8 and "--custom-config-path" in flags
+    assert len(flags) == 9 and "--custom-config-path" in flags and "--rollout-function-path" in flags
     # slime's argument parser needs SGLang to be imported; its source declares every flag as a quoted string
     declared = set(re.findall(r"\"(--[a-z][\w-]*)\"", (SLIME / "slime" / "utils" / "arguments.py").read_text()))
     assert set(flags) <= declared, set(flags) - declared
