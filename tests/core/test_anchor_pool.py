@@ -105,3 +105,42 @@ def test_prompts_are_bounded_least_recently_used_first_and_long_rollouts_never_e
 def test_sizes_are_checked(field):
     with pytest.raises(ConfigError, match=f"option '{field}' must be an integer >= 1"):
         AnchorPool(**{"anchors": 2, field: 0})
+
+
+def test_a_larger_pool_keeps_keep_entries_and_spread_presents_the_strongest_to_the_weakest():
+    pool = AnchorPool(3, keep=6, choose="spread")
+    step(pool, "q", [float(i) for i in range(8)], "s1-")  # nothing held: three anchors drawn from the rollouts
+    held = pool.held("q")
+    assert len(held) == 6 and [e.rating for e in held] == sorted((e.rating for e in held), reverse=True)
+    shown = pool.presented("q")
+    assert [e.answer for e in shown] == [held[0].answer, held[2].answer, held[5].answer]  # positions 0, 2.5 -> 2, 5
+    group = pool.group("q", [Candidate("x", "x")])
+    assert [c.answer for c in group[1:]] == [e.answer for e in shown] and all(c.meta[ANCHOR_KEY] for c in group[1:])
+
+
+def test_strongest_presents_the_top_k_of_a_larger_pool_and_a_small_pool_is_shown_whole():
+    pool = AnchorPool(2, keep=5)
+    step(pool, "q", [float(i) for i in range(6)], "s1-")
+    held = pool.held("q")
+    assert len(held) == 5 and pool.presented("q") == held[:2]
+    spread = AnchorPool(4, keep=8, choose="spread")
+    step(spread, "q", [1.0, 2.0], "s1-")  # one rollout drawn as an anchor: two entries kept, fewer than K
+    assert spread.presented("q") == spread.held("q") and len(spread.held("q")) == 2
+
+
+def test_spread_pools_are_deterministic():
+    def run() -> list[tuple[str, float]]:
+        pool = AnchorPool(3, keep=6, choose="spread")
+        judge = SimulatedJudge(kind="score", noise=0.5, seed=7)
+        for s in range(4):
+            step(pool, "q", [float((7 * i + 3 * s) % 11) for i in range(6)], f"s{s}-", judge=judge)
+        return [(e.answer, e.rating) for e in pool.held("q")]
+
+    assert run() == run()
+
+
+def test_keep_and_choose_are_checked():
+    with pytest.raises(ConfigError, match="option 'keep' must be an integer >= 3"):
+        AnchorPool(3, keep=2)
+    with pytest.raises(ConfigError, match="option 'choose' must be one of"):
+        AnchorPool(3, choose="random")

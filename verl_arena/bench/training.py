@@ -65,7 +65,26 @@ EXTRA_METHODS = {
         )
         for k in (2, 3, 4, 8)
     },
+    **{
+        f"anchor_pool/K{k}+spread{keep}": Method(
+            f"anchor_pool/K{k}+spread{keep}",
+            "anchor_set",
+            {
+                "anchors": k,
+                "source": "marked",
+                "pool": True,
+                "score": "bradley_terry",
+                "keep": keep,
+                "choose": "spread",
+            },
+            f"every rollout against {k} of the prompt's {keep} best answers of earlier steps, spread over their "
+            "ratings (an anchor pool), Bradley-Terry",
+        )
+        for k, keep in ((2, 4), (2, 6), (3, 6), (3, 9), (4, 8), (4, 12))
+    },
 }
+#: options of a pooled method that configure the pool, not the topology
+POOL_OPTIONS = ("keep", "choose")
 #: the anchor methods: a frozen reference policy's answers (anchor_set) or an anchor pool kept across steps
 ANCHOR_METHODS = (
     "anchor_set/K2",
@@ -208,8 +227,10 @@ async def _train(
     logits = np.zeros((prompts, behaviours))
     rng = np.random.default_rng([seed, 1])
     reference_rng = np.random.default_rng([seed, 2])  # its own stream: the rollouts are the same for every method
-    tournament = Tournament.from_options(method.topology, seed=seed, **method.options) if method.topology else None
-    pool = AnchorPool(method.options["anchors"]) if _pooled(method) else None
+    options = {k: v for k, v in method.options.items() if k not in POOL_OPTIONS}
+    tournament = Tournament.from_options(method.topology, seed=seed, **options) if method.topology else None
+    shaping = {k: method.options[k] for k in POOL_OPTIONS if k in method.options}
+    pool = AnchorPool(method.options["anchors"], **shaping) if _pooled(method) else None
     gap = qualities.max(axis=1) - qualities.mean(axis=1)
 
     def quality() -> float:

@@ -16,13 +16,17 @@ The rules, in order, after each ranked group of the prompt:
 2. an anchor that forfeited (its content broke the judge) leaves the pool;
 3. every anchor takes the points it got in this group as its rating;
 4. every rollout that did not forfeit and whose content fits ``max_chars`` enters with its points;
-5. while the pool holds more than K, the lowest rating leaves; among equal ratings the newest entry leaves first (an
-   incumbent keeps its place against a newcomer that only ties it).
+5. while the pool holds more than ``keep`` entries (K unless set larger), the lowest rating leaves; among equal
+   ratings the newest entry leaves first (an incumbent keeps its place against a newcomer that only ties it).
 
-Memory is bounded: at most ``max_prompts`` prompts (the least recently used one is forgotten first), K anchors each,
-every anchor at most ``max_chars`` characters of answer and process (plus its meta: the prompt's rubrics and answer
-key), about ``max_prompts * K * max_chars`` characters in all. Pure and synchronous; whoever keeps it across steps
-owns it (see ``docs/topologies.md``).
+Which K of the kept entries a group meets (``choose``): ``"strongest"`` the K highest rated; ``"spread"`` K spread
+evenly over the pool's ratings, from the strongest to the weakest kept (an early policy's rollouts that lose to every
+one of the strongest all tie, and a group of ties teaches nothing). Both are fixed by the ratings: no randomness.
+
+Memory is bounded: at most ``max_prompts`` prompts (the least recently used one is forgotten first), ``keep`` entries
+each, every entry at most ``max_chars`` characters of answer and process (plus its meta: the prompt's rubrics and
+answer key), about ``max_prompts * keep * max_chars`` characters in all. Pure and synchronous; whoever keeps it
+across steps owns it (see ``docs/topologies.md``).
 """
 
 from __future__ import annotations
@@ -34,10 +38,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.core.topologies.base import check_int
 from verl_arena.core.types import ANCHOR_KEY, FORFEIT_KEY, FORMAT_REWARD_KEY, Candidate, GroupResult
 
-__all__ = ["AnchorPool", "PoolEntry"]
+__all__ = ["CHOOSERS", "AnchorPool", "PoolEntry"]
+
+
+def _strongest(count: int, k: int) -> list[int]:
+    return list(range(min(count, k)))
+
+
+def _spread(count: int, k: int) -> list[int]:
+    if count <= k:
+        return list(range(count))
+    if k == 1:
+        return [0]
+    return sorted({round(i * (count - 1) / (k - 1)) for i in range(k)})
+
+
+#: which positions (strongest first) of a prompt's kept entries a group meets, given how many are kept and K
+CHOOSERS = {"strongest": _strongest, "spread": _spread}
 
 
 @dataclass(frozen=True)
@@ -66,12 +87,27 @@ class AnchorPool:
             option ``anchors``).
         max_prompts: prompts remembered; the least recently used is forgotten first.
         max_chars: the longest rollout (answer and process) that may become an anchor.
+        keep: entries kept per prompt (at least K; default K).
+        choose: which K of them a group meets: ``"strongest"`` or ``"spread"`` (see the module docstring).
     """
 
-    def __init__(self, anchors: int, *, max_prompts: int = 4096, max_chars: int = 32768) -> None:
+    def __init__(
+        self,
+        anchors: int,
+        *,
+        max_prompts: int = 4096,
+        max_chars: int = 32768,
+        keep: int | None = None,
+        choose: str = "strongest",
+    ) -> None:
+        keep = anchors if keep is None else keep
         for name, value in (("anchors", anchors), ("max_prompts", max_prompts), ("max_chars", max_chars)):
             check_int(name, value, 1)
+        check_int("keep", keep, anchors)
+        if choose not in CHOOSERS:
+            raise ConfigError(f"option 'choose' must be one of {sorted(CHOOSERS)}, got {choose!r}")
         self.anchors, self.max_prompts, self.max_chars = anchors, max_prompts, max_chars
+        self.keep, self.choose = keep, choose
         self._pools: OrderedDict[str, list[PoolEntry]] = OrderedDict()
         self._entered = 0
 
@@ -81,13 +117,18 @@ class AnchorPool:
         return hashlib.sha256(query.encode("utf-8", "surrogatepass")).hexdigest()
 
     def held(self, query: str) -> list[PoolEntry]:
-        """The prompt's anchors, strongest first."""
+        """The prompt's kept entries, strongest first."""
         return sorted(self._pools.get(self.key(query), ()), key=lambda e: (-e.rating, e.entered))
+
+    def presented(self, query: str) -> list[PoolEntry]:
+        """The K (or fewer) kept entries a group of the prompt meets, strongest first, as ``choose`` picks them."""
+        held = self.held(query)
+        return [held[i] for i in CHOOSERS[self.choose](len(held), self.anchors)]
 
     def group(self, query: str, rollouts: Sequence[Candidate]) -> list[Candidate]:
         """``rollouts`` followed by the prompt's anchors, strongest first, marked (none for a new prompt)."""
         ids = {c.id for c in rollouts}
-        shown = [e.candidate for e in self.held(query)]
+        shown = [e.candidate for e in self.presented(query)]
         return [*rollouts, *(a for a in shown if a.id not in ids)]
 
     def update(self, query: str, candidates: Sequence[Candidate], result: GroupResult) -> None:
@@ -110,7 +151,7 @@ class AnchorPool:
                 meta = {k: v for k, v in c.meta.items() if k not in (FORFEIT_KEY, FORMAT_REWARD_KEY)}
                 entry = PoolEntry(c.answer, c.path, points, self._entered, meta)
                 pool.setdefault(entry.candidate.id, entry)
-        kept = sorted(pool.values(), key=lambda e: (-e.rating, e.entered))[: self.anchors]
+        kept = sorted(pool.values(), key=lambda e: (-e.rating, e.entered))[: self.keep]
         self._pools[key] = kept
         self._pools.move_to_end(key)
         while len(self._pools) > self.max_prompts:
