@@ -90,6 +90,27 @@ def test_the_anchor_pool_carries_the_best_answers_of_earlier_steps(monkeypatch):
     assert len(first[2]) == 2 and all("step 0" in a or "step 1" in a for a in first[2])
 
 
+def test_spread_and_recent_pools_meet_k_anchors_chosen_from_a_larger_pool(monkeypatch):
+    from verl_arena.bench import training
+    from verl_arena.core.anchor_pool import AnchorPool
+
+    made: list[AnchorPool] = []
+    init = AnchorPool.__init__
+
+    def spy(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(AnchorPool, "__init__", spy)
+    methods = ["anchor_pool/K2", "anchor_pool/K2+spread4", "anchor_pool/K2+recent8"]
+    runs = {r.method: r for r in training.run_training_bench(methods, ["drift"], steps=3, seeds=1, prompts=4)}
+    assert [(p.anchors, p.keep, p.choose) for p in made] == [(2, 2, "strongest"), (2, 4, "spread"), (2, 8, "recent")]
+    assert max(p.anchors_held() for p in made[1:]) > 2 * 4  # more than K kept per prompt
+    # they meet as many anchors as the plain pool: the same judge calls, step by step
+    assert runs["anchor_pool/K2+spread4"].calls == runs["anchor_pool/K2+recent8"].calls == runs["anchor_pool/K2"].calls
+    assert all(r.quality[-1] > 0.0 for r in runs.values())
+
+
 def test_the_table_compares_every_method_with_round_robin_step_by_step():
     from verl_arena.bench.training import TrainRun, behind
 

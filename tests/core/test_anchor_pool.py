@@ -144,3 +144,12 @@ def test_keep_and_choose_are_checked():
         AnchorPool(3, keep=2)
     with pytest.raises(ConfigError, match="option 'choose' must be one of"):
         AnchorPool(3, choose="random")
+
+
+def test_recent_keeps_the_newest_entries_and_presents_the_centres_of_their_ratings():
+    pool = AnchorPool(2, keep=4, choose="recent")
+    step(pool, "q", [10.0, 11.0, 12.0, 13.0], "s1-")
+    step(pool, "q", [0.0, 1.0, 2.0, 3.0], "s2-")  # weaker than every entry, yet the newest: they stay
+    held = pool.held("q")
+    assert len(held) == 4 and all(e.answer.startswith("s2-") for e in held)
+    assert pool.presented("q") == [held[1], held[3]]  # the centres of two equal slices of four: positions 1 and 3

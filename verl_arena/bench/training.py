@@ -63,7 +63,7 @@ EXTRA_METHODS = {
             {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry"},
             f"every rollout against the prompt's {k} best answers of earlier steps (an anchor pool), Bradley-Terry",
         )
-        for k in (2, 3, 4, 8)
+        for k in (1, 2, 3, 4, 8)
     },
     **{
         f"anchor_pool/K{k}+spread{keep}": Method(
@@ -80,7 +80,23 @@ EXTRA_METHODS = {
             f"every rollout against {k} of the prompt's {keep} best answers of earlier steps, spread over their "
             "ratings (an anchor pool), Bradley-Terry",
         )
-        for k, keep in ((2, 4), (2, 6), (3, 6), (3, 9), (4, 8), (4, 12))
+        for k, keep in ((2, 4), (3, 6), (3, 9), (4, 8))
+    },
+    **{
+        f"anchor_pool/K{k}+recent{keep}": Method(
+            f"anchor_pool/K{k}+recent{keep}",
+            "anchor_set",
+            {
+                "anchors": k,
+                "source": "marked",
+                "pool": True,
+                "score": "bradley_terry",
+                "keep": keep,
+                "choose": "recent",
+            },
+            f"every rollout against {k} of the prompt's {keep} newest answers, at the centres of their ratings",
+        )
+        for k, keep in ((1, 8), (2, 8), (3, 16), (4, 16))
     },
 }
 #: options of a pooled method that configure the pool, not the topology

@@ -5,23 +5,32 @@
 The ``anchor_set`` topology with ``source="marked"`` judges every rollout against the anchors its group carries. An
 :class:`AnchorPool` supplies them across steps (Reasoning Arena's dynamic anchor pool): :meth:`AnchorPool.group`
 appends the prompt's anchors (at most K) to a group of rollouts, marked ``meta["anchor"]``; once the group is ranked,
-:meth:`AnchorPool.update` rates them again and lets the group's rollouts in. Every group meets every anchor of its
-pool, so one fit rates them all on one scale. Ranked by ``score="bradley_terry"``,
-a rollout's points are its strength measured from the anchors' mean, the same yardstick from step to step while the
-pool changes slowly.
+:meth:`AnchorPool.update` rates them again and lets the group's rollouts in. By default the pool keeps K entries per
+prompt and every group meets all of them, so one fit rates them all on one scale. Ranked by
+``score="bradley_terry"``, a rollout's points are its strength measured from the anchors' mean, the same yardstick
+from step to step while the pool changes slowly.
 
 The rules, in order, after each ranked group of the prompt:
 
 1. a voided group changes nothing (a judge with no information moves no anchor);
 2. an anchor that forfeited (its content broke the judge) leaves the pool;
-3. every anchor takes the points it got in this group as its rating;
+3. every anchor the group met takes the points it got in this group as its rating (an entry it did not meet keeps
+   its rating);
 4. every rollout that did not forfeit and whose content fits ``max_chars`` enters with its points;
 5. while the pool holds more than ``keep`` entries (K unless set larger), the lowest rating leaves; among equal
-   ratings the newest entry leaves first (an incumbent keeps its place against a newcomer that only ties it).
+   ratings the newest entry leaves first (an incumbent keeps its place against a newcomer that only ties it). With
+   ``choose="recent"`` the oldest entry leaves instead.
 
-Which K of the kept entries a group meets (``choose``): ``"strongest"`` the K highest rated; ``"spread"`` K spread
-evenly over the pool's ratings, from the strongest to the weakest kept (an early policy's rollouts that lose to every
-one of the strongest all tie, and a group of ties teaches nothing). Both are fixed by the ratings: no randomness.
+Which K of the kept entries a group meets (``choose``, fixed by the ratings and the order of entry, no randomness):
+
+- ``"strongest"`` (the default): the K highest rated;
+- ``"spread"``: K spread evenly over the kept ratings, from the strongest to the weakest kept;
+- ``"recent"``: the pool keeps the ``keep`` newest entries (the last step's rollouts, about) and a group meets the
+  middles of K equal slices of their ratings: anchors near the current policy's own level.
+
+``"spread"`` and ``"recent"`` test whether anchors closer to the policy's level carry more signal early in training
+(when most rollouts lose to every one of the strongest); in ``verl-arena bench training`` neither learns faster than
+``"strongest"``, and ``"recent"`` learns much slower later on (see ``docs/topologies.md``).
 
 Memory is bounded: at most ``max_prompts`` prompts (the least recently used one is forgotten first), ``keep`` entries
 each, every entry at most ``max_chars`` characters of answer and process (plus its meta: the prompt's rubrics and
@@ -34,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,23 +51,7 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.topologies.base import check_int
 from verl_arena.core.types import ANCHOR_KEY, FORFEIT_KEY, FORMAT_REWARD_KEY, Candidate, GroupResult
 
-__all__ = ["CHOOSERS", "AnchorPool", "PoolEntry"]
-
-
-def _strongest(count: int, k: int) -> list[int]:
-    return list(range(min(count, k)))
-
-
-def _spread(count: int, k: int) -> list[int]:
-    if count <= k:
-        return list(range(count))
-    if k == 1:
-        return [0]
-    return sorted({round(i * (count - 1) / (k - 1)) for i in range(k)})
-
-
-#: which positions (strongest first) of a prompt's kept entries a group meets, given how many are kept and K
-CHOOSERS = {"strongest": _strongest, "spread": _spread}
+__all__ = ["CHOOSERS", "AnchorPool", "Choice", "PoolEntry"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +72,49 @@ class PoolEntry:
         return Candidate(f"anchor:{digest[:16]}", self.answer, self.path, {**self.meta, ANCHOR_KEY: True})
 
 
+def _strongest(count: int, k: int) -> list[int]:
+    return list(range(min(count, k)))
+
+
+def _spread(count: int, k: int) -> list[int]:
+    if count <= k:
+        return list(range(count))
+    if k == 1:
+        return [0]
+    return sorted({round(i * (count - 1) / (k - 1)) for i in range(k)})
+
+
+def _middles(count: int, k: int) -> list[int]:
+    if count <= k:
+        return list(range(count))
+    return sorted({int((i + 0.5) * count / k) for i in range(k)})
+
+
+def _by_rating(entry: PoolEntry) -> tuple[float, int]:
+    return -entry.rating, entry.entered
+
+
+def _by_age(entry: PoolEntry) -> int:
+    return -entry.entered
+
+
+@dataclass(frozen=True)
+class Choice:
+    """How a pool chooses: which positions (strongest first) of a prompt's kept entries a group meets, given how many
+    are kept and K; and the order in which entries stay when the pool is over ``keep`` (the first ones stay)."""
+
+    positions: Callable[[int, int], list[int]]
+    stays: Callable[[PoolEntry], Any]
+
+
+#: the pool's ``choose`` options (see the module docstring)
+CHOOSERS = {
+    "strongest": Choice(_strongest, _by_rating),
+    "spread": Choice(_spread, _by_rating),
+    "recent": Choice(_middles, _by_age),
+}
+
+
 class AnchorPool:
     """Bounded anchor pools, one per prompt (see the module docstring for the rules).
 
@@ -88,7 +124,8 @@ class AnchorPool:
         max_prompts: prompts remembered; the least recently used is forgotten first.
         max_chars: the longest rollout (answer and process) that may become an anchor.
         keep: entries kept per prompt (at least K; default K).
-        choose: which K of them a group meets: ``"strongest"`` or ``"spread"`` (see the module docstring).
+        choose: which K of them a group meets: ``"strongest"``, ``"spread"`` or ``"recent"`` (see the module
+            docstring).
     """
 
     def __init__(
@@ -118,12 +155,12 @@ class AnchorPool:
 
     def held(self, query: str) -> list[PoolEntry]:
         """The prompt's kept entries, strongest first."""
-        return sorted(self._pools.get(self.key(query), ()), key=lambda e: (-e.rating, e.entered))
+        return sorted(self._pools.get(self.key(query), ()), key=_by_rating)
 
     def presented(self, query: str) -> list[PoolEntry]:
         """The K (or fewer) kept entries a group of the prompt meets, strongest first, as ``choose`` picks them."""
         held = self.held(query)
-        return [held[i] for i in CHOOSERS[self.choose](len(held), self.anchors)]
+        return [held[i] for i in CHOOSERS[self.choose].positions(len(held), self.anchors)]
 
     def group(self, query: str, rollouts: Sequence[Candidate]) -> list[Candidate]:
         """``rollouts`` followed by the prompt's anchors, strongest first, marked (none for a new prompt)."""
@@ -151,7 +188,7 @@ class AnchorPool:
                 meta = {k: v for k, v in c.meta.items() if k not in (FORFEIT_KEY, FORMAT_REWARD_KEY)}
                 entry = PoolEntry(c.answer, c.path, points, self._entered, meta)
                 pool.setdefault(entry.candidate.id, entry)
-        kept = sorted(pool.values(), key=lambda e: (-e.rating, e.entered))[: self.keep]
+        kept = sorted(sorted(pool.values(), key=CHOOSERS[self.choose].stays)[: self.keep], key=_by_rating)
         self._pools[key] = kept
         self._pools.move_to_end(key)
         while len(self._pools) > self.max_prompts:
