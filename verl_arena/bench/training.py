@@ -15,8 +15,11 @@ group becomes advantages differs. ``pointwise/raw`` uses each answer's own score
 topologies. ``anchor_set/K*`` methods judge every rollout against K answers of a frozen reference policy (the
 uniform starting policy, drawn afresh every step and prompt); ``anchor_pool/K*`` methods against the K answers an
 :class:`~verl_arena.core.anchor_pool.AnchorPool` kept for the prompt from earlier steps (the best rated so far), one
-pool per training run; both advantages are the rollouts' rewards standardised among themselves. ``*/one`` methods ask
-each compare once in slots drawn from the seed (``one_order``), ``*/both`` in both orders (``order_swap``).
+pool per training run (``anchor_pool/K*+spread<P>``: a pool of P meets the group with K spread over its ratings;
+``anchor_pool/K*+recent<P>``: a pool of the P newest answers meets it with the middles of K slices of their ratings,
+see the pool's ``choose``); both advantages are the rollouts' rewards standardised among themselves. ``*/one``
+methods ask each compare once in slots drawn from the seed (``one_order``), ``*/both`` in both orders
+(``order_swap``).
 """
 
 from __future__ import annotations
