@@ -90,7 +90,7 @@ def test_the_anchor_pool_carries_the_best_answers_of_earlier_steps(monkeypatch):
     assert len(first[2]) == 2 and all("step 0" in a or "step 1" in a for a in first[2])
 
 
-def test_spread_and_recent_pools_meet_k_anchors_chosen_from_a_larger_pool(monkeypatch):
+def test_spread_recent_and_drawn_pools_meet_k_anchors(monkeypatch):
     from verl_arena.bench import training
     from verl_arena.core.anchor_pool import AnchorPool
 
@@ -102,12 +102,15 @@ def test_spread_and_recent_pools_meet_k_anchors_chosen_from_a_larger_pool(monkey
         made.append(self)
 
     monkeypatch.setattr(AnchorPool, "__init__", spy)
-    methods = ["anchor_pool/K2", "anchor_pool/K2+spread4", "anchor_pool/K2+recent8"]
+    methods = ["anchor_pool/K2", "anchor_pool/K2+spread4", "anchor_pool/K2+recent8", "anchor_pool/K2+drawn1"]
     runs = {r.method: r for r in training.run_training_bench(methods, ["drift"], steps=3, seeds=1, prompts=4)}
-    assert [(p.anchors, p.keep, p.choose) for p in made] == [(2, 2, "strongest"), (2, 4, "spread"), (2, 8, "recent")]
-    assert max(p.anchors_held() for p in made[1:]) > 2 * 4  # more than K kept per prompt
+    shapes = [(p.anchors, p.keep, p.choose) for p in made]
+    assert shapes == [(2, 2, "strongest"), (2, 4, "spread"), (2, 8, "recent"), (1, 1, "strongest")]
+    assert max(p.anchors_held() for p in made[1:3]) > 2 * 4  # more than K kept per prompt
     # they meet as many anchors as the plain pool: the same judge calls, step by step
     assert runs["anchor_pool/K2+spread4"].calls == runs["anchor_pool/K2+recent8"].calls == runs["anchor_pool/K2"].calls
+    # a pool of one and one anchor drawn from the group: 2 x 6 calls while the pool fills, then 2 x 7 (4 groups a step)
+    assert runs["anchor_pool/K2+drawn1"].calls == [0.0, 48.0, 104.0, 160.0]
     assert all(r.quality[-1] > 0.0 for r in runs.values())
 
 

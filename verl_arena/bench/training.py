@@ -17,7 +17,8 @@ uniform starting policy, drawn afresh every step and prompt); ``anchor_pool/K*``
 :class:`~verl_arena.core.anchor_pool.AnchorPool` kept for the prompt from earlier steps (the best rated so far), one
 pool per training run (``anchor_pool/K*+spread<P>``: a pool of P meets the group with K spread over its ratings;
 ``anchor_pool/K*+recent<P>``: a pool of the P newest answers meets it with the middles of K slices of their ratings,
-see the pool's ``choose``); both advantages are the rollouts' rewards standardised among themselves. ``*/one``
+see the pool's ``choose``; ``anchor_pool/K*+drawn<D>``: K - D anchors from the pool, D drawn from the group itself,
+as for a pool still filling); both advantages are the rollouts' rewards standardised among themselves. ``*/one``
 methods ask each compare once in slots drawn from the seed (``one_order``), ``*/both`` in both orders
 (``order_swap``).
 """
@@ -101,9 +102,19 @@ EXTRA_METHODS = {
         )
         for k, keep in ((1, 8), (2, 8), (3, 16), (4, 16))
     },
+    **{
+        f"anchor_pool/K{k}+drawn{k - pooled}": Method(
+            f"anchor_pool/K{k}+drawn{k - pooled}",
+            "anchor_set",
+            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "pooled": pooled},
+            f"every rollout against {pooled} of the prompt's best answers of earlier steps and {k - pooled} drawn "
+            "from its own group",
+        )
+        for k, pooled in ((2, 1), (3, 1), (4, 2), (4, 1))
+    },
 }
 #: options of a pooled method that configure the pool, not the topology
-POOL_OPTIONS = ("keep", "choose")
+POOL_OPTIONS = ("keep", "choose", "pooled")
 #: the anchor methods: a frozen reference policy's answers (anchor_set) or an anchor pool kept across steps
 ANCHOR_METHODS = (
     "anchor_set/K2",
@@ -248,8 +259,9 @@ async def _train(
     reference_rng = np.random.default_rng([seed, 2])  # its own stream: the rollouts are the same for every method
     options = {k: v for k, v in method.options.items() if k not in POOL_OPTIONS}
     tournament = Tournament.from_options(method.topology, seed=seed, **options) if method.topology else None
-    shaping = {k: method.options[k] for k in POOL_OPTIONS if k in method.options}
-    pool = AnchorPool(method.options["anchors"], **shaping) if _pooled(method) else None
+    shaping = {k: method.options[k] for k in ("keep", "choose") if k in method.options}
+    pooled = method.options.get("pooled", method.options.get("anchors"))
+    pool = AnchorPool(pooled, **shaping) if _pooled(method) else None
     gap = qualities.max(axis=1) - qualities.mean(axis=1)
 
     def quality() -> float:
