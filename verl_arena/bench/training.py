@@ -18,9 +18,10 @@ uniform starting policy, drawn afresh every step and prompt); ``anchor_pool/K*``
 pool per training run (``anchor_pool/K*+spread<P>``: a pool of P meets the group with K spread over its ratings;
 ``anchor_pool/K*+recent<P>``: a pool of the P newest answers meets it with the middles of K slices of their ratings,
 see the pool's ``choose``; ``anchor_pool/K*+drawn<D>``: K - D anchors from the pool, D drawn from the group itself,
-as for a pool still filling); both advantages are the rollouts' rewards standardised among themselves. ``*/one``
-methods ask each compare once in slots drawn from the seed (``one_order``), ``*/both`` in both orders
-(``order_swap``).
+as for a pool still filling; ``anchor_pool/K*+peers<M>``: each rollout also meets M others of its group, see the
+``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`); both advantages are the rollouts' rewards
+standardised among themselves. ``*/one`` methods ask each compare once in slots drawn from the seed (``one_order``),
+``*/both`` in both orders (``order_swap``).
 """
 
 from __future__ import annotations
@@ -111,6 +112,16 @@ EXTRA_METHODS = {
             "from its own group",
         )
         for k, pooled in ((2, 1), (3, 1), (4, 2), (4, 1))
+    },
+    **{
+        f"anchor_pool/K{k}+peers{m}": Method(
+            f"anchor_pool/K{k}+peers{m}",
+            "anchor_set",
+            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "peers": m},
+            f"every rollout against the prompt's {k} best answers of earlier steps and {m} other rollouts of its "
+            "group, Bradley-Terry over both",
+        )
+        for k, m in ((1, 2), (2, 1), (2, 2), (3, 1), (3, 2))
     },
 }
 #: options of a pooled method that configure the pool, not the topology

@@ -15,7 +15,7 @@ from helpers import rank
 from verl_arena import Candidate, GroupResult, PairVerdict, Tournament, replay
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.first_wave import first_wave
-from verl_arena.core.topologies.anchor_set import anchor_count
+from verl_arena.core.topologies.anchor_set import anchor_count, peer_calls
 from verl_arena.core.types import ANCHOR_KEY
 from verl_arena.testing import SimulatedJudge, TableJudge
 
@@ -125,6 +125,8 @@ def test_a_group_without_its_marked_anchors_fails_naming_the_option_and_the_grou
         ({"score": "elo"}, "option 'score' must be one of"),
         ({"pool": True}, "option 'pool' .an anchor pool's anchors. needs source='marked'"),
         ({"pool": 1, "source": "marked"}, "option 'pool' must be true or false"),
+        ({"peers": -1, "score": "bradley_terry"}, "option 'peers' must be an integer >= 0"),
+        ({"peers": 2}, "option 'peers' .2. needs score='bradley_terry'"),
     ],
 )
 def test_options_are_checked_where_they_enter(options, message):
@@ -173,3 +175,68 @@ def test_the_first_wave_is_everyone_against_the_anchors_once_they_are_known():
     assert wave is not None and {frozenset(p) for p in wave} == {
         frozenset({f"r{i}", f"a{j}"}) for i in range(6) for j in range(2)
     }
+
+
+class AnchorTieJudge:
+    """Ties every judgment that shows an anchor; orders two rollouts by their quality."""
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        if a.meta.get(ANCHOR_KEY) or b.meta.get(ANCHOR_KEY):
+            return PairVerdict(0.5, 0.5)
+        return PairVerdict(a.meta["quality"], b.meta["quality"])
+
+
+def test_no_peers_plays_and_scores_as_before():
+    # pinned from the topology before option 'peers' existed: the same pairs, slots and points
+    result = rank(rollouts(6), SimulatedJudge(noise=1.0, seed=2), "anchor_set", anchors=2, seed=7, peers=0)
+    assert [m.players for m in result.matches] == [(0, 2), (4, 2), (5, 0), (5, 4), (0, 3), (3, 4), (0, 1), (1, 4)]
+    assert result.points == [0.0, 0.5, 0.5, 0.5, 0.75, 1.0]
+    group = rollouts(6) + anchors(2)
+    result = marked(group, SimulatedJudge(noise=1.0, seed=2), anchors=2, score="bradley_terry", seed=7)
+    assert [m.players for m in result.matches][:3] == [(5, 7), (6, 5), (0, 7)] and len(result.matches) == 12
+    assert result.points[3] == 3.286320044 and result.points[6] == -1.798406707
+
+
+@pytest.mark.parametrize(("r", "k", "m"), [(7, 2, 1), (8, 2, 1), (8, 3, 2), (9, 1, 4), (6, 2, 3), (5, 2, 9)])
+def test_every_rollout_meets_k_anchors_and_m_peers_each_pair_once_in_one_wave(r, k, m):
+    options = {"anchors": k, "score": "bradley_terry", "peers": m}
+    result = marked(rollouts(r) + anchors(k), SimulatedJudge(noise=1.0, seed=r), seed=r + m, **options)
+    tournament = Tournament.from_options("anchor_set", source="marked", **options)
+    assert result.comparisons == r * k + peer_calls(r, m) == tournament.judge_calls(r + k) == len(result.matches)
+    assert result.depth == 1 == tournament.depth(r + k)
+    assert peer_calls(r, m) == (r * min(m, r - 1)) // 2
+    assert len({frozenset(x.players) for x in result.matches}) == len(result.matches)
+    for i in range(r):
+        met = [p for x in result.matches if i in x.players for p in x.players if p != i]
+        assert sorted(p for p in met if p >= r) == list(range(r, r + k))
+        peers = len([p for p in met if p < r])
+        # an odd number of rollouts with an odd M leaves one rollout a peer short
+        assert peers == min(m, r - 1) or (r * m % 2 and peers == m - 1)
+    again = marked(rollouts(r) + anchors(k), SimulatedJudge(noise=1.0, seed=r), seed=r + m, **options)
+    assert again.to_dict() == result.to_dict()
+    other = marked(rollouts(r) + anchors(k), SimulatedJudge(noise=1.0, seed=r), seed=r + m + 1, **options)
+    assert [x.players for x in other.matches] != [x.players for x in result.matches]
+
+
+def test_peers_break_the_ties_of_equal_anchor_records():
+    group = [rollouts(6)[i] for i in (3, 0, 5, 1, 4, 2)] + anchors(2)
+    tied = marked(group, AnchorTieJudge(), anchors=2, score="bradley_terry", seed=3)
+    assert len(set(tied.points[:6])) == 1  # every rollout tied both anchors: nothing tells them apart
+    result = marked(group, AnchorTieJudge(), anchors=2, score="bradley_terry", peers=5, seed=3)
+    qualities = [c.meta["quality"] for c in group[:6]]
+    assert sorted(range(6), key=result.points.__getitem__) == sorted(range(6), key=qualities.__getitem__)
+    assert len(set(result.points[:6])) == 6
+
+
+def test_the_first_wave_with_peers_holds_the_peers_pairs_and_the_log_replays():
+    tournament = Tournament.from_options(
+        "anchor_set", source="marked", anchors=2, score="bradley_terry", peers=2, seed=1
+    )
+    wave = first_wave(tournament, rollouts(6) + anchors(2))
+    assert wave is not None and len(wave) == 6 * 2 + 6
+    assert sum(a.startswith("r") and b.startswith("r") for a, b in wave) == 6
+    group = rollouts(9)
+    result = rank(group, SimulatedJudge(kind="winner", noise=1.0, seed=3), "anchor_set", score="bradley_terry", peers=3)
+    again = asyncio.run(replay(json.loads(json.dumps(result.to_dict()))))
+    for field in ("ids", "ranks", "rewards", "points", "comparisons", "depth", "voided"):
+        assert getattr(again, field) == getattr(result, field), field

@@ -24,6 +24,13 @@ zero-mean noise on the win rate, and a judge that only follows the slot is seen 
 ``score="bradley_terry"`` ranks by a Bradley-Terry fit over the match log (the rollout-anchor graph, incomplete by
 design) instead, its strengths measured from the anchors' mean: with an anchor pool kept across steps, a rollout's
 points say how it stands against the same yardstick from step to step.
+
+``peers=M`` adds direct comparisons among the rollouts to the same wave: each rollout also meets M others of its group
+(a circulant graph over the rollouts in the draw order: offsets 1..M//2 around the ring, and for an odd M the pairs
+half a ring apart; M is capped at the rollouts less one, and with an odd number of rollouts and an odd M one rollout
+meets M - 1), each pair once. A win rate over K anchors takes only K + 1 values, so rollouts with the same anchor
+record tie; the peers' judgments break those ties. The score is the Bradley-Terry fit over the whole match log
+(``score="bradley_terry"`` is required), still measured from the anchors' mean.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.topologies.base import Standing, Topology, check_choice, check_int, register_topology
 from verl_arena.core.types import ANCHOR_KEY, MARKED_ANCHORS_KEY, Match
 
-__all__ = ["AnchorSet", "AnchorSetOptions", "anchor_count", "anchor_set_pairs", "win_rates"]
+__all__ = ["AnchorSet", "AnchorSetOptions", "anchor_count", "anchor_set_pairs", "peer_pairs", "win_rates"]
 
 
 @dataclass(frozen=True)
@@ -50,12 +57,16 @@ class AnchorSetOptions:
         log, measured from the anchors' mean strength).
     pool: with ``source="marked"``, the anchors come from an :class:`~verl_arena.core.anchor_pool.AnchorPool` of K
         per prompt kept across steps; a group whose pool holds fewer than K yet has the rest drawn from its rollouts.
+    peers: M, how many other rollouts of its group each rollout also meets in the same wave (0: none), each pair once;
+        it breaks the ties of equal anchor records and needs ``score="bradley_terry"``. It costs about n * M / 2 judge
+        calls more (exactly: rollouts * (M // 2), plus rollouts // 2 for an odd M, M capped at the rollouts less one).
     """
 
     anchors: int = 4
     source: Literal["drawn", "marked"] = "drawn"
     score: Literal["win_rate", "bradley_terry"] = "win_rate"
     pool: bool = False
+    peers: int = 0
 
     def __post_init__(self) -> None:
         check_int("anchors", self.anchors, 1)
@@ -65,6 +76,12 @@ class AnchorSetOptions:
             raise ConfigError(f"option 'pool' must be true or false, got {self.pool!r}")
         if self.pool and self.source != "marked":
             raise ConfigError(f"option 'pool' (an anchor pool's anchors) needs source='marked', got {self.source!r}")
+        check_int("peers", self.peers, 0)
+        if self.peers and self.score != "bradley_terry":
+            raise ConfigError(
+                f"option 'peers' ({self.peers}) needs score='bradley_terry' (a win rate over the anchors cannot "
+                f"weigh the peers' judgments), got score={self.score!r}"
+            )
 
 
 def anchor_count(n: int, options: AnchorSetOptions) -> int:
@@ -90,12 +107,38 @@ def _anchors(arena: Arena, options: AnchorSetOptions) -> tuple[list[int], list[i
     return sorted([*marked, *filled], key=arena.draw_rank.__getitem__), marked
 
 
-def anchor_set_pairs(arena: Arena, anchors: list[int]) -> list[tuple[int, int]]:
-    """Every rollout against every anchor, the anchor's slot drawn with the seed; rollouts in the draw order."""
+def anchor_set_pairs(arena: Arena, anchors: list[int], peers: int = 0) -> list[tuple[int, int]]:
+    """Every rollout against every anchor, the anchor's slot drawn with the seed; rollouts in the draw order. Then,
+    with ``peers``, the rollouts' pairs of :func:`peer_pairs`, their slots drawn with the seed too."""
     rollouts = [p for p in arena.draw_order if p not in set(anchors)]
     swaps = arena.rng.integers(0, 2, size=len(rollouts) * len(anchors))
     pairs = [(r, a) for r in rollouts for a in anchors]
-    return [(a, r) if s else (r, a) for (r, a), s in zip(pairs, swaps, strict=True)]
+    out = [(a, r) if s else (r, a) for (r, a), s in zip(pairs, swaps, strict=True)]
+    ring = peer_pairs(len(rollouts), peers)
+    if ring:
+        flips = arena.rng.integers(0, 2, size=len(ring))
+        met = [(rollouts[i], rollouts[j]) for i, j in ring]
+        out += [(b, a) if f else (a, b) for (a, b), f in zip(met, flips, strict=True)]
+    return out
+
+
+def peer_pairs(r: int, peers: int) -> list[tuple[int, int]]:
+    """The pairs among ``r`` rollouts (positions in a ring) that give each ``peers`` others, each pair once: offsets
+    1..M//2 around the ring and, for an odd M, the pairs half a ring apart (M capped at ``r - 1``; with odd ``r`` and
+    odd M the last position meets M - 1)."""
+    m = min(peers, r - 1)
+    if m <= 0:
+        return []
+    pairs = [(i, (i + d) % r) for d in range(1, m // 2 + 1) for i in range(r)]
+    if m % 2:
+        pairs += [(i, i + r // 2) for i in range(r // 2)]
+    return pairs
+
+
+def peer_calls(r: int, peers: int) -> int:
+    """How many pairs :func:`peer_pairs` gives ``r`` rollouts."""
+    m = min(peers, r - 1)
+    return r * (m // 2) + (r // 2 if m % 2 else 0) if m > 0 else 0
 
 
 def win_rates(n: int, anchors: list[int], matches: list[Match]) -> list[float]:
@@ -125,7 +168,8 @@ class AnchorSet(Topology):
 
     async def play(self, arena: Arena) -> Standing:
         anchors, marked = _anchors(arena, self.options)
-        matches = await arena.compare(anchor_set_pairs(arena, anchors), stage="anchor_set", round=1, level=1)
+        pairs = anchor_set_pairs(arena, anchors, self.options.peers)
+        matches = await arena.compare(pairs, stage="anchor_set", round=1, level=1)
         details: dict[str, Any] = {"anchors": anchors, MARKED_ANCHORS_KEY: marked}
         if self.options.score == "bradley_terry":
             strengths = fit_bradley_terry(arena.n, matches)
@@ -139,12 +183,12 @@ class AnchorSet(Topology):
         marked = sum(bool(c.meta.get(ANCHOR_KEY)) for c in arena.candidates)
         if self.options.source == "marked" and (self.options.pool or marked != self.options.anchors):
             return None  # the anchors join the group where they are kept (the data, a pool): not known from it yet
-        return anchor_set_pairs(arena, _anchors(arena, self.options)[0])
+        return anchor_set_pairs(arena, _anchors(arena, self.options)[0], self.options.peers)
 
     @classmethod
     def judge_calls(cls, n: int, options: Any) -> int:
         k = anchor_count(n, options)
-        return (n - k) * k if n > k else 0
+        return (n - k) * k + peer_calls(n - k, options.peers) if n > k else 0
 
     @classmethod
     def depth(cls, n: int, options: Any) -> int:
