@@ -19,7 +19,8 @@ pool per training run (``anchor_pool/K*+spread<P>``: a pool of P meets the group
 ``anchor_pool/K*+recent<P>``: a pool of the P newest answers meets it with the middles of K slices of their ratings,
 see the pool's ``choose``; ``anchor_pool/K*+drawn<D>``: K - D anchors from the pool, D drawn from the group itself,
 as for a pool still filling; ``anchor_pool/K*+peers<M>``: each rollout also meets M others of its group, see the
-``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`); both advantages are the rollouts' rewards
+``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`; ``/minmax``: rewards min-max scaled from the
+fitted strengths instead of rank quantiles); both advantages are the rollouts' rewards
 standardised among themselves. ``*/one`` methods ask each compare once in slots drawn from the seed (``one_order``),
 ``*/both`` in both orders (``order_swap``).
 """
@@ -114,15 +115,23 @@ EXTRA_METHODS = {
         for k, pooled in ((2, 1), (3, 1), (4, 2), (4, 1))
     },
     **{
-        f"anchor_pool/K{k}+peers{m}": Method(
-            f"anchor_pool/K{k}+peers{m}",
+        f"anchor_pool/K{k}+peers{m}{tail}": Method(
+            f"anchor_pool/K{k}+peers{m}{tail}",
             "anchor_set",
-            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "peers": m},
+            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "peers": m, **reward},
             f"every rollout against the prompt's {k} best answers of earlier steps and {m} other rollouts of its "
-            "group, Bradley-Terry over both",
+            f"group, Bradley-Terry over both{', min-max scaled' if reward else ''}",
         )
-        for k, m in ((1, 2), (2, 1), (2, 2), (3, 1), (3, 2))
+        for k, m in ((2, 1), (3, 1), (2, 2), (2, 3), (1, 5), (3, 2))
+        for tail, reward in (("", {}), ("/minmax", {"reward": "minmax"}))
     },
+    "anchor_pool/K3/minmax": Method(
+        "anchor_pool/K3/minmax",
+        "anchor_set",
+        {"anchors": 3, "source": "marked", "pool": True, "score": "bradley_terry", "reward": "minmax"},
+        "every rollout against the prompt's 3 best answers of earlier steps (an anchor pool), Bradley-Terry, "
+        "min-max scaled",
+    ),
 }
 #: options of a pooled method that configure the pool, not the topology
 POOL_OPTIONS = ("keep", "choose", "pooled")
