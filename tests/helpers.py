@@ -805,3 +805,16 @@ class KeyedJudge:
 
     async def order(self, query: str, candidates: list[Candidate]) -> list[int]:
         return await self.select(query, candidates, len(candidates))
+
+
+class Recording:
+    """A judge service (or any ranker) that keeps every result it returned: what a coordinator got, anchors included."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+        self.results: list[GroupResult] = []
+
+    async def rank_group(self, *args: Any, **kwargs: Any) -> GroupResult:
+        result = await self.service.rank_group(*args, **kwargs)
+        self.results.append(result)
+        return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from helpers import make_group
+from helpers import Recording, make_group
 
 from verl_arena import ConfigError, Tournament
 from verl_arena.core.tournament import takes_marked_anchors
@@ -23,19 +23,6 @@ from verl_arena.testing import SimulatedJudge
 
 QUERY = "Plan a weekend in Lisbon."
 MARKED = {"anchors": 2, "source": "marked"}
-
-
-class Recording:
-    """The judge service, keeping every result it returned (what the coordinator got, anchors included)."""
-
-    def __init__(self, service: JudgeService) -> None:
-        self.service = service
-        self.results = []
-
-    async def rank_group(self, *args, **kwargs):
-        result = await self.service.rank_group(*args, **kwargs)
-        self.results.append(result)
-        return result
 
 
 def anchors(*qualities: float, tag: str = "data") -> tuple[Candidate, ...]:
