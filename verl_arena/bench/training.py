@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -56,81 +56,86 @@ __all__ = [
     "run_training_bench",
 ]
 
+#: the options every anchor-pool method shares: its anchors marked, kept in a pool, ranked with Bradley-Terry
+POOL_BASE = {"source": "marked", "pool": True, "score": "bradley_terry"}
+
+
+def _pool_method(name: str, k: int, description: str, **options: Any) -> Method:
+    """An anchor-pool method of K anchors (``options``: the pool's and the topology's other options)."""
+    return Method(f"anchor_pool/{name}", "anchor_set", {"anchors": k, **POOL_BASE, **options}, description)
+
+
+def _by_name(methods: Iterable[Method]) -> dict[str, Method]:
+    return {method.name: method for method in methods}
+
+
 #: the raw-score baseline: no group normalisation (only here: ranking-wise it is ``pointwise``)
 RAW = Method("pointwise/raw", None, {}, "each answer scored alone, scores standardised over the whole step")
 #: methods only this bench has: what differs from a fidelity method is how rewards become advantages
 EXTRA_METHODS = {
     RAW.name: RAW,
     "round_robin/minmax": Method("round_robin/minmax", "round_robin", {"reward": "minmax"}, "wins, min-max scaled"),
-    **{
-        f"anchor_pool/K{k}": Method(
-            f"anchor_pool/K{k}",
-            "anchor_set",
-            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry"},
+    **_by_name(
+        _pool_method(
+            f"K{k}",
+            k,
             f"every rollout against the prompt's {k} best answers of earlier steps (an anchor pool), Bradley-Terry",
         )
         for k in (1, 2, 3, 4, 8)
-    },
-    **{
-        f"anchor_pool/K{k}+spread{keep}": Method(
-            f"anchor_pool/K{k}+spread{keep}",
-            "anchor_set",
-            {
-                "anchors": k,
-                "source": "marked",
-                "pool": True,
-                "score": "bradley_terry",
-                "keep": keep,
-                "choose": "spread",
-            },
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+spread{keep}",
+            k,
             f"every rollout against {k} of the prompt's {keep} best answers of earlier steps, spread over their "
             "ratings (an anchor pool), Bradley-Terry",
+            keep=keep,
+            choose="spread",
         )
         for k, keep in ((2, 4), (3, 6), (3, 9), (4, 8))
-    },
-    **{
-        f"anchor_pool/K{k}+recent{keep}": Method(
-            f"anchor_pool/K{k}+recent{keep}",
-            "anchor_set",
-            {
-                "anchors": k,
-                "source": "marked",
-                "pool": True,
-                "score": "bradley_terry",
-                "keep": keep,
-                "choose": "recent",
-            },
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+recent{keep}",
+            k,
             f"every rollout against {k} of the prompt's {keep} newest answers, at the centres of their ratings",
+            keep=keep,
+            choose="recent",
         )
         for k, keep in ((1, 8), (2, 8), (3, 16), (4, 16))
-    },
-    **{
-        f"anchor_pool/K{k}+drawn{k - pooled}": Method(
-            f"anchor_pool/K{k}+drawn{k - pooled}",
-            "anchor_set",
-            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "pooled": pooled},
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+drawn{k - pooled}",
+            k,
             f"every rollout against {pooled} of the prompt's best answers of earlier steps and {k - pooled} drawn "
             "from its own group",
+            pooled=pooled,
         )
         for k, pooled in ((2, 1), (3, 1), (4, 2), (4, 1))
-    },
-    **{
-        f"anchor_pool/K{k}+peers{m}{tail}": Method(
-            f"anchor_pool/K{k}+peers{m}{tail}",
-            "anchor_set",
-            {"anchors": k, "source": "marked", "pool": True, "score": "bradley_terry", "peers": m, **reward},
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+peers{m}{tail}",
+            k,
             f"every rollout against the prompt's {k} best answers of earlier steps and {m} other rollouts of its "
             f"group, Bradley-Terry over both{', min-max scaled' if reward else ''}",
+            peers=m,
+            **reward,
         )
         for k, m in ((2, 1), (3, 1), (2, 2), (2, 3), (1, 5), (3, 2))
         for tail, reward in (("", {}), ("/minmax", {"reward": "minmax"}))
-    },
-    "anchor_pool/K3/minmax": Method(
-        "anchor_pool/K3/minmax",
-        "anchor_set",
-        {"anchors": 3, "source": "marked", "pool": True, "score": "bradley_terry", "reward": "minmax"},
-        "every rollout against the prompt's 3 best answers of earlier steps (an anchor pool), Bradley-Terry, "
-        "min-max scaled",
+    ),
+    **_by_name(
+        [
+            _pool_method(
+                "K3/minmax",
+                3,
+                "every rollout against the prompt's 3 best answers of earlier steps (an anchor pool), Bradley-Terry, "
+                "min-max scaled",
+                reward="minmax",
+            )
+        ]
     ),
 }
 #: options of a pooled method that configure the pool, not the topology
