@@ -51,3 +51,13 @@ def test_the_simulated_judge_in_the_pool_gives_the_answers_it_gives_in_the_coord
     assert pooled.answers_digest == here.answers_digest  # where the tournament runs changes no answer
     assert pooled.floor_errors == 0 and pooled.floor_cpu_s > 0
     assert pooled.judge_cpu_s > 0 and math.isnan(here.judge_cpu_s)  # the pool's CPU, apart from the coordinator's
+
+
+@pytest.mark.slow  # a judge pool actor per row, coordinator shards and floor actors: seconds
+def test_the_pool_path_answers_alike_on_one_shard_and_two_and_at_every_latency(ray_local):
+    """Every row meets a judge that has seen nothing: the simulated judge draws fresh noise for a pair it sees again,
+    so a pool kept from the row before answered the same groups differently (the page said NO for two shards)."""
+    rows = run_rendezvous_bench(groups=[4], n=4, workers=[2], latencies=[0.0, 0.01], shards=[1, 2], judge="pool")
+    assert [(r.shards, r.latency_s) for r in rows] == [(1, 0.0), (2, 0.0), (1, 0.01), (2, 0.01)]
+    assert [r.same_answers for r in rows] == [None, True, True, True]
+    assert len({r.answers_digest for r in rows}) == 1

@@ -150,24 +150,25 @@ def run_rendezvous_bench(
     first_answers: dict[int, dict[tuple[str, str], float]] = {}
     run = f"{time.time_ns() % 10**9}"
     try:
-        for latency in latencies:
+        for latency, b, w, k in itertools.product(latencies, groups, workers, shards):
+            # a judge of its own for every row: the simulated judge draws fresh noise each time it sees a pair again,
+            # so a judge kept from an earlier row of the same groups would answer them differently
             judges = _judge(judge, latency, concurrency)
             with judges as make_ranker:
-                for b, w, k in itertools.product(groups, workers, shards):
-                    say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
-                    names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
-                    chosen = pool_workers[:w]
-                    delays = deal(chosen, b, n, chars, spread_s, seed)
-                    load = (delays, spread_s, wait_s)
-                    *recorded, judge_cpu = _measure(make_ranker, tournament, chosen, names, load, judges.actors())
-                    floor = _measure_floor(chosen, [f"{name}_floor" for name in names], load)
-                    bound = max(
-                        spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
-                    )
-                    row = make_row(
-                        judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor, judge_cpu=judge_cpu
-                    )
-                    rows.append(row)
+                say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
+                names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
+                chosen = pool_workers[:w]
+                delays = deal(chosen, b, n, chars, spread_s, seed)
+                load = (delays, spread_s, wait_s)
+                *recorded, judge_cpu = _measure(make_ranker, tournament, chosen, names, load, judges.actors())
+                floor = _measure_floor(chosen, [f"{name}_floor" for name in names], load)
+                bound = max(
+                    spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
+                )
+                row = make_row(
+                    judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor, judge_cpu=judge_cpu
+                )
+                rows.append(row)
     finally:
         for worker in pool_workers:
             ray.kill(worker, no_restart=True)
