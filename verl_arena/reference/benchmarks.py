@@ -26,8 +26,15 @@ from typing import Any
 __all__ = ["SECTIONS", "benchmarks_markdown", "missing_sections", "rerun_sections"]
 
 #: the rendezvous bench's configuration on the page, and the same as command-line flags
-RENDEZVOUS_DOCS_RUN = {"groups": (64, 512), "n": 16, "workers": (8,), "latencies": (0.0, 0.5), "shards": (1, 2)}
-RENDEZVOUS_DOCS_FLAGS = "--groups 64 512 --n 16 --workers 8 --latency 0 0.5 --shards 1 2"
+RENDEZVOUS_DOCS_RUN = {
+    "groups": (64, 512),
+    "n": 16,
+    "workers": (8,),
+    "latencies": (0.0, 0.5),
+    "shards": (1, 2),
+    "judge": "pool",
+}
+RENDEZVOUS_DOCS_FLAGS = "--groups 64 512 --n 16 --workers 8 --latency 0 0.5 --shards 1 2 --judge pool"
 #: the step bench's configuration on the page (every trainer run as short as it can be), and the same as flags
 STEP_DOCS_RUN = {
     "latencies": (0.5,),
@@ -235,30 +242,22 @@ B groups of 16 rollouts (about 3,000 characters each) are sent all at once, in a
 reward-worker stand-ins to one group coordinator or to two shards of it (`coordinator_shards`). The stand-ins are Ray
 actors that submit as the `arena` reward manager does: each rollout is measured for the hack detectors on its worker,
 the rollouts that reach a worker within `submit_wait_s` (5 ms) go to their shard in one Ray call, and each gets its
-answer as soon as its own group is ranked. The judge is simulated inside the coordinator (no concurrency cap, a fixed
-latency per call: 0, where everything measured is the rendezvous and the tournaments' own CPU, and 0.5 s). Each
-tournament is timed where it runs, so the per-member overhead is the submit round trip less the wait for later
-members of the group and less the group's judge time (which includes the time a tournament waits for a busy
-coordinator's event loop). Every process (Ray, the workers, the coordinators, the driver) shares this machine's
-cores; `same` checks that sharding, workers and latency change no answer.
+answer as soon as its own group is ranked. The tournaments run where training runs them, in a Ray judge pool actor
+(`--judge pool`: a simulated judge with no concurrency cap and a fixed latency per call, 0 or 0.5 s): a coordinator
+sends the groups it closes within 2 ms of each other to the pool in one Ray call, and the pool streams each result
+back as its group is ranked, without its match log where the coordinator reads none (no judgment log, no held-out
+judge). Each tournament is timed where it runs, so the per-member overhead is the submit round trip less the wait for
+later members of the group and less the group's judge time. Every process (Ray, the workers, the coordinators, the
+pool, the driver) shares this machine's cores; `same` checks that sharding, workers and latency change no answer.
 
 The second table is the floor, measured in the same run: the same workers send the same members in the same batched
 calls to bare actors that answer each group when it is complete and do nothing else, which is what Ray's own
-machinery costs for these calls. The coordinator's CPU per rollout and its wall time are ratios to it. With an
-instant judge, what the coordinator spends beyond the floor is mostly the tournaments (about 1.4 ms of CPU per group
-of 16, the core's own cost: `verl-arena bench core`); the rendezvous itself (joining, the members' outcomes, the
-store, the step metrics) is about 30 microseconds per rollout. In training the tournaments run in the judge pool's
-actors instead, and the coordinator sends the groups it closes within 2 ms of each other to the pool in one Ray call,
-each result streamed back as its group is ranked (`--judge pool` measures that path: at 512 x 16, 8 workers, one
-shard, instant judge, the coordinator's CPU per rollout went from 3.8-4.4x the floor with one call per group to
-2.5-2.8x, five runs each back to back on this 2-core machine; the pool's shards then collecting garbage as the
-coordinator does, the store's writes of one event-loop turn made in one trip, and each group's summary stamped once
-took the coordinator from 149 to 128-139 us per rollout (two pairs of runs back to back, the machine busy with other
-work, the floor between 56 and 64 us: still 2.3-2.4x) and halved the pool's own CPU per rollout (228-241 to 120-121
-us); a shard then sending each result without its match log where the coordinator reads none (no judgment log, no
-held-out judge: the log's sums in its place) and a lighter encoding for the store took it to 98-112 us per rollout,
-against 117-148 before, in three pairs of runs back to back (the floor 52-60 us: 1.9-2.1x the floor, against 2.1-2.5x);
-the wall time is the pool's, 2-3.5x the floor's).
+machinery costs for these calls. The coordinator's CPU per rollout and its wall time are ratios to it; `judge us` is
+the pool's CPU per rollout over the same run (the tournaments' own cost: `verl-arena bench core`). With an instant
+judge the pool, not the coordinator, sets the wall time. Batched pool calls, the pool collecting garbage as the
+coordinator does, one store trip per event-loop turn, results without match logs and a lighter store encoding took
+the coordinator's CPU per rollout at 512 x 16 on one shard from 3.8-4.4x the floor to 1.8-2.1x (pairs of runs back to
+back on this 2-core machine; the floor 52-64 us per rollout; see CHANGELOG.md).
 [Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
 for 8 to 512 GPUs.
 """
