@@ -385,11 +385,12 @@ class GroupCoordinator:
     def _ask_placement(self, group_id: str, group: _Pending, member: str) -> None:
         """A member came while the group's head runs: ask its placement judgments now, if the wave will meet every
         ranked member (they do not depend on the head's ranking then)."""
-        candidate = group.members[member]
-        if self.options.tail_opponents is not None or group.head is None or _env_failed(candidate):
+        candidate, head = group.members[member], group.head
+        assert head is not None
+        if self.options.tail_opponents is not None or _env_failed(candidate):
             return
-        group.asked_ahead = group.head
-        ask_placement(self.ranker, group.head, group.query, group_id, candidate, self.counts)
+        group.asked_ahead = head
+        ask_placement(self.ranker, head, group.query, group_id, candidate, self.counts)
 
     def _start_head_if_due(self, group_id: str) -> None:
         """Start ranking the members present if the tail-hiding schedule says so (once per group)."""
