@@ -16,7 +16,7 @@ A group's judgments carry **no information** (:func:`no_information`, which void
   (``Topology.random_slots``, or a one-order judge drew each compare's slots from the seed), and a judge that reads
   the content would do that with a chance of at most :data:`SLOT_CHANCE`: twice the product of the per-judgment
   chances, 1/2 per compare, 1/C(r, k) per select of k of r candidates and 1/r! per order of r (for compares alone:
-  eight or more of them).
+  eleven or more of them).
 
 Where the topology shows candidates in an order that follows the tournament (the anchor always second, the better
 seed first), a judge that always prefers one slot cannot be told from a judge that agrees with the tournament within
@@ -35,7 +35,7 @@ from verl_arena.core.types import Match
 __all__ = ["SLOT_CHANCE", "JudgeEvidence", "is_shortcut", "judge_evidence", "judge_given", "no_information"]
 
 #: the largest chance, under a judge that reads the content, of a slot pattern that voids a group
-SLOT_CHANCE = 0.01
+SLOT_CHANCE = 0.001
 _SLOT = {"a": "first", "b": "second", "tie": "tie"}
 
 
