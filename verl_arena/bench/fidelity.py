@@ -125,6 +125,15 @@ for _k in (2, 4, 8):
         source="marked",
         score="bradley_terry",
     )
+    _method(
+        f"anchor_set/K{_k}+gaussian",
+        "anchor_set",
+        f"the same graph, ranked by the Gaussian model of the judge's scores measured from the {_k} anchors",
+        references=_k,
+        anchors=_k,
+        source="marked",
+        score="gaussian",
+    )
 for _topology in ("round_robin", "budgeted"):
     _method(f"{_topology}/both", _topology, "both orders of every compare, summed (order_swap)", orders="both")
     _method(f"{_topology}/one", _topology, "one order per compare, slots drawn from the seed (one_order)", orders="one")

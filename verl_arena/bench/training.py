@@ -19,8 +19,9 @@ pool per training run (``anchor_pool/K*+spread<P>``: a pool of P meets the group
 ``anchor_pool/K*+recent<P>``: a pool of the P newest answers meets it with the middles of K slices of their ratings,
 see the pool's ``choose``; ``anchor_pool/K*+drawn<D>``: K - D anchors from the pool, D drawn from the group itself,
 as for a pool still filling; ``anchor_pool/K*+peers<M>``: each rollout also meets M others of its group, see the
-``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`; ``/minmax``: rewards min-max scaled from the
-fitted strengths instead of rank quantiles); both advantages are the rollouts' rewards
+``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`; ``anchor_pool/K*+gaussian``: ranked by the
+Gaussian model of the judge's scores, ``score="gaussian"``, instead of Bradley-Terry over the wins; ``/minmax``:
+rewards min-max scaled from the fitted strengths instead of rank quantiles); both advantages are the rollouts' rewards
 standardised among themselves. ``*/one`` methods ask each compare once in slots drawn from the seed (``one_order``),
 ``*/both`` in both orders (``order_swap``).
 """
@@ -125,6 +126,16 @@ EXTRA_METHODS = {
         )
         for k, m in ((2, 1), (3, 1), (2, 2), (2, 3), (1, 5), (3, 2))
         for tail, reward in (("", {}), ("/minmax", {"reward": "minmax"}))
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+gaussian",
+            k,
+            f"every rollout against the prompt's {k} best answers of earlier steps (an anchor pool), the Gaussian "
+            "model of the judge's scores",
+            score="gaussian",
+        )
+        for k in (1, 2, 3, 4, 8)
     ),
     **_by_name(
         [

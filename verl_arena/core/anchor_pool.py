@@ -6,9 +6,9 @@ The ``anchor_set`` topology with ``source="marked"`` judges every rollout agains
 :class:`AnchorPool` supplies them across steps (Reasoning Arena's dynamic anchor pool): :meth:`AnchorPool.group`
 appends the prompt's anchors (at most K) to a group of rollouts, marked ``meta["anchor"]``; once the group is ranked,
 :meth:`AnchorPool.update` rates them again and lets the group's rollouts in. By default the pool keeps K entries per
-prompt and every group meets all of them, so one fit rates them all on one scale. Ranked by
-``score="bradley_terry"``, a rollout's points are its strength measured from the anchors' mean, the same yardstick
-from step to step while the pool changes slowly.
+prompt and every group meets all of them, so one fit rates them all on one scale. Ranked by a fit
+(``score="bradley_terry"`` over the wins, ``score="gaussian"`` over the judge's scores), a rollout's points are its
+strength measured from the anchors' mean, the same yardstick from step to step while the pool changes slowly.
 
 The rules, in order, after each ranked group of the prompt:
 

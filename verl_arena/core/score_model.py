@@ -30,7 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ScoreFit", "fit_scores"]
+from verl_arena.core.types import Match
+
+__all__ = ["ScoreFit", "fit_compares", "fit_scores", "level_judged"]
 
 _PRIOR_DOF = 0.05  # pseudo-observations behind the prior guesses of the variances
 _GUESS_MARGIN_VAR = 0.25  # prior guesses, in units of the margins' root mean square
@@ -51,12 +53,14 @@ class ScoreFit:
         cov: posterior covariance.
         margin_var: estimated variance of a margin's noise (same units).
         level_var: estimated variance of a level's noise; ``inf`` when levels were not used.
+        unit: the margins' root mean square in the judge's own score units (``mean * unit``: strengths in them).
     """
 
     mean: np.ndarray
     cov: np.ndarray
     margin_var: float
     level_var: float
+    unit: float = 1.0
 
     def diff_var(self) -> np.ndarray:
         """Posterior variance of ``theta_i - theta_j`` for every pair (an n x n matrix)."""
@@ -118,7 +122,29 @@ def fit_scores(
         levels_seen = _Observations.of(x_level, level, lost=1)
         level_var = max(levels_seen.residual_ss(mean) / len(level), margin_var)
         margin_var, level_var, _, mean, cov = _settle(n, margins, levels_seen, margin_var, level_var, prior_var)
-    return ScoreFit(mean, cov, margin_var, level_var)
+    return ScoreFit(mean, cov, margin_var, level_var, unit)
+
+
+def fit_compares(players: Sequence[int], matches: Sequence[Match], *, levels: bool = True) -> ScoreFit:
+    """:func:`fit_scores` over the compares of a match log that returned scores: ``players`` lists the group's
+    indices in the order to fit them in (position ``i`` of the fit is ``players[i]``; a fixed order, such as the
+    arena's canonical one, makes the numbers exact under relabelling). A failed compare (no scores) tells nothing and
+    is left out; a tie is a margin of zero; a forfeit's margin counts and its level does not (:func:`level_judged`)."""
+    position = {p: i for i, p in enumerate(players)}
+    scored = [m for m in matches if m.kind == "compare" and m.scores is not None]
+    pairs = [(position[m.players[0]], position[m.players[1]]) for m in scored]
+    scores = [(m.scores[0], m.scores[1]) for m in scored]
+    return fit_scores(len(players), pairs, scores, levels=levels, level_ok=[level_judged(m) for m in scored])
+
+
+def level_judged(match: Match) -> bool:
+    """Whether both scores of a compare were the judge's: not so for a forfeit, a candidate without an answer or two
+    identical candidates, where one or both sides got a fixed score without being read."""
+    verdict = match.verdict
+    if verdict is None or match.forfeits:
+        return False
+    metas = [verdict.meta, *(verdict.meta.get(order) or {} for order in ("ab", "ba"))]
+    return not any(isinstance(m, dict) and m.get("shortcut") for m in metas)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""Win rate over a set of anchors (TSRL), or a Bradley-Terry fit over the same graph (an anchor pool).
+"""Win rate over a set of anchors (TSRL), or a fit over the same graph (an anchor pool): Bradley-Terry, or a Gaussian
+model of the scores.
 
 Where the ``anchor`` topology judges every rollout against one anchor and reads the score the judge gave it, this one
 judges every rollout against K anchors and counts wins: a rollout's points are its win rate over the anchors it met (a
@@ -25,26 +26,47 @@ zero-mean noise on the win rate, and a judge that only follows the slot is seen 
 design) instead, its strengths measured from the anchors' mean: with an anchor pool kept across steps, a rollout's
 points say how it stands against the same yardstick from step to step.
 
+``score="gaussian"`` ranks by the Gaussian model of the judge's scores (:mod:`~verl_arena.core.score_model`, the
+one ``budgeted`` fits) over the same log: a rollout's points are its posterior mean strength, in the judge's score
+units, measured from the anchors' mean. A win record over K anchors takes K + 1 values, so rollouts of the same record
+tie under ``"win_rate"`` and ``"bradley_terry"``; the score margins keep how far apart each rollout and its anchors
+were, so they tell rollouts of the same record apart. The margin of a compare does not see a calibration shift shared
+by both sides of the call; its level (the sum of the two scores) does, and the fit weighs the levels by how much they
+drift. A failed compare is left out (it tells nothing), a tie is a margin of zero, a forfeit's margin counts and its
+level does not. With a judge that only names winners, every margin is +-1 (0 for a tie) and every level the same, so
+the levels are ignored and the fit is a least-squares rating over the win/loss graph: rollouts of the same record
+against the same anchors still tie, as they do with Bradley-Terry.
+
 ``peers=M`` adds direct comparisons among the rollouts to the same wave: each rollout also meets M others of its group
 (a circulant graph over the rollouts in the draw order: offsets 1..M//2 around the ring, and for an odd M the pairs
 half a ring apart; M is capped at the rollouts less one, and with an odd number of rollouts and an odd M one rollout
 meets M - 1), each pair once. A win rate over K anchors takes only K + 1 values, so rollouts with the same anchor
-record tie; the peers' judgments break those ties. The score is the Bradley-Terry fit over the whole match log
-(``score="bradley_terry"`` is required), still measured from the anchors' mean.
+record tie; the peers' judgments break those ties. The score is a fit over the whole match log
+(``score="bradley_terry"`` or ``"gaussian"`` is required), still measured from the anchors' mean.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from verl_arena.core.arena import Arena
 from verl_arena.core.bradley_terry import fit_bradley_terry
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.score_model import fit_compares
 from verl_arena.core.topologies.base import Standing, Topology, check_choice, check_int, register_topology
 from verl_arena.core.types import ANCHOR_KEY, MARKED_ANCHORS_KEY, Match
 
-__all__ = ["AnchorSet", "AnchorSetOptions", "anchor_count", "anchor_set_pairs", "peer_pairs", "win_rates"]
+__all__ = [
+    "SCORES",
+    "AnchorSet",
+    "AnchorSetOptions",
+    "anchor_count",
+    "anchor_set_pairs",
+    "peer_pairs",
+    "win_rates",
+]
 
 
 @dataclass(frozen=True)
@@ -53,34 +75,37 @@ class AnchorSetOptions:
     anchors: K, the number of anchors every rollout is judged against.
     source: ``"drawn"`` (K members of the group, drawn with the seed) or ``"marked"`` (the candidates marked
         ``meta["anchor"]``: references from the data, a frozen policy, an anchor pool).
-    score: ``"win_rate"`` (wins over the anchors, ties and failures 1/2) or ``"bradley_terry"`` (a fit over the match
-        log, measured from the anchors' mean strength).
+    score: ``"win_rate"`` (wins over the anchors, ties and failures 1/2), ``"bradley_terry"`` (a Bradley-Terry fit
+        over the match log's wins, measured from the anchors' mean strength) or ``"gaussian"`` (the Gaussian model of
+        the judge's scores over the log, :mod:`~verl_arena.core.score_model`, measured from the anchors' mean, in the
+        judge's score units).
     pool: with ``source="marked"``, the anchors come from an :class:`~verl_arena.core.anchor_pool.AnchorPool` of K
         per prompt kept across steps; a group whose pool holds fewer than K yet has the rest drawn from its rollouts.
     peers: M, how many other rollouts of its group each rollout also meets in the same wave (0: none), each pair once;
-        it breaks the ties of equal anchor records and needs ``score="bradley_terry"``. It costs about n * M / 2 judge
-        calls more (exactly: rollouts * (M // 2), plus rollouts // 2 for an odd M, M capped at the rollouts less one).
+        it breaks the ties of equal anchor records and needs a fitted score (``"bradley_terry"`` or ``"gaussian"``).
+        It costs about n * M / 2 judge calls more (exactly: rollouts * (M // 2), plus rollouts // 2 for an odd M, M
+        capped at the rollouts less one).
     """
 
     anchors: int = 4
     source: Literal["drawn", "marked"] = "drawn"
-    score: Literal["win_rate", "bradley_terry"] = "win_rate"
+    score: Literal["win_rate", "bradley_terry", "gaussian"] = "win_rate"
     pool: bool = False
     peers: int = 0
 
     def __post_init__(self) -> None:
         check_int("anchors", self.anchors, 1)
         check_choice("source", self.source, ("drawn", "marked"))
-        check_choice("score", self.score, ("win_rate", "bradley_terry"))
+        check_choice("score", self.score, tuple(SCORES))
         if not isinstance(self.pool, bool):
             raise ConfigError(f"option 'pool' must be true or false, got {self.pool!r}")
         if self.pool and self.source != "marked":
             raise ConfigError(f"option 'pool' (an anchor pool's anchors) needs source='marked', got {self.source!r}")
         check_int("peers", self.peers, 0)
-        if self.peers and self.score != "bradley_terry":
+        if self.peers and self.score == "win_rate":
             raise ConfigError(
-                f"option 'peers' ({self.peers}) needs score='bradley_terry' (a win rate over the anchors cannot "
-                f"weigh the peers' judgments), got score={self.score!r}"
+                f"option 'peers' ({self.peers}) needs score='bradley_terry' or 'gaussian' (a win rate over the anchors "
+                f"cannot weigh the peers' judgments), got score={self.score!r}"
             )
 
 
@@ -152,9 +177,40 @@ def win_rates(n: int, anchors: list[int], matches: list[Match]) -> list[float]:
     return [total[p] / met[p] if met[p] else 0.5 for p in range(n)]
 
 
+def _from_anchors(strengths: Sequence[float], anchors: list[int]) -> list[float]:
+    """Strengths measured from the anchors' mean strength."""
+    base = sum(strengths[a] for a in anchors) / len(anchors) if anchors else 0.0
+    return [round(float(s - base), 9) for s in strengths]
+
+
+def _win_rate(arena: Arena, anchors: list[int], matches: list[Match]) -> list[float]:
+    return win_rates(arena.n, anchors, matches)
+
+
+def _bradley_terry(arena: Arena, anchors: list[int], matches: list[Match]) -> list[float]:
+    return _from_anchors(fit_bradley_terry(arena.n, matches), anchors)
+
+
+def _gaussian(arena: Arena, anchors: list[int], matches: list[Match]) -> list[float]:
+    fit = fit_compares(arena.canonical, matches)  # the canonical order: exact under relabelling
+    strengths = [0.0] * arena.n
+    for i, p in enumerate(arena.canonical):
+        strengths[p] = float(fit.mean[i]) * fit.unit
+    return _from_anchors(strengths, anchors)
+
+
+#: the ``score`` options: a group's points from its anchors and its match log
+SCORES: dict[str, Callable[[Arena, list[int], list[Match]], list[float]]] = {
+    "win_rate": _win_rate,
+    "bradley_terry": _bradley_terry,
+    "gaussian": _gaussian,
+}
+
+
 @register_topology("anchor_set")
 class AnchorSet(Topology):
-    """Every rollout against K anchors, ranked by win rate over them (or a Bradley-Terry fit over the graph)."""
+    """Every rollout against K anchors, ranked by win rate over them (or a fit over the graph: Bradley-Terry over
+    the wins, the Gaussian model over the scores)."""
 
     Options = AnchorSetOptions
     random_slots = True
@@ -171,12 +227,7 @@ class AnchorSet(Topology):
         pairs = anchor_set_pairs(arena, anchors, self.options.peers)
         matches = await arena.compare(pairs, stage="anchor_set", round=1, level=1)
         details: dict[str, Any] = {"anchors": anchors, MARKED_ANCHORS_KEY: marked}
-        if self.options.score == "bradley_terry":
-            strengths = fit_bradley_terry(arena.n, matches)
-            base = sum(strengths[a] for a in anchors) / len(anchors) if anchors else 0.0
-            points = [round(float(s - base), 9) for s in strengths]
-        else:
-            points = win_rates(arena.n, anchors, matches)
+        points = SCORES[self.options.score](arena, anchors, matches)
         return Standing(keys=[(p,) for p in points], points=points, details=details)
 
     def first_wave(self, arena: Arena) -> list[tuple[int, int]] | None:

@@ -48,7 +48,7 @@ from scipy.special import ndtr
 
 from verl_arena.core.arena import Arena
 from verl_arena.core.errors import ConfigError
-from verl_arena.core.score_model import ScoreFit, fit_scores
+from verl_arena.core.score_model import ScoreFit, fit_scores, level_judged
 from verl_arena.core.topologies.base import Standing, Topology, check_int, register_topology
 
 __all__ = ["Budgeted", "BudgetedOptions"]
@@ -109,7 +109,7 @@ class Budgeted(Topology):
         adaptive = budget - _reasks(n, self.options)
         pairs: list[tuple[int, int]] = []  # canonical positions, of judged compares
         scores: list[tuple[float, float]] = []
-        judged: list[bool] = []  # whether a compare's level was judged (see _level_judged)
+        judged: list[bool] = []  # whether a compare's level was judged (see level_judged)
         met = np.zeros((n, n))
         shown_first = [0] * n
         seen = _OrdersSeen()
@@ -136,7 +136,7 @@ class Budgeted(Topology):
                 if match.scores is not None:
                     pairs.append((i, j))
                     scores.append((match.scores[0], match.scores[1]))
-                    judged.append(_level_judged(match))
+                    judged.append(level_judged(match))
             spent += size
             fit = fit_scores(n, pairs, scores, levels=self.options.levels, level_ok=judged)
         strength = [0.0] * n
@@ -230,7 +230,7 @@ class _OrdersSeen:
         """Note the order ``match`` (``(i, j)`` as passed) was shown in, if a one-order judge drew it and judged it."""
         verdict = match.verdict
         order = verdict.meta.get("one_order") if verdict is not None else None
-        if order not in ("ab", "ba") or not _level_judged(match):
+        if order not in ("ab", "ba") or not level_judged(match):
             return
         key = (min(i, j), max(i, j))
         shown_first = i if order == "ab" else j
@@ -298,16 +298,6 @@ def _most_useful(fit: ScoreFit, met: np.ndarray, size: int) -> list[tuple[int, i
     rest = [p for p in ranked if p not in chosen]
     rest += ranked * (size // len(ranked) + 1)
     return chosen + rest[: size - len(chosen)]
-
-
-def _level_judged(match: Any) -> bool:
-    """Whether both scores of a compare were the judge's: not so for a forfeit, a candidate without an answer or two
-    identical candidates, where one or both sides got a fixed score without being read."""
-    verdict = match.verdict
-    if verdict is None or match.forfeits:
-        return False
-    metas = [verdict.meta, *(verdict.meta.get(order) or {} for order in ("ab", "ba"))]
-    return not any(isinstance(m, dict) and m.get("shortcut") for m in metas)
 
 
 def _finite_or_none(x: float) -> float | None:
