@@ -16,18 +16,16 @@ from verl_arena.core.types import ANCHOR_KEY
 from verl_arena.testing import SimulatedJudge, TableJudge
 
 
-def pooled(pool: AnchorPool) -> Tournament:
-    return Tournament.from_options(
-        "anchor_set", source="marked", anchors=pool.anchors, pool=True, score="bradley_terry"
-    )
+def pooled(pool: AnchorPool, score: str = "bradley_terry") -> Tournament:
+    return Tournament.from_options("anchor_set", source="marked", anchors=pool.anchors, pool=True, score=score)
 
 
-def step(pool: AnchorPool, query: str, qualities: list[float], tag: str, judge=None):
+def step(pool: AnchorPool, query: str, qualities: list[float], tag: str, judge=None, score: str = "bradley_terry"):
     """One group of the prompt: its rollouts plus the pool's anchors, ranked and fed back to the pool."""
     group = pool.group(
         query, [Candidate(f"{tag}{i}", f"{tag} {i}", meta={"quality": q}) for i, q in enumerate(qualities)]
     )
-    result = asyncio.run(pooled(pool).rank(query, group, judge or SimulatedJudge(kind="winner")))
+    result = asyncio.run(pooled(pool, score).rank(query, group, judge or SimulatedJudge(kind="winner")))
     pool.update(query, group, result)
     return group, result
 
@@ -153,3 +151,16 @@ def test_recent_keeps_the_newest_entries_and_presents_the_centres_of_their_ratin
     held = pool.held("q")
     assert len(held) == 4 and all(e.answer.startswith("s2-") for e in held)
     assert pool.presented("q") == [held[1], held[3]]  # the centres of two equal slices of four: positions 1 and 3
+
+
+def test_a_gaussian_pool_rates_its_anchors_on_the_judge_s_scale_from_step_to_step():
+    pool = AnchorPool(2)
+    judge = SimulatedJudge(noise=0.0)
+    step(pool, "q", [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], "s1-", judge, score="gaussian")
+    first = {e.answer: e.rating for e in pool.held("q")}
+    assert set(first) == {"s1- 5", "s1- 4"} and first["s1- 5"] - first["s1- 4"] == pytest.approx(1.0, abs=0.02)
+    # the next step's rollouts spread over ten times the range (their margins too): the anchors' ratings keep the
+    # judge's units, one apart, measured from their own mean
+    _, result = step(pool, "q", [-20.0, -10.0, 0.0, 10.0, 20.0], "s2-", judge, score="gaussian")
+    assert result.points[5:] == pytest.approx([0.5, -0.5], abs=0.02)
+    assert result.points[:5] == pytest.approx([-24.5, -14.5, -4.5, 5.5, 15.5], abs=0.3)

@@ -126,7 +126,8 @@ def test_a_group_without_its_marked_anchors_fails_naming_the_option_and_the_grou
         ({"pool": True}, "option 'pool' .an anchor pool's anchors. needs source='marked'"),
         ({"pool": 1, "source": "marked"}, "option 'pool' must be true or false"),
         ({"peers": -1, "score": "bradley_terry"}, "option 'peers' must be an integer >= 0"),
-        ({"peers": 2}, "option 'peers' .2. needs score='bradley_terry'"),
+        ({"peers": 2}, "option 'peers' .2. needs score='bradley_terry' or 'gaussian'"),
+        ({"score": "gauss"}, "option 'score' must be one of 'win_rate', 'bradley_terry', 'gaussian', got 'gauss'"),
     ],
 )
 def test_options_are_checked_where_they_enter(options, message):
@@ -158,10 +159,12 @@ def test_bradley_terry_ranks_a_rollout_that_beats_every_anchor_first_measured_fr
 
 
 @pytest.mark.parametrize("options", [{"source": "marked", "anchors": 2}, {"source": "drawn", "anchors": 3}])
-@pytest.mark.parametrize("score", ["win_rate", "bradley_terry"])
-def test_the_match_log_replays_without_a_judge(options, score):
+@pytest.mark.parametrize("score", ["win_rate", "bradley_terry", "gaussian"])
+@pytest.mark.parametrize("kind", ["winner", "score"])
+def test_the_match_log_replays_without_a_judge(options, score, kind):
     group = rollouts(9) + (anchors(2) if options["source"] == "marked" else [])
-    result = rank(group, SimulatedJudge(kind="winner", noise=1.0, seed=3), "anchor_set", score=score, seed=4, **options)
+    judge = SimulatedJudge(kind=kind, noise=1.0, drift=1.0, seed=3)
+    result = rank(group, judge, "anchor_set", score=score, seed=4, **options)
     stored = json.loads(json.dumps(result.to_dict()))
     again = asyncio.run(replay(stored))
     for field in ("ids", "ranks", "rewards", "points", "comparisons", "depth", "voided"):
@@ -240,3 +243,45 @@ def test_the_first_wave_with_peers_holds_the_peers_pairs_and_the_log_replays():
     again = asyncio.run(replay(json.loads(json.dumps(result.to_dict()))))
     for field in ("ids", "ranks", "rewards", "points", "comparisons", "depth", "voided"):
         assert getattr(again, field) == getattr(result, field), field
+
+
+def test_gaussian_orders_rollouts_of_the_same_win_record_by_the_judge_s_scores():
+    # a noiseless judge whose every call shifts both scores by its own calibration drift: the margins are exact
+    group = rollouts(6) + anchors(2)  # rollouts of quality 0..5, anchors 0.5 and 3.0
+    judge = SimulatedJudge(noise=0.0, drift=1.0, seed=1)
+    for score in ("win_rate", "bradley_terry"):
+        tied = marked(group, judge, anchors=2, score=score)
+        # r1, r2 (and r4, r5) each beat the same anchor and lose to the same one: one record, one score
+        assert tied.points[1] == tied.points[2] and tied.points[4] == tied.points[5], score
+    result = marked(group, SimulatedJudge(noise=0.0, drift=1.0, seed=1), anchors=2, score="gaussian")
+    assert result.points[:6] == sorted(result.points[:6]) and len(set(result.points[:6])) == 6
+    # strengths in the judge's own units, measured from the anchors' mean quality (1.75)
+    assert sum(result.points[6:]) == pytest.approx(0.0, abs=1e-6)
+    assert result.points[:6] == pytest.approx([q - 1.75 for q in range(6)], abs=0.02)
+
+
+def test_gaussian_leaves_a_failed_compare_out_and_a_winner_only_judge_ties_equal_records():
+    scores = {"r0": 1.0, "r1": 9.0, "r2": 6.0, "a0": 5.0, "a1": 7.0}
+    failing = TableJudge(scores, fail={frozenset({"r1", "a0"})})
+    result = marked(rollouts(3) + anchors(2), failing, anchors=2, score="gaussian")
+    assert result.failures == 1 and result.degraded and not result.voided
+    assert result.points[0] < result.points[2] < result.points[1]  # r1 still placed by its compare with a1
+    # a judge that only names winners: every margin +-1, every level equal; the same record against the same
+    # anchors is the same score
+    group = rollouts(6) + anchors(2)
+    result = marked(group, SimulatedJudge(kind="winner", noise=0.0), anchors=2, score="gaussian")
+    assert result.points[1] == result.points[2] and result.points[4] == result.points[5]
+    assert result.points[0] < result.points[1] < result.points[3] < result.points[4]
+
+
+def test_gaussian_points_are_exact_under_relabelling_and_peers_accept_it():
+    group = rollouts(7) + anchors(3)
+    options = {"anchors": 3, "score": "gaussian", "seed": 2}
+    a = marked(group, SimulatedJudge(noise=0.7, drift=1.0, seed=5), **options)
+    perm = [4, 8, 0, 9, 2, 6, 1, 3, 7, 5]
+    b = marked([group[p] for p in perm], SimulatedJudge(noise=0.7, drift=1.0, seed=5), **options)
+    by_id = dict(zip(b.ids, b.points, strict=True))
+    assert [by_id[cid] for cid in a.ids] == a.points
+    result = marked(group, SimulatedJudge(noise=0.0, drift=1.0, seed=5), peers=2, **options)
+    assert result.comparisons == 7 * 3 + 7
+    assert result.points[:7] == sorted(result.points[:7]) and len(set(result.points[:7])) == 7
