@@ -95,10 +95,12 @@ def test_a_judge_that_always_ties_voids_the_group():
     assert result.voided and result.void_reason == "no_information"
 
 
-def test_a_rollout_that_breaks_the_judge_gains_nothing():
+@pytest.mark.parametrize("score", ["win_rate", "bradley_terry", "gaussian"])
+def test_a_rollout_that_breaks_the_judge_gains_nothing(score):
     group = rollouts(4) + anchors(2)
     group[3] = Candidate("r3", "BREAK the judge")
-    result = marked(group, BreakingJudge({"r0": 1.0, "r1": 2.0, "r2": 3.0, "a0": 5.0, "a1": 6.0}), anchors=2)
+    judge = BreakingJudge({"r0": 1.0, "r1": 2.0, "r2": 3.0, "a0": 5.0, "a1": 6.0})
+    result = marked(group, judge, anchors=2, score=score)
     assert not result.voided and result.forfeited[3]
     assert result.ranks[3] == max(result.ranks) and result.rewards[3] == min(result.rewards)
 
