@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from verl_arena.core.score_model import fit_scores
+from verl_arena.core.score_model import fit_compares, fit_scores
+from verl_arena.core.types import Match, PairVerdict
 
 
 def _calls(qualities, pairs, *, noise=0.0, drift=0.0, seed=0, winner_only=False):
@@ -84,3 +85,26 @@ def test_a_forfeit_says_nothing_about_the_level_of_the_side_that_did_not_forfeit
     gap = lambda fit: fit.mean[0] - fit.mean[1]  # noqa: E731
     assert gap(left_out) > gap(counted)
     assert np.isfinite(left_out.level_var)  # the judged levels are still used
+
+
+def test_a_match_log_fits_its_scored_compares_in_the_given_order_and_no_forfeit_level():
+    def compare(a, b, sa, sb, **fields):
+        verdict = PairVerdict(sa, sb, forfeit=fields.pop("forfeit", ()))
+        return Match("compare", "s", 1, 1, (a, b), scores=(sa, sb), verdict=verdict, **fields)
+
+    log = [
+        compare(0, 1, 3.0, 1.0),
+        compare(2, 0, 2.5, 2.0),
+        compare(1, 2, 0.0, 1.0, forfeit=("a",)),  # a forfeit: its margin counts, its level is no judgment
+        Match("compare", "s", 1, 1, (0, 2), failed=True, error="timeout: x"),  # tells nothing
+        compare(3, 1, 4.0, 1.5),
+    ]
+    order = [2, 0, 3, 1]
+    fit = fit_compares(order, log)
+    at = {p: i for i, p in enumerate(order)}
+    pairs = [(at[0], at[1]), (at[2], at[0]), (at[1], at[2]), (at[3], at[1])]
+    scores = [(3.0, 1.0), (2.5, 2.0), (0.0, 1.0), (4.0, 1.5)]
+    expected = fit_scores(4, pairs, scores, level_ok=[True, True, False, True])
+    assert np.array_equal(fit.mean, expected.mean) and fit.unit == expected.unit
+    judged_all = fit_scores(4, pairs, scores)
+    assert not np.allclose(fit.mean, judged_all.mean)  # the forfeit's level would have moved the fit
