@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from helpers import strict_json
 
@@ -115,10 +117,21 @@ def test_spread_recent_and_drawn_pools_meet_k_anchors(monkeypatch):
 
 
 def test_the_table_compares_every_method_with_round_robin_step_by_step():
-    from verl_arena.bench.training import TrainRun, behind
+    from verl_arena.bench.training import TrainRun, behind, steps_late
 
     rr = TrainRun("round_robin", "drift", 0.5, [0.0, 28.0, 56.0], [0.0, 56.0, 112.0], [0.0, 0.2, 0.4], 0.01, 1)
     cheap = TrainRun("anchor_set/K2", "drift", 0.5, [0.0, 8.0, 16.0], [0.0, 16.0, 32.0], [0.0, 0.25, 0.35], 0.01, 1)
     assert behind(cheap, rr) == pytest.approx(-0.05) and behind(rr, rr) == 0.0
+    # round robin's 0.4 after step 2: the cheap run passes 0.35 at step 2 and never gets there; its 0.2, after step 1,
+    # the cheap run had reached at 0.8 steps
+    assert steps_late(cheap, rr) == math.inf and steps_late(rr, rr) == 0.0
+    slower = TrainRun(
+        "budgeted", "drift", 0.5, [0.0, 14.0, 28.0, 42.0], [0.0, 28.0, 56.0, 84.0], [0.0, 0.1, 0.3, 0.5], 0.01, 1
+    )
+    faster = TrainRun(
+        "round_robin", "drift", 0.5, [0.0, 28.0, 56.0, 84.0], [0.0, 56.0, 112.0, 168.0], [0.0, 0.2, 0.4, 0.5], 0.01, 1
+    )
+    assert steps_late(slower, faster) == pytest.approx(0.5)  # 0.2 at 1.5 steps, 0.4 at 2.5: half a step late
+    assert steps_late(faster, slower) == 0.0
     table = format_training([rr, cheap])
     assert "x RR read" in table and "0.29" in table and "-0.050" in table

@@ -55,6 +55,7 @@ __all__ = [
     "format_training",
     "plot_training",
     "run_training_bench",
+    "steps_late",
 ]
 
 #: the options every anchor-pool method shares: its anchors marked, kept in a pool, ranked with Bradley-Terry
@@ -136,6 +137,17 @@ EXTRA_METHODS = {
             score="gaussian",
         )
         for k in (1, 2, 3, 4, 8)
+    ),
+    **_by_name(
+        _pool_method(
+            f"K{k}+gaussian+peers{m}",
+            k,
+            f"every rollout against the prompt's {k} best answers of earlier steps and {m} other rollouts of its "
+            "group, the Gaussian model of the judge's scores over both",
+            score="gaussian",
+            peers=m,
+        )
+        for k, m in ((3, 1), (2, 2), (2, 3))
     ),
     **_by_name(
         [
@@ -411,12 +423,14 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
         lines.append(
             f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} {f'at {budget:.0f} read':>14}"
-            + (f" {'x RR read':>9} {'vs RR':>6}" if rr else "")
+            + (f" {'x RR read':>9} {'vs RR':>6} {'steps late':>10}" if rr else "")
         )
         for r in sorted(rows, key=lambda r: -r.quality[-1]):
             at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
             final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
-            versus = f" {r.read[-1] / rr.read[-1]:>9.2f} {behind(r, rr):>+6.3f}" if rr else ""
+            versus = (
+                f" {r.read[-1] / rr.read[-1]:>9.2f} {behind(r, rr):>+6.3f} {steps_late(r, rr):>10.2f}" if rr else ""
+            )
             lines.append(
                 f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
                 f"{r.quality_at_read(budget):>14.3f}{versus}"
@@ -427,7 +441,8 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         "after k steps; +- one standard error over seeds);\nread: candidates the judge read (prompt tokens scale "
         "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run;\n"
         "x RR read: candidates read relative to round robin; vs RR: the method's quality minus round robin's at the "
-        "step where it is furthest behind (>= 0: at least as good at every step)."
+        "step where it is furthest behind (>= 0: at least as good at every step); steps late: the most steps (linear "
+        "between steps) the method takes beyond round robin to reach a quality round robin reached (0: never later)."
     )
     return "\n".join(lines)
 
@@ -436,6 +451,24 @@ def behind(run: TrainRun, baseline: TrainRun) -> float:
     """``run``'s quality minus ``baseline``'s at the step where ``run`` is furthest behind (>= 0: at least as good at
     every step; the runs must have as many steps)."""
     return float(min(a - b for a, b in zip(run.quality[1:], baseline.quality[1:], strict=True)))
+
+
+def steps_late(run: TrainRun, baseline: TrainRun) -> float:
+    """The most steps ``run`` takes beyond ``baseline`` to reach a quality ``baseline`` reached after a whole step,
+    each reaching time linear between steps (0: never later; ``inf``: a quality ``run`` never reaches)."""
+    late = 0.0
+    for step, target in enumerate(baseline.quality[1:], start=1):
+        late = max(late, _reached(run.quality, target) - step)
+    return late
+
+
+def _reached(quality: Sequence[float], target: float) -> float:
+    """When a curve first reaches ``target``, in steps, linear between steps (``inf`` if it never does)."""
+    for step in range(1, len(quality)):
+        low, high = quality[step - 1], quality[step]
+        if high >= target:
+            return step - 1 + (max(target - low, 0.0) / (high - low) if high > low else 1.0)
+    return math.inf
 
 
 def plot_training(runs: Sequence[TrainRun], path: str) -> None:
