@@ -117,7 +117,7 @@ def test_spread_recent_and_drawn_pools_meet_k_anchors(monkeypatch):
 
 
 def test_the_table_compares_every_method_with_round_robin_step_by_step():
-    from verl_arena.bench.training import TrainRun, behind, steps_late
+    from verl_arena.bench.training import TrainRun, behind, behind_se, steps_late
 
     rr = TrainRun("round_robin", "drift", 0.5, [0.0, 28.0, 56.0], [0.0, 56.0, 112.0], [0.0, 0.2, 0.4], 0.01, 1)
     cheap = TrainRun("anchor_set/K2", "drift", 0.5, [0.0, 8.0, 16.0], [0.0, 16.0, 32.0], [0.0, 0.25, 0.35], 0.01, 1)
@@ -133,5 +133,23 @@ def test_the_table_compares_every_method_with_round_robin_step_by_step():
     )
     assert steps_late(slower, faster) == pytest.approx(0.5)  # 0.2 at 1.5 steps, 0.4 at 2.5: half a step late
     assert steps_late(faster, slower) == 0.0
+    # paired by seed at the step where the run is furthest behind (step 1: -0.1 there, -0.05 at step 2)
+    a = TrainRun(
+        "budgeted", "drift", 0.5, [0.0] * 3, [0.0] * 3, [0.0, 0.1, 0.35], 0.01, 2, [[0.0, 0.05, 0.3], [0.0, 0.15, 0.4]]
+    )
+    b = TrainRun(
+        "round_robin",
+        "drift",
+        0.5,
+        [0.0] * 3,
+        [0.0] * 3,
+        [0.0, 0.2, 0.4],
+        0.01,
+        2,
+        [[0.0, 0.15, 0.4], [0.0, 0.25, 0.4]],
+    )
+    assert behind_se(a, b) == pytest.approx(0.0) and math.isnan(behind_se(cheap, rr))  # -0.1 for both seeds
+    a.per_seed[0][1] = 0.0
+    assert behind_se(a, b) == pytest.approx(0.025)  # differences -0.15 and -0.1: sd 0.0354 / sqrt(2)
     table = format_training([rr, cheap])
-    assert "x RR read" in table and "0.29" in table and "-0.050" in table
+    assert "x RR read" in table and "0.29" in table and "-0.0500" in table

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ __all__ = [
     "TRAIN_METHODS",
     "TrainRun",
     "behind",
+    "behind_se",
     "format_training",
     "plot_training",
     "run_training_bench",
@@ -147,7 +148,7 @@ EXTRA_METHODS = {
             score="gaussian",
             peers=m,
         )
-        for k, m in ((3, 1), (2, 2), (2, 3))
+        for k, m in ((3, 1), (2, 2), (2, 3), (1, 1), (1, 2), (1, 3))
     ),
     **_by_name(
         [
@@ -205,6 +206,8 @@ class TrainRun:
             seeds; ``quality[0]`` is before the first step.
         quality_se: the standard error over seeds of the final quality.
         seeds: how many seeds.
+        per_seed: each seed's quality after each step (the runs of every method use the same seeds, so two methods'
+            curves pair up seed by seed).
     """
 
     method: str
@@ -215,6 +218,7 @@ class TrainRun:
     quality: list[float]
     quality_se: float
     seeds: int
+    per_seed: list[list[float]] = field(default_factory=list)
 
     @property
     def calls_per_step(self) -> float:
@@ -406,7 +410,17 @@ def run_training_bench(
             final = [q[-1] for q in curves]
             se = float(np.std(final, ddof=1) / math.sqrt(seeds)) if seeds > 1 else 0.0
             mean = [np.mean(x, axis=0).tolist() for x in (calls, read, curves)]
-            runs.append(TrainRun(method.name, kind.name, noise, *mean, quality_se=se, seeds=seeds))
+            runs.append(
+                TrainRun(
+                    method.name,
+                    kind.name,
+                    noise,
+                    *mean,
+                    quality_se=se,
+                    seeds=seeds,
+                    per_seed=np.asarray(curves).tolist(),
+                )
+            )
     return runs
 
 
@@ -423,14 +437,15 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         lines.append(f"judge={judge} noise={rows[0].noise:g} ({rows[0].seeds} seeds, {steps} steps)")
         lines.append(
             f"  {'method':<27} {'calls/step':>10} {'read/step':>9} {head} {'final':>15} {f'at {budget:.0f} read':>14}"
-            + (f" {'x RR read':>9} {'vs RR':>6} {'steps late':>10}" if rr else "")
+            + (f" {'x RR read':>9} {'vs RR':>17} {'steps late':>10}" if rr else "")
         )
         for r in sorted(rows, key=lambda r: -r.quality[-1]):
             at = " ".join(f"{r.quality[m]:>8.3f}" for m in marks)
             final = f"{r.quality[-1]:.3f} +- {r.quality_se:.3f}"
-            versus = (
-                f" {r.read[-1] / rr.read[-1]:>9.2f} {behind(r, rr):>+6.3f} {steps_late(r, rr):>10.2f}" if rr else ""
-            )
+            versus = ""
+            if rr:
+                gap = f"{behind(r, rr):+.4f} +- {behind_se(r, rr):.4f}"
+                versus = f" {r.read[-1] / rr.read[-1]:>9.2f} {gap:>17} {steps_late(r, rr):>10.2f}"
             lines.append(
                 f"  {r.method:<27} {r.calls_per_step:>10.0f} {r.read_per_step:>9.0f} {at} {final:>15} "
                 f"{r.quality_at_read(budget):>14.3f}{versus}"
@@ -441,8 +456,9 @@ def format_training(runs: Sequence[TrainRun]) -> str:
         "after k steps; +- one standard error over seeds);\nread: candidates the judge read (prompt tokens scale "
         "with it); 'at R read': the quality once the judge has read what the cheapest method read in the whole run;\n"
         "x RR read: candidates read relative to round robin; vs RR: the method's quality minus round robin's at the "
-        "step where it is furthest behind (>= 0: at least as good at every step); steps late: the most steps (linear "
-        "between steps) the method takes beyond round robin to reach a quality round robin reached (0: never later)."
+        "step where it is furthest behind (>= 0: at least as good at every step), +- the standard error of that "
+        "difference paired by seed;\nsteps late: the most steps (linear between steps) the method takes beyond round "
+        "robin to reach a quality round robin reached (0: never later)."
     )
     return "\n".join(lines)
 
@@ -451,6 +467,16 @@ def behind(run: TrainRun, baseline: TrainRun) -> float:
     """``run``'s quality minus ``baseline``'s at the step where ``run`` is furthest behind (>= 0: at least as good at
     every step; the runs must have as many steps)."""
     return float(min(a - b for a, b in zip(run.quality[1:], baseline.quality[1:], strict=True)))
+
+
+def behind_se(run: TrainRun, baseline: TrainRun) -> float:
+    """The standard error, paired by seed, of :func:`behind`'s difference at its step (``nan`` without per-seed
+    curves for both runs or with a single seed)."""
+    if len(run.per_seed) != len(baseline.per_seed) or len(run.per_seed) < 2:
+        return math.nan
+    step = 1 + int(np.argmin(np.subtract(run.quality[1:], baseline.quality[1:])))
+    differences = np.asarray(run.per_seed)[:, step] - np.asarray(baseline.per_seed)[:, step]
+    return float(np.std(differences, ddof=1) / math.sqrt(len(differences)))
 
 
 def steps_late(run: TrainRun, baseline: TrainRun) -> float:
