@@ -291,11 +291,16 @@ How to read it. After a group's last rollout, the plain schedule waits the topol
 for seeded single elimination at N = 8, 1 L for round robin (one wave), 6 L for double elimination. Eager judging
 changes nothing here: this judge answers every request at once, so there is no queue for it to clear
 ([training-verl.md](training-verl.md#eager-judging-eager-on-by-default)). Tail hiding brings the step's exposed time
-to about 1 L for every topology, for about 50% more judgments with the 2N-2 topologies (22 and 21 against 14); per
-group it halves seeded single elimination's wait but barely moves double elimination's, and one double-elimination
-group waited 9.7 L: when the late rollouts arrive while the tournament of the rollouts present is still running, the
-group waits for the rest of it, then for the placing wave (this table predates the placing wave's judgments being
-asked as the late rollouts arrive: the wave no longer follows the rest). One measured step per run: step times move
+to about 1 L for every topology and the step to within 2% of the rule's, for about 65% more judgments with the 2N-2
+topologies (23 against 14: each late rollout meets every rollout present). Per group, at this short tail (each rollout's
+wait a median of 2 L), seeded single elimination waits 1.2 L and double elimination 2.4 L (at most
+4.6): the late rollouts arrive while the tournament of the rollouts present still runs, and the group waits for the
+rest of it (their placing judgments were asked as they arrived, so nothing follows). At the spread of agent rollouts
+(waits of a median of 30 L: `verl-arena bench step --latency 0.5 --steps 2 --n 8 --topology double_elimination
+seeded_single_elimination --schedule plain tail --tail-median-s 15 --tail-sigma 0.5`, steps of about 40 s) that
+tournament is over long before the last rollout arrives: double elimination waits 6.46 L plain and 1.35 L (at most
+1.46) with tail hiding, seeded single elimination 3.12 and 1.06 L (at most 1.07), and the step takes 1.054 and 1.008,
+1.009 and 0.984 times the rule's. One measured step per run: step times move
 by a few tenths of a second between runs on 2 cores, so read the ratios to one decimal; the exposed times come in
 whole judge rounds and agree between the plain and eager runs.
 """
