@@ -203,10 +203,11 @@ def test_the_pool_handle_travels_to_ray_workers(mock_judge, pool_factory):
 
 @pytest.mark.slow
 def test_the_pool_serves_the_earliest_groups_first_when_the_judge_is_saturated(mock_judge, pool_factory):
-    # 4 requests in flight at most, 0.2 s each, a 3 s deadline: the judge can finish about 2 groups of 6 (10 judgments,
-    # 20 requests each) of the 12 sent at once; those must be the earliest ones, not a random few or none
-    url, _ = mock_judge(latency=0.2)
-    pool = pool_factory(judge_config(url, max_concurrency=4, timeout_s=0.5), deadline_s=3.0)
+    # 4 requests in flight at most, 0.5 s each, a 9 s deadline: the judge can finish about 3 groups of 6 (10 judgments,
+    # 20 requests each) of the 12 sent at once; those must be the earliest ones, not a random few or none (a request
+    # times out after 1.5 s: a second to spare on a loaded machine, and the most the deadline allows)
+    url, _ = mock_judge(latency=0.5)
+    pool = pool_factory(judge_config(url, max_concurrency=4, timeout_s=1.5), deadline_s=9.0)
     run(pool.health())  # the actor is up: calls reach it in the order they are made (the order it serves)
 
     async def many():
@@ -218,7 +219,7 @@ def test_the_pool_serves_the_earliest_groups_first_when_the_judge_is_saturated(m
 
     results = run(many())
     finished = [i for i, r in enumerate(results) if not r.voided]
-    assert finished and finished == list(range(len(finished)))
+    assert finished and finished == list(range(len(finished))) and len(finished) < 12  # the judge could not take all
     assert {r.void_reason for r in results[len(finished) :]} <= {"saturated", "deadline"}
 
 
