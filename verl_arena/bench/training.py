@@ -172,6 +172,8 @@ ANCHOR_METHODS = (
     "anchor_pool/K2",
     "anchor_pool/K4",
     "anchor_pool/K8",
+    "anchor_pool/K2+gaussian",
+    "anchor_pool/K4+gaussian",
 )
 #: what the bench runs by default (and the benchmarks page shows)
 TRAIN_METHODS = (
