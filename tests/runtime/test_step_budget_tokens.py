@@ -120,6 +120,28 @@ def test_each_limit_set_must_pay_and_the_one_short_is_named():
     assert budget.metrics()["1"]["limited_by_calls+prompt_tokens"] == 2
 
 
+def test_a_token_budget_degrades_only_to_fallbacks_that_read_less():
+    # listwise asks one call that reads the whole group: priced here above anchor, whose calls are more but shorter
+    def tokens(t: Tournament) -> int:
+        return {"round_robin": 2800, "listwise": 1500, "anchor": 700}[t.topology]
+
+    config = {"fallback": ("listwise", "anchor")}
+    budget = StepBudget(StepBudgetConfig(prompt_tokens=2800 + 1000, **config))
+    budget.reserve(1, ROUND_ROBIN, 8, tokens)
+    second = budget.reserve(1, ROUND_ROBIN, 8, tokens)  # 1,000 tokens left: listwise does not fit, anchor does
+    assert (second.tournament.topology, second.price) == ("anchor", {"prompt_tokens": 700})
+    # priced by tokens, a fallback dearer than the one before it is skipped even where its calls are fewer
+    dear = StepBudget(StepBudgetConfig(prompt_tokens=2800 + 2000, fallback=("anchor", "listwise")))
+    dear.reserve(1, ROUND_ROBIN, 8, tokens)
+    assert dear.reserve(1, ROUND_ROBIN, 8, tokens).tournament.topology == "anchor"  # 1,300 left
+    assert dear.reserve(1, ROUND_ROBIN, 8, tokens).tournament.topology == "anchor"  # 600 left
+    assert dear.reserve(1, ROUND_ROBIN, 8, tokens).voided  # listwise (1 call, 1,500 tokens) never tried
+    # a budget of calls alone keeps ordering by calls: listwise's one call comes after anchor's seven
+    calls = StepBudget(StepBudgetConfig(calls=28 + 3, fallback=("anchor", "listwise")))
+    calls.reserve(1, ROUND_ROBIN, 8)
+    assert calls.reserve(1, ROUND_ROBIN, 8).tournament.topology == "listwise"
+
+
 def test_the_step_is_charged_the_prompt_tokens_reported_more_or_less_than_reserved():
     def tokens(t: Tournament) -> int:
         return 100 * t.judge_calls(8)

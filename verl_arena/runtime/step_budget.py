@@ -59,7 +59,8 @@ class StepBudgetConfig(BaseModel):
             of one training step may send together; a group reserves its tournament's estimate
             (:mod:`~verl_arena.judges.prompt_estimate`) and is charged what it sent. Split across shards like ``calls``.
         fallback: the topologies a group degrades to, in order, when the step's remaining budget cannot pay for the
-            configured one; each is taken only if it costs less than the one before it for the group's size.
+            configured one; each is taken only if it costs less than the one before it for the group's size, in the
+            limits the budget sets (with ``prompt_tokens`` alone, less in tokens, not in calls).
         fallback_options: each fallback topology's own options (e.g. ``{"budgeted": {"budget": 10}}``); the policies
             around the tournament (``on_judge_error``, ``scoring``, ...) and the group's anchor are the configured
             tournament's.
@@ -168,8 +169,7 @@ class StepBudget:
         state = self._step(step)
         state.counts["groups"] += 1
         limited_by = None
-        for choice in self._chain(tournament, n):
-            price = self._price(choice, n, prompt_price)
+        for choice, price in self._chain(tournament, n, prompt_price):
             short = [name for name, cost in price.items() if cost > state.left[name]]
             if not short:
                 for name, cost in price.items():
@@ -234,16 +234,21 @@ class StepBudget:
                 self._steps.popitem(last=False)
         return state
 
-    def _chain(self, tournament: Tournament, n: int) -> list[Tournament]:
-        """The configured tournament, then each fallback costing fewer calls than the one before it (a placement wave
-        of late members cannot degrade: it is the configured one or nothing)."""
-        chain = [tournament]
+    def _chain(
+        self, tournament: Tournament, n: int, prompt_price: PromptPrice | None
+    ) -> list[tuple[Tournament, dict[str, int]]]:
+        """The configured tournament, then each fallback cheaper than the one before it, with their prices: cheaper in
+        one limit the budget sets and dearer in none (with a budget of prompt tokens alone, a fallback of fewer calls
+        that each read more is no degradation). A placement wave of late members cannot degrade: it is the configured
+        one or nothing."""
+        chain = [(tournament, self._price(tournament, n, prompt_price))]
         if tournament.late is not None:
             return chain
         for name in self.config.fallback:
             choice = _fallback(tournament, name, self.config.fallback_options.get(name, {}))
-            if choice.judge_calls(n) < chain[-1].judge_calls(n):
-                chain.append(choice)
+            price, last = self._price(choice, n, prompt_price), chain[-1][1]
+            if all(price[k] <= last[k] for k in price) and any(price[k] < last[k] for k in price):
+                chain.append((choice, price))
         return chain
 
     def _warn_if_most_voided(self, step: int, state: _Step) -> None:
