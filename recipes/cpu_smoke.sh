@@ -127,7 +127,7 @@ else
     arena_wait_ready "the mock judge" "${mock_pid}" "${WORKDIR}/mock_judge.url" /models "${WORKDIR}/mock_judge.log"
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '${ARENA_READY_URL}', model: mock}]")
 fi
-mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.backend import cpu_overrides
+mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.overrides import cpu_overrides
 print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]), local_ray=sys.argv[2] == "0")))' \
     "${JUDGE_PROCESSES}" "${SUBMIT}" 2>/dev/null)
 

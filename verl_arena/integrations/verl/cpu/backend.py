@@ -12,7 +12,8 @@ verl's real trainer (``python -m verl.trainer.main_ppo``, v1 path, FSDP2 actor) 
 Nothing here is active unless ``VERL_PLATFORM=cpu`` is set: verl-arena's plugin then imports this module in every
 process that imports verl, and importing it activates the backend.
 ``VERL_USE_EXTERNAL_MODULES=verl_arena.integrations.verl.cpu.backend`` does the same.
-:func:`cpu_overrides` gives the trainer overrides a CPU run needs (``recipes/cpu_smoke.sh`` uses them).
+:func:`cpu_overrides` gives the trainer overrides a CPU run needs (from :mod:`.overrides`, which
+``recipes/cpu_smoke.sh`` reads without importing verl).
 
 The private verl names this touches are listed in :mod:`.verl_private` and checked when this module is imported; on
 a verl version without them the import fails with an error naming the missing one.
@@ -26,14 +27,13 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from verl_arena.integrations.verl.cpu.overrides import ROLLOUT_NAME, cpu_overrides
 from verl_arena.integrations.verl.cpu.verl_private import PRIVATE_NAMES, resolve
 
 __all__ = ["PRIVATE_NAMES", "ROLLOUT_NAME", "activate", "cpu_overrides"]
 
 logger = logging.getLogger(__name__)
 
-#: ``actor_rollout_ref.rollout.name`` of the transformers rollout
-ROLLOUT_NAME = "transformers"
 _ROLLOUT_MODULE = "verl_arena.integrations.verl.cpu.rollout"
 
 
@@ -80,50 +80,6 @@ def activate() -> None:
         if not getattr(current, "__verl_arena_cpu__", False):
             setattr(module, attribute, _gloo_process_group(current))
     logger.info("verl-arena CPU backend active: platform 'cpu', rollout %r", ROLLOUT_NAME)
-
-
-def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bool = True) -> list[str]:
-    """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
-
-    Args:
-        processes: training processes (logical GPUs given to Ray, one per process).
-        judge_processes: logical GPUs of a reward-model pool verl hosts the judge on (its replicas on the CPU).
-        local_ray: the trainer starts its own Ray and gives it its logical GPUs and CPUs; ``False`` for a job on a
-            running cluster, whose nodes were started with them (``ray start --num-gpus 1 --num-cpus 8``).
-    """
-    local = [
-        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
-        "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
-    ]
-    return [
-        "trainer.device=cpu",
-        "trainer.nnodes=1",
-        f"trainer.n_gpus_per_node={processes}",
-        *(local if local_ray else []),
-        "actor_rollout_ref.actor.strategy=fsdp2",
-        "actor_rollout_ref.ref.strategy=fsdp2",
-        "+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
-        "actor_rollout_ref.model.use_remove_padding=False",
-        "actor_rollout_ref.model.enable_gradient_checkpointing=False",
-        f"actor_rollout_ref.rollout.name={ROLLOUT_NAME}",
-        "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
-        "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
-        "data.dataloader_num_workers=0",
-        "actor_rollout_ref.rollout.agent.num_workers=1",
-        *_hosted_judge_overrides(judge_processes),
-    ]
-
-
-def _hosted_judge_overrides(judge_processes: int) -> list[str]:
-    """The reward-model rollout on the CPU: transformers replicas, one logical GPU each, never asleep."""
-    if judge_processes <= 0:
-        return []
-    return [
-        f"reward.reward_model.rollout.name={ROLLOUT_NAME}",
-        "reward.reward_model.rollout.tensor_model_parallel_size=1",
-        "reward.reward_model.nnodes=1",
-        f"reward.reward_model.n_gpus_per_node={judge_processes}",
-    ]
 
 
 activate()

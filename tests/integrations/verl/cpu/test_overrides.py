@@ -1,0 +1,33 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""A CPU run's trainer overrides, read without importing verl (``recipes/cpu_smoke.sh`` reads them before every run;
+that they compose with verl's config: ``test_backend.py``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from verl_arena.integrations.verl.cpu.overrides import ROLLOUT_NAME, cpu_overrides
+
+
+def test_the_overrides_are_read_without_importing_verl_or_activating_anything():
+    code = (
+        "import sys\n"
+        "from verl_arena.integrations.verl.cpu.overrides import cpu_overrides\n"
+        "overrides = cpu_overrides(judge_processes=1)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('verl', 'torch', 'ray')), len(overrides))"
+    )
+    path = {key: value for key, value in os.environ.items() if key == "PYTHONPATH"}  # this checkout's verl_arena
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=path, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["[]", "19"]
+
+
+def test_a_cluster_job_leaves_ray_to_its_nodes_and_judge_replicas_get_the_cpu_rollout():
+    job = cpu_overrides(processes=2, judge_processes=1, local_ray=False)
+    assert not [o for o in job if o.startswith(("ray_kwargs.", "+ray_kwargs."))]  # the nodes were started with them
+    assert "trainer.n_gpus_per_node=2" in job and f"reward.reward_model.rollout.name={ROLLOUT_NAME}" in job
+    local = cpu_overrides(processes=2, judge_processes=1)
+    assert "+ray_kwargs.ray_init.num_gpus=3" in local and set(job) < set(local)

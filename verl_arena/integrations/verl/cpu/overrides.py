@@ -1,0 +1,58 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""The verl trainer overrides of a CPU run (``recipes/cpu_smoke.sh`` prints and passes them).
+
+Apart from :mod:`.backend` because importing that module imports verl and activates the CPU backend (seconds of
+imports): a recipe that only needs the overrides reads them here without importing verl.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ROLLOUT_NAME", "cpu_overrides"]
+
+#: ``actor_rollout_ref.rollout.name`` of the transformers rollout
+ROLLOUT_NAME = "transformers"
+
+
+def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bool = True) -> list[str]:
+    """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
+
+    Args:
+        processes: training processes (logical GPUs given to Ray, one per process).
+        judge_processes: logical GPUs of a reward-model pool verl hosts the judge on (its replicas on the CPU).
+        local_ray: the trainer starts its own Ray and gives it its logical GPUs and CPUs; ``False`` for a job on a
+            running cluster, whose nodes were started with them (``ray start --num-gpus 1 --num-cpus 8``).
+    """
+    local = [
+        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
+        "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
+    ]
+    return [
+        "trainer.device=cpu",
+        "trainer.nnodes=1",
+        f"trainer.n_gpus_per_node={processes}",
+        *(local if local_ray else []),
+        "actor_rollout_ref.actor.strategy=fsdp2",
+        "actor_rollout_ref.ref.strategy=fsdp2",
+        "+actor_rollout_ref.model.override_config.attn_implementation=sdpa",
+        "actor_rollout_ref.model.use_remove_padding=False",
+        "actor_rollout_ref.model.enable_gradient_checkpointing=False",
+        f"actor_rollout_ref.rollout.name={ROLLOUT_NAME}",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
+        "transfer_queue.backend.SimpleStorage.num_data_storage_units=1",
+        "data.dataloader_num_workers=0",
+        "actor_rollout_ref.rollout.agent.num_workers=1",
+        *_hosted_judge_overrides(judge_processes),
+    ]
+
+
+def _hosted_judge_overrides(judge_processes: int) -> list[str]:
+    """The reward-model rollout on the CPU: transformers replicas, one logical GPU each, never asleep."""
+    if judge_processes <= 0:
+        return []
+    return [
+        f"reward.reward_model.rollout.name={ROLLOUT_NAME}",
+        "reward.reward_model.rollout.tensor_model_parallel_size=1",
+        "reward.reward_model.nnodes=1",
+        f"reward.reward_model.n_gpus_per_node={judge_processes}",
+    ]
