@@ -100,3 +100,16 @@ def test_text_with_backslashes_quotes_and_interpolation_marks_reaches_the_traine
     config = verl_config(["reward.reward_manager.name=arena", *judge_overrides(judge)])
     parsed = arena_config(config).judge
     assert parsed.extra_body == judge["extra_body"] and parsed.cache_path == judge["cache_path"]
+
+
+def test_verls_algorithm_keys_read_from_its_source_are_its_algo_configs_fields():
+    """``verl-arena check`` reads them without importing verl; the trainer, with verl imported, from the dataclass."""
+    import dataclasses
+
+    from verl.trainer.config import AlgoConfig
+
+    from verl_arena.integrations.verl import config
+
+    fields = [f.name for f in dataclasses.fields(AlgoConfig)]
+    read = [key for path, name in config._ALGO_CONFIG_SOURCES for key in config._dataclass_fields_in_source(path, name)]
+    assert read == fields and "adv_estimator" in read

@@ -506,7 +506,7 @@ def test_more_rollouts_waiting_than_the_reward_workers_accept_is_named_with_the_
             "reward.num_workers=2",
         ]
     )
-    logger = "verl_arena.integrations.verl.reward_manager"
+    logger = "verl_arena.integrations.verl.trainer_checks"
     with caplog.at_level("WARNING", logger=logger):
         _, group_size = check_trainer_config(config, keys=False)
         config.reward.num_workers = 3  # 3000 calls for 2400 waiting rollouts

@@ -234,13 +234,56 @@ def refuse_kl_in_reward(config: Any) -> None:
         )
 
 
-def _verl_algorithm_keys() -> list[str]:
-    """The keys of verl's ``algorithm`` node (its ``AlgoConfig``)."""
-    import dataclasses
+def verl_directory() -> str | None:
+    """The installed verl package's directory (``None`` if verl is not installed), found without importing verl."""
+    import importlib.util
 
+    spec = importlib.util.find_spec("verl")  # a top-level package: found, not imported
+    return next(iter(spec.submodule_search_locations)) if spec and spec.submodule_search_locations else None
+
+
+#: where verl defines its ``algorithm`` node's dataclass (``AlgoConfig``) and the base class it takes fields from: a
+#: file of verl's package and a class in it
+_ALGO_CONFIG_SOURCES = (("base_config.py", "BaseConfig"), ("trainer/config/algorithm.py", "AlgoConfig"))
+
+
+def _verl_algorithm_keys() -> list[str]:
+    """The keys of verl's ``algorithm`` node (the fields of its ``AlgoConfig``): read from verl's source unless verl is
+    imported already, since importing it takes seconds and ``verl-arena check`` needs nothing else of verl."""
+    import dataclasses
+    import sys
+
+    if "verl.trainer.config" not in sys.modules:
+        keys = [key for path, name in _ALGO_CONFIG_SOURCES for key in _dataclass_fields_in_source(path, name)]
+        if "adv_estimator" in keys:
+            return keys
     from verl.trainer.config import AlgoConfig
 
     return [f.name for f in dataclasses.fields(AlgoConfig)]
+
+
+def _dataclass_fields_in_source(path: str, name: str) -> list[str]:
+    """The annotated class attributes of class ``name`` (ClassVars left out) in the file ``path`` of verl's package,
+    read without importing verl; empty if verl, the file or the class is not there."""
+    import ast
+    import os
+
+    package = verl_directory()
+    file = os.path.join(package, path) if package is not None else ""
+    if not os.path.isfile(file):
+        return []
+    with open(file, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [
+                item.target.id
+                for item in node.body
+                if isinstance(item, ast.AnnAssign)
+                and isinstance(item.target, ast.Name)
+                and "ClassVar" not in ast.unparse(item.annotation)
+            ]
+    return []
 
 
 def hydra_value(value: Any) -> str:

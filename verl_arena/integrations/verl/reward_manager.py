@@ -48,14 +48,14 @@ from ray.exceptions import RayActorError
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
-from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.errors import JudgeError
 from verl_arena.core.judge_counts import judgment_kind
 from verl_arena.core.tournament import takes_marked_anchors
 from verl_arena.core.types import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
-from verl_arena.integrations.verl.config import ArenaRewardConfig, arena_config, check_algorithm
-from verl_arena.integrations.verl.hosted import check_hosting, hosted_judge
+from verl_arena.integrations.verl.config import ArenaRewardConfig
 from verl_arena.integrations.verl.step_logging import coordinator_names
+from verl_arena.integrations.verl.trainer_checks import check_trainer_config
 from verl_arena.integrations.verl.trajectory import (
     anchors_from_row,
     candidate_from_row,
@@ -65,7 +65,6 @@ from verl_arena.integrations.verl.trajectory import (
 )
 from verl_arena.integrations.verl.verifiable import VerifiableScorer
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
-from verl_arena.judges.loading import check_judge_config
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.hack_detectors import member_features
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
@@ -81,45 +80,8 @@ __all__ = ["ArenaRewardManager", "check_trainer_config"]
 
 logger = logging.getLogger(__name__)
 
-RAY_CALLS_PER_WORKER = 1000
 #: a sample's reward and its reward_extra_info
-_Answer = tuple[
-    float, dict[str, float]
-]  # Ray's default max_concurrency of an async actor such as verl's RewardLoopWorker
-
-
-def check_trainer_config(
-    config: DictConfig, router_address: str | None = None, *, resolve: bool = True, keys: bool = True
-) -> tuple[ArenaRewardConfig, int]:
-    """Validate everything the arena needs from the trainer config; returns the options (a judge verl hosts resolved
-    to ``router_address``, unless not ``resolve``) and the group size. ``keys``: the judge's API-key variables must
-    be set in this process."""
-    arena = arena_config(config)
-    check_algorithm(config.get("algorithm"))
-    check_hosting(config, arena.judge)
-    rollout_n = int(config.actor_rollout_ref.rollout.n)
-    group_size = arena.group_size or rollout_n
-    if group_size < 2:
-        raise ConfigError(
-            f"tournaments need groups of at least 2: actor_rollout_ref.rollout.n is {rollout_n} "
-            "(or set +reward.reward_kwargs.group_size)"
-        )
-    if resolve and (judge := hosted_judge(arena.judge, config, router_address)) is not arena.judge:
-        arena = arena.model_copy(update={"judge": judge})  # the judge verl hosts, at its router
-    if keys:  # the check `rank`, `eval`, `audit` and `doctor` make: a missing key variable fails here, naming it
-        check_judge_config(arena.judge)
-    waiting = int(config.data.get("train_batch_size") or 0) * group_size
-    capacity = int(config.reward.get("num_workers") or 1) * RAY_CALLS_PER_WORKER
-    if waiting > capacity:
-        logger.warning(
-            "up to %d rollouts may wait for their groups at once, but %d reward workers accept only %d calls; "
-            "raise reward.num_workers to at least %d",
-            waiting,
-            config.reward.num_workers,
-            capacity,
-            -(-waiting // RAY_CALLS_PER_WORKER),
-        )
-    return arena, group_size
+_Answer = tuple[float, dict[str, float]]
 
 
 @functools.cache

@@ -28,8 +28,13 @@ from typing import Any
 from omegaconf import DictConfig
 
 from verl_arena.core.errors import ConfigError, closest
-from verl_arena.integrations.verl.config import ArenaRewardConfig, TournamentAdvantageConfig, check_algorithm
-from verl_arena.integrations.verl.reward_manager import check_trainer_config
+from verl_arena.integrations.verl.config import (
+    ArenaRewardConfig,
+    TournamentAdvantageConfig,
+    check_algorithm,
+    verl_directory,
+)
+from verl_arena.integrations.verl.trainer_checks import check_trainer_config
 
 __all__ = ["ArenaCheck", "check_arena_options", "compose_trainer_config", "install", "wait_for_reward_workers"]
 
@@ -100,11 +105,12 @@ def compose_trainer_config(
 
     A Hydra error on an unknown key gets the closest key of verl's config ("did you mean 'rollout'?").
     """
-    import verl
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
 
-    directory = os.path.abspath(config_dir or os.path.join(os.path.dirname(verl.__file__), "trainer", "config"))
+    if config_dir is None and (package := verl_directory()) is None:
+        raise ConfigError("verl is not installed here: pip install verl-arena installs it")
+    directory = os.path.abspath(config_dir or os.path.join(package, "trainer", "config"))
     with initialize_config_dir(config_dir=directory, version_base=None):
         try:
             return compose(config_name=config_name, overrides=list(overrides))
