@@ -75,11 +75,13 @@ exact noisy top-2, more information per call than a pairwise verdict, so treat t
 Re-scoring Swiss with Bradley-Terry (`swiss+bt`) does not help.
 
 `budgeted` (verl-arena's own, see [topologies.md](topologies.md)) spends the same 2N-2 calls as seeded single
-elimination but chooses each wave of pairs from a Gaussian model of the judge's score margins and levels. Where the
-judge returns cardinal scores (`score`, `drift`) it ranks nearly as well as round robin for a quarter of its calls
-at N=16 (over 0.9 of round robin's Spearman at every noise level under drift, ahead of round robin with a steady
-judge, whose score levels it also reads), and ahead of every pairwise topology of the papers at equal cost. Against
-Tournament-GRPO's `select` over four candidates it is ahead at low and middle noise and level at the highest, while the
+elimination but chooses each wave of pairs from a Gaussian model of the judge's score margins (margins only by
+default: reading the scores' levels too would let a rollout that makes the judge generous to both sides buy strength,
+see [topologies.md](topologies.md#a-judge-made-generous)). Under drift it ranks nearly as well as round robin for a
+quarter of its calls at N=16 (0.99, 0.95 and 0.88 of round robin's Spearman from the lowest noise to the highest) and
+ahead of every pairwise topology of the papers at equal cost; with a steady judge (`score`) it is level with the
+classic seeded bracket (`/standard`) and below round robin. Against Tournament-GRPO's `select` over four candidates
+it is ahead at low and middle noise and behind at the highest, while the
 judge reads about half as many candidates (`shown`). With a judge that names only winners (`winner`), its margins
 are +-1 and it does about as well as Swiss: its lead comes from the scores. `shown` counts the candidates the judge
 reads over a group's calls, which is what prompt tokens scale with. The plot's second row for each group size puts
@@ -158,10 +160,10 @@ scoring one answer at a time. *With calibration drift* (`drift`), the papers' pr
 pointwise scores and the anchor method (both compare scores from different calls) end far behind every pairwise
 topology, whose comparisons cancel the drift. Among the tournaments the differences in learning are much smaller
 than in ranking fidelity: seeded single elimination ends a few points below round robin although its ranking is
-clearly worse (ArenaRL's downstream claim survives where its fidelity claim does not), `budgeted` matches round robin
-at half its calls, and `listwise` comes within about four points for one call per group (it reads as many candidates as
-pointwise does, and the simulated judge orders eight answers as reliably as it compares two, which a real LLM judge
-with a long listwise prompt may not).
+clearly worse (ArenaRL's downstream claim survives where its fidelity claim does not), `budgeted` comes within about
+0.015 of round robin at half its calls, and `listwise` comes within about four points for one call per group (it
+reads as many candidates as pointwise does, and the simulated judge orders eight answers as reliably as it compares
+two, which a real LLM judge with a long listwise prompt may not).
 
 Anchor sets and the anchor pool. Anchors from a frozen reference policy make the slowest pairwise signal here
 (`anchor_set/K2`-`K8` end at 0.58-0.75 against round robin's 0.84, reading 0.57-2.29 times what round robin reads): once
@@ -174,25 +176,28 @@ a group, a pool N x K) and on how the pool scores a rollout. By its wins (`score
 rows) a record over three or four anchors takes four or five values: most rollouts of a group share their advantage
 with another, and at N=16 `K3` and `K4` (0.40 and 0.53 of round robin's reads) trail round robin by 0.013-0.020 over
 the first ten steps (11-13 standard errors of the difference paired by seed), then lead it from step 12 on. By the
-Gaussian model of the judge's scores (`score: gaussian`, the margins `budgeted` reads, `+gaussian` rows), every
-rollout gets a strength of its own and the early lag all but goes. Measured under the drifting judge, 12 seeds
+Gaussian model of the judge's score margins (`score: gaussian`, the margins `budgeted` reads, `+gaussian` rows),
+every rollout gets a strength of its own and the early lag all but goes. Measured under the drifting judge, 12 seeds
 (`verl-arena bench training --n 16 --judges drift --runs 12 --methods round_robin budgeted anchor_pool/K3
 anchor_pool/K4 anchor_pool/K3+gaussian anchor_pool/K4+gaussian anchor_pool/K2+gaussian+peers3
 anchor_pool/K3+gaussian+peers1`): `anchor_pool/K2+gaussian+peers3` (two pooled anchors and three rollouts of the
-group, 0.47 of round robin's reads) is at most 0.0004 +- 0.0003 behind round robin at any step, reaches every quality
-round robin reaches at most 0.02 steps later, and ends at 0.904 against 0.896; `K3+gaussian` (0.40) is at most 0.002
-behind (0.14 steps) and ends at 0.906. So the goal "learns at least as fast as round robin for half its judge tokens"
-holds at N=16 to within a fiftieth of a step. With a judge whose scores do not drift (`--judges score`) both are level
-with round robin at every step. It gets harder with the group size on both sides: at N=32 (`--n 32 --prompts 8`,
-4 seeds) it takes `K8+gaussian` (0.51: level at every step, 0.928 against 0.920 at the end), while the configurations
-at a quarter of round robin's reads trail by about 0.01; at N=8 (`--n 8 --runs 12`) half of round robin's reads leave
-fewer than two anchors a rollout and nothing at that price keeps up (`budgeted`, 0.50: -0.014 +- 0.008;
-`K1+gaussian+peers1`, 0.43: -0.046), while `K2+gaussian` (0.57) stays within noise (-0.009 +- 0.010) and
-`K3+gaussian` (0.85) is level at every step and ends at 0.865 against 0.838.
+group, 0.47 of round robin's reads) is at most 0.0010 +- 0.0004 behind round robin at any step, reaches every quality
+round robin reaches at most 0.07 steps later, and ends at 0.908 against 0.896 (`K3+gaussian+peers1`, 0.46: 0.0011
++- 0.0003, 0.07 steps, 0.908; `K1+gaussian+peers5`, 0.47: 0.0007 +- 0.0003, 0.05 steps, 0.899); `K3+gaussian` (0.40)
+is at most 0.003 behind and ends level (0.894). So the goal "learns at least as fast as round robin for half its
+judge tokens" holds at N=16 to within a tenth of a step, not to the last standard error. Margins do not see a drift
+shared by both sides of a call: with a judge whose scores do not drift (`--judges score`) these methods give the same
+figures. It gets harder with the group size on both sides: at N=32 (`--n 32 --prompts 8`, 4 seeds) it takes
+`K8+gaussian` (0.51: 0.0002 behind at most, 0.01 steps, 0.920 against 0.920 at the end), while `K4+gaussian` at a
+quarter of round robin's reads trails by 0.004 +- 0.004; at N=8 (`--n 8 --runs 12`) half of round robin's reads
+leave fewer than two anchors a rollout and nothing at that price keeps up (`budgeted`, 0.50: -0.015 +- 0.007;
+`K1+gaussian+peers1`, 0.43: -0.045), while `K1+gaussian+peers2` (0.57) stays within noise (-0.010 +- 0.011) and
+`K3+gaussian` (0.85) is within 0.0006 at every step and ends at 0.851 against 0.838.
 
-Asking each compare once in a drawn order changes nothing here (`round_robin/one` 0.853 and `budgeted/one` 0.852
-against 0.844 and 0.839 under drift): the simulated judge has no position bias to cancel, so the halved requests are
-free; against a real judge's bias see the fidelity bench's `*/one` rows.
+Asking each compare once in a drawn order changes nothing beyond noise here (`round_robin/one` 0.853 and
+`budgeted/one` 0.859 against 0.844 and 0.831 under drift, standard errors about 0.02): the simulated judge has no
+position bias to cancel, so the halved requests are free; against a real judge's bias see the fidelity bench's `*/one`
+rows.
 
 Where it disagrees with the papers. The largest difference between tournaments here comes from the reward shape, not
 the topology: Tournament-GRPO's `multi_round` learns fastest, ahead of round robin that ranks at least as well,
@@ -316,11 +321,9 @@ from a standard normal, noise 0.5, the late members drawn at random) are ranked 
 members. How to read it: at N=16 the tail-hiding schedule ranks as well as the plain topology within the noise of 100
 groups (about 0.01-0.02 of Spearman), better where the topology is weak under drift (anchor, seeded single
 elimination: the wave compares each late member with everyone), and up to 0.02 lower for round robin at k=4. At N=8
-with half the group late (k=4), round robin and `budgeted` lose about 0.06, and Swiss with one late member loses
-0.04-0.07 (a Swiss of the 7 present). Since the late members also meet each other in the wave (k(k-1)/2
-more calls, the same wave), N=8, k=4 gains 0.03 for round robin (0.826 to 0.857), 0.02 for `budgeted` (0.858 to
-0.880) and 0.02 for double elimination (the tables below predate it; `verl-arena bench tail --sizes 8 16 --judges
-score --late 2 4 --groups 100 --seed 0`, before and after, one run each).
+with half the group late (k=4), round robin loses about 0.05 (0.886 to 0.831 with the steady judge), `budgeted` 0.01
+or nothing, and Swiss with one late member loses 0.05-0.06 (a Swiss of the 7 present); the late members also meet
+each other in the wave (k(k-1)/2 more calls, the same wave).
 The judge time after the last arrival drops from the topology's depth (up to 7 L) to one L, once the members
 present are ranked: a late member's judgments of the wave are asked as it arrives (every ranked member met), so a group
 whose last member comes while the members present are still being ranked waits for the rest of that tournament alone

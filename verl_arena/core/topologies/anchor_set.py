@@ -30,12 +30,12 @@ points say how it stands against the same yardstick from step to step.
 one ``budgeted`` fits) over the same log: a rollout's points are its posterior mean strength, in the judge's score
 units, measured from the anchors' mean. A win record over K anchors takes K + 1 values, so rollouts of the same record
 tie under ``"win_rate"`` and ``"bradley_terry"``; the score margins keep how far apart each rollout and its anchors
-were, so they tell rollouts of the same record apart. The margin of a compare does not see a calibration shift shared
-by both sides of the call; its level (the sum of the two scores) does, and the fit weighs the levels by how much they
-drift. A failed compare is left out (it tells nothing), a tie is a margin of zero, a forfeit's margin counts and its
-level does not. With a judge that only names winners, every margin is +-1 (0 for a tie) and every level the same, so
-the levels are ignored and the fit is a least-squares rating over the win/loss graph: rollouts of the same record
-against the same anchors still tie, as they do with Bradley-Terry.
+were, so they tell rollouts of the same record apart. Only the margins are read: the margin of a compare does not see
+a calibration shift shared by both sides of the call, its level (the sum of the two scores) does, and a rollout that
+made the judge generous to both sides of its own compares would raise its levels, not its margins. A failed compare
+is left out (it tells nothing), a tie is a margin of zero. With a judge that only names winners, every margin is +-1
+(0 for a tie) and the fit is a least-squares rating over the win/loss graph: rollouts of the same record against the
+same anchors still tie, as they do with Bradley-Terry.
 
 ``peers=M`` adds direct comparisons among the rollouts to the same wave: each rollout also meets M others of its group
 (a circulant graph over the rollouts in the draw order: offsets 1..M//2 around the ring, and for an odd M the pairs
@@ -192,7 +192,9 @@ def _bradley_terry(arena: Arena, anchors: list[int], matches: list[Match]) -> li
 
 
 def _gaussian(arena: Arena, anchors: list[int], matches: list[Match]) -> list[float]:
-    fit = fit_compares(arena.canonical, matches)  # the canonical order: exact under relabelling
+    # the canonical order: exact under relabelling; margins only, as budgeted by default: a call's level moves with
+    # how generous the judge was in it, which a rollout's content can move for both sides of its own compares
+    fit = fit_compares(arena.canonical, matches, levels=False)
     strengths = [0.0] * arena.n
     for i, p in enumerate(arena.canonical):
         strengths[p] = float(fit.mean[i]) * fit.unit

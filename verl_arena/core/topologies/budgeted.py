@@ -5,16 +5,16 @@
 The papers' O(N) topologies fix their pairings in advance (a bracket, Swiss records), use only who won, and so leave
 most of a judge call's information on the table. ``budgeted`` spends a fixed number of compares (``budget``, by
 default 2N-2, the cost of seeded single elimination) in waves of concurrent calls, and after each wave asks a
-Gaussian model of the judge's scores (:mod:`~verl_arena.core.score_model`: margins, and levels weighted by how much
-the judge's calibration drifts) which pairs to judge next:
+Gaussian model of the judge's score margins (:mod:`~verl_arena.core.score_model`; with ``levels``, their levels too,
+weighted by how much the judge's calibration drifts) which pairs to judge next:
 
 1. wave 1 pairs the group at random (a seeded draw); with an odd N one candidate waits;
 2. every later wave values each pair by how much its order is in doubt and how much one more comparison would settle
    it: the posterior probability that the two are ranked the wrong way round, times the share of the variance of
    their difference the comparison would remove. While parts of the group have never been compared with each other
    (directly or through others), the wave first joins them, most valuable joining pair first: across such parts only
-   the drift-exposed levels speak. Then the most valuable pairs fill the wave; each candidate plays at most once a
-   wave while that is possible;
+   the prior (or, with ``levels``, the drift-exposed levels) speaks. Then the most valuable pairs fill the wave; each
+   candidate plays at most once a wave while that is possible;
 3. the group is ranked by posterior mean strength; candidates with equal means share a rank.
 
 With 2N-2 calls and waves of N/2 the group is one piece after log2(N) waves, so a noiseless judge, even one whose
@@ -59,8 +59,11 @@ class BudgetedOptions:
     """Args:
     budget: judge calls per group; 0 means 2N-2.
     wave: judge calls issued together (one sequential wave); 0 means floor(N/2).
-    levels: learn from the level of the judge's scores as well as from their margin (turn off for a judge whose two
-        scores always add up to the same total, e.g. one that splits points between the candidates).
+    levels: learn from the level of the judge's scores (their sum) as well as from their margin. Off by default: a
+        level moves with how generous the judge was in that call, which the candidates' content can move, so a
+        rollout that makes the judge generous to both sides of its compares would gain strength from it (a margin
+        does not see it). Worth turning on only where nothing is trained against the ranking (evaluation) and the
+        judge's scores are steady; useless for a judge whose two scores always add up to the same total.
     reask: with a one-order judge (``judge.one_order``), the last calls of the budget, kept for asking pairs it
         showed in one slot order only again in the other order: the most doubtful, weakest and most slot-suspect
         first (at most what wave 1 leaves of the budget; calls no such pair can use go to ordinary pairs).
@@ -68,7 +71,7 @@ class BudgetedOptions:
 
     budget: int = 0
     wave: int = 0
-    levels: bool = True
+    levels: bool = False
     reask: int = 0
 
     def __post_init__(self) -> None:
