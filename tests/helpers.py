@@ -55,6 +55,15 @@ def rank(candidates: Sequence[Candidate], judge: Any, topology: str, **options: 
     return asyncio.run(rank_group("query", candidates, judge, topology, **options))
 
 
+def fresh_python(code: str, timeout: float, **env: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a fresh interpreter whose environment holds only this checkout's ``PYTHONPATH`` and ``env``
+    (nothing imported or activated by the test process leaks in)."""
+    path = {key: value for key, value in os.environ.items() if key == "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**path, **env}, timeout=timeout
+    )
+
+
 def judge_config(*urls: str, **overrides: Any) -> dict[str, Any]:
     """A judge configuration for the given mock URLs with fast retries."""
     config: dict[str, Any] = {

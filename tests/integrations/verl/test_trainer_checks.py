@@ -6,11 +6,8 @@ recipe's dry run compose verl's config and validate it in about a second (the ch
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
+from helpers import fresh_python
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.trainer_checks import check_trainer_config
@@ -31,8 +28,7 @@ def test_the_offline_check_composes_and_validates_without_importing_verl_torch_o
         f"check = check_arena_options(compose_trainer_config({ARENA!r} + ['actor_rollout_ref.rollout.n=4']))\n"
         "print(check.group_size, sorted(m for m in sys.modules if m.split('.')[0] in ('verl', 'torch', 'ray')))"
     )
-    path = {key: value for key, value in os.environ.items() if key == "PYTHONPATH"}  # this checkout's verl_arena
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=path, timeout=120)
+    done = fresh_python(code, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["4", "[]"]
 

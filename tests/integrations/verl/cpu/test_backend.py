@@ -8,12 +8,10 @@ by that variable, and the other registrations add names verl's GPU paths never l
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 
 import pytest
-from helpers import verl_config
+from helpers import fresh_python, verl_config
 
 pytest.importorskip("verl")
 
@@ -68,10 +66,7 @@ def test_nothing_is_active_without_verl_platform_cpu():
         "from verl.plugin.platform.platform_manager import PlatformRegistry\n"
         "print(('transformers', 'async') in _ROLLOUT_REGISTRY, 'cpu' in PlatformRegistry.registered_names())"
     )
-    path = {key: value for key, value in os.environ.items() if key == "PYTHONPATH"}  # this checkout's verl_arena
-    off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=path, timeout=120)
-    on = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**path, "VERL_PLATFORM": "cpu"}, timeout=120
-    )
+    off = fresh_python(code, timeout=120)
+    on = fresh_python(code, timeout=120, VERL_PLATFORM="cpu")
     assert off.stdout.split() == ["False", "False"], off.stderr[-2000:]
     assert on.stdout.split() == ["True", "True"], on.stderr[-2000:]

@@ -5,9 +5,7 @@ that they compose with verl's config: ``test_backend.py``)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from helpers import fresh_python
 
 from verl_arena.integrations.verl.cpu.overrides import ROLLOUT_NAME, cpu_overrides
 
@@ -19,8 +17,7 @@ def test_the_overrides_are_read_without_importing_verl_or_activating_anything():
         "overrides = cpu_overrides(judge_processes=1)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('verl', 'torch', 'ray')), len(overrides))"
     )
-    path = {key: value for key, value in os.environ.items() if key == "PYTHONPATH"}  # this checkout's verl_arena
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=path, timeout=60)
+    done = fresh_python(code, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["[]", "19"]
 
