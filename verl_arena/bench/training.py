@@ -468,7 +468,8 @@ def format_training(runs: Sequence[TrainRun]) -> str:
 def behind(run: TrainRun, baseline: TrainRun) -> float:
     """``run``'s quality minus ``baseline``'s at the step where ``run`` is furthest behind (>= 0: at least as good at
     every step; the runs must have as many steps)."""
-    return float(min(a - b for a, b in zip(run.quality[1:], baseline.quality[1:], strict=True)))
+    step = _worst_step(run, baseline)
+    return float(run.quality[step] - baseline.quality[step])
 
 
 def behind_se(run: TrainRun, baseline: TrainRun) -> float:
@@ -476,9 +477,18 @@ def behind_se(run: TrainRun, baseline: TrainRun) -> float:
     curves for both runs or with a single seed)."""
     if len(run.per_seed) != len(baseline.per_seed) or len(run.per_seed) < 2:
         return math.nan
-    step = 1 + int(np.argmin(np.subtract(run.quality[1:], baseline.quality[1:])))
+    step = _worst_step(run, baseline)
     differences = np.asarray(run.per_seed)[:, step] - np.asarray(baseline.per_seed)[:, step]
     return float(np.std(differences, ddof=1) / math.sqrt(len(differences)))
+
+
+def _worst_step(run: TrainRun, baseline: TrainRun) -> int:
+    """The step (from 1) where ``run`` is furthest behind ``baseline``, the earliest of equals."""
+    if len(run.quality) != len(baseline.quality):
+        raise ValueError(
+            f"{run.method} has {len(run.quality) - 1} steps, {baseline.method} {len(baseline.quality) - 1}"
+        )
+    return 1 + int(np.argmin(np.subtract(run.quality[1:], baseline.quality[1:])))
 
 
 def steps_late(run: TrainRun, baseline: TrainRun) -> float:
