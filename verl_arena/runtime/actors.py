@@ -6,9 +6,9 @@
   shards), with metrics and health answered outside the judges' queue; callers send it batches of groups
   (``rank_groups``, a streaming generator).
 - :class:`CoordinatorActor`: the :class:`~verl_arena.runtime.rendezvous.GroupCoordinator` as an async actor, keeping
-  finished answers in :class:`RayKVStore` so that a restarted coordinator still knows them; reward workers send it
-  batches of members (``submit_batch``, a streaming generator: :func:`coordinator_stream`,
-  :mod:`~verl_arena.runtime.batching`).
+  finished answers in :class:`RayKVStore` (in bundles, :mod:`~verl_arena.runtime.answer_bundles`) so that a restarted
+  coordinator still knows them; reward workers send it batches of members (``submit_batch``, a streaming generator:
+  :func:`coordinator_stream`, :mod:`~verl_arena.runtime.batching`).
 - :class:`KVJanitor`: a detached actor that removes those answers once the Ray job that made them has ended.
 - :func:`named_actor_options`: get-or-create by name, restarted forever, calls retried after a restart.
 """
@@ -30,6 +30,7 @@ from verl_arena.core.types import GroupResult
 from verl_arena.outcomes.judge_alarm import JudgeAlarm
 from verl_arena.outcomes.members import MemberOutcome
 from verl_arena.outcomes.step_metrics import summarize
+from verl_arena.runtime.answer_bundles import BundledStore
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, Submission
 from verl_arena.runtime.service import GroupRequest, JudgeService
@@ -211,7 +212,7 @@ class CoordinatorActor:
         options = options if options is not None else CoordinatorOptions()
         context = ray.get_runtime_context()
         name = context.get_actor_name() or f"coordinator_{context.get_actor_id()}"
-        store = RayKVStore(f"coordinator/{context.namespace}/{name}", job_id=context.get_job_id())
+        store = BundledStore(RayKVStore(f"coordinator/{context.namespace}/{name}", job_id=context.get_job_id()))
         recovered = context.was_current_actor_reconstructed
         if recovered:
             logger.warning(
