@@ -15,7 +15,7 @@ from verl_arena.core.tournament import Tournament
 
 
 def test_a_judge_the_bench_cannot_run_is_refused():
-    with pytest.raises(ValueError, match="judge must be one of 'simulated', 'pool', 'mock', got 'vllm'"):
+    with pytest.raises(ValueError, match="judge must be one of 'simulated', 'pool', 'mock', 'instant', got 'vllm'"):
         run_rendezvous_bench(judge="vllm")
 
 
@@ -51,13 +51,29 @@ def test_the_simulated_judge_in_the_pool_gives_the_answers_it_gives_in_the_coord
     assert pooled.answers_digest == here.answers_digest  # where the tournament runs changes no answer
     assert pooled.floor_errors == 0 and pooled.floor_cpu_s > 0
     assert pooled.judge_cpu_s > 0 and math.isnan(here.judge_cpu_s)  # the pool's CPU, apart from the coordinator's
+    # the relay sent the same groups to the same pool: measured with the pool, not with the judge in the coordinator
+    assert (
+        pooled.relay_errors == 0
+        and pooled.relay_cpu_s > 0
+        and pooled.cpu_over_relay == pytest.approx(pooled.coordinator_cpu_s / pooled.relay_cpu_s)
+    )
+    assert math.isnan(here.relay_cpu_s) and math.isnan(here.wall_over_relay)
 
 
-@pytest.mark.slow  # a judge pool actor per row, coordinator shards and floor actors: seconds
-def test_the_pool_path_answers_alike_on_one_shard_and_two_and_at_every_latency(ray_local):
-    """Every row meets a judge that has seen nothing: the simulated judge draws fresh noise for a pair it sees again,
-    so a pool kept from the row before answered the same groups differently (the page said NO for two shards)."""
-    rows = run_rendezvous_bench(groups=[4], n=4, workers=[2], latencies=[0.0, 0.01], shards=[1, 2], judge="pool")
-    assert [(r.shards, r.latency_s) for r in rows] == [(1, 0.0), (2, 0.0), (1, 0.01), (2, 0.01)]
-    assert [r.same_answers for r in rows] == [None, True, True, True]
-    assert len({r.answers_digest for r in rows}) == 1
+@pytest.mark.slow  # a judge pool actor, coordinator, floor and relay actors: seconds
+def test_the_instant_pool_ranks_by_quality_and_the_relay_waits_for_it(ray_local):
+    """The pool without a tournament: every member's reward is its rank-quantile reward by quality, as it reached the
+    worker through the coordinator; and the relay's members were answered (once the pool replied)."""
+    from verl_arena.bench.rendezvous_load import _rendered
+    from verl_arena.bench.rendezvous_measures import _digest
+
+    row = run_rendezvous_bench(groups=[3], n=4, workers=[2], latencies=[0.0], shards=[1], judge="instant")[0]
+    expected = {}
+    for group in range(3):
+        members = [c for g, _m, c in _rendered(3, 4, 3000, 0) if g == f"uid-{group}"]
+        order = sorted(members, key=lambda c: -c.meta["quality"])
+        expected.update({(f"uid-{group}", c.id): 1.0 - order.index(c) / 3 for c in members})
+    assert row.judge == "instant" and row.answered == row.metrics_rollouts == 12 and row.errors == 0
+    assert row.answers_digest == _digest(expected)
+    assert row.relay_errors == 0 and row.relay_wall_s > 0 and not math.isnan(row.wall_over_relay)
+    assert "relay" in format_rendezvous([row])

@@ -79,9 +79,16 @@ def test_the_coordinator_is_reported_against_the_floor_measured_with_it():
         [{"cpu_s": 2.0, "rss": 0.0}] * 2,
         [{"cpu_s": 2.25, "rss": 0.0}, {"cpu_s": 2.07, "rss": 0.0}],
     )
+    relay = (  # each answered 1.5 s after it was sent, 0.64 CPU seconds
+        [(g, m, sent, sent + 1.5, 0.0, "") for g, m, sent, *_ in RECORDS],
+        [{"cpu_s": 2.0, "rss": 0.0}] * 2,
+        [{"cpu_s": 2.32, "rss": 0.0}] * 2,
+    )
     row, judged = (
-        make_row("pool", 2, 4, 2, 2, latency, RECORDS, SPANS, *cpu_stats(), {}, 2.0, {}, floor=floor, judge_cpu=cpu)
-        for latency, cpu in ((0.0, 0.4), (0.1, math.nan))
+        make_row(
+            "pool", 2, 4, 2, 2, latency, RECORDS, SPANS, *cpu_stats(), {}, 2.0, {}, floor=floor, judge_cpu=cpu, relay=r
+        )
+        for latency, cpu, r in ((0.0, 0.4, relay), (0.1, math.nan, None))
     )
     assert row.floor_wall_s == pytest.approx(1.0) and row.floor_cpu_s == pytest.approx(0.32) and row.floor_errors == 0
     assert row.cpu_over_floor == pytest.approx(2.56 / 0.32) and row.wall_over_floor == pytest.approx(10.3)
@@ -90,12 +97,22 @@ def test_the_coordinator_is_reported_against_the_floor_measured_with_it():
     )
     # the floor does not judge: with a judge that takes time, only the CPU is compared with it
     assert judged.cpu_over_floor == row.cpu_over_floor and math.isnan(judged.wall_over_floor)
+    # the relay (the floor that sends its groups to the pool) judges too: its wall is compared at any latency
+    assert row.relay_wall_s == pytest.approx(2.0) and row.cpu_over_relay == pytest.approx(2.56 / 0.64)
+    assert row.wall_over_relay == pytest.approx(10.3 / 2.0) and row.to_dict()["cpu_over_relay"] == pytest.approx(4.0)
+    assert math.isnan(judged.cpu_over_relay) and judged.to_dict()["wall_over_relay"] is None
     lines = format_rendezvous([row, judged]).splitlines()
-    start = lines.index("against the floor, measured in the same run:")
+    start = lines.index("against the floor and the relay, measured in the same run:")
     # the judge pool's CPU apart from the coordinator's (none known: "-")
     assert row.judge_cpu_us_per_rollout == pytest.approx(1e5) and judged.to_dict()["judge_cpu_us_per_rollout"] is None
-    assert lines[start + 2].split()[3:] == ["0", "640000", "80000", "8.00", "10.30", "1.00", "10.30", "100000"]
-    assert lines[start + 3].split()[3:] == ["0.1", "640000", "80000", "8.00", "10.30", "1.00", "-", "-"]
+    assert lines[start + 2].split()[3:] == [
+        *("0", "640000", "80000", "160000", "8.00", "4.00"),
+        *("10.30", "1.00", "2.00", "10.30", "5.15", "100000"),
+    ]
+    assert lines[start + 3].split()[3:] == [
+        *("0.1", "640000", "80000", "-", "8.00", "-"),
+        *("10.30", "1.00", "-", "-", "-", "-"),
+    ]
     assert lines[start + 4].startswith("floor: the same members")
     without = measured()  # no floor: no ratio, no second table
     assert math.isnan(without.cpu_over_floor) and without.to_dict()["wall_over_floor"] is None

@@ -42,8 +42,17 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from verl_arena.bench.rendezvous_load import WARM_UP, FloorActor, MemberRecord, RewardWorker, deal, submit, warm_up
-from verl_arena.bench.rendezvous_measures import RendezvousRow, format_rendezvous, make_row
+from verl_arena.bench.rendezvous_load import (
+    WARM_UP,
+    FloorActor,
+    InstantPool,
+    MemberRecord,
+    RewardWorker,
+    deal,
+    submit,
+    warm_up,
+)
+from verl_arena.bench.rendezvous_measures import Recorded, RendezvousRow, format_rendezvous, make_row
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.batching import SUBMIT_WAIT_S
@@ -53,8 +62,9 @@ __all__ = ["RendezvousRow", "format_rendezvous", "run_rendezvous_bench"]
 logger = logging.getLogger(__name__)
 
 #: where the bench's judge runs: ``simulated`` in the coordinator, ``pool`` the simulated judge in a Ray judge pool
-#: actor (where training runs the tournaments), ``mock`` the mock judge over loopback HTTP behind the judge pool
-JUDGES = ("simulated", "pool", "mock")
+#: actor (where training runs the tournaments), ``mock`` the mock judge over loopback HTTP behind the judge pool,
+#: ``instant`` a judge pool actor that ranks without a tournament (the coordinator's cost without the judge's work)
+JUDGES = ("simulated", "pool", "mock", "instant")
 
 
 class _TimedRanker:
@@ -158,16 +168,12 @@ def run_rendezvous_bench(
                 say(f"judge={judge} L={latency:g} B={b} N={n} W={w} shards={k} ...")
                 names = shard_names(f"bench_rendezvous_{run}_{len(rows)}", k)
                 chosen = pool_workers[:w]
-                delays = deal(chosen, b, n, chars, spread_s, seed)
-                load = (delays, spread_s, wait_s)
+                load = (deal(chosen, b, n, chars, spread_s, seed), spread_s, wait_s)
                 *recorded, judge_cpu = _measure(make_ranker, tournament, chosen, names, load, judges.actors())
-                floor = _measure_floor(chosen, [f"{name}_floor" for name in names], load)
-                bound = max(
-                    spread_s + depth * latency, b * requests * latency / concurrency if judge == "mock" else 0.0
-                )
-                row = make_row(
-                    judge, k, w, b, n, latency, *recorded, bound, first_answers, floor=floor, judge_cpu=judge_cpu
-                )
+                floor, relay = _measure_floors(chosen, names, load, judges.pool, tournament)
+                mock = judge == "mock"
+                bound = max(spread_s + depth * latency, b * requests * latency / concurrency if mock else 0.0)
+                row = make_row(judge, k, w, b, n, latency, *recorded, bound, first_answers, floor, judge_cpu, relay)
                 rows.append(row)
     finally:
         for worker in pool_workers:
@@ -219,18 +225,37 @@ def _cpu_spent(before: Sequence[dict[str, float]], after: Sequence[dict[str, flo
     return [a["cpu_s"] - p["cpu_s"] for a, p in zip(after, before, strict=True)]
 
 
+def _measure_floors(
+    workers: Sequence[Any],
+    names: Sequence[str],
+    load: tuple[Sequence[Sequence[float]], float, float],
+    pool: Any,
+    tournament: Tournament,
+) -> tuple[Recorded, Recorded | None]:
+    """The floor's run and, with a judge ``pool``, the relay's (the floor that sends each complete group to it)."""
+    floor = _measure_floor(workers, [f"{name}_floor" for name in names], load)
+    if pool is None:
+        return floor, None
+    return floor, _measure_floor(workers, [f"{name}_relay" for name in names], load, (pool, tournament))
+
+
 def _measure_floor(
-    workers: Sequence[Any], names: Sequence[str], load: tuple[Sequence[Sequence[float]], float, float]
+    workers: Sequence[Any],
+    names: Sequence[str],
+    load: tuple[Sequence[Sequence[float]], float, float],
+    relay_to: tuple[Any, Tournament] | None = None,
 ) -> tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]:
-    """The same load sent to bare actors named ``names`` (:class:`FloorActor`): the members' records and the actors'
-    process stats before and after."""
+    """The same load sent to bare actors named ``names`` (:class:`FloorActor`; ``relay_to``: the judge pool and the
+    tournament each complete group is sent to it with): the members' records and the actors' process stats before and
+    after."""
     import ray
 
     from verl_arena.runtime.actors import named_actor_options
 
     namespace = ray.get_runtime_context().namespace
     floor_class = ray.remote(FloorActor)
-    actors = [floor_class.options(**named_actor_options(name, namespace)).remote() for name in names]
+    pool, tournament = relay_to if relay_to is not None else (None, None)
+    actors = [floor_class.options(**named_actor_options(name, namespace)).remote(pool, tournament) for name in names]
     try:
         return _run_load(actors, workers, names, load, coordinators=False)
     finally:
@@ -279,15 +304,19 @@ class _judge:
 
         if self.kind == "simulated":
             return lambda: _TimedRanker(JudgeService(judge_impl=SimulatedJudge(noise=0.5, latency=self.latency)))
-        if self.kind == "pool":  # the simulated judge where training runs the tournaments: the judge pool's actor
+        if self.kind in ("pool", "instant"):  # the judge pool's actor: the simulated judge, or none
             import ray
 
             from verl_arena.runtime.actors import JudgeActor, named_actor_options
 
             name = f"bench_rendezvous_judge_{time.time_ns() % 10**9}"
             namespace = ray.get_runtime_context().namespace
-            judge = SimulatedJudge(noise=0.5, latency=self.latency)
-            self._actor = JudgeActor.options(**named_actor_options(name, namespace)).remote(judge_impl=judge)
+            options = named_actor_options(name, namespace)
+            if self.kind == "pool":
+                judge = SimulatedJudge(noise=0.5, latency=self.latency)
+                self._actor = JudgeActor.options(**options).remote(judge_impl=judge)
+            else:
+                self._actor = ray.remote(InstantPool).options(**options).remote()
             ray.get(self._actor.ping.remote())  # the handle kept: the actor lives as long as it
             self._pool = JudgePool.attach(name, namespace)
             return lambda: _TimedRanker(self._pool)
@@ -299,6 +328,11 @@ class _judge:
         self._pool = JudgePool.start(_pool_config(url, self.concurrency), name=name)
         asyncio.run(self._pool.health())
         return lambda: _TimedRanker(self._pool)
+
+    @property
+    def pool(self) -> Any:
+        """The judge pool (``None`` with the judge in the coordinator)."""
+        return self._pool
 
     def actors(self) -> list[Any]:
         """The judge pool's actors (none with the judge simulated inside the coordinator)."""

@@ -14,16 +14,31 @@ import itertools
 import math
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from verl_arena.core.types import Candidate
+from verl_arena.core.rewards import rank_quantile_rewards, standardize
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome
 from verl_arena.runtime.batching import SUBMIT_WAIT_S
 from verl_arena.runtime.rendezvous import Submission
 
-__all__ = ["QUERY", "WARM_UP", "FloorActor", "MemberRecord", "RewardWorker", "deal", "submit", "warm_up"]
+if TYPE_CHECKING:
+    from verl_arena.runtime.pool import JudgePool
+
+__all__ = [
+    "QUERY",
+    "WARM_UP",
+    "FloorActor",
+    "InstantPool",
+    "MemberRecord",
+    "RewardWorker",
+    "deal",
+    "submit",
+    "warm_up",
+]
 
 #: the query of every group
 QUERY = "Plan three days in Chengdu"
@@ -36,10 +51,18 @@ MemberRecord = tuple[str, str, float, float, float, str]
 class FloorActor:
     """The floor of a coordinator (run as an async Ray actor, named as a coordinator shard): it takes the same
     batched calls (``submit_batch``) and answers every member of a group with a fixed outcome once the group is
-    complete, and does nothing else: no tournament, no outcomes, no store, no metrics."""
+    complete, and does nothing else: no tournament, no outcomes, no store, no metrics.
 
-    def __init__(self) -> None:
-        self._groups: dict[str, tuple[asyncio.Future[MemberOutcome], set[str]]] = {}
+    Given a judge pool (``pool``, a :class:`~verl_arena.runtime.pool.JudgePool`), it is the floor of a coordinator
+    that sends complete groups to the pool, a relay: each complete group goes to the pool as the coordinator sends it
+    (``tournament`` for the group, in the pool's batches), and its members are answered once the pool's result is back,
+    which is not read."""
+
+    def __init__(self, pool: JudgePool | None = None, tournament: Tournament | None = None) -> None:
+        self._groups: dict[str, tuple[asyncio.Future[MemberOutcome], dict[str, Candidate]]] = {}
+        self._pool = pool
+        self._tournament = tournament if tournament is not None else Tournament()
+        self._tasks: set[asyncio.Future[None]] = set()
 
     async def stats(self) -> dict[str, Any]:
         """Answers once the actor is up."""
@@ -47,12 +70,29 @@ class FloorActor:
 
     def _join(self, entry: Submission) -> asyncio.Future[MemberOutcome]:
         if entry.group_id not in self._groups:
-            self._groups[entry.group_id] = asyncio.get_running_loop().create_future(), set()
+            self._groups[entry.group_id] = asyncio.get_running_loop().create_future(), {}
         done, members = self._groups[entry.group_id]
-        members.add(entry.member)
+        members[entry.member] = entry.candidate
         if len(members) >= entry.expected and not done.done():
-            done.set_result(MemberOutcome(0.0, GroupSummary(size=len(members), expected=entry.expected)))
+            outcome = MemberOutcome(0.0, GroupSummary(size=len(members), expected=entry.expected))
+            if self._pool is None:
+                done.set_result(outcome)
+            else:
+                task = asyncio.ensure_future(self._relay(entry.group_id, list(members.values()), done, outcome))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
         return done
+
+    async def _relay(
+        self, group_id: str, candidates: list[Candidate], done: asyncio.Future[MemberOutcome], outcome: MemberOutcome
+    ) -> None:
+        from verl_arena.runtime.rendezvous import group_seed
+
+        assert self._pool is not None
+        tournament = self._tournament.for_group(seed=group_seed(group_id), anchor=0)
+        await self._pool.rank_group(QUERY, candidates, tournament, group_id=group_id, compact=True)
+        if not done.done():
+            done.set_result(outcome)
 
     async def submit_batch(self, batch: list[Submission]) -> AsyncIterator[list[tuple[int, MemberOutcome]]]:
         """Each member's answer when its group is complete, as the coordinator streams them."""
@@ -76,6 +116,54 @@ class FloorActor:
                 done = finished.pop()
                 answers += [(index, done.result()) for index in waiting.pop(done)]
             yield answers
+
+
+class InstantPool:
+    """A judge pool shard without a tournament (run as an async Ray actor, named as a pool shard): it answers every
+    group of a batch at once, ranked by its candidates' ``meta["quality"]`` (rank-quantile rewards), and asks nothing
+    ahead. What a coordinator costs with the judge's own work taken away: the calls to the pool, the results read."""
+
+    async def ping(self) -> str:
+        """Answers once the actor is up."""
+        return "pong"
+
+    async def rank_groups(self, requests: list[Any]) -> AsyncIterator[list[tuple[int, GroupResult]]]:
+        """Every group's result, in one item."""
+        yield [(index, _ranked_by_quality(request)) for index, request in enumerate(requests)]
+
+    async def prefetch(self, *_args: Any) -> int:
+        """Nothing is asked ahead."""
+        return 0
+
+    async def drop_prefetched(self, _group_id: str) -> dict[str, int]:
+        """Nothing was asked ahead."""
+        return {}
+
+
+def _ranked_by_quality(request: Any) -> GroupResult:
+    """A group's result ranked by quality, without judging (no match log, no judge calls)."""
+    quality = [float(c.meta.get("quality", 0.0)) for c in request.candidates]
+    ranks = [0.0] * len(quality)
+    for place, index in enumerate(sorted(range(len(quality)), key=lambda i: -quality[i])):
+        ranks[index] = float(place)
+    rewards = rank_quantile_rewards(ranks)
+    return GroupResult(
+        ids=[c.id for c in request.candidates],
+        ranks=ranks,
+        rewards=rewards,
+        advantages=standardize(rewards),
+        points=[-r for r in ranks],
+        comparisons=0,
+        depth=0,
+        degraded=False,
+        failures=0,
+        failure_reasons={},
+        voided=False,
+        matches=[],
+        topology=request.tournament.topology,
+        options={},
+        group_id=request.group_id,
+    )
 
 
 def _submissions(items: Sequence[tuple[str, str, Candidate, int]]) -> list[Submission]:

@@ -16,7 +16,10 @@ import numpy as np
 from verl_arena.bench.rendezvous_load import MemberRecord
 from verl_arena.core.tournament import Tournament
 
-__all__ = ["FLOOR_LEGEND", "RENDEZVOUS_LEGEND", "RendezvousRow", "format_rendezvous", "make_row"]
+__all__ = ["FLOOR_LEGEND", "RENDEZVOUS_LEGEND", "Recorded", "RendezvousRow", "format_rendezvous", "make_row"]
+
+#: what a floor's run recorded: the members' records, its actors' process stats before and after
+Recorded = tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ class RendezvousRow:
     floor_cpu_s: float = math.nan
     floor_errors: int = 0
     judge_cpu_s: float = math.nan
+    relay_wall_s: float = math.nan
+    relay_cpu_s: float = math.nan
+    relay_errors: int = 0
 
     @property
     def wall_over_bound(self) -> float:
@@ -69,6 +75,17 @@ class RendezvousRow:
         not judge)."""
         instant = self.latency_s == 0
         return self.wall_s / self.floor_wall_s if self.floor_wall_s > 0 and instant else math.nan
+
+    @property
+    def cpu_over_relay(self) -> float:
+        """The coordinator's CPU per rollout over the relay's (the floor that sends each complete group to the same
+        judge pool; ``nan`` without one)."""
+        return self.coordinator_cpu_s / self.relay_cpu_s if self.relay_cpu_s > 0 else math.nan
+
+    @property
+    def wall_over_relay(self) -> float:
+        """The wall time over the relay's, at any latency: the relay's groups are judged too (``nan`` without one)."""
+        return self.wall_s / self.relay_wall_s if self.relay_wall_s > 0 else math.nan
 
     @property
     def cpu_us_per_rollout(self) -> float:
@@ -89,6 +106,8 @@ class RendezvousRow:
                 ("wall_over_bound", self.wall_over_bound),
                 ("cpu_over_floor", self.cpu_over_floor),
                 ("wall_over_floor", self.wall_over_floor),
+                ("cpu_over_relay", self.cpu_over_relay),
+                ("wall_over_relay", self.wall_over_relay),
                 ("cpu_us_per_rollout", self.cpu_us_per_rollout),
                 ("judge_cpu_us_per_rollout", self.judge_cpu_us_per_rollout),
             )
@@ -120,12 +139,14 @@ def make_row(
     metrics: dict[str, float],
     bound: float,
     first_answers: dict[int, dict[tuple[str, str], float]],
-    floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None = None,
+    floor: Recorded | None = None,
     judge_cpu: float = math.nan,
+    relay: Recorded | None = None,
 ) -> RendezvousRow:
     """One configuration's row from what was recorded (see :class:`RendezvousRow`); ``floor``: the records and the
     process stats before and after of the same load sent to the floor's actors; ``judge_cpu``: the judge pool's CPU
-    seconds over the run (``nan``: the judge ran in the coordinator)."""
+    seconds over the run (``nan``: the judge ran in the coordinator); ``relay``: as ``floor``, for the floor that sends
+    each complete group to the judge pool."""
     last_sent: dict[str, float] = {}
     answered_at: dict[str, float] = {}
     for group_id, _member, sent, answered, _reward, _error in records:
@@ -147,6 +168,7 @@ def make_row(
     cpu = _cpu(before, after)
     mib = 1024 * 1024
     floor_wall, floor_cpu, floor_errors = _floor(floor)
+    relay_wall, relay_cpu, relay_errors = _floor(relay)
     return RendezvousRow(
         judge=judge,
         shards=shards,
@@ -177,18 +199,23 @@ def make_row(
         floor_cpu_s=floor_cpu,
         floor_errors=floor_errors,
         judge_cpu_s=judge_cpu,
+        relay_wall_s=relay_wall,
+        relay_cpu_s=relay_cpu,
+        relay_errors=relay_errors,
     )
 
 
-def _floor(
-    floor: tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]] | None,
-) -> tuple[float, float, int]:
+def _floor(floor: Recorded | None) -> tuple[float, float, int]:
     """The floor's wall time, CPU seconds and errors (``nan``, ``nan``, 0 without a floor)."""
     if floor is None:
         return math.nan, math.nan, 0
     records, before, after = floor
     wall = max(r[3] for r in records) - min(r[2] for r in records)
     return wall, sum(_cpu(before, after)), sum(bool(r[5]) for r in records)
+
+
+def _cell(value: float, spec: str = ".2f") -> str:
+    return "-" if math.isnan(value) else format(value, spec)
 
 
 def _cpu(before: list[dict[str, float]], after: list[dict[str, float]]) -> list[float]:
@@ -235,10 +262,13 @@ def format_rendezvous(rows: Sequence[RendezvousRow], *, topology: str = "seeded_
 
 FLOOR_LEGEND = (
     "floor: the same members, sent by the same workers in the same batched calls, to bare actors (as many as "
-    "shards) that answer each group when it is complete and do nothing else;\nus/rollout: CPU microseconds per rollout "
-    "of the coordinator (all shards) and of the floor; cpu/floor and wall/floor: the coordinator's over the floor's "
-    "(wall/floor with an instant judge only: the floor does not judge);\njudge us: CPU microseconds per rollout of the "
-    "judge pool's actors over the same run, where training runs the tournaments (- with the judge in the coordinator)."
+    "shards) that answer each group when it is complete and do nothing else;\nrelay: the floor of a coordinator that "
+    "sends its groups to the judge pool: bare actors that send each complete group to the same pool, as the "
+    "coordinator does, and answer its members when the pool's result is back (- with the judge in the coordinator);"
+    "\nus/rollout: CPU microseconds per rollout of the coordinator (all shards), the floor and the relay; cpu/floor, "
+    "cpu/relay, wall/floor and wall/relay: the coordinator's over theirs (wall/floor with an instant judge only: the "
+    "floor does not judge);\njudge us: CPU microseconds per rollout of the judge pool's actors over the coordinator's "
+    "run, where training runs the tournaments (- with the judge in the coordinator)."
 )
 
 
@@ -248,18 +278,20 @@ def _floor_table(rows: Sequence[RendezvousRow]) -> list[str]:
     if not measured:
         return []
     lines = [
-        "against the floor, measured in the same run:",
-        f"{'shards':>6} {'W':>3} {'B':>4} {'L s':>5} {'us/rollout':>10} {'floor':>7} {'cpu/floor':>9} "
-        f"{'wall s':>7} {'floor':>7} {'wall/floor':>10} {'judge us':>8}",
+        "against the floor and the relay, measured in the same run:",
+        f"{'shards':>6} {'W':>3} {'B':>4} {'L s':>5} {'us/rollout':>10} {'floor':>6} {'relay':>6} {'cpu/floor':>9} "
+        f"{'cpu/relay':>9} {'wall s':>7} {'floor':>6} {'relay':>6} {'wall/floor':>10} {'wall/relay':>10} "
+        f"{'judge us':>8}",
     ]
     for r in measured:
-        floor_us = 1e6 * r.floor_cpu_s / r.members
-        errors = f" ({r.floor_errors} floor errors)" if r.floor_errors else ""
-        wall_ratio = "-" if math.isnan(r.wall_over_floor) else f"{r.wall_over_floor:.2f}"
+        floor_us, relay_us = (1e6 * cpu / r.members for cpu in (r.floor_cpu_s, r.relay_cpu_s))
+        counts = (("floor", r.floor_errors), ("relay", r.relay_errors))
+        errors = "".join(f" ({count} {name} errors)" for name, count in counts if count)
         judge_us = "-" if math.isnan(r.judge_cpu_s) else f"{r.judge_cpu_us_per_rollout:.0f}"
         lines.append(
             f"{r.shards:>6} {r.workers:>3} {r.groups:>4} {r.latency_s:>5g} {r.cpu_us_per_rollout:>10.0f} "
-            f"{floor_us:>7.0f} {r.cpu_over_floor:>9.2f} {r.wall_s:>7.2f} {r.floor_wall_s:>7.2f} {wall_ratio:>10} "
-            f"{judge_us:>8}{errors}"
+            f"{_cell(floor_us, '.0f'):>6} {_cell(relay_us, '.0f'):>6} {_cell(r.cpu_over_floor):>9} "
+            f"{_cell(r.cpu_over_relay):>9} {r.wall_s:>7.2f} {_cell(r.floor_wall_s):>6} {_cell(r.relay_wall_s):>6} "
+            f"{_cell(r.wall_over_floor):>10} {_cell(r.wall_over_relay):>10} {judge_us:>8}{errors}"
         )
     return [*lines, FLOOR_LEGEND]

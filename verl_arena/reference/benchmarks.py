@@ -261,14 +261,18 @@ judge). Each tournament is timed where it runs, so the per-member overhead is th
 later members of the group and less the group's judge time. Every process (Ray, the workers, the coordinators, the
 pool, the driver) shares this machine's cores; `same` checks that sharding, workers and latency change no answer.
 
-The second table is the floor, measured in the same run: the same workers send the same members in the same batched
-calls to bare actors that answer each group when it is complete and do nothing else, which is what Ray's own
-machinery costs for these calls. The coordinator's CPU per rollout and its wall time are ratios to it; `judge us` is
-the pool's CPU per rollout over the same run (the tournaments' own cost: `verl-arena bench core`). With an instant
-judge the pool, not the coordinator, sets the wall time. Batched pool calls, the pool collecting garbage as the
-coordinator does, one store trip per event-loop turn, results without match logs and a lighter store encoding took
-the coordinator's CPU per rollout at 512 x 16 on one shard from 3.8-4.4x the floor to 1.8-2.1x (pairs of runs back to
-back on this 2-core machine; the floor 52-64 us per rollout; see CHANGELOG.md).
+The second table holds two floors, measured in the same run. The floor: the same workers send the same members in the
+same batched calls to bare actors that answer each group when it is complete and do nothing else, which is what Ray's
+own machinery costs for these calls. The relay: bare actors that also send each complete group to the same judge pool
+in the same batches, as a coordinator does, and answer its members once the pool's result is back: what Ray's
+machinery costs for both of a coordinator's calls, and whose wall time includes the same tournaments. The
+coordinator's CPU per rollout and its wall time are ratios to both; `judge us` is the pool's CPU per rollout over the
+coordinator's run (the tournaments' own cost: `verl-arena bench core`). Against the relay the coordinator is within
+1.2x in CPU and wall time at 512 x 16; against the floor it spends 1.6-2.0x, most of which the relay spends too:
+the call to the pool and reading its results. Batched pool calls, the pool collecting
+garbage as the coordinator does, one store trip per event-loop turn, results without match logs, a lighter store
+encoding and bundles of answers in Ray's key-value store took the coordinator's CPU per rollout at 512 x 16 on one
+shard from 3.8-4.4x the floor to 1.6-2.0x (see CHANGELOG.md).
 [Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
 for 8 to 512 GPUs.
 """
