@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import msgpack
 import pytest
 
 from verl_arena import Candidate
@@ -275,10 +276,17 @@ def records(prefix: str) -> list[bytes]:
     return internal_kv._internal_kv_list(prefix, namespace="verl_arena")
 
 
+def stored_groups(prefix: str) -> list[str]:
+    """The groups whose answers the records under ``prefix`` keep (bundles: verl_arena/runtime/answer_bundles.py)."""
+    values = [internal_kv._internal_kv_get(key, namespace="verl_arena") for key in records(prefix)]
+    return [group for value in values for group in msgpack.unpackb(value)]
+
+
 # -- housekeeping: a job's records go with the job -------------------------------------------------------------------
 
 JOB = """
 import asyncio, json, os, signal, sys
+import msgpack
 import ray
 from ray.experimental import internal_kv
 from verl_arena import Candidate
@@ -313,8 +321,9 @@ worker = Worker.remote()
 rewards = ray.get([worker.score.remote(f"g{g}", s) for g in range(3) for s in range(2)], timeout=120)
 prefix = ray.get(worker.prefix.remote())
 keys = internal_kv._internal_kv_list(prefix, namespace="verl_arena")
-print(json.dumps({"job": ray.get_runtime_context().get_job_id(), "prefix": prefix, "records": len(keys),
-                  "rewards": rewards}), flush=True)
+bundles = [msgpack.unpackb(internal_kv._internal_kv_get(k, namespace="verl_arena")) for k in keys]
+print(json.dumps({"job": ray.get_runtime_context().get_job_id(), "prefix": prefix,
+                  "groups": sum(len(b) for b in bundles), "rewards": rewards}), flush=True)
 if how == "crash":
     os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -338,7 +347,7 @@ def test_a_jobs_records_are_deleted_when_the_job_ends(cluster, judge):
         assert job.returncode == (0 if how == "exit" else -signal.SIGKILL), err[-3000:]
     ran = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
     for job in ran:  # while it ran, the job kept its 3 groups' answers
-        assert job["records"] == 3 and job["rewards"] == [0.0, 1.0] * 3
+        assert job["groups"] == 3 and job["rewards"] == [0.0, 1.0] * 3
 
     def deleted() -> bool:
         owners = records("owners/")
@@ -404,7 +413,7 @@ def test_the_coordinators_node_dies_in_the_middle_of_a_step(cluster, added, judg
     assert ranks(after, uids[7]) == [1.0, 0.0] and {after[(uids[7], s)]["arena_incomplete"] for s in range(2)} == {1.0}
     stats = ray.get(coordinator.stats.remote())
     assert stats["groups"] == 4 and stats["incomplete"] == 1 and stats["recalled"] == 1 and stats["pending_groups"] == 0
-    assert len(records(f"coordinator/{NAMESPACE}/mn_coordinator_a/")) == 8
+    assert len(stored_groups(f"coordinator/{NAMESPACE}/mn_coordinator_a/")) == 8
     ray.kill(coordinator, no_restart=True)
     pool.shutdown()
 
