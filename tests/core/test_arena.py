@@ -126,7 +126,7 @@ def test_judge_once_asks_a_failed_judgment_again_checks_the_reply_and_records_no
     """``Arena.judge_once`` (what the stall checks settle a failed judgment with) gives the judge's winner now, keeps
     the failure's error, refuses a reply that is not a verdict like any other, and leaves the match log alone."""
     candidates = make_group([0.0, 1.0])
-    judge = TableJudge({"c0": 2.0, "c1": 7.0}, fail={frozenset({"c0", "c1"})}, fail_times=1)
+    judge = TableJudge({"c0": 2.0, "c1": 7.0}, fail={frozenset({"c0", "c1"})}, fail_times=2)  # asked again too
     arena = Arena("query", candidates, judge, seed=0)
 
     async def play() -> tuple:
@@ -136,7 +136,7 @@ def test_judge_once_asks_a_failed_judgment_again_checks_the_reply_and_records_no
     failed, again = asyncio.run(play())
     assert failed.failed and not failed.winners
     assert not again.failed and again.winners == (1,) and again.scores == (2.0, 7.0) and again.error == failed.error
-    assert arena.matches == [failed] and arena.calls == 1 and len(judge.calls) == 2
+    assert arena.matches == [failed] and arena.calls == 1 and len(judge.calls) == 3
 
     class Counting:  # a judge in another process: what it spent comes back with its verdict
         async def compare(self, query, a, b):

@@ -127,10 +127,13 @@ def test_concentrated_failures_are_the_judges_fault_only_when_they_all_fail_agai
         return arena, asyncio.run(arena.compare(pairs, stage="t", round=1, level=1))
 
     arena, matches = play(Failing(always=set(with_c0)))  # the judge cannot judge c0 at all
-    assert arena.stalls.confirmed == {0} and arena.stalls.asked_again == {"judgments": 3, "failed": 3}
+    # asked again after the round, then again to confirm the concentration: never answered
+    assert arena.stalls.confirmed == {0} and arena.stalls.asked_again == {"judgments": 6, "answered": 0, "failed": 6}
     assert [m.judge_fault for m in matches] == [True, True, True, False, False, False]
-    # answered when asked again, all of them or all but one: chance, and the fallback stands
+    # answered when asked again, all of them or all but one: chance; the answers are used, what fails again is a tie
     for always in (set(), {with_c0[0]}):
         arena, matches = play(Failing(always=always, once=set(with_c0) - always))
-        assert arena.stalls.confirmed == set() and arena.stalls.asked_again["judgments"] == 3
-        assert not any(m.judge_fault for m in matches) and sum(m.failed for m in matches) == 3
+        asked = {"judgments": 3, "answered": 3 - len(always), "failed": len(always)}
+        assert arena.stalls.confirmed == set() and arena.stalls.asked_again == asked
+        assert not any(m.judge_fault for m in matches) and sum(m.failed for m in matches) == len(always)
+        assert arena.failure_reasons == ({"scripted": 1} if always else {})

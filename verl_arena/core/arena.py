@@ -30,7 +30,7 @@ from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
-from verl_arena.core.stalls import StallWatch, confirm_concentration, settle_stalls
+from verl_arena.core.stalls import StallWatch, blames_nobody, confirm_concentration, settle_stalls
 from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
@@ -134,13 +134,14 @@ class Arena:
         if not pairs:
             return []
         seq = self._reserve(len(pairs))
+        self.calls += len(pairs)
         matches = await gather_or_cancel(
             [
                 self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat, other_order=other_order)
                 for a, b in pairs
             ]
         )
-        matches = await self._settle(matches)
+        matches = await self._settle(matches, other_order)
         self._record(seq, matches)
         return matches
 
@@ -151,6 +152,7 @@ class Arena:
         if not groups:
             return []
         seq = self._reserve(len(groups))
+        self.calls += len(groups)
         matches = await gather_or_cancel(
             [
                 self._select_one(tuple(g), k, stage=stage, round=round, level=level, repeat=repeat)
@@ -168,6 +170,7 @@ class Arena:
         if not groups:
             return []
         seq = self._reserve(len(groups))
+        self.calls += len(groups)
         matches = await gather_or_cancel(
             [self._order_one(tuple(g), stage=stage, round=round, level=level, repeat=repeat) for g in groups]
         )
@@ -261,15 +264,47 @@ class Arena:
         """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
         return self.stalls.mark(self.candidates[player], player)
 
-    async def _settle(self, matches: list[Match]) -> list[Match]:
-        return await confirm_concentration(self, await settle_stalls(self, matches))
+    async def _settle(self, matches: list[Match], other_order: bool = False) -> list[Match]:
+        settled = await self._ask_again(await settle_stalls(self, matches), other_order)
+        return await confirm_concentration(self, settled)
+
+    async def _ask_again(self, matches: list[Match], other_order: bool) -> list[Match]:
+        """The round's failed judgments that blame nobody (:func:`~verl_arena.core.stalls.blames_nobody`), asked
+        again once now that the round is over and the judge has had it to drain. An answer replaces the failure as if
+        the judge had given it the first time; a judgment that fails again stays failed (the fallback decides it) and
+        counts as one failure. Both attempts' usage is the judgment's."""
+        redo = [i for i, m in enumerate(matches) if blames_nobody(m, self.stalls.stalled)]
+        if not redo:
+            return matches
+        again = await gather_or_cancel([self._judged_again(matches[i], other_order) for i in redo])
+        self.stalls.asked(again)
+        out = list(matches)
+        for i, match in zip(redo, again, strict=True):
+            out[i] = match
+        return out
+
+    async def _judged_again(self, failed: Match, other_order: bool) -> Match:
+        """``failed`` judged again, exactly as it was first asked; its first failure no longer counts (it is
+        answered now, or counted again as the failure it stays)."""
+        where: dict[str, Any] = dict(stage=failed.stage, round=failed.round, level=failed.level, repeat=failed.repeat)
+        if failed.kind == "compare":
+            a, b = failed.players
+            match = await self._compare_one(a, b, other_order=other_order, **where)
+        else:
+            match = await self._select_one(failed.players, failed.k, **where)
+        reason = (failed.error or "error").split(":", 1)[0]
+        self.failure_reasons[reason] -= 1
+        if self.failure_reasons[reason] <= 0:
+            del self.failure_reasons[reason]
+        usage = Counter(failed.usage)
+        usage.update(match.usage)
+        return dataclasses.replace(match, usage=dict(usage))
 
     async def _compare_one(
         self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int, other_order: bool = False
     ) -> Match:
         fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
         fields["repeat"] = repeat
-        self.calls += 1
         spent: Counter[str] = Counter()
         key = (a, b, OTHER_ORDER_KEY) if other_order else (a, b)
         try:
@@ -309,7 +344,6 @@ class Arena:
     ) -> Match:
         fields: dict[str, Any] = dict(kind="select", stage=stage, round=round, level=level, players=group, k=k)
         fields["repeat"] = repeat
-        self.calls += 1
         if stalled := self._all_stalled(group, fields):
             return stalled
         fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
@@ -328,7 +362,6 @@ class Arena:
     async def _order_one(self, group: tuple[int, ...], *, stage: str, round: int, level: int, repeat: int) -> Match:
         fields: dict[str, Any] = dict(kind="order", stage=stage, round=round, level=level, players=group)
         fields["repeat"] = repeat
-        self.calls += 1
         if stalled := self._all_stalled(group, fields):
             return stalled
         fields["forfeited"] = tuple(p for p in group if p in self.stalls.stalled)
@@ -406,12 +439,11 @@ class ReplayArena(Arena):
                 f"{self.group}: the match log has no {kind} of {list(players)} at {stage} round {round_} "
                 f"(repeat {repeat}); was it recorded with other options or candidates?"
             ) from None
-        self.calls += 1
         if match.failed or match.error:  # failed, or failed and settled as a stall forfeit
             self.failure_reasons[(match.error or "error").split(":", 1)[0]] += 1
         return match
 
-    async def _settle(self, matches: list[Match]) -> list[Match]:
+    async def _settle(self, matches: list[Match], other_order: bool = False) -> list[Match]:
         return matches  # recorded matches are settled already
 
     async def _compare_one(

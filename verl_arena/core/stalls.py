@@ -41,7 +41,15 @@ from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import tally
 from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
 
-__all__ = ["StallArena", "StallWatch", "concentrated", "confirm_concentration", "judge_faults", "settle_stalls"]
+__all__ = [
+    "StallArena",
+    "StallWatch",
+    "blames_nobody",
+    "concentrated",
+    "confirm_concentration",
+    "judge_faults",
+    "settle_stalls",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +66,14 @@ class StallWatch:
         self.untraced: defaultdict[int, set[int]] = defaultdict(set)
         #: candidates the judge's failures concentrate on and that it failed again when asked (the group is voided)
         self.confirmed: set[int] = set()
-        #: failed judgments asked again to confirm a concentration (``judgments``), and how many failed again
+        #: failed judgments asked again after their round, once each by the arena and again to confirm a concentration
+        #: (``judgments``): the answers that replaced the failure (``answered``) and the asks that failed (``failed``)
         self.asked_again: Counter[str] = Counter()
+
+    def asked(self, again: Sequence[Match]) -> None:
+        """Count the failed judgments the arena asked again; ``again``: what each became."""
+        failed = sum(m.failed for m in again)
+        self.asked_again.update(judgments=len(again), answered=len(again) - failed, failed=failed)
 
     def failed(self, players: Sequence[int], error: JudgeError) -> None:
         """Remember a failed judgment of two players that the judge could not trace to either."""
@@ -135,6 +149,18 @@ async def _settled(arena: StallArena, failed: Match) -> Match:
 _SETTLED = ("compare", "select")
 
 
+def blames_nobody(match: Match, stalled: Collection[int] = ()) -> bool:
+    """A failed judgment that a fallback settles and that nothing ties to what the judge was shown: the judge's own
+    trouble (load, rate limits, an endpoint down), neither flagged ``input_related`` nor the judge's declared fault,
+    with no forfeit and no staller in it. The arena asks such a judgment again once its round is played."""
+    return (
+        match.failed
+        and match.kind in _SETTLED
+        and not (match.input_related or match.judge_fault or match.forfeits)
+        and not set(match.players) & set(stalled)
+    )
+
+
 def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> list[int]:
     """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
     opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
@@ -178,7 +204,7 @@ async def confirm_concentration(arena: StallArena, matches: list[Match]) -> list
             continue
         failed = [m for m in log if m.failed and player in m.players]
         answered = await gather_or_cancel([_answered_again(arena, m) for m in failed])
-        watch.asked_again.update(judgments=len(failed), failed=sum(not ok for ok, _ in answered))
+        watch.asked_again.update(judgments=len(failed), answered=0, failed=sum(not ok for ok, _ in answered))
         spent = Counter(out[mine[0]].usage)
         for _, usage in answered:
             spent.update(usage)
