@@ -8,14 +8,17 @@ stall are in ``tests/judges/test_judge_faults.py``; here each step is checked on
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 
-from helpers import make_group
+import pytest
+from helpers import make_group, rank
 
 from verl_arena import JudgeError, PairVerdict
 from verl_arena.core.arena import Arena
 from verl_arena.core.stalls import StallWatch, concentrated, judge_faults
 from verl_arena.core.types import Candidate, Match
+from verl_arena.testing import InstantJudge, TableJudge
 
 
 def failed(*players: int, error: str = "timeout: slow", kind: str = "compare", **fields) -> Match:
@@ -137,3 +140,90 @@ def test_concentrated_failures_are_the_judges_fault_only_when_they_all_fail_agai
         assert arena.stalls.confirmed == set() and arena.stalls.asked_again == asked
         assert not any(m.judge_fault for m in matches) and sum(m.failed for m in matches) == len(always)
         assert arena.failure_reasons == ({"scripted": 1} if always else {})
+
+
+class FailsFirstAsk(InstantJudge):
+    """Fails the first ask of every judgment ``strong`` takes part in (the judge's own trouble: a timeout under load),
+    and answers it as a clean judge does when asked again."""
+
+    def __init__(self, strong: str) -> None:
+        self.strong, self.asked = strong, Counter()
+
+    def _maybe_fail(self, op: str, shown: list[Candidate]) -> None:
+        key = (op, *(c.id for c in shown))
+        self.asked[key] += 1
+        if self.strong in key and self.asked[key] == 1:
+            raise JudgeError("no answer within the timeout", reason="timeout")
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        self._maybe_fail("compare", [a, b])
+        return await super().compare(query, a, b)
+
+    async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
+        self._maybe_fail("select", candidates)
+        return await super().select(query, candidates, k)
+
+
+@pytest.mark.parametrize(
+    "topology",
+    ["round_robin", "seeded_single_elimination", "double_elimination", "swiss", "anchor", "budgeted", "multi_round"],
+)
+def test_a_judgment_the_judge_fails_once_is_asked_again_after_its_round_and_scores_as_a_clean_judge_gives_it(topology):
+    group = make_group(range(8))
+    judge = FailsFirstAsk("c7")  # the best candidate: every failed judgment of it would be a tie it loses by
+    result = rank(group, judge, topology, seed=3)
+    clean = rank(group, InstantJudge(), topology, seed=3)
+    assert result.advantages == clean.advantages and result.rewards == clean.rewards and result.matches == clean.matches
+    assert result.failures == 0 and result.failure_reasons == {} and not result.degraded
+    assert result.comparisons == clean.comparisons  # a judgment asked again is still one judgment
+    involved = len({(m.kind, m.players) for m in clean.matches if m.kind != "bye" and 7 in m.players})
+    assert result.details["asked_again"] == {"judgments": involved, "answered": involved, "failed": 0} and involved
+
+
+def test_a_judgment_failed_again_is_a_tie_counted_once_and_nothing_is_asked_a_third_time():
+    judge = TableJudge({f"c{i}": float(i) for i in range(4)}, fail={frozenset({"c0", "c3"})})
+    result = rank(make_group([0] * 4), judge, "round_robin")
+    [failed] = [m for m in result.matches if m.failed]
+    assert failed.players in ((0, 3), (3, 0)) and failed.is_tie and failed.error.startswith("scripted:")
+    assert result.failures == 1 and result.failure_reasons == {"scripted": 1} and result.degraded
+    assert result.details["asked_again"] == {"judgments": 1, "answered": 0, "failed": 1}
+    assert len(judge.calls) == 6 + 1 and result.points[3] == 2.5 and result.points[0] == 0.5
+
+
+def test_an_answer_asked_again_is_the_judgment_as_if_given_first_with_both_asks_spending_counted():
+    class BusyOnce:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+            self.asked += 1
+            spent = {"requests": 1, "prompt_tokens": 40}
+            if self.asked == 1:
+                raise JudgeError("no answer within the timeout", reason="timeout", usage=spent)
+            return PairVerdict(1.0, 2.0, usage=spent)
+
+    arena = Arena("q", make_group([0, 0]), BusyOnce(), seed=0)
+    [match] = asyncio.run(arena.compare([(0, 1)], stage="t", round=1, level=1))
+    clean = Match("compare", "t", 1, 1, (0, 1), winners=(1,), scores=(1.0, 2.0), verdict=match.verdict)
+    assert dataclasses.replace(match, usage={}) == clean and arena.matches == [match]
+    assert match.usage == {"requests": 2, "prompt_tokens": 80}
+    assert arena.failures == 0 and arena.calls == 1 and arena.memo[(0, 1)] is match.verdict  # a replay recalls it
+
+
+def test_failures_tied_to_what_the_judge_was_shown_are_left_to_the_stall_checks():
+    class Fails:
+        def __init__(self, error: JudgeError) -> None:
+            self.error, self.asked = error, 0
+
+        async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+            self.asked += 1
+            raise self.error
+
+    for error in (
+        JudgeError("timed out alone", reason="timeout", input_related=True),
+        JudgeError("miscopied", reason="miscopied_id", judge_fault=True),
+    ):
+        judge = Fails(error)
+        arena = Arena("q", make_group([0, 0]), judge, seed=0)
+        [match] = asyncio.run(arena.compare([(0, 1)], stage="t", round=1, level=1))
+        assert match.failed and judge.asked == 1 and not arena.stalls.asked_again
