@@ -6,9 +6,11 @@ Topologies never call the judge themselves. They hand the arena all the judgment
 (:meth:`Arena.compare`, :meth:`Arena.select`); the arena runs them concurrently, validates what comes back, applies
 the failure policy and records every judgment in the match log.
 
-After each round, the round's failed judgments are settled by :mod:`~verl_arena.core.stalls` (a candidate that
-stalls the judge whoever it meets forfeits; failures that concentrate on one candidate are asked again), which asks
-the judge through :meth:`Arena.ask` and :meth:`Arena.judge_once`.
+After each round, the round's failed judgments are settled: a candidate that stalls the judge whoever it meets
+forfeits (:mod:`~verl_arena.core.stalls`, through :meth:`Arena.ask` and :meth:`Arena.judge_once`); every failure that
+blames nobody (:func:`~verl_arena.core.stalls.blames_nobody`) is asked again once, now that the judge has had the
+round to drain, and an answer replaces it as if given the first time; failures that still stand and concentrate on
+one candidate are asked again to see whether they repeat. The fallback decides only what fails again.
 
 Randomness never depends on the order in which candidates were passed in: every random draw starts from the
 candidates sorted by content digest, so permuting a group permutes its result and nothing else.

@@ -16,8 +16,11 @@ memory (see :meth:`verl_arena.core.tournament.Tournament.rank`). The staller cos
 time, gains nothing, and takes nothing from anyone else.
 
 Failures the judge does not flag as input-related (a timeout while it is slow for everyone, a reply it keeps
-garbling) blame nobody, and a tie would pay whoever should have lost: a candidate padded to stall a judge that is
-slow for everyone would collect half-points. So untraced failures of any reason that *concentrate* on one candidate
+garbling) blame nobody, and a tie would pay whoever should have lost, and take from whoever should have won. So the
+arena asks each of them again once its round is played (:func:`blames_nobody` says which), and uses the answer: a
+candidate gets from the ask again exactly the verdict a clean judge gives. What fails again stays a tie, and a
+candidate padded to stall a judge that is slow for everyone would collect half-points from those. So untraced
+failures of any reason still standing that *concentrate* on one candidate
 (:func:`concentrated`: two or more, in more than half of the judgments it takes part in, pairs or ``select`` calls,
 and more than half of all that failed, while the candidates it failed with pass at least as many of their other
 judgments as they fail) are asked again, all of
