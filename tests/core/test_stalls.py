@@ -17,7 +17,7 @@ from helpers import make_group, rank
 from verl_arena import JudgeError, PairVerdict
 from verl_arena.core.arena import Arena
 from verl_arena.core.stalls import StallWatch, concentrated, judge_faults
-from verl_arena.core.types import Candidate, Match
+from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 from verl_arena.testing import InstantJudge, TableJudge
 
 
@@ -227,3 +227,20 @@ def test_failures_tied_to_what_the_judge_was_shown_are_left_to_the_stall_checks(
         arena = Arena("q", make_group([0, 0]), judge, seed=0)
         [match] = asyncio.run(arena.compare([(0, 1)], stage="t", round=1, level=1))
         assert match.failed and judge.asked == 1 and not arena.stalls.asked_again
+
+
+def test_a_judgment_asked_in_the_other_order_is_asked_again_in_the_other_order():
+    class RecordsOrder:
+        def __init__(self) -> None:
+            self.shown: list[bool] = []
+
+        async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+            self.shown.append(bool(a.meta.get(OTHER_ORDER_KEY)) and bool(b.meta.get(OTHER_ORDER_KEY)))
+            if len(self.shown) == 1:
+                raise JudgeError("no answer within the timeout", reason="timeout")
+            return PairVerdict(1.0, 0.0)
+
+    judge = RecordsOrder()
+    arena = Arena("q", make_group([0, 0]), judge, seed=0)
+    [match] = asyncio.run(arena.compare([(0, 1)], stage="t", round=1, level=1, other_order=True))
+    assert match.winners == (0,) and judge.shown == [True, True] and (0, 1, OTHER_ORDER_KEY) in arena.memo

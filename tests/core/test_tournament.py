@@ -8,6 +8,7 @@ shares are in ``test_topologies.py``."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import pytest
 from helpers import make_group, rank
@@ -116,5 +117,31 @@ def test_a_staller_found_after_the_first_round_is_played_again_forfeiting_from_t
     # once, in the first play's spending kept apart (its re-asks with the staller marked too) or in the second's log
     honest = [pair for pair in judge.calls if "slow" not in pair]
     assert len(honest) == len(set(honest))
+    logged = sum(m.usage.get("requests", 0) for m in result.matches)
+    assert result.details[UNLOGGED_USAGE]["requests"] + logged == judge.answered
+
+
+class AlsoBusyOnce(StallsWithAnyone):
+    """As :class:`StallsWithAnyone`, and the first ask of every pair of honest candidates times out under load (the
+    judge's own trouble, not input-related)."""
+
+    async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
+        pair = (a.id, b.id)
+        if "slow" not in pair and pair not in self.calls:
+            self.calls.append(pair)
+            raise JudgeError("no answer within the timeout: the judge is loaded", reason="timeout")
+        return await super().compare(query, a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_answer_asked_again_after_its_round_is_recalled_when_the_group_is_played_again(seed):
+    group = [Candidate("slow", "pad " * 300, meta={"quality": 9.0}), *make_group([4, 3, 2, 1, 0])[1:]]
+    judge = AlsoBusyOnce()
+    result = asyncio.run(rank_group("q", group, judge, "swiss", rounds=3, seed=seed))
+    assert result.details["restarted"]["stalled"] == ["slow"]
+    assert not any(m.failed for m in result.matches) and result.failures == 0
+    # every honest pair: its failed ask and its ask again, never a third (the second play recalled the answer)
+    honest = Counter(pair for pair in judge.calls if "slow" not in pair)
+    assert set(honest.values()) == {2}
     logged = sum(m.usage.get("requests", 0) for m in result.matches)
     assert result.details[UNLOGGED_USAGE]["requests"] + logged == judge.answered
