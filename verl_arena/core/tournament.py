@@ -94,7 +94,8 @@ class Tournament:
         topology: a name registered in ``TOPOLOGIES``.
         options: the topology's own options (e.g. ``anchor``, ``bracket``, ``group_size``).
         seed: seeds every random choice; results are a function of (candidates, judge verdicts, options, seed).
-        on_judge_error: ``"tie"`` (a failed judgment counts as a tie and is counted) or ``"raise"``.
+        on_judge_error: ``"tie"`` (a failed judgment counts as a tie and is counted; one that blames nobody is asked
+            again once after its round first, and an answer is used) or ``"raise"``.
         max_failed_fraction: a group with a larger fraction of failed judgments is voided.
         scoring: ``"topology"`` (the topology's own ranking), ``"bradley_terry"`` (a fit over the match log) or
             ``"length_controlled"`` (the same fit less the judge's known length preference ``length_bias``).
