@@ -19,6 +19,7 @@ from verl_arena.core.judge_counts import UNLOGGED_USAGE, JudgeCounts, judge_coun
 from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.runtime.service import JudgeService
+from verl_arena.testing import TableJudge
 from verl_arena.testing.travel import QUERY, WEAK, plan_group
 
 KINDS = ("arena/asked_judgments", "arena/cache_hits", "arena/shortcut_judgments")
@@ -169,3 +170,16 @@ def test_rank_summarizes_judgments_requests_and_cache_hits_as_the_judge_saw_them
     assert first["judge_requests"] == (2 if order_swap else 1) * first["asked_judgments"] + first["judge_retries"]
     assert again["judge_requests"] == again["asked_judgments"] == 0 and again["judgments"] == first["judgments"]
     assert again["cache_hits"] == first["asked_judgments"] + first["cache_hits"]
+
+
+def test_judgments_asked_again_after_their_round_reach_the_step_metrics():
+    scores = {f"c{i}": float(i) for i in range(4)}
+    busy = {frozenset({"c0", "c3"}), frozenset({"c1", "c2"})}
+    groups = {"once": make_group([0] * 4), "always": make_group([0] * 4, tag="x")}
+    judges = {"once": TableJudge(scores, fail=busy, fail_times=1), "always": TableJudge(scores, fail=busy)}
+    round_robin = Tournament.from_options("round_robin")
+    results = {gid: asyncio.run(round_robin.rank("q", groups[gid], judges[gid])) for gid in groups}
+    metrics, summary = step_of(results, groups)
+    assert summary["once"].asked_again == 2 and summary["once"].failed_judgments == 0  # answered when asked again
+    assert summary["always"].asked_again == 2 and summary["always"].failed_judgments == 2  # failed again: ties
+    assert metrics["arena/asked_again"] == 4 and metrics["arena/failed_judgments"] == 2

@@ -89,6 +89,8 @@ class GroupSummary:
     it would have been dropped, but too many recent groups were; see :mod:`~verl_arena.outcomes.group_filter`;
     ``judgments`` are ``asked_judgments + cache_hits + shortcut_judgments``, ``judge_requests`` the HTTP requests the
     judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
+    ``asked_again``: failed judgments asked again after their round (``details["asked_again"]``, see
+    :mod:`~verl_arena.core.stalls`);
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
     tournament took, 0 for a group the judge never saw; ``exposed_s``: the seconds from the arrival of the group's last
@@ -115,6 +117,7 @@ class GroupSummary:
     judge_requests: int = 0
     judge_retries: int = 0
     failed_judgments: int = 0
+    asked_again: int = 0
     degraded: bool = False
     voided: bool = False
     void_reason: str = ""
@@ -204,6 +207,7 @@ class GroupSummary:
             expected=expected,
             **dataclasses.asdict(judge_counts(result, usage)),
             failed_judgments=result.failures,
+            asked_again=int((result.details.get("asked_again") or {}).get("judgments", 0)),
             degraded=result.degraded,
             voided=result.voided,
             void_reason=result.void_reason or "",

@@ -38,6 +38,9 @@ STEP_METRICS = {
     "order swapping, more when it is asked again or traced",
     "arena/judge_retries": "of judge_requests, those that repeated a failed attempt",
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
+    "arena/asked_again": "failed judgments asked again after their round: the judge's own trouble (load, rate limits) "
+    "is asked again once and the answer used, only what fails again counts in failed_judgments; failures "
+    "concentrated on one rollout are asked again to see whether they repeat",
     "arena/prefetched": "judgments asked ahead of their group's tournament, before its last rollout arrived (eager "
     "judging: the first-wave compares whose two rollouts were there)",
     "arena/prefetch_unused": "of arena/prefetched, those the tournament never asked for (waste: a rollout left out, an "
@@ -147,6 +150,7 @@ _GROUP_SUMS = {
     "arena/judge_requests": "judge_requests",
     "arena/judge_retries": "judge_retries",
     "arena/failed_judgments": "failed_judgments",
+    "arena/asked_again": "asked_again",
     "arena/degraded_groups": "degraded",
     "arena/voided_groups": "voided",
     "arena/incomplete_groups": "incomplete",
