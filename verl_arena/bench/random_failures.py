@@ -8,8 +8,9 @@ Failures concentrated on one candidate, which the judge repeats when asked again
 random failures must rarely do it. Groups of honest travel plans are ranked through the mock judge over loopback HTTP
 answering a share of its requests with HTTP 429 (the judge's trouble, never the content's), with one attempt per
 request so that every failed request fails its judgment; with order swapping a judgment is two requests. Each row
-reports the share of judgments that failed and the share of groups voided as the judge's fault, and voided because
-more than half of their judgments failed.
+reports the share of judgments that failed (asked again after their round and failed again), the share of groups
+voided as the judge's fault, and voided because more than half of their judgments failed, and the failed judgments
+asked again (``asked_again``: after their round, and to confirm a concentration).
 """
 
 from __future__ import annotations
