@@ -15,7 +15,8 @@ from verl_arena.core.tournament import Tournament
 
 
 def test_a_judge_the_bench_cannot_run_is_refused():
-    with pytest.raises(ValueError, match="judge must be one of 'simulated', 'pool', 'mock', 'instant', got 'vllm'"):
+    kinds = "'simulated', 'pool', 'mock', 'instant', 'none'"
+    with pytest.raises(ValueError, match=f"judge must be one of {kinds}, got 'vllm'"):
         run_rendezvous_bench(judge="vllm")
 
 
@@ -62,18 +63,23 @@ def test_the_simulated_judge_in_the_pool_gives_the_answers_it_gives_in_the_coord
 
 @pytest.mark.slow  # a judge pool actor, coordinator, floor and relay actors: seconds
 def test_the_instant_pool_ranks_by_quality_and_the_relay_waits_for_it(ray_local):
-    """The pool without a tournament: every member's reward is its rank-quantile reward by quality, as it reached the
-    worker through the coordinator; and the relay's members were answered (once the pool replied)."""
+    """The pool without a tournament, and no judge at all (the coordinator ranks): every member's reward is its
+    rank-quantile reward by quality, as it reached the worker through the coordinator; and the relay's members were
+    answered (once the pool replied)."""
     from verl_arena.bench.rendezvous_load import _rendered
     from verl_arena.bench.rendezvous_measures import _digest
 
-    row = run_rendezvous_bench(groups=[3], n=4, workers=[2], latencies=[0.0], shards=[1], judge="instant")[0]
+    row, here = (
+        run_rendezvous_bench(groups=[3], n=4, workers=[2], latencies=[0.0], shards=[1], judge=judge)[0]
+        for judge in ("instant", "none")
+    )
     expected = {}
     for group in range(3):
         members = [c for g, _m, c in _rendered(3, 4, 3000, 0) if g == f"uid-{group}"]
         order = sorted(members, key=lambda c: -c.meta["quality"])
         expected.update({(f"uid-{group}", c.id): 1.0 - order.index(c) / 3 for c in members})
     assert row.judge == "instant" and row.answered == row.metrics_rollouts == 12 and row.errors == 0
-    assert row.answers_digest == _digest(expected)
+    assert row.answers_digest == here.answers_digest == _digest(expected)  # ranked in the pool or in the coordinator
+    assert math.isnan(here.relay_cpu_s) and here.floor_cpu_s > 0  # no pool: no relay
     assert row.relay_errors == 0 and row.relay_wall_s > 0 and not math.isnan(row.wall_over_relay)
     assert "relay" in format_rendezvous([row])

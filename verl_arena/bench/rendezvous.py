@@ -47,6 +47,7 @@ from verl_arena.bench.rendezvous_load import (
     FloorActor,
     InstantPool,
     MemberRecord,
+    QualityRanker,
     RewardWorker,
     deal,
     submit,
@@ -63,8 +64,9 @@ logger = logging.getLogger(__name__)
 
 #: where the bench's judge runs: ``simulated`` in the coordinator, ``pool`` the simulated judge in a Ray judge pool
 #: actor (where training runs the tournaments), ``mock`` the mock judge over loopback HTTP behind the judge pool,
-#: ``instant`` a judge pool actor that ranks without a tournament (the coordinator's cost without the judge's work)
-JUDGES = ("simulated", "pool", "mock", "instant")
+#: ``instant`` a judge pool actor that ranks without a tournament (the coordinator's cost without the judge's work),
+#: ``none`` no judge: the coordinator ranks by quality itself (its own cost: the rendezvous, the outcomes, the store)
+JUDGES = ("simulated", "pool", "mock", "instant", "none")
 
 
 class _TimedRanker:
@@ -304,6 +306,8 @@ class _judge:
 
         if self.kind == "simulated":
             return lambda: _TimedRanker(JudgeService(judge_impl=SimulatedJudge(noise=0.5, latency=self.latency)))
+        if self.kind == "none":
+            return lambda: _TimedRanker(QualityRanker())
         if self.kind in ("pool", "instant"):  # the judge pool's actor: the simulated judge, or none
             import ray
 

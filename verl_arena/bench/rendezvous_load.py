@@ -34,8 +34,10 @@ __all__ = [
     "FloorActor",
     "InstantPool",
     "MemberRecord",
+    "QualityRanker",
     "RewardWorker",
     "deal",
+    "ranked_by_quality",
     "submit",
     "warm_up",
 ]
@@ -129,7 +131,10 @@ class InstantPool:
 
     async def rank_groups(self, requests: list[Any]) -> AsyncIterator[list[tuple[int, GroupResult]]]:
         """Every group's result, in one item."""
-        yield [(index, _ranked_by_quality(request)) for index, request in enumerate(requests)]
+        yield [
+            (index, ranked_by_quality(r.candidates, r.tournament, group_id=r.group_id))
+            for index, r in enumerate(requests)
+        ]
 
     async def prefetch(self, *_args: Any) -> int:
         """Nothing is asked ahead."""
@@ -140,15 +145,27 @@ class InstantPool:
         return {}
 
 
-def _ranked_by_quality(request: Any) -> GroupResult:
-    """A group's result ranked by quality, without judging (no match log, no judge calls)."""
-    quality = [float(c.meta.get("quality", 0.0)) for c in request.candidates]
+class QualityRanker:
+    """A ranker in the coordinator's own process that ranks by quality without judging (``--judge none``): what the
+    coordinator costs for its own work, the rendezvous, the outcomes and the store, with no call to anyone."""
+
+    async def rank_group(
+        self, query: str, candidates: Sequence[Candidate], tournament: Tournament, *, group_id: str, **_step: Any
+    ) -> GroupResult:
+        """The group ranked by its candidates' qualities."""
+        return ranked_by_quality(candidates, tournament, group_id=group_id)
+
+
+def ranked_by_quality(candidates: Sequence[Candidate], tournament: Tournament, *, group_id: str | None) -> GroupResult:
+    """A group's result ranked by its candidates' ``meta["quality"]`` (rank-quantile rewards), without judging: no
+    match log, no judge calls."""
+    quality = [float(c.meta.get("quality", 0.0)) for c in candidates]
     ranks = [0.0] * len(quality)
     for place, index in enumerate(sorted(range(len(quality)), key=lambda i: -quality[i])):
         ranks[index] = float(place)
     rewards = rank_quantile_rewards(ranks)
     return GroupResult(
-        ids=[c.id for c in request.candidates],
+        ids=[c.id for c in candidates],
         ranks=ranks,
         rewards=rewards,
         advantages=standardize(rewards),
@@ -160,9 +177,9 @@ def _ranked_by_quality(request: Any) -> GroupResult:
         failure_reasons={},
         voided=False,
         matches=[],
-        topology=request.tournament.topology,
+        topology=tournament.topology,
         options={},
-        group_id=request.group_id,
+        group_id=group_id,
     )
 
 

@@ -398,7 +398,8 @@ def _register_rendezvous(sub: Any) -> None:
         help="simulated: in the coordinator, no cap; pool: the simulated judge in a Ray judge pool actor, where "
         "training runs the tournaments, no cap; mock: the mock judge over loopback behind the Ray judge pool; "
         "instant: a judge pool actor that ranks by quality without a tournament (the coordinator's cost without the "
-        "judge's work); with a pool, the relay floor is measured too (simulated)",
+        "judge's work); none: the coordinator ranks by quality itself (its own cost, no call to anyone); with a pool, "
+        "the relay floor is measured too (simulated)",
     )
     parser.add_argument("--concurrency", type=int, default=256, help="Q, the mock judge's cap (256)")
     parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
