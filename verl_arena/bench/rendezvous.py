@@ -238,25 +238,24 @@ def _measure_floors(
     floor = _measure_floor(workers, [f"{name}_floor" for name in names], load)
     if pool is None:
         return floor, None
-    return floor, _measure_floor(workers, [f"{name}_relay" for name in names], load, (pool, tournament))
+    return floor, _measure_floor(workers, [f"{name}_relay" for name in names], load, pool, tournament)
 
 
 def _measure_floor(
     workers: Sequence[Any],
     names: Sequence[str],
     load: tuple[Sequence[Sequence[float]], float, float],
-    relay_to: tuple[Any, Tournament] | None = None,
-) -> tuple[list[MemberRecord], list[dict[str, float]], list[dict[str, float]]]:
-    """The same load sent to bare actors named ``names`` (:class:`FloorActor`; ``relay_to``: the judge pool and the
-    tournament each complete group is sent to it with): the members' records and the actors' process stats before and
-    after."""
+    pool: Any = None,
+    tournament: Tournament | None = None,
+) -> Recorded:
+    """The same load sent to bare actors named ``names`` (:class:`FloorActor`; with a judge ``pool``, each complete
+    group is sent to it with ``tournament``): the members' records and the actors' process stats before and after."""
     import ray
 
     from verl_arena.runtime.actors import named_actor_options
 
     namespace = ray.get_runtime_context().namespace
     floor_class = ray.remote(FloorActor)
-    pool, tournament = relay_to if relay_to is not None else (None, None)
     actors = [floor_class.options(**named_actor_options(name, namespace)).remote(pool, tournament) for name in names]
     try:
         return _run_load(actors, workers, names, load, coordinators=False)

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.rewards import rank_quantile_rewards, standardize
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.members import GroupSummary, MemberOutcome
 from verl_arena.runtime.batching import SUBMIT_WAIT_S
-from verl_arena.runtime.rendezvous import Submission
+from verl_arena.runtime.rendezvous import Submission, group_seed
 
 if TYPE_CHECKING:
     from verl_arena.runtime.pool import JudgePool
@@ -88,8 +89,6 @@ class FloorActor:
     async def _relay(
         self, group_id: str, candidates: list[Candidate], done: asyncio.Future[MemberOutcome], outcome: MemberOutcome
     ) -> None:
-        from verl_arena.runtime.rendezvous import group_seed
-
         assert self._pool is not None
         tournament = self._tournament.for_group(seed=group_seed(group_id), anchor=0)
         await self._pool.rank_group(QUERY, candidates, tournament, group_id=group_id, compact=True)
@@ -159,10 +158,7 @@ class QualityRanker:
 def ranked_by_quality(candidates: Sequence[Candidate], tournament: Tournament, *, group_id: str | None) -> GroupResult:
     """A group's result ranked by its candidates' ``meta["quality"]`` (rank-quantile rewards), without judging: no
     match log, no judge calls."""
-    quality = [float(c.meta.get("quality", 0.0)) for c in candidates]
-    ranks = [0.0] * len(quality)
-    for place, index in enumerate(sorted(range(len(quality)), key=lambda i: -quality[i])):
-        ranks[index] = float(place)
+    ranks = ranks_from_keys([(float(c.meta.get("quality", 0.0)),) for c in candidates])
     rewards = rank_quantile_rewards(ranks)
     return GroupResult(
         ids=[c.id for c in candidates],

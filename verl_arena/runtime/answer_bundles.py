@@ -5,8 +5,8 @@ record of the underlying store, not one record each.
 
 A coordinator keeps every finished group's answers in Ray's key-value store before it answers the group's members, so
 that a coordinator restarted by Ray can answer them again (:class:`~verl_arena.runtime.rendezvous.FinishedStore`). Each
-record is a round trip to Ray's GCS, which cost the coordinator about a fifth of its CPU with an instant judge (512
-groups of 16 finishing in 14 turns: 513 records); bundled, they are 14.
+record is a round trip to Ray's GCS: 512 groups of 16 finishing in 14 turns were 513 of them; bundled, they are 14
+(the GCS's load, which grows with the cluster; the coordinator's own CPU changed within run-to-run noise).
 
 A bundle is keyed ``bundles/<writer>-<n>`` (``writer``: drawn once per process, so a restarted coordinator never writes
 over its predecessor's bundles) and holds ``{group id: answers}`` in msgpack. Only a restarted coordinator reads
@@ -18,35 +18,24 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Protocol
 
 import msgpack
 
-__all__ = ["BUNDLE_LIMIT", "BundledStore", "KeyValueStore"]
+from verl_arena.runtime.rendezvous import FinishedStore
+
+__all__ = ["BUNDLE_LIMIT", "BundledStore"]
 
 #: most groups in one bundle (a turn that finishes more writes several)
 BUNDLE_LIMIT = 256
 _BUNDLES = "bundles/"
 
 
-class KeyValueStore(Protocol):
-    """What the bundles are kept in (bytes by key; :class:`~verl_arena.runtime.actors.RayKVStore`)."""
-
-    async def get(self, group_id: str) -> bytes | None: ...
-
-    async def put(self, group_id: str, value: bytes) -> None: ...
-
-    async def delete(self, group_id: str) -> None: ...
-
-    async def keys(self) -> list[str]: ...
-
-
 class BundledStore:
     """A :class:`~verl_arena.runtime.rendezvous.FinishedStore` that writes the puts of one event-loop turn to ``inner``
-    as one bundle (at most :data:`BUNDLE_LIMIT` groups each); a put returns once its bundle is written and raises its
-    bundle's error."""
+    (another store of bytes by key, :class:`~verl_arena.runtime.actors.RayKVStore`) as one bundle (at most
+    :data:`BUNDLE_LIMIT` groups each); a put returns once its bundle is written and raises its bundle's error."""
 
-    def __init__(self, inner: KeyValueStore, limit: int = BUNDLE_LIMIT) -> None:
+    def __init__(self, inner: FinishedStore, limit: int = BUNDLE_LIMIT) -> None:
         self.inner = inner
         self.limit = limit
         self._writer = uuid.uuid4().hex[:12]
