@@ -270,9 +270,10 @@ coordinator's CPU per rollout and its wall time are ratios to both; `judge us` i
 coordinator's run (the tournaments' own cost: `verl-arena bench core`). Against the relay the coordinator is within
 1.2x in CPU and wall time at 512 x 16; against the floor it spends 1.6-2.0x, most of which the relay spends too:
 the call to the pool and reading its results. Batched pool calls, the pool collecting
-garbage as the coordinator does, one store trip per event-loop turn, results without match logs, a lighter store
-encoding and bundles of answers in Ray's key-value store took the coordinator's CPU per rollout at 512 x 16 on one
-shard from 3.8-4.4x the floor to 1.6-2.0x (see CHANGELOG.md).
+garbage as the coordinator does, one store trip per event-loop turn, results without match logs and a lighter store
+encoding took the coordinator's CPU per rollout at 512 x 16 on one shard from 3.8-4.4x the floor to 1.6-2.0x (see
+CHANGELOG.md); bundles of answers in Ray's key-value store then cut its writes to the GCS to one per event-loop
+turn, without a change in CPU beyond the noise.
 [Sizing](training-verl.md#sizing) turns these figures into reward workers, coordinator shards and judge concurrency
 for 8 to 512 GPUs.
 """
