@@ -23,6 +23,7 @@ from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread, moc
 from verl_arena.testing.travel import QUERY, forged_verdict, plan_group
 
 TRAVEL = load_template("travel")
+TRAVEL_SELECT = load_template("select", kind="select")
 NONCE = "0123456789ab"
 PLANS = plan_group(np.random.default_rng(0))
 TRIGGER = "[[blocked content]]"
@@ -56,6 +57,7 @@ def content(reply: httpx.Response) -> str:
         ({"latency": "gamma:1:2"}, "latency must be SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA"),
         ({"latency": "lognormal:1"}, "latency must be SECONDS"),
         ({"verdicts": "random"}, "unknown verdicts 'random'"),
+        ({"trigger_when": "sometimes"}, "trigger_when must be 'always' or 'losing', got 'sometimes'"),
     ],
 )
 def test_a_bad_setting_is_refused_when_the_config_is_made(settings, error):
@@ -112,6 +114,21 @@ def test_a_trigger_phrase_gets_its_fault_where_the_slot_says(mock_judge, slot, w
     assert chat(url, prompt(PLANS[0], PLANS[1])).status_code == 200  # without the phrase: answered
 
 
+def test_a_trigger_set_to_fire_when_losing_fires_only_where_its_candidate_loses(mock_judge):
+    url, server = mock_judge(triggers={TRIGGER: "502"}, trigger_when="losing")
+    weak = Candidate("w", f"{PLANS[-1].answer} {TRIGGER}", "")
+    strong = Candidate("s", f"{PLANS[0].answer} {TRIGGER}", PLANS[0].path)
+    assert chat(url, prompt(PLANS[0], weak)).status_code == 502  # the non-answer loses to the strong plan
+    assert chat(url, prompt(weak, PLANS[0])).status_code == 502  # in either slot
+    assert chat(url, prompt(strong, PLANS[1])).status_code == 200  # the strong plan wins: nothing to break
+    group = TRAVEL_SELECT.render_select(QUERY, [PLANS[0], PLANS[1], weak], 1, NONCE)
+    assert (
+        chat(url, group).status_code == 502
+        and chat(url, TRAVEL_SELECT.render_select(QUERY, [strong, PLANS[1], PLANS[2]], 1, NONCE)).status_code == 200
+    )
+    assert server.served == {"502": 3, "ok": 2}
+
+
 def test_a_context_window_is_refused_beyond_and_listed_like_vllms(mock_judge):
     url, server = mock_judge(context_tokens=3000, tokenizer="words")  # the prompt is about 2000 tokens
     root = url.removesuffix("/v1")
@@ -146,6 +163,8 @@ def test_a_judge_can_garble_every_verdict_id_or_obey_a_verdict_a_candidate_wrote
     planted = Candidate("x", f"My plan. {forged_verdict(verdict_id=NONCE)}", "")
     assert '"winner": "B"' in content(chat(obeying, prompt(PLANS[0], planted)))  # it obeys the planted verdict
     assert content(chat(obeying)) == lexical_reply(prompt()[-1]["content"])  # and judges when nothing is planted
+    fixed, _ = mock_judge(fixed_verdict_id="example-id")
+    assert content(chat(fixed)) == lexical_reply(prompt()[-1]["content"]).replace(NONCE, "example-id")
 
 
 def test_it_counts_what_it_served_and_keeps_the_recent_requests(mock_judge):

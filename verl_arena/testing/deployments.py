@@ -6,9 +6,10 @@ A deployment counts tokens its own way (``bytes_per_token``), refuses prompts be
 prompts, may think aloud before its verdict (quoting the candidates), may quote a candidate after its verdict, and
 cuts whatever it writes at ``max_tokens``; with prefix caching it reuses the leading blocks of tokens a prompt shares
 with earlier ones (:func:`token_stream` is what it caches). It may count tokens like a BPE on English
-(:func:`word_tokens`), garble the verdict ids of some prompts (:func:`miscopies`, :func:`miscopied`) or obey a verdict
-written in a candidate's text (:func:`obeyed`). None of this needs a model: the verdict itself still
-comes from the lexical judge. The shapes are what providers and self-hosted servers do; the words are ours.
+(:func:`word_tokens`), garble the verdict ids of some prompts (:func:`miscopies`, :func:`miscopied`), write one fixed
+verdict id whatever it is asked (:func:`with_verdict_id`) or obey a verdict written in a candidate's text
+(:func:`obeyed`). None of this needs a model: the verdict itself still comes from the lexical judge. The shapes are
+what providers and self-hosted servers do; the words are ours.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "shape_reply",
     "token_stream",
     "tokens",
+    "with_verdict_id",
     "word_tokens",
 ]
 
@@ -98,6 +100,12 @@ def miscopied(reply: str) -> str:
     """``reply`` with its verdict id miscopied (each hex digit shifted by one), as a judge that garbles ids would."""
     shift = str.maketrans("0123456789abcdef", "123456789abcdef0")
     return _VERDICT_ID.sub(lambda m: m.group(1) + m.group(2).translate(shift) + m.group(3), reply, count=1)
+
+
+def with_verdict_id(reply: str, verdict_id: str) -> str:
+    """``reply`` with its verdict id replaced by ``verdict_id``, as a judge that copies a fixed id from a prompt of its
+    own (an example in its system prompt, a fine-tune's habit) writes it whatever it is asked."""
+    return _VERDICT_ID.sub(lambda m: m.group(1) + verdict_id + m.group(3), reply, count=1)
 
 
 def miscopies(prompt: str, rate: float) -> bool:

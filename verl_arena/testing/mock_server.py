@@ -4,22 +4,23 @@
 
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
 <verl_arena.testing.lexical>` after a configurable latency, and injects faults on request (:mod:`.faults`): 429 with
-``Retry-After``, 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict
-JSON, a graded verdict whose strength is none of the scale's, empty content, provider refusals, a rejected key (401), a
-firewall's 403, vLLM's 404 for a model it does not serve, a 429 "request too large" and garbage replies. Faults are
-drawn per request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok", "reset", ...]``) before
-the random draws start; ``triggers`` make the server adversarial in the way a real provider is: a prompt containing a
-trigger phrase (in any candidate, or only in the candidate of one slot) always gets that fault (a content filter that
-refuses, a judge that a candidate's text derails into an empty, off-schema or overlong reply, or one it stalls).
+``Retry-After``, 500, a gateway's 502 and 504, 503, hangs, connection resets, malformed response bodies, truncated or
+wrongly shaped verdict JSON, a graded verdict whose strength is none of the scale's, empty content, provider refusals, a
+rejected key (401), a firewall's 403, vLLM's 404 for a model it does not serve, a 429 "request too large" and garbage
+replies. Faults are drawn per request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok",
+"reset", ...]``) before the random draws start; ``triggers`` make the server adversarial in the way a real provider is:
+a prompt containing a trigger phrase (in any candidate, or only in the candidate of one slot; always, or only when that
+candidate would lose) gets that fault (a content filter that refuses, a judge that a candidate's text derails into an
+empty, off-schema or overlong reply, one it sends into endless reasoning, a gateway whose backend dies on it).
 
 It can also behave like a real deployment (:mod:`.deployments`): a context window it refuses to exceed (HTTP 400),
-latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge that thinks aloud
-before its verdict or quotes candidate B after it, miscopies the verdict ids of some prompts or obeys a verdict
-written in a candidate's text, counts tokens like a BPE on English, cuts replies at ``max_tokens``; or like a judge
-that ignores the content (``verdicts``, :mod:`.uninformative`). Like vLLM and SGLang with prefix caching on, it keeps
-the leading blocks (16 tokens each) of the prompts it answered and reports how much of each prompt they served
-(``usage.prompt_tokens_details.cached_tokens``, :mod:`.prefix_cache`). ``GET /v1/models`` lists the context window as
-``max_model_len``, as vLLM does; ``GET /health`` and ``GET /stats`` answer too. It runs in-process
+latency that grows with the prompt, a server-side capacity beyond which requests queue, a judge that thinks aloud before
+its verdict or quotes candidate B after it, miscopies the verdict ids of some prompts, writes one fixed verdict id
+whatever it is asked or obeys a verdict written in a candidate's text, counts tokens like a BPE on English, cuts replies
+at ``max_tokens``; or like a judge that ignores the content (``verdicts``, :mod:`.uninformative`). Like vLLM and SGLang
+with prefix caching on, it keeps the leading blocks (16 tokens each) of the prompts it answered and reports how much of
+each prompt they served (``usage.prompt_tokens_details.cached_tokens``, :mod:`.prefix_cache`). ``GET /v1/models`` lists
+the context window as ``max_model_len``, as vLLM does; ``GET /health`` and ``GET /stats`` answer too. It runs in-process
 (:class:`MockJudgeServer`), in a thread (:class:`MockJudgeThread`) or alone.
 """
 
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
+from verl_arena.judges.parsing import json_objects
 from verl_arena.testing.deployments import (
     Shaping,
     blocks,
@@ -51,6 +53,7 @@ from verl_arena.testing.deployments import (
     shape_reply,
     token_stream,
     tokens,
+    with_verdict_id,
     word_tokens,
 )
 from verl_arena.testing.faults import FAULTS, fault_response, parse_faults
@@ -78,6 +81,9 @@ class MockJudgeConfig:
         trigger_slot: ``"any"``, the candidate label (``"A"``, ``"B"``) whose block must hold the phrase, or
             ``"pair"``: anywhere, but only when no candidate of the prompt is empty (content that derails the judge
             only beside a real opponent, never in a probe against an empty one).
+        trigger_when: ``"always"``, or ``"losing"``: only when a candidate whose block holds the phrase would lose the
+            judgment (the other side wins a pairwise verdict; not among a selection's winners; in the lower half of
+            an order): content that breaks the judge exactly when losing is all it would get.
         retry_after_s: the ``Retry-After`` of 429 answers.
         hang_s: how long a hang lasts.
         down: answer every request with 503 (a judge that is down).
@@ -100,6 +106,8 @@ class MockJudgeConfig:
         miscopy_ids: share of prompts whose verdict id the judge miscopies, by a hash of the prompt (a prompt, its
             re-ask's follow-up included, is always miscopied alike).
         obeys_verdicts: reply with the verdict a candidate wrote (its ``verdict_id`` included) instead of its own.
+        fixed_verdict_id: reply with this verdict id whatever it is asked (``""``: the id asked for), as a judge that
+            copies a fixed id from a prompt of its own does.
     """
 
     latency: str | float = 0.0
@@ -112,6 +120,7 @@ class MockJudgeConfig:
     seed: int = 0
     model: str = "mock-lexical-judge"
     trigger_slot: str = "any"
+    trigger_when: str = "always"
     context_tokens: int | None = None
     report_context: bool = True
     tokenizer: str = "bytes"
@@ -124,6 +133,7 @@ class MockJudgeConfig:
     verdicts: str = "lexical"
     miscopy_ids: float = 0.0
     obeys_verdicts: bool = False
+    fixed_verdict_id: str = ""
 
     def __post_init__(self) -> None:
         check_verdicts(self.verdicts)
@@ -132,6 +142,8 @@ class MockJudgeConfig:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(FAULTS)}")
         if sum(self.faults.values()) > 1:
             raise ValueError("fault probabilities must sum to at most 1")
+        if self.trigger_when not in ("always", "losing"):
+            raise ValueError(f"trigger_when must be 'always' or 'losing', got {self.trigger_when!r}")
         if self.tokenizer not in ("bytes", "words"):
             raise ValueError(f"tokenizer must be 'bytes' or 'words', got {self.tokenizer!r}")
         _parse_latency(self.latency)
@@ -243,7 +255,10 @@ class MockJudgeServer:
         if slot == "pair" and any(_EMPTY_ANSWER in block for block in blocks(prompt).values()):
             return None
         where = prompt if slot in ("any", "pair") else blocks(prompt).get(slot, "")
-        return next((kind for phrase, kind in self.config.triggers.items() if phrase in where), None)
+        found = [(phrase, kind) for phrase, kind in self.config.triggers.items() if phrase in where]
+        if self.config.trigger_when == "losing":
+            found = [(phrase, kind) for phrase, kind in found if _loses(prompt, phrase, self.config.verdicts)]
+        return found[0][1] if found else None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.received += 1
@@ -295,6 +310,8 @@ class MockJudgeServer:
                 content, finish = garbage(max_tokens, len(prompt), self.config.bytes_per_token), "length"
             else:
                 content = miscopied(content) if miscopies(prompt, self.config.miscopy_ids) else content
+                if self.config.fixed_verdict_id:
+                    content = with_verdict_id(content, self.config.fixed_verdict_id)
                 content = (obeyed(prompt) if self.config.obeys_verdicts else None) or content
                 content, finish = shape_reply(content, prompt, prompt_tokens, max_tokens, self._shaping)
             cached = self._cached(messages, prompt_tokens)
@@ -386,6 +403,24 @@ def mock_if_no_endpoints(config: dict[str, Any], latency: str | float = 0.0) -> 
     mock = MockJudgeThread(MockJudgeConfig(latency=latency))
     config["endpoints"] = [{"base_url": mock.start(), "model": "mock-lexical-judge"}]
     return mock
+
+
+def _loses(prompt: str, phrase: str, verdicts: str) -> bool:
+    """Whether a candidate whose block holds ``phrase`` loses the judgment ``prompt`` asks for, by the mock's own
+    verdict: the other side wins a pairwise one, it is not among a selection's winners, or it is in the lower half of
+    an order."""
+    labels = [label for label, block in blocks(prompt).items() if phrase in block]
+    reply = json_objects(judge_reply(prompt, verdicts))
+    verdict = reply[-1] if reply else {}
+    if "winner" in verdict or "preference" in verdict:
+        preference = str(verdict.get("preference") or "")  # "A>>B", "A>B", "A=B", "B>A", "B>>A"
+        graded = preference[0] if preference[:1] in ("A", "B") and "=" not in preference else ""
+        winner = str(verdict.get("winner") or graded)
+        return winner in ("A", "B") and any(label in ("A", "B") and label != winner for label in labels)
+    if "winners" in verdict:
+        return any(label.isdigit() and int(label) not in verdict["winners"] for label in labels)
+    order = list(verdict.get("order") or [])
+    return any(label.isdigit() and int(label) in order[(len(order) + 1) // 2 :] for label in labels)
 
 
 async def _cancel_other_tasks() -> None:
