@@ -18,6 +18,7 @@ NAMES = {
     "training",
     "leaderboard",
     "gaming",
+    "exits",
     "detectors",
     "tokens",
     "core",

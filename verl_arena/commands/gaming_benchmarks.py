@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench gaming`` and ``bench detectors``: can a rollout buy reward? Whether breaking or fooling the judge
-(or the environment) ever pays and whether an honest rollout loses reward to the judge's trouble, and what the
-training hack alarm's detectors cost, flag and see."""
+"""``verl-arena bench gaming``, ``bench exits`` and ``bench detectors``: can a rollout buy reward? Whether breaking or
+fooling the judge (or the environment) ever pays and whether an honest rollout loses reward to the judge's trouble,
+whether an exit from the ranking (a group voided by the judge's failure) pays a loser, and what the training hack
+alarm's detectors cost, flag and see."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ __all__ = ["SUMMARIES", "register"]
 SUMMARIES = {
     "gaming": "check that no rollout buys reward by breaking or fooling the judge, and no honest one loses reward to "
     "it (a quarter of an hour in full)",
+    "exits": "check that no rollout gains by making the judge fail where it takes part (a group voided pays a "
+    "loser): disguised verdict ids, a gateway's 502, endless reasoning before a busy judge (minutes)",
     "detectors": "what the hack detectors cost per rollout, how often they flag honest rollouts, which hacks they see",
 }
 
@@ -49,6 +52,20 @@ def _gaming(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def _exits(args: argparse.Namespace) -> int:
+    from verl_arena.bench.exits import format_exits, rows_json, run_exits_bench
+
+    rows = run_exits_bench(
+        groups=args.groups,
+        topologies=args.topologies,
+        attacks=args.attacks,
+        seed=args.seed,
+        progress=progress.say(args, "running "),
+    )
+    print(rows_json(rows) if args.json else format_exits(rows, args.groups))
+    return 0
+
+
 def _detectors(args: argparse.Namespace) -> int:
     from verl_arena.bench.detectors import format_report, run_detectors_bench
 
@@ -61,8 +78,8 @@ def _detectors(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``gaming`` and ``detectors`` to the ``bench`` group's sub-parsers."""
-    from verl_arena.bench import detectors, gaming
+    """Add ``gaming``, ``exits`` and ``detectors`` to the ``bench`` group's sub-parsers."""
+    from verl_arena.bench import detectors, exits, gaming
 
     parser = sub.add_parser(
         "gaming",
@@ -73,6 +90,16 @@ def register(sub: Any) -> None:
     gaming.add_arguments(parser)
     progress.add_quiet_argument(parser)
     parser.set_defaults(func=_gaming)
+
+    parser = sub.add_parser(
+        "exits",
+        help=SUMMARIES["exits"],
+        description=exits.__doc__.split("\n\n", 1)[1] if exits.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    exits.add_arguments(parser)
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_exits)
 
     parser = sub.add_parser(
         "detectors",

@@ -1,0 +1,22 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""``verl-arena bench exits``: groups through the group coordinator and the judge service to the mock judge over
+loopback HTTP, the weak non-answer honest and attacking; the table marks a row where the attack pays."""
+
+from __future__ import annotations
+
+import pytest
+
+from verl_arena.bench.exits import ATTACKS, ExitRow, format_exits, run_exits_bench
+
+
+def test_the_table_marks_an_attack_that_pays_and_unknown_attacks_are_refused():
+    rows = [
+        ExitRow("round_robin", "gateway_502", "honest", -1.43, 1.43, {}, 0, 0, 0),
+        ExitRow("round_robin", "gateway_502", "attacking", 0.0, 0.0, {"judge_fault": 1}, 0, 0, 0),
+    ]
+    shown = format_exits(rows, 1).splitlines()
+    assert shown[-1].endswith("judge_fault 1  <- the exit pays") and "<-" not in shown[-2]
+    assert {a.name for a in ATTACKS} >= {"escaped_verdict_id", "gateway_502", "endless_reasoning"}
+    with pytest.raises(ValueError, match="unknown attacks"):
+        run_exits_bench(attacks=["nothing"])
