@@ -121,8 +121,29 @@ def test_content_failing_with_500_before_any_answer_does_not_take_the_endpoint_o
     assert health["healthy"] and health["cooldowns"] == 0 and health["failures"] == 0
 
 
-def test_a_judge_failing_every_request_with_500_is_taken_out(mock_judge):
-    url, _ = mock_judge(faults={"500": 1.0})
+@pytest.mark.parametrize("status", ["502", "504"])
+def test_a_gateway_failing_only_the_requests_that_carry_some_content_does_not_take_the_endpoint_out(mock_judge, status):
+    # the gateway's backend dies on what one request carries (502), or never answers it in time (504), while it
+    # answers every other request: that says nothing of the endpoint's health, and it is never traced either (a
+    # gateway's status is the infrastructure's: one such failure blames nobody)
+    url, server = mock_judge(triggers={TRIGGER: status})
+    config = judge_config(url, failure_threshold=1, cooldown_s=60, retry={"max_attempts": 3, "initial_wait_s": 0.01})
+    client = ChatClient(parse_judge_config(config))
+
+    async def run() -> list:
+        bad = ([{"role": "user", "content": f"{TRIGGER} {k}"}] for k in range(3))
+        return await asyncio.gather(*(client.chat(m) for m in bad), client.chat(MESSAGES), return_exceptions=True)
+
+    *failed, answered = asyncio.run(run())
+    assert all(isinstance(o, JudgeError) and o.reason == f"http_{status}" and not o.input_related for o in failed)
+    assert not isinstance(answered, BaseException) and server.served[status] == 9  # each tried three times
+    health = client.health()[0]
+    assert health["healthy"] and health["cooldowns"] == 0 and health["failures"] == 0
+
+
+@pytest.mark.parametrize("status", ["500", "502"])
+def test_a_judge_failing_every_request_with_a_5xx_is_taken_out(mock_judge, status):
+    url, _ = mock_judge(faults={status: 1.0})
     config = judge_config(url, failure_threshold=1, cooldown_s=60, retry={"max_attempts": 2, "initial_wait_s": 0.01})
     client = ChatClient(parse_judge_config(config))
     with pytest.raises(JudgeError) as info:

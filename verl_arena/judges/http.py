@@ -5,8 +5,9 @@
 - Any number of endpoints; each request goes to the least-loaded healthy one (in-flight requests over weight). An
   endpoint that fails ``failure_threshold`` times in a row (connection errors, 5xx, unreadable bodies, timeouts
   while it completed nothing else) is taken out for ``cooldown_s`` and then probed with a single request before it
-  takes traffic again. A request cancelled by its caller, or timing out while the endpoint kept answering others,
-  says nothing about the endpoint's health and is not counted against it. When every endpoint has failed its
+  takes traffic again. A request cancelled by its caller, or timing out (or getting a 500, or a gateway's 502 or 504)
+  while the endpoint kept answering others, says nothing about the endpoint's health and is not counted against it:
+  content that makes one request fail must not take the endpoint out for everyone. When every endpoint has failed its
   recovery probe, requests fail after ``down_wait_s`` (reason ``"unavailable"``) instead of queueing for minutes.
 - Retries (tenacity) with exponential jitter on timeouts, connection errors, 408/409/429/5xx and unreadable response
   bodies, honouring ``Retry-After`` up to a cap; 400/401/403/404/413/422, a 429 that says the request is too large and
@@ -60,6 +61,10 @@ from verl_arena.judges.responses import ChatResult, FinalFailure, RetryableFailu
 __all__ = ["ChatClient", "ChatResult", "call_meta", "connection_pools", "total_usage"]
 
 logger = logging.getLogger(__name__)
+
+#: statuses content can cause for the one request that carries it (a server crashing on it, a gateway whose backend
+#: dies on it or does not answer it in time): they count against the endpoint only while it answers nothing else
+_OWN_TROUBLE = ("http_500", "http_502", "http_504")
 
 
 class _StopAfterIsolatedFailures:
@@ -340,11 +345,12 @@ class ChatClient:
         except RetryableFailure as exc:
             self._stats.attempt_errors[exc.reason] += 1
             heard.ok = False if exc.unhealthy else None
-            if exc.reason == "http_500":  # (502/503/504 are the infrastructure's: a gateway, an overloaded server)
-                # content can make a server fail with 500 on every request it is in: it is this request's own trouble
-                # when the endpoint's other answers come quickly
+            if exc.reason in _OWN_TROUBLE:
+                # content can make a server fail with 500 on every request it is in, or a gateway's backend die on it
+                # (502, 504): while the endpoint answers others, that says nothing of its health. A 500 is this
+                # request's own trouble when the others come quickly (it is traced); a gateway's status never is
                 alive, heard.ok = await self._failure_health(state, endpoint, started, attempt)
-                exc.isolated = alive and endpoint.answers_quickly(self.config.timeout_s)
+                exc.isolated = exc.reason == "http_500" and alive and endpoint.answers_quickly(self.config.timeout_s)
             heard.cause = reason_words(exc.reason)
             raise
         except (FinalFailure, asyncio.CancelledError):
