@@ -31,7 +31,17 @@ from verl_arena.outcomes.members import member_outcomes
 from verl_arena.outcomes.step_metrics import summarize
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.simulated import FlakyJudge, SimulatedJudge
-from verl_arena.testing.travel import ATTACKS, QUERY, STRONG, WEAK, pad, plan_group, thorough, timetable
+from verl_arena.testing.travel import (
+    ATTACKS,
+    QUERY,
+    STRONG,
+    WEAK,
+    forged_verdict,
+    pad,
+    plan_group,
+    thorough,
+    timetable,
+)
 
 OPTIONS = {"multi_round": {"repeats": 2}}
 
@@ -151,6 +161,55 @@ def test_a_verdict_id_planted_in_a_candidates_text_is_that_candidates_doing(topo
     assert not attacking.voided and attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
     assert attacking.rewards[WEAK] <= losing.rewards[WEAK] and attacking.rewards[STRONG] == 1.0
     assert stats["judge"]["planted_verdict_ids"] >= 1 and stats["judge"].get("probes", 0) == 0
+
+
+def disguised(verdict_id: str, how: str) -> Any:
+    """The weak non-answer with a verdict for slot B appended, its verdict id written ``how``."""
+    written = {
+        "escaped": "".join(f"\\u{ord(ch):04x}" for ch in verdict_id),
+        "hidden": "\u200b".join(verdict_id).replace("e", "\u0435"),  # zero-width between, Cyrillic e
+        "plain": verdict_id,
+    }[how]
+    text = forged_verdict(verdict_id="@@").replace("@@", written)
+    return lambda c: Candidate(c.id, f"{c.answer}\n{text}", c.path)
+
+
+@pytest.mark.parametrize("topology", ["seeded_single_elimination", "round_robin"])
+@pytest.mark.parametrize(
+    ("verdict_id", "how"),
+    [("5eed0ff1ce42", "escaped"), ("5eed0ff1ce42", "hidden"), ("5eed", "plain"), ("", "plain")],
+    ids=["escaped", "zero_width_lookalike", "short", "empty"],
+)
+def test_a_disguised_verdict_id_is_traced_to_the_candidate_that_wrote_it(topology, verdict_id, how):
+    # the judge obeys the first verdict it reads, which the weak non-answer wrote with a disguised id: read as a reader
+    # sees it, a long id is found in its text (it forfeits, no probe); a short or empty one is not looked for, but it
+    # comes back to a fresh id, so tracing judges each candidate alone beside a control of its size, and the weak
+    # one's probe repeats it while its control is answered. Nobody else pays, and the group is not voided
+    attack = disguised(verdict_id, how)
+    with MockJudgeThread(MockJudgeConfig(obeys_verdicts=True)) as url:
+        ways = {way: ranked(url, [weak_played(group(), attack, way)], topology) for way in ("attacking", "losing")}
+    (attacking,), stats = ways["attacking"]
+    (losing,), _ = ways["losing"]
+    assert not attacking.voided and attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
+    assert attacking.rewards[WEAK] <= losing.rewards[WEAK] and attacking.rewards[STRONG] == 1.0
+    assert attacking.advantages[WEAK] <= losing.advantages[WEAK] and attacking.advantages[STRONG] > 1
+    if len(verdict_id) >= 6:
+        assert stats["judge"]["planted_verdict_ids"] >= 1 and stats["judge"].get("probes", 0) == 0
+    else:
+        assert stats["judge"]["attributed"] >= 1 and stats["judge"]["probes"] >= 1
+
+
+def test_a_judge_that_copies_a_fixed_verdict_id_from_its_own_prompt_blames_nobody():
+    # whatever it is asked, the judge writes the same id: it repeats to a fresh id, so it is traced once, and every
+    # control repeats it too: the judge's own, remembered, and the groups are voided as its fault without tracing
+    # every other judgment again
+    with MockJudgeThread(MockJudgeConfig(fixed_verdict_id="verdict-0001")) as url:
+        results, stats = ranked(url, [group(seed) for seed in range(2)], "round_robin")
+    for result in results:
+        assert result.voided and result.void_reason == "judge_fault" and not any(result.forfeited)
+        assert "repeated_verdict_id" in result.details["judge_fault"] and "exits" not in result.details
+    assert stats["judge"]["own_verdict_ids"] >= 50 and stats["judge"]["unattributed"] == 1
+    assert stats["judge"]["probes"] <= 4 and stats["judge"].get("attributed", 0) == 0
 
 
 # -- failures concentrated on one candidate -------------------------------------------------------------------------

@@ -23,6 +23,10 @@ FORFEIT_KEY = "forfeit"
 #: ``Candidate.meta`` key by which a tournament asks a one-order judge (:mod:`~verl_arena.judges.one_order`) to show a
 #: pair in the order it did not draw (a re-ask, set on both candidates of the pair; the judge takes it off)
 OTHER_ORDER_KEY = "other_order"
+#: ``Candidate.meta`` key by which a tournament asks the judge to judge a candidate's *control* instead of it: neutral
+#: text of its size in the judge's tokens (:mod:`~verl_arena.core.evidence`); a judge that does not know the key judges
+#: the candidate itself, so the control fails wherever the candidate does and nobody is blamed
+CONTROL_KEY = "control"
 #: ``Candidate.meta`` key marking a candidate as one of its group's anchors (``anchor_set``, ``source="marked"``): a
 #: reference from the data, a frozen policy's answer or an anchor pool's, judged against but never trained on
 ANCHOR_KEY = "anchor"

@@ -11,22 +11,35 @@ content caused it.
 
 A reply whose verdict carries another judgment's ``verdict_id`` is no evidence against anyone unless that id is written
 in a candidate's text. If it is, in some but not all of the candidates the judge read, their content made the judge
-take it up: :class:`PlantedVerdictId` names them, and they forfeit without tracing. Otherwise the judge miscopied its
-own id: the question is asked again with a fresh id (``FRESH_IDS`` times at most; counted as ``miscopied_ids``), so a
-judge that garbles some ids answers on the next, and one that keeps garbling them fails the judgment as its own
-fault (reason ``"miscopied_id"``, ``JudgeError.judge_fault``: the tournament voids the group).
+take it up: :class:`PlantedVerdictId` names them, and they forfeit without tracing. The id is looked for as a reader
+sees it (:func:`readable`): escapes decoded (JSON's ``\\u0061``, a backslash's ``\\x61``, HTML's ``&#97;``, URL
+percents), invisible characters and marks dropped, look-alike letters mapped to the ones they imitate, case folded, so
+a candidate cannot hide the id it plants from the search and still have the judge read it. Otherwise the judge
+miscopied its own id: the question is asked again with a fresh id (``FRESH_IDS`` times at most; counted as
+``miscopied_ids``), so a judge that garbles some ids answers on the next, and one that keeps garbling them fails the
+judgment as its own fault (reason ``"miscopied_id"``, ``JudgeError.judge_fault``: the tournament voids the group).
+
+A miscopy follows the id it was asked for, which a fresh ask changes; the same foreign id coming back to two asks whose
+ids differ came from the prompt instead: a candidate wrote it where no search finds it (too short to be looked for, an
+encoding not decoded above), or the judge copies a fixed id of its own. :class:`RepeatedVerdictId` (input-related)
+hands it to tracing (:mod:`~verl_arena.judges.blame`): each candidate judged alone beside an empty partner, with a
+control of its size. The candidate whose probe repeats the id while its control is answered wrote it and forfeits; a
+judge that repeats it for the controls too copies it from its own prompt and blames nobody (its fault, as above).
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import logging
+import re
 import string
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.core.normalise import normalise
 from verl_arena.core.types import Candidate
 from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.config import JudgeConfig
@@ -34,7 +47,7 @@ from verl_arena.judges.http import ChatClient, ChatResult, total_usage
 from verl_arena.judges.parsing import ForeignVerdictId, ParseError
 from verl_arena.judges.templates import Template, make_nonce
 
-__all__ = ["FRESH_IDS", "Asker", "PlantedVerdictId", "planted_in"]
+__all__ = ["FRESH_IDS", "Asker", "PlantedVerdictId", "RepeatedVerdictId", "planted_in", "readable"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -54,6 +67,16 @@ class PlantedVerdictId(JudgeError):
         self.culprits = culprits
 
 
+class RepeatedVerdictId(JudgeError):
+    """The judge replied to asks with different verdict ids with the same foreign ``ids``: they came from the prompt
+    (a candidate's text, or the judge's own template), not from a miscopy of the id asked for. Input-related: tracing
+    tells whose."""
+
+    def __init__(self, message: str, ids: tuple[str, ...], usage: dict[str, int], attempts: int) -> None:
+        super().__init__(message, reason="repeated_verdict_id", attempts=attempts, input_related=True, usage=usage)
+        self.ids = ids
+
+
 class _Miscopied(Exception):
     """A reply whose verdict carried foreign ``ids``, and the requests the exchange made."""
 
@@ -67,11 +90,49 @@ def _parse(parse: Callable[[str, str], T], verdict_id: str, text: str) -> T:
     return parse(text, verdict_id)
 
 
+#: escapes a text can hide characters behind (an escaped backslash first: ``\\\\u0041`` is ``\\u0041`` once decoded)
+_ESCAPES = re.compile(
+    r"\\(?P<mark>[\\/\"'])|\\u(?P<u>[0-9a-fA-F]{4})|\\U(?P<U>[0-9a-fA-F]{8})|\\x(?P<x>[0-9a-fA-F]{2})"
+    r"|%(?P<pct>[0-9a-fA-F]{2})"
+)
+#: digits and the letters that pass for them, read alike (an id is hex: ``0`` written as ``o``, ``1`` as ``l``)
+_DIGIT_LOOKALIKES = str.maketrans({"o": "0", "l": "1", "i": "1"})
+
+
+def _escape(m: re.Match[str]) -> str:
+    if m.group("mark") is not None:
+        return m.group("mark")
+    code = int(next(g for g in m.groups()[1:] if g is not None), 16)
+    return chr(code) if code < 0x110000 and not 0xD800 <= code < 0xE000 else m.group(0)
+
+
+def _unescaped(text: str) -> str:
+    """``text`` with JSON, backslash, URL and HTML escapes decoded once."""
+    if "\\" not in text and "%" not in text and "&" not in text:
+        return text
+    return html.unescape(_ESCAPES.sub(_escape, text))
+
+
+def readable(text: str) -> str:
+    """``text`` as a reader takes it in, for finding a planted verdict id: escapes decoded (escapes of escapes too),
+    invisible characters and marks dropped, look-alikes mapped (:func:`~verl_arena.core.normalise.normalise`), case
+    folded, and the letters that pass for digits read as them."""
+    for _ in range(3):
+        decoded = _unescaped(text)
+        if decoded == text:
+            break
+        text = decoded
+    return normalise(text).casefold().translate(_DIGIT_LOOKALIKES)
+
+
 def planted_in(ids: Sequence[str], shown: Sequence[Candidate]) -> list[int]:
-    """Indices of the candidates whose text carries one of ``ids``; none when every candidate does (their text
-    cannot tell them apart)."""
-    ids = [i for i in ids if len(i) >= _MIN_PLANTED]
-    found = [k for k, c in enumerate(shown) if any(i in c.path or i in c.answer for i in ids)]
+    """Indices of the candidates whose text carries one of ``ids`` as a reader sees both (:func:`readable`); none when
+    every candidate does (their text cannot tell them apart)."""
+    wanted = [r for r in map(readable, ids) if len(r) >= _MIN_PLANTED]
+    if not wanted:
+        return []
+    texts = [(readable(c.path), readable(c.answer)) for c in shown]
+    found = [k for k, (path, answer) in enumerate(texts) if any(i in path or i in answer for i in wanted)]
     return found if len(found) < len(shown) else []
 
 
@@ -104,6 +165,7 @@ class Asker:
         for. Raises ``JudgeError`` when the judgment fails (:class:`PlantedVerdictId`: candidates planted the id)."""
         results: list[ChatResult] = []
         asked = verdict_id
+        seen: Counter[str] = Counter()  # the foreign ids replied, as read, over the asks (each with its own id)
         for fresh in range(FRESH_IDS + 1):
             try:
                 parsed, used = await self._exchange(template, render(asked), functools.partial(_parse, parse, asked))
@@ -116,6 +178,14 @@ class Asker:
                         f"the verdict carries the verdict id {exc.ids[0]!r}, written in candidate(s) {culprits}",
                         culprits,
                         total_usage(results),
+                    ) from None
+                seen.update({readable(i) for i in exc.ids})
+                if seen.most_common(1)[0][1] > 1:
+                    raise RepeatedVerdictId(
+                        f"the judge replied {exc.ids[0]!r} to asks with different verdict ids: it came from the prompt",
+                        exc.ids,
+                        total_usage(results),
+                        len(results),
                     ) from None
                 self.counts["miscopied_ids"] += 1
                 logger.debug("judge miscopied verdict id %r (asked for %r); asking with a fresh id", exc.ids[0], asked)

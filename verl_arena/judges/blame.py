@@ -319,15 +319,18 @@ class ProbeMaker:
         """What names ``candidate``'s content for this query and judge."""
         return cache_key("subject", self.identity, self.template.digest, query, context.key, candidate.digest)
 
-    def suspect(self, query: str, candidate: Candidate, shown: Candidate, context: JudgeContext) -> Suspect:
-        """``candidate`` (shown as ``shown``) as a suspect: a probe and a control in each slot."""
+    def control(self, shown: Candidate, id: str = "control") -> tuple[Candidate, tuple[str, ...]]:
+        """The control of ``shown`` (neutral text of its size in the judge's tokens, see the module docstring), named
+        ``id``, and what names it in a probe's key."""
         if self.exact:
             sizes = (_bucket(self.count(shown.path)), _bucket(self.count(shown.answer)))
-            control = Candidate("control", self._filler(sizes[1]), self._filler(sizes[0]))
-            what = ("control", *map(str, sizes))
-        else:
-            control = Candidate("control", same_classes(shown.answer), same_classes(shown.path))
-            what = ("control", "same classes", control.digest)
+            return Candidate(id, self._filler(sizes[1]), self._filler(sizes[0])), ("control", *map(str, sizes))
+        control = Candidate(id, same_classes(shown.answer), same_classes(shown.path))
+        return control, ("control", "same classes", control.digest)
+
+    def suspect(self, query: str, candidate: Candidate, shown: Candidate, context: JudgeContext) -> Suspect:
+        """``candidate`` (shown as ``shown``) as a suspect: a probe and a control in each slot."""
+        control, what = self.control(shown)
         probes, controls = [], []
         for slot in "AB":
             probes.append(self._probe(query, context, shown, slot, ("probe", shown.digest)))

@@ -32,6 +32,7 @@ do at full size it does on less of both. Only failures that survive that raise.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -42,8 +43,8 @@ from typing import Any, TypeVar
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import note
-from verl_arena.core.types import FORFEIT_KEY, Candidate, PairVerdict
-from verl_arena.judges.asking import Asker, PlantedVerdictId
+from verl_arena.core.types import CONTROL_KEY, FORFEIT_KEY, Candidate, PairVerdict
+from verl_arena.judges.asking import Asker, PlantedVerdictId, RepeatedVerdictId, readable
 from verl_arena.judges.blame import Culprits, FaultTracer, ProbeMaker
 from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import JudgmentCache, VerdictCache, cache_key
@@ -102,6 +103,10 @@ class LLMJudge:
         self._configure(cfg)
         self._fitting = ServedFit(self.config, self._configure)
         self._rubrics: dict[str, list[dict[str, Any]]] = {}
+        #: foreign verdict ids the judge repeated whatever it was shown (its controls too): its own, never a candidate's
+        self._own_ids: set[str] = set()
+        #: the repeated ids being traced now, each with whether it turned out the judge's own
+        self._tracing_ids: dict[frozenset[str], asyncio.Future[bool]] = {}
         self._context = ContextSource(cfg.rubrics, self.rubrics, self.counts)
 
     def _configure(self, cfg: JudgeConfig) -> None:
@@ -131,6 +136,7 @@ class LLMJudge:
     async def compare(self, query: str, a: Candidate, b: Candidate) -> PairVerdict:
         """Score ``a`` (shown first) and ``b``. See the module docstring for the shortcuts taken before a call."""
         self.counts["compare"] += 1
+        a, b = self._controls([a, b])
         lo, mid = self.pairwise.scale[0], self.pairwise.midpoint
         if a.digest == b.digest:
             self.counts["identical"] += 1
@@ -194,6 +200,7 @@ class LLMJudge:
     async def select(self, query: str, candidates: list[Candidate], k: int) -> list[int]:
         """Indices of the ``k`` best of ``candidates``."""
         self.counts["select"] += 1
+        candidates = self._controls(candidates)
         await self._fitting()
         context = await self._context(query, candidates)
         # candidates without an answer, or known to break the judge, are passed over like losers
@@ -224,6 +231,7 @@ class LLMJudge:
         """Every index of ``candidates``, best first. Candidates without an answer, or known to break the judge, are
         placed last (in the order given) and the others are ordered by the judge."""
         self.counts["order"] += 1
+        candidates = self._controls(candidates)
         await self._fitting()
         context = await self._context(query, candidates)
         passed_over = self._passed_over(query, candidates, context)
@@ -278,6 +286,14 @@ class LLMJudge:
         await self.client.aclose()
 
     # -- internals --------------------------------------------------------------------------------------------------
+
+    def _controls(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """``candidates``, those the tournament marked ``meta["control"]`` replaced by their controls: neutral text of
+        their size in this judge's tokens (what weighs a suspect's failures, :mod:`~verl_arena.core.evidence`)."""
+        if not any(c.meta.get(CONTROL_KEY) for c in candidates):
+            return list(candidates)
+        self.counts["controls"] += sum(bool(c.meta.get(CONTROL_KEY)) for c in candidates)
+        return [self.probes.control(c, c.id)[0] if c.meta.get(CONTROL_KEY) else c for c in candidates]
 
     def _passed_over(self, query: str, candidates: Sequence[Candidate], context: JudgeContext) -> list[int]:
         """The candidates a group judgment leaves out: without an answer (``no_answer="lose"``), marked to forfeit,
@@ -341,6 +357,8 @@ class LLMJudge:
             except PlantedVerdictId as exc:  # the verdict id it carries is written in these candidates' text
                 self._planted(query, [candidates[i] for i in exc.culprits], context, exc)
                 return Culprits(exc.culprits, exc)
+            except RepeatedVerdictId as exc:  # a foreign id from the prompt: whose text, or the judge's own?
+                return Culprits(await self._repeated(exc, query, candidates, shown, context), exc)
             except JudgeError as exc:
                 if scale < 1:
                     continue
@@ -353,6 +371,47 @@ class LLMJudge:
                     with contextlib.suppress(JudgeError):  # pinned on nobody: asked again on less of both
                         return Culprits(await self._trace(exc, query, candidates, shown, context), exc)
         raise untraced
+
+    async def _repeated(
+        self,
+        error: RepeatedVerdictId,
+        query: str,
+        candidates: Sequence[Candidate],
+        shown: Sequence[Candidate],
+        context: JudgeContext,
+    ) -> list[int]:
+        """The candidates whose text made the judge repeat a foreign verdict id (:func:`_trace`); when no candidate
+        is to blame (every control repeats it too), the id is the judge's own, remembered so that the next judgment
+        that meets it is not traced again: the judgment fails as the judge's fault (the tournament voids the
+        group), never smaller (the candidates' size has nothing to do with it)."""
+        ids = frozenset(readable(i) for i in error.ids)
+        if not ids <= self._own_ids:
+            loop = asyncio.get_running_loop()
+            first = self._tracing_ids.get(ids)
+            if first is not None and first.get_loop() is loop:  # another judgment is tracing this id: its answer
+                own = await asyncio.shield(first)
+            else:
+                first = self._tracing_ids[ids] = loop.create_future()
+                own = False
+                try:
+                    return await self._trace(error, query, candidates, shown, context)
+                except JudgeError:
+                    own = True
+                    self._own_ids |= ids
+                    logger.warning("the judge replies the verdict id %r whatever it is shown: its own", error.ids[0])
+                finally:
+                    first.set_result(own)
+                    del self._tracing_ids[ids]
+            if not own:  # a candidate wrote it there: this judgment's own candidates are traced
+                return await self._trace(error, query, candidates, shown, context)
+        self.counts["own_verdict_ids"] += 1
+        raise JudgeError(
+            f"the judge replies the verdict id {error.ids[0]!r} whatever it is asked and shown",
+            reason="repeated_verdict_id",
+            attempts=error.attempts,
+            usage=error.usage,
+            judge_fault=True,
+        )
 
     def _overflowed(self, error: JudgeError) -> None:
         """Count a prompt the server refused as beyond its context; the first one is explained in the log."""
