@@ -10,6 +10,15 @@ import pytest
 from verl_arena.bench.exits import ATTACKS, ExitRow, format_exits, run_exits_bench
 
 
+def test_a_short_planted_verdict_id_does_not_pay_through_the_coordinator():
+    rows = run_exits_bench(groups=1, topologies=["seeded_single_elimination"], attacks=["short_verdict_id"])
+    honest, attacking = rows
+    assert (honest.way, attacking.way) == ("honest", "attacking")
+    assert attacking.weak <= honest.weak < 0 and attacking.strong == honest.strong > 0
+    assert attacking.voided == {} and attacking.proven == 1 and attacking.unproven == 0 and attacking.strong_blamed == 0
+    assert "the exit pays" not in format_exits(rows, 1)
+
+
 def test_the_table_marks_an_attack_that_pays_and_unknown_attacks_are_refused():
     rows = [
         ExitRow("round_robin", "gateway_502", "honest", -1.43, 1.43, {}, 0, 0, 0),

@@ -22,9 +22,10 @@ def test_some_failures_degrade_and_are_counted(topology):
     judge = FlakyJudge(SimulatedJudge(noise=0.3), failure_rate=0.4, seed=4, reason="timeout")
     result = rank(make_group(range(16)), judge, topology)
     # the judge's failed calls: the failed judgments, the first failures of those answered when asked again after
-    # their round, and the asks again that failed (after the round, or to confirm a concentration)
+    # their round, the asks again that failed, and the replays and controls that weighed a concentration and failed
     asked = result.details["asked_again"]
-    assert result.failures + asked["answered"] + asked["failed"] == judge.failures > 0
+    weighed = [o for e in result.details.get("exits", []) for o in (*e["probes"], *e["controls"])]
+    assert result.failures + asked["answered"] + asked["failed"] + weighed.count("failed") == judge.failures > 0
     assert asked["answered"] > 0  # at random, most failures are answered when asked again
     assert result.degraded and not result.voided
     assert result.failure_reasons == {"timeout": result.failures}

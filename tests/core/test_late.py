@@ -99,11 +99,13 @@ def test_a_late_member_that_breaks_the_judge_voids_the_group_and_gains_nothing()
     )
     ranked, result = placed(Tournament.from_options("seeded_single_elimination"), make_group(scores), judge, [5])
     assert not ranked.voided
-    # its failures concentrate on it, repeat when asked again (after the wave, then to confirm the concentration):
-    # the judge's fault, the group carries no signal
+    # its failures concentrate on it and repeat when asked again after the wave; replayed beside controls of its size,
+    # the controls fail too (this judge fails its pairs whatever it is shown as): the judge's fault, no signal
     assert result.voided and result.void_reason == "judge_fault"
     assert result.advantages == [0.0] * 6 and result.failures == 5
-    assert result.details["asked_again"] == {"judgments": 10, "answered": 0, "failed": 10}
+    assert result.details["asked_again"] == {"judgments": 5, "answered": 0, "failed": 5}
+    [weighed] = result.details["exits"]
+    assert weighed["candidate"] == "c5" and weighed["decision"] == "judge_fault" and "failed" in weighed["controls"]
 
 
 class ForfeitingJudge(TableJudge):

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Paired stalls and concentrated failures: a candidate the judge fails with, untraced, against two opponents forfeits
 and the round's failures it took part in are settled as its forfeits; untraced failures that concentrate on one
-candidate are asked again, and are the judge's fault only if they all repeat. Whole tournaments against judges that
+candidate are weighed beside controls (``test_evidence.py`` has the rest), and are the judge's fault when a control
+fails too. Whole tournaments against judges that
 stall are in ``tests/judges/test_judge_faults.py``; here each step is checked on its own, on a real arena."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from helpers import make_group, rank
 
 from verl_arena import JudgeError, PairVerdict
 from verl_arena.core.arena import Arena
+from verl_arena.core.evidence import MIN_REPLAYS
 from verl_arena.core.stalls import StallWatch, concentrated, judge_faults
 from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 from verl_arena.testing import InstantJudge, TableJudge
@@ -121,7 +123,7 @@ class Failing:
         return PairVerdict(float(a.id > b.id), float(b.id > a.id))
 
 
-def test_concentrated_failures_are_the_judges_fault_only_when_they_all_fail_again():
+def test_concentrated_failures_are_weighed_beside_controls_and_a_control_that_fails_too_is_the_judges_fault():
     pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     with_c0 = [frozenset({"c0", f"c{i}"}) for i in (1, 2, 3)]
 
@@ -129,15 +131,22 @@ def test_concentrated_failures_are_the_judges_fault_only_when_they_all_fail_agai
         arena = Arena("q", make_group([0] * 4), judge, seed=0)
         return arena, asyncio.run(arena.compare(pairs, stage="t", round=1, level=1))
 
-    arena, matches = play(Failing(always=set(with_c0)))  # the judge cannot judge c0 at all
-    # asked again after the round, then again to confirm the concentration: never answered
-    assert arena.stalls.confirmed == {0} and arena.stalls.asked_again == {"judgments": 6, "answered": 0, "failed": 6}
+    # this judge fails c0's pairs whatever c0 is shown as, its control too: the judge cannot judge what c0's size asks
+    arena, matches = play(Failing(always=set(with_c0)))
+    assert arena.stalls.asked_again == {"judgments": 3, "answered": 0, "failed": 3}  # asked again after the round
+    [weighed] = arena.exits.record()
+    assert (
+        weighed["candidate"] == "c0" and weighed["decision"] == "judge_fault" and weighed["trigger"] == "concentrated"
+    )
+    assert len(weighed["probes"]) == max(MIN_REPLAYS, 3) and set(weighed["probes"]) == set(weighed["controls"]) == {
+        "failed"
+    }
     assert [m.judge_fault for m in matches] == [True, True, True, False, False, False]
     # answered when asked again, all of them or all but one: chance; the answers are used, what fails again is a tie
     for always in (set(), {with_c0[0]}):
         arena, matches = play(Failing(always=always, once=set(with_c0) - always))
         asked = {"judgments": 3, "answered": 3 - len(always), "failed": len(always)}
-        assert arena.stalls.confirmed == set() and arena.stalls.asked_again == asked
+        assert not arena.exits.records and arena.stalls.asked_again == asked
         assert not any(m.judge_fault for m in matches) and sum(m.failed for m in matches) == len(always)
         assert arena.failure_reasons == ({"scripted": 1} if always else {})
 

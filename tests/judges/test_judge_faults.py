@@ -212,6 +212,44 @@ def test_a_judge_that_copies_a_fixed_verdict_id_from_its_own_prompt_blames_nobod
     assert stats["judge"]["probes"] <= 4 and stats["judge"].get("attributed", 0) == 0
 
 
+GATEWAY = "[[the gateway's backend dies on this]]"
+
+
+@pytest.mark.parametrize("topology", ["seeded_single_elimination", "round_robin", "swiss", "double_elimination"])
+@pytest.mark.parametrize("when", ["always", "losing"])
+def test_a_gateway_502_where_the_loser_takes_part_is_its_forfeit_on_evidence(topology, when):
+    # its text makes the gateway answer 502 (never traced: a gateway's status is the infrastructure's), always or
+    # only when it would lose. The failures concentrate on it; replayed beside a control of its size, they fail again
+    # and the controls are answered: it forfeits. Before, the group was voided: advantage 0 for the loser, 0 for the
+    # strong plan; and its 502s never took the endpoint out for everyone (the endpoint kept answering the others)
+    attack = lambda c: Candidate(c.id, f"{c.answer} {GATEWAY}", c.path)  # noqa: E731
+    deployment = MockJudgeConfig(triggers={GATEWAY: "502"}, trigger_when=when)
+    with MockJudgeThread(deployment) as url:
+        ways = {
+            way: ranked(
+                url, [weak_played(group(), attack, way)], topology, cooldown_s=30.0, retry={"initial_wait_s": 0.01}
+            )
+            for way in ("attacking", "losing")
+        }
+    (attacking,), stats = ways["attacking"]
+    (losing,), _ = ways["losing"]
+    assert not attacking.voided and attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
+    assert attacking.advantages[WEAK] <= losing.advantages[WEAK] and attacking.advantages[STRONG] > 1
+    [weighed] = attacking.details["exits"]
+    assert weighed["decision"] == "forfeit" and weighed["cause"].startswith("http_502")
+    assert stats["http"]["failures"].get("unavailable", 0) == 0  # the endpoint was never taken out
+
+
+def test_random_502s_spread_over_the_group_blame_nobody():
+    # a gateway failing a fifth of its requests at random (one attempt each): failures asked again, a few ties, maybe
+    # a concentration, which its replays and controls leave on chance or the judge, never on an honest plan
+    with MockJudgeThread(MockJudgeConfig(faults={"502": 0.2}, seed=3)) as url:
+        results, _ = ranked(url, [group(seed) for seed in range(4)], "round_robin", retry={"max_attempts": 1})
+    for result in results:
+        assert not any(result.forfeited)
+        assert all(e["decision"] != "forfeit" for e in result.details.get("exits", []))
+
+
 # -- failures concentrated on one candidate -------------------------------------------------------------------------
 
 
@@ -275,13 +313,17 @@ def test_honest_random_failures_rarely_void_a_group(topology):
     # hundred at 20% (a badly broken judge)
     candidates = make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])
 
-    async def void_share(rate: float, groups: int = 200) -> float:
-        voided = 0
+    async def shares(rate: float, groups: int = 200) -> tuple[float, float]:
+        voided = blamed = 0
         for g in range(groups):
             judge = FlakyJudge(SimulatedJudge(noise=0.5, seed=g), failure_rate=rate, seed=g)
             result = await rank_group("q", candidates, judge, topology, seed=g)
             voided += result.void_reason == "judge_fault"
-        return voided / groups
+            blamed += any(result.forfeited)
+        return voided / groups, blamed / groups
 
-    assert asyncio.run(void_share(0.05)) <= 0.01
-    assert asyncio.run(void_share(0.2)) <= 0.05
+    # and never blame an honest candidate: a concentration is weighed by four replays beside controls, which chance
+    # fails all of, while answering every control, rarely (the judge fails at random, whatever it is shown)
+    assert asyncio.run(shares(0.05)) <= (0.01, 0.0)
+    voided, blamed = asyncio.run(shares(0.2))
+    assert voided <= 0.05 and blamed <= 0.01

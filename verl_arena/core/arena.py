@@ -10,7 +10,11 @@ After each round, the round's failed judgments are settled: a candidate that sta
 forfeits (:mod:`~verl_arena.core.stalls`, through :meth:`Arena.ask` and :meth:`Arena.judge_once`); every failure that
 blames nobody (:func:`~verl_arena.core.stalls.blames_nobody`) is asked again once, now that the judge has had the
 round to drain, and an answer replaces it as if given the first time; failures that still stand and concentrate on
-one candidate are asked again to see whether they repeat. The fallback decides only what fails again.
+one candidate are replayed beside a control of that candidate's size, and the evidence decides whether it forfeits,
+the judge is at fault, or the failures were chance (:mod:`~verl_arena.core.evidence`). The fallback decides only what
+fails again. With a clock lent by the runtime, a round of pairs does not wait on the judgments of one candidate that
+straggle behind it while a control of its size is answered: that candidate forfeits provisionally, its judgments
+running on as its probes.
 
 Randomness never depends on the order in which candidates were passed in: every random draw starts from the
 candidates sorted by content digest, so permuting a group permutes its result and nothing else.
@@ -18,6 +22,7 @@ candidates sorted by content digest, so permuting a group permutes its result an
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import math
@@ -30,9 +35,10 @@ import numpy as np
 
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
+from verl_arena.core.evidence import Exits, GroupWatch, watch_stragglers, weigh_concentration
 from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
-from verl_arena.core.stalls import StallWatch, blames_nobody, confirm_concentration, settle_stalls
+from verl_arena.core.stalls import StallWatch, blames_nobody, settle_forfeits, settle_stalls
 from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 
 __all__ = ["Arena", "FailurePolicy", "ReplayArena"]
@@ -65,6 +71,8 @@ class Arena:
             replays pass the recorded digests.
         stalled: candidates known to stall the judge in pairs: they forfeit from the start.
         memo: verdicts of an earlier play of this group by ordered pair, given again without a judge call.
+        exits: the group's suspicions so far (:mod:`~verl_arena.core.evidence`), shared by its plays.
+        watch: what the runtime lends the group (a clock that tells stragglers).
     """
 
     def __init__(
@@ -79,6 +87,8 @@ class Arena:
         content_keys: Sequence[str] | None = None,
         stalled: Collection[int] = (),
         memo: Mapping[tuple[Any, ...], Any] | None = None,
+        exits: Exits | None = None,
+        watch: GroupWatch | None = None,
     ) -> None:
         self.query = query
         self.candidates = list(candidates)
@@ -100,9 +110,14 @@ class Arena:
         self.failure_reasons: Counter[str] = Counter()
         #: candidates that forfeit for stalling the judge in pairs (:mod:`~verl_arena.core.stalls`)
         self.stalls = StallWatch(stalled)
+        #: the candidates that forfeited from the start of this play
+        self.played_with = frozenset(self.stalls.stalled)
         #: verdicts given, by ordered pair: a group played again (``memo`` given) answers them from its first play
         self.memo: dict[tuple[Any, ...], Any] = dict(memo or {})
         self._recall = memo is not None
+        #: the group's suspicions: candidates whose failures were weighed beside controls
+        self.exits = exits if exits is not None else Exits()
+        self.pace = watch.pace if watch is not None else None
         self._log: list[tuple[int, Match]] = []
         self._seq = 0
 
@@ -137,12 +152,13 @@ class Arena:
             return []
         seq = self._reserve(len(pairs))
         self.calls += len(pairs)
-        matches = await gather_or_cancel(
-            [
-                self._compare_one(a, b, stage=stage, round=round, level=level, repeat=repeat, other_order=other_order)
-                for a, b in pairs
-            ]
-        )
+        where: dict[str, Any] = dict(stage=stage, round=round, level=level, repeat=repeat)
+        if self.pace is None or len(pairs) < 2:
+            matches = await gather_or_cancel(
+                [self._compare_one(a, b, other_order=other_order, **where) for a, b in pairs]
+            )
+        else:
+            matches = await self._paced(list(pairs), other_order, where)
         matches = await self._settle(matches, other_order)
         self._record(seq, matches)
         return matches
@@ -267,8 +283,15 @@ class Arena:
         return self.stalls.mark(self.candidates[player], player)
 
     async def _settle(self, matches: list[Match], other_order: bool = False) -> list[Match]:
+        """The round's failures settled: a paired staller's and a suspect's as their forfeits, those that blame nobody
+        asked again, those still standing that concentrate on one candidate weighed beside controls."""
         settled = await self._ask_again(await settle_stalls(self, matches), other_order)
-        return await confirm_concentration(self, settled)
+        weighed, forfeiting = await weigh_concentration(self, settled, self.stalls.stalled)
+        self.stalls.stalled |= forfeiting
+        stalled = self.stalls.stalled
+        if any(m.failed and len(m.players) == 2 and stalled & set(m.players) for m in weighed):
+            return await settle_forfeits(self, weighed)  # a suspect found in this round (weighed, or a straggler)
+        return weighed
 
     async def _ask_again(self, matches: list[Match], other_order: bool) -> list[Match]:
         """The round's failed judgments that blame nobody (:func:`~verl_arena.core.stalls.blames_nobody`), asked
@@ -305,24 +328,47 @@ class Arena:
     async def _compare_one(
         self, a: int, b: int, *, stage: str, round: int, level: int, repeat: int, other_order: bool = False
     ) -> Match:
-        fields: dict[str, Any] = dict(kind="compare", stage=stage, round=round, level=level, players=(a, b))
-        fields["repeat"] = repeat
-        spent: Counter[str] = Counter()
+        where = dict(stage=stage, round=round, level=level, repeat=repeat)
+        return self._compare_match(a, b, where, await self._ask_pair(a, b, other_order))
+
+    async def _ask_pair(self, a: int, b: int, other_order: bool = False) -> tuple[Any, dict[str, int]]:
+        """The judge's verdict on ``(a, b)`` (from memory in a group played again), or the ``JudgeError`` it failed
+        with, and what asking spent. Nothing is recorded but the verdict, in memory, for a pair without a staller."""
         key = (a, b, OTHER_ORDER_KEY) if other_order else (a, b)
+        stalled = bool({a, b} & self.stalls.stalled)
+        verdict = self.memo.get(key) if self._recall and not stalled else None
+        if verdict is not None:
+            return verdict, {}
+        shown = self._pair_shown(a, b, other_order)
+        spent: Counter[str] = Counter()
         try:
-            verdict = self.memo.get(key) if self._recall and not {a, b} & self.stalls.stalled else None
-            if verdict is None:
-                shown = [self._shown(a), self._shown(b)]
-                if other_order:
-                    shown = [dataclasses.replace(c, meta={**c.meta, OTHER_ORDER_KEY: True}) for c in shown]
-                with tally() as spent:
-                    verdict = await self.judge.compare(self.query, *shown)
-                self.memo[key] = verdict
-                fields["usage"] = _spent(spent, getattr(verdict, "usage", None) or {})
+            with tally() as spent:
+                verdict = await self.judge.compare(self.query, *shown)
         except JudgeError as exc:
+            return exc, dict(spent)
+        if not stalled:  # a forfeit verdict is no verdict to recall if the staller is cleared
+            self.memo[key] = verdict
+        return verdict, _spent(spent, getattr(verdict, "usage", None) or {})
+
+    def _pair_shown(self, a: int, b: int, other_order: bool = False) -> list[Candidate]:
+        """The pair as the judge is shown it: stallers marked to forfeit, and a re-ask in the other order marked."""
+        shown = [self._shown(a), self._shown(b)]
+        if other_order:
+            shown = [dataclasses.replace(c, meta={**c.meta, OTHER_ORDER_KEY: True}) for c in shown]
+        return shown
+
+    def _compare_match(self, a: int, b: int, where: Mapping[str, Any], asked: tuple[Any, dict[str, int]]) -> Match:
+        """The match of a pair the judge was asked (:meth:`_ask_pair`): its verdict checked, or its failure counted
+        (or raised, with ``on_judge_error="raise"``)."""
+        fields: dict[str, Any] = dict(kind="compare", players=(a, b), **where)
+        verdict, usage = asked
+        if isinstance(verdict, JudgeError):
             if self.on_judge_error == "raise":
-                raise
-            return self._failed(exc, spent, **fields)
+                raise verdict
+            return self._failed(verdict, usage, **fields)
+        if usage:
+            fields["usage"] = usage
+        stage, round = where["stage"], where["round"]
         sa, sb = self._check_verdict(verdict, a, b, stage, round)
         winners = (a,) if sa > sb else (b,) if sb > sa else ()
         forfeit = tuple(getattr(verdict, "forfeit", ()) or ())
@@ -340,6 +386,32 @@ class Arena:
                 f"scores them {sa:g} and {sb:g}; two forfeits must tie"
             )
         return Match(**fields, winners=winners, scores=(sa, sb), verdict=verdict)
+
+    async def _paced(self, pairs: list[tuple[int, int]], other_order: bool, where: Mapping[str, Any]) -> list[Match]:
+        """A round of pairs whose judgments straggling behind it on one candidate are not waited for
+        (:func:`~verl_arena.core.evidence.watch_stragglers`): that candidate forfeits from now on, and its pending
+        judgments are failed ``straggled`` here while they run on as its probes."""
+        assert self.pace is not None
+        asks = [asyncio.ensure_future(self._ask_pair(a, b, other_order)) for a, b in pairs]
+        try:
+            asked, suspect = await watch_stragglers(
+                self, self.pace, pairs, asks, lambda a, b: self._pair_shown(a, b, other_order)
+            )
+        except BaseException:
+            for ask in asks:
+                ask.cancel()
+            raise
+        if suspect is not None:
+            self.stalls.stalled.add(suspect)
+        matches = []
+        for (a, b), outcome in zip(pairs, asked, strict=True):
+            if outcome is None:  # left running as the suspect's probe
+                self.failure_reasons["straggled"] += 1
+                error = "straggled: no answer while a control of the candidate's size was answered"
+                matches.append(Match("compare", players=(a, b), failed=True, error=error, **where))
+                continue
+            matches.append(self._compare_match(a, b, where, outcome))
+        return matches
 
     async def _select_one(
         self, group: tuple[int, ...], k: int, *, stage: str, round: int, level: int, repeat: int

@@ -19,16 +19,15 @@ Failures the judge does not flag as input-related (a timeout while it is slow fo
 garbling) blame nobody, and a tie would pay whoever should have lost, and take from whoever should have won. So the
 arena asks each of them again once its round is played (:func:`blames_nobody` says which), and uses the answer: a
 candidate gets from the ask again exactly the verdict a clean judge gives. What fails again stays a tie, and a
-candidate padded to stall a judge that is slow for everyone would collect half-points from those. So untraced
-failures of any reason still standing that *concentrate* on one candidate
-(:func:`concentrated`: two or more, in more than half of the judgments it takes part in, pairs or ``select`` calls,
-and more than half of all that failed, while the candidates it failed with pass at least as many of their other
-judgments as they fail) are asked again, all of
-them, once the round is played (:func:`confirm_concentration`). Random failures do not repeat: if the judge answers
-any of them, the fallback stands. If it fails every one again, the failures are the judge's (it cannot judge this
-candidate, whether for its content, its size or its own load: nothing tells which): they are marked ``judge_fault``
-and the tournament voids the group, rather than blame a candidate that may be honest (a long plan before a slow
-judge) or let a staller collect ties.
+candidate that makes the judge fail where it takes part would collect half-points from those. So untraced failures of
+any reason still standing that *concentrate* on one candidate (:func:`concentrated`: two or more, in more than half of
+the judgments it takes part in, pairs or ``select`` calls, and more than half of all that failed, while the candidates
+it failed with pass at least as many of their other judgments as they fail) are weighed by evidence: replayed beside a
+control of that candidate's size (:mod:`~verl_arena.core.evidence`). If a replay is answered, the failures were chance
+and the fallback stands; if the replays fail and the controls are answered, the candidate forfeits (its failures are
+settled as its forfeits, :func:`settle_forfeits`); if a control fails too, the judge cannot judge what the candidate's
+size asks of it: its failures are marked ``judge_fault`` and the tournament voids the group, rather than blame a
+candidate that may be honest (a long plan before a slow judge).
 """
 
 from __future__ import annotations
@@ -41,7 +40,6 @@ from typing import Any, Protocol
 
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import JudgeError
-from verl_arena.core.spending import tally
 from verl_arena.core.types import FORFEIT_KEY, Candidate, Match
 
 __all__ = [
@@ -49,8 +47,8 @@ __all__ = [
     "StallWatch",
     "blames_nobody",
     "concentrated",
-    "confirm_concentration",
     "judge_faults",
+    "settle_forfeits",
     "settle_stalls",
 ]
 
@@ -67,10 +65,8 @@ class StallWatch:
     def __init__(self, stalled: Iterable[int] = ()) -> None:
         self.stalled: set[int] = set(stalled)
         self.untraced: defaultdict[int, set[int]] = defaultdict(set)
-        #: candidates the judge's failures concentrate on and that it failed again when asked (the group is voided)
-        self.confirmed: set[int] = set()
-        #: failed judgments asked again after their round, once each by the arena and again to confirm a concentration
-        #: (``judgments``): the answers that replaced the failure (``answered``) and the asks that failed (``failed``)
+        #: failed judgments asked again after their round, once each (``judgments``): the answers that replaced the
+        #: failure (``answered``) and the asks that failed (``failed``)
         self.asked_again: Counter[str] = Counter()
 
     def asked(self, again: Sequence[Match]) -> None:
@@ -126,6 +122,12 @@ async def settle_stalls(arena: StallArena, matches: list[Match]) -> list[Match]:
         [arena.candidates[p].id for p in sorted(found)],
         [len(arena.stalls.untraced[p]) for p in sorted(found)],
     )
+    return await settle_forfeits(arena, matches)
+
+
+async def settle_forfeits(arena: StallArena, matches: list[Match]) -> list[Match]:
+    """The round's failed two-player judgments with a candidate that forfeits (``arena.stalls.stalled``) asked again
+    with it marked, so the judge settles them as its forfeits."""
     stalled = arena.stalls.stalled
     redo = [i for i, m in enumerate(matches) if m.failed and len(m.players) == 2 and stalled & set(m.players)]
     settled = await gather_or_cancel([_settled(arena, matches[i]) for i in redo])
@@ -145,6 +147,7 @@ async def _settled(arena: StallArena, failed: Match) -> Match:
         settled = await arena.judge_once(failed, shown)
     except JudgeError:
         return failed
+    settled = dataclasses.replace(settled, judge_fault=False)  # the failure was the staller's, not the judge's
     return settled if failed.kind == "compare" else dataclasses.replace(settled, forfeited=stalled)
 
 
@@ -193,52 +196,8 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
     return found
 
 
-async def confirm_concentration(arena: StallArena, matches: list[Match]) -> list[Match]:
-    """After a round (and :func:`settle_stalls`): for every player the failures now concentrate on that failed in this
-    round, ask the judge again every failed judgment it took part in; if the judge fails all of them again, mark this
-    round's as the judge's fault (the tournament voids the group). What the asks again spent is counted on the first
-    of this round's."""
-    watch = arena.stalls
-    log = [m for m in (*arena.matches, *matches) if m.kind in _SETTLED and not set(m.players) & watch.stalled]
-    out = list(matches)
-    for player in concentrated(log, watch.stalled):
-        mine = [i for i, m in enumerate(out) if m.failed and m.kind in _SETTLED and player in m.players]
-        if player in watch.confirmed or not mine:
-            continue
-        failed = [m for m in log if m.failed and player in m.players]
-        answered = await gather_or_cancel([_answered_again(arena, m) for m in failed])
-        watch.asked_again.update(judgments=len(failed), answered=0, failed=sum(not ok for ok, _ in answered))
-        spent = Counter(out[mine[0]].usage)
-        for _, usage in answered:
-            spent.update(usage)
-        out[mine[0]] = dataclasses.replace(out[mine[0]], usage=dict(spent))
-        if any(ok for ok, _ in answered):
-            continue  # the judge can judge it: the failures were chance, and the fallback stands
-        watch.confirmed.add(player)
-        logger.warning(
-            "%s: the judge failed all %d judgments of candidate %s again: the judge's fault",
-            arena.group,
-            len(failed),
-            arena.candidates[player].id,
-        )
-        for i in mine:
-            out[i] = dataclasses.replace(out[i], judge_fault=True)
-    return out
-
-
 def judge_faults(matches: Sequence[Match]) -> str | None:
     """The reasons of the judgments of ``matches`` that failed as the judge's own fault (``Match.judge_fault``), e.g.
     ``"miscopied_id"`` or ``"timeout x3"``; ``None`` when there is none."""
     counts = Counter((m.error or "error").split(":", 1)[0] for m in matches if m.judge_fault)
     return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items())) or None
-
-
-async def _answered_again(arena: StallArena, failed: Match) -> tuple[bool, dict[str, int]]:
-    """Whether the judge answers ``failed`` when asked again (whatever it answers), and what asking spent."""
-    with tally() as spent:
-        try:
-            await arena.ask(failed.kind, [arena.candidates[p] for p in failed.players], failed.k)
-            ok = True
-        except JudgeError:
-            ok = False
-    return ok, dict(spent)

@@ -29,16 +29,19 @@ Everything here is a function of the match log, so ``replay`` reproduces it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.evidence import Exits, GroupWatch
 from verl_arena.core.information import no_information
 from verl_arena.core.judge import Judge
 from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
@@ -196,9 +199,17 @@ class Tournament:
     # -- ranking ----------------------------------------------------------------------------------------------------
 
     async def rank(
-        self, query: str, candidates: Sequence[Candidate], judge: Judge, *, group_id: str | None = None
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        judge: Judge,
+        *,
+        group_id: str | None = None,
+        watch: GroupWatch | None = None,
     ) -> GroupResult:
-        """Rank one group with ``judge``. See :func:`rank_group`."""
+        """Rank one group with ``judge``. See :func:`rank_group`; ``watch``: what the runtime lends the group (a clock
+        that tells stragglers; where the result is left while a suspect's probes are out, see
+        :mod:`~verl_arena.core.evidence`)."""
         group = "group" if group_id is None else f"group {group_id!r}"
         check_candidates(candidates, group)
         for method in self.impl.judge_methods:
@@ -206,24 +217,80 @@ class Tournament:
                 raise ConfigError(
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
-        settings: dict[str, Any] = {"seed": self.seed, "on_judge_error": self.on_judge_error, "group": group}
+        exits = Exits()
+        settings: dict[str, Any] = dict(
+            seed=self.seed, on_judge_error=self.on_judge_error, group=group, exits=exits, watch=watch
+        )
         arena = Arena(query, candidates, judge, **settings)
         lengths = [c.answer_length for c in candidates]
         format_rewards = _format_rewards(candidates, group)
-        if self.late is not None:
-            return await self._place_late(self.late, arena, format_rewards, group_id, lengths)
-        result = await self._play(arena, format_rewards, group_id, lengths)
-        stalled = arena.stalls.stalled
-        if any(m.failed and stalled & set(m.players) for m in arena.matches):
-            # a staller's earlier failures were ties the topology already acted on: play the group again with the
-            # stallers forfeiting from the start, every verdict given so far answered from memory
-            # (see verl_arena.core.stalls)
-            first = arena
-            arena = Arena(query, candidates, judge, stalled=stalled, memo=first.memo, **settings)
-            replayed = {"stalled": [candidates[p].id for p in sorted(stalled)], "first_play_calls": first.calls}
-            extra = {"restarted": replayed, UNLOGGED_USAGE: dict(usage_of(first.matches))}  # what the first play cost
-            result = await self._play(arena, format_rewards, group_id, lengths, extra)
+        try:
+            if self.late is not None:
+                placed = await self._place_late(self.late, arena, format_rewards, group_id, lengths)
+                return self._with_exits(placed, exits, {})
+            play = functools.partial(self._play, format_rewards=format_rewards, group_id=group_id, lengths=lengths)
+            result = await self._settled(arena, await play(arena), play, watch, settings)
+        finally:
+            exits.cancel()
+        decided = [r.describe() for r in exits.records.values() if r.decision != "cleared"]
+        if decided:  # once per group, with the evidence
+            logger.warning("%s: failures weighed beside controls: %s", group, "; ".join(decided))
         return result
+
+    async def _settled(
+        self,
+        first: Arena,
+        result: GroupResult,
+        play: Callable[..., Awaitable[GroupResult]],
+        watch: GroupWatch | None,
+        settings: dict[str, Any],
+    ) -> GroupResult:
+        """The group's result once who forfeits is settled: played again from the start, every verdict given so far
+        answered from memory, while a candidate that forfeits has failures the topology acted on as ties (a staller,
+        a suspect: :mod:`~verl_arena.core.stalls`, :mod:`~verl_arena.core.evidence`), and again when the evidence a
+        straggler's probes bring clears it. While probes are out, the result with the suspects forfeiting is left in
+        ``watch.interim``."""
+        arena, exits = first, first.exits
+        earlier: Counter[str] = Counter()  # what the plays before this one cost
+        for _ in range(first.n + 1):  # each play after the first follows a change in who forfeits
+            stalled = set(arena.stalls.stalled)
+            acted_on = any(m.failed and stalled & set(m.players) for m in arena.matches)
+            if not (acted_on and stalled != arena.played_with):
+                if not exits.pending:
+                    break
+                cleared = await self._evidence(self._with_exits(result, exits, earlier), exits, watch)
+                if not cleared & stalled:
+                    break
+                stalled -= cleared
+            earlier.update(usage_of(arena.matches))
+            arena = Arena(first.query, first.candidates, first.judge, stalled=stalled, memo=arena.memo, **settings)
+            restarted = {"stalled": [first.candidates[p].id for p in sorted(stalled)], "first_play_calls": first.calls}
+            result = await play(arena, extra={"restarted": restarted})
+        return self._with_exits(result, exits, earlier)
+
+    @staticmethod
+    async def _evidence(interim: GroupResult, exits: Exits, watch: GroupWatch | None) -> set[int]:
+        """Wait for the suspects' probes still out, ``interim`` left in ``watch`` meanwhile (and when the wait is
+        cancelled: the group's deadline came first, and the runtime answers with it); the suspects cleared."""
+        if watch is not None:
+            watch.interim = interim
+        cleared = await exits.settle()
+        if watch is not None:
+            watch.interim = None
+        return cleared
+
+    @staticmethod
+    def _with_exits(result: GroupResult, exits: Exits, earlier: Mapping[str, int]) -> GroupResult:
+        """``result`` with what the earlier plays and the evidence spent outside its match log, and its suspicions as
+        they were decided."""
+        unlogged: Counter[str] = Counter(earlier)
+        unlogged.update(exits.spent)
+        details = dict(result.details)
+        if exits.records:
+            details["exits"] = exits.record()
+        if unlogged:
+            details[UNLOGGED_USAGE] = dict(unlogged)
+        return dataclasses.replace(result, details=details)
 
     def void(
         self,
@@ -304,7 +371,8 @@ class Tournament:
         lengths = result.details.get("answer_lengths")
         if self.scoring == "length_controlled" and lengths is None and len(candidates) > 1:
             raise ConfigError(f"{group}: a length-controlled result needs its details['answer_lengths'] to replay")
-        return await self._play(arena, result.details.get("format_rewards"), result.group_id, lengths)
+        decided = {"exits": result.details["exits"]} if "exits" in result.details else None  # as they were decided
+        return await self._play(arena, result.details.get("format_rewards"), result.group_id, lengths, decided)
 
     async def _replay_late(self, result: GroupResult, candidates: list[Candidate], query: str) -> GroupResult:
         """Replay a group whose late members were placed by a wave: the members present first, then the wave."""
