@@ -25,6 +25,7 @@ from verl_arena.core.judge_counts import group_usage, judge_counts
 from verl_arena.core.match_digest import MatchDigest, digest_of
 from verl_arena.core.types import MARKED_ANCHORS_KEY, Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
+from verl_arena.outcomes.exits import exit_counts, unproven_players
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
 from verl_arena.outcomes.hack_detectors import MemberFeatures
@@ -90,7 +91,8 @@ class GroupSummary:
     ``judgments`` are ``asked_judgments + cache_hits + shortcut_judgments``, ``judge_requests`` the HTTP requests the
     judge server received for the group, ``judge_retries`` of them repeats (:mod:`~verl_arena.core.judge_counts`);
     ``asked_again``: failed judgments asked again after their round (``details["asked_again"]``, see
-    :mod:`~verl_arena.core.stalls`);
+    :mod:`~verl_arena.core.stalls`); ``exit_*``, ``unproven_forfeits``: what weighing its candidates' failures beside
+    controls decided, see :class:`~verl_arena.outcomes.exits.ExitCounts`;
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
     tournament took, 0 for a group the judge never saw; ``exposed_s``: the seconds from the arrival of the group's last
@@ -118,6 +120,11 @@ class GroupSummary:
     judge_retries: int = 0
     failed_judgments: int = 0
     asked_again: int = 0
+    exit_forfeits: int = 0
+    unproven_forfeits: int = 0
+    exit_voids: int = 0
+    exit_cleared: int = 0
+    exit_causes: dict[str, int] = field(default_factory=dict, hash=False)
     degraded: bool = False
     voided: bool = False
     void_reason: str = ""
@@ -189,6 +196,7 @@ class GroupSummary:
         ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``, reading the
         ``features`` measured where the rollouts were, where known)."""
         digest = digest_of(result)  # the match log's sums: counted where the tournament ran, for a compact result
+        exits = exit_counts(result)
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         agreements = digest.agreements
         evidence = digest.evidence
@@ -208,6 +216,11 @@ class GroupSummary:
             **dataclasses.asdict(judge_counts(result, usage)),
             failed_judgments=result.failures,
             asked_again=int((result.details.get("asked_again") or {}).get("judgments", 0)),
+            exit_forfeits=exits.forfeits,
+            unproven_forfeits=exits.unproven,
+            exit_voids=exits.voids,
+            exit_cleared=exits.cleared,
+            exit_causes=exits.by_cause,
             degraded=result.degraded,
             voided=result.voided,
             void_reason=result.void_reason or "",
@@ -249,6 +262,8 @@ class MemberOutcome:
         anchor: it was the group's anchor.
         no_answer: it had no final answer (lost without a judge call).
         forfeit: its content broke the judge, and it lost for it.
+        unproven: it forfeited on a suspicion its group's deadline left no time to prove (its judgments straggled
+            while controls of its size were answered; :mod:`~verl_arena.outcomes.exits`).
         duplicate: it was delivered before and gets the same answer again.
         late: it arrived after its group closed (the group's mean reward).
         overflow: too many groups were waiting; turned away with zero reward.
@@ -275,6 +290,7 @@ class MemberOutcome:
     anchor: bool = False
     no_answer: bool = False
     forfeit: bool = False
+    unproven: bool = False
     duplicate: bool = False
     late: bool = False
     overflow: bool = False
@@ -451,6 +467,7 @@ def member_outcomes(
         **filtered,
     )
     forfeited = result.forfeited
+    unproven = unproven_players(result)
     outcomes = [
         MemberOutcome(
             float(result.rewards[i]),
@@ -460,6 +477,7 @@ def member_outcomes(
             anchor=i == anchor,
             no_answer=bool(candidates[i].meta.get("no_answer")),
             forfeit=forfeited[i],
+            unproven=forfeited[i] and i in unproven,
             position=i,
             **_env_fields(candidates[i]),
         )

@@ -15,6 +15,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from verl_arena.outcomes.exits import CAUSE_CLASSES, CAUSE_WORDS
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.hack_screen import screen_metrics
 from verl_arena.outcomes.heldout import HELDOUT_METRICS, HeldoutTally, heldout_metrics
@@ -39,8 +40,26 @@ STEP_METRICS = {
     "arena/judge_retries": "of judge_requests, those that repeated a failed attempt",
     "arena/failed_judgments": "judgments that failed and were settled by the fallback",
     "arena/asked_again": "failed judgments asked again after their round: the judge's own trouble (load, rate limits) "
-    "is asked again once and the answer used, only what fails again counts in failed_judgments; failures "
-    "concentrated on one rollout are asked again to see whether they repeat",
+    "is asked again once and the answer used, only what fails again counts in failed_judgments (failures concentrated "
+    "on one rollout are then replayed beside controls: arena/exit_*)",
+    "arena/exit_forfeits": "rollouts that forfeited on evidence: the judge failed where they took part (concentrated "
+    "failures of any cause, or judgments straggling behind their round), their judgments replayed failed again while "
+    "controls of their size in the judge's tokens were answered",
+    "arena/unproven_forfeits": "ALARM: rollouts that forfeited on a suspicion the group's deadline left no time to "
+    "prove (their judgments straggled while controls of their size were answered; a judge busy for everyone): ranked "
+    "below the rest of their group, counted apart from the proven ones; rising, the judge is too slow for the "
+    "deadline",
+    "arena/exit_voids": "groups voided as the judge's fault because the evidence put the failures on the judge: a "
+    "control of the suspected rollout's size failed too (counted in arena/judge_fault_groups as well)",
+    "arena/exit_cleared": "suspicions the evidence cleared: a replay of the failed judgments was answered (chance; the "
+    "fallback stood)",
+    **{
+        f"arena/exit_{kind}s_{cause}": f"of arena/exit_{kind}s"
+        + (" and arena/unproven_forfeits" if kind == "forfeit" else "")
+        + f", those whose failures were {CAUSE_WORDS[cause]}"
+        for kind in ("forfeit", "void")
+        for cause in CAUSE_CLASSES
+    },
     "arena/prefetched": "judgments asked ahead of their group's tournament, before its last rollout arrived (eager "
     "judging: the first-wave compares whose two rollouts were there)",
     "arena/prefetch_unused": "of arena/prefetched, those the tournament never asked for (waste: a rollout left out, an "
@@ -151,6 +170,10 @@ _GROUP_SUMS = {
     "arena/judge_retries": "judge_retries",
     "arena/failed_judgments": "failed_judgments",
     "arena/asked_again": "asked_again",
+    "arena/exit_forfeits": "exit_forfeits",
+    "arena/unproven_forfeits": "unproven_forfeits",
+    "arena/exit_voids": "exit_voids",
+    "arena/exit_cleared": "exit_cleared",
     "arena/degraded_groups": "degraded",
     "arena/voided_groups": "voided",
     "arena/incomplete_groups": "incomplete",
@@ -223,6 +246,9 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     for name, attribute in _GROUP_SUMS.items():
         out[name] = float(math.fsum(getattr(g, attribute) for g in ranked))
     out["arena/dropped_groups"] = float(sum(bool(g.drop) for g in ranked))
+    for kind in ("forfeit", "void"):
+        for cause in CAUSE_CLASSES:
+            out[f"arena/exit_{kind}s_{cause}"] = float(sum(g.exit_causes.get(f"{kind}_{cause}", 0) for g in ranked))
     for name, reason in _VOID_COUNTS.items():
         out[name] = float(sum(g.void_reason == reason for g in ranked))
     out.update(_judge_information(ranked))

@@ -7,6 +7,11 @@ group's tournament (``judge_deadline_s``), and the trip back. :func:`member_pati
 own timeout; :func:`actor_deadline` gives an actor the part of a deadline that leaves room for the answer to travel
 back; :func:`rank_or_void` runs a tournament within its deadline and voids the group when it cannot finish.
 
+A judgment that straggles behind the rest of its round, on one candidate, is not waited for until the deadline: the
+tournament tells stragglers by the event loop's clock (:class:`MonotonicPace`, lent through
+:class:`~verl_arena.core.evidence.GroupWatch`), never before half the judge's request timeout, and leaves the result
+with the suspect forfeiting for the deadline to find (:mod:`verl_arena.outcomes.exits`).
+
 A group's deadline must leave room to trace a stalled judgment (:mod:`~verl_arena.judges.blame`): the judgment
 is tried twice before it counts as stalled, then its probes (side by side) and a control are each tried twice too,
 so up to six request timeouts pass one after another. :func:`check_tracing_room` refuses a deadline shorter than that
@@ -21,6 +26,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from verl_arena.core.errors import ConfigError
@@ -31,6 +37,7 @@ from verl_arena.judges.priority import Ticket
 __all__ = [
     "MEMBER_SLACK_S",
     "TRACING_TIMEOUTS",
+    "MonotonicPace",
     "actor_deadline",
     "check_deadline",
     "check_tracing_room",
@@ -44,6 +51,30 @@ logger = logging.getLogger(__name__)
 MEMBER_SLACK_S = 60.0
 #: request timeouts that tracing one stalled judgment can take, one after another (see the module docstring)
 TRACING_TIMEOUTS = 6
+
+
+@dataclass(frozen=True)
+class MonotonicPace:
+    """The clock a group's tournament tells stragglers by (:class:`~verl_arena.core.evidence.Pace`): the event loop's
+    monotonic time; ``floor_s``: no judgment straggles before it has been pending this long."""
+
+    floor_s: float = 0.0
+
+    def now(self) -> float:
+        """Monotonic seconds."""
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``."""
+        await asyncio.sleep(seconds)
+
+    @classmethod
+    def for_judge(cls, judge: JudgeConfig | None) -> MonotonicPace:
+        """The pace of a group judged by ``judge``: no straggler before half its longest request timeout (a judge
+        without a configuration: any judgment straggles once pending twice as long as the rest of its round)."""
+        if judge is None:
+            return cls()
+        return cls(max(member.timeout_s for member in judge.member_configs()) / 2)
 
 
 def check_deadline(name: str, value: Any) -> float | None:

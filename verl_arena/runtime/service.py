@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.core.evidence import GroupWatch
 from verl_arena.core.judge import Judge
 from verl_arena.core.match_digest import compacted
 from verl_arena.core.spending import tally
@@ -43,9 +44,10 @@ from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.judges.priority import SlotUse, Ticket, group_ticket, metered
 from verl_arena.judges.prompt_estimate import PromptEstimate
+from verl_arena.outcomes.exits import at_deadline
 from verl_arena.runtime.admission import Admission, Saturated
 from verl_arena.runtime.anchor_pools import ServiceAnchorPools, keeps_pool
-from verl_arena.runtime.deadlines import check_deadline, check_tracing_room, rank_or_void
+from verl_arena.runtime.deadlines import MonotonicPace, check_deadline, check_tracing_room, rank_or_void
 from verl_arena.runtime.prefetch import Prefetches
 from verl_arena.runtime.step_budget import BUDGET_VOID, PromptPrice, StepBudget, StepBudgetConfig
 
@@ -134,6 +136,9 @@ class _GroupRun:
     prefetches: Prefetches
     judge_down: Callable[[], bool] = lambda: False
     admitted: bool = False
+    #: what the group's tournament is lent (a clock that tells stragglers), and where it leaves a result whose
+    #: suspect's evidence is still out (:mod:`~verl_arena.core.evidence`)
+    watch: GroupWatch = dataclasses.field(default_factory=GroupWatch)
 
     async def admitted_then_ranked(
         self, admission: Admission, deadline_s: float | None, *, from_first_request: bool
@@ -151,7 +156,9 @@ class _GroupRun:
                 if self.group_id is not None:  # judgments asked ahead (eager judging) answer first
                     self.prefetches.admitted(self.group_id, keep_lasting=self.tournament.late is None)
                     judge = self.prefetches.judge(self.group_id, self.counting)
-                return await self.tournament.rank(self.query, self.candidates, judge, group_id=self.group_id)
+                return await self.tournament.rank(
+                    self.query, self.candidates, judge, group_id=self.group_id, watch=self.watch
+                )
         except Saturated:
             group = "group" if self.group_id is None else f"group {self.group_id!r}"
             logger.warning("%s: the judge cannot finish it by its deadline; voided before reaching it", group)
@@ -160,7 +167,10 @@ class _GroupRun:
     def void(self, reason: str) -> GroupResult:
         """The group voided for ``reason``; a deadline is ``"saturated"`` for a group the load kept from the judge
         (never admitted, or some of its requests still waiting for a slot); either is ``"unavailable"`` while the
-        judge is down."""
+        judge is down. At a deadline that came while a suspect's evidence was out, the result the tournament left
+        stands instead, the suspicion unproven (:func:`~verl_arena.outcomes.exits.at_deadline`)."""
+        if reason == "deadline" and self.watch.interim is not None:
+            return at_deadline(self.watch.interim, self.spent)
         if reason == "deadline" and (not self.admitted or self.ticket.starved):
             reason = "saturated"
         if reason in ("deadline", "saturated") and self.judge_down():  # a judge that is down, not a slow one
@@ -215,6 +225,8 @@ class JudgeService:
         self.step_budget = StepBudget(step_budget) if step_budget is not None else None
         self.prompt_estimate = self._prompt_estimate(step_budget)
         self.anchor_pools = ServiceAnchorPools()
+        #: the clock each group's tournament tells stragglers by (:class:`~verl_arena.runtime.deadlines.MonotonicPace`)
+        self.pace = MonotonicPace.for_judge(self.config)
         self.started_at = time.time()
         self._in_flight = 0
 
@@ -291,6 +303,7 @@ class JudgeService:
                 run = _GroupRun(
                     tournament, query, candidates, group_id, ticket, counting, spent, self.prefetches, self.judge_down
                 )
+                run.watch.pace = self.pace
                 result = await rank_or_void(
                     run.admitted_then_ranked(self.admission, limit, from_first_request=deadline_from_first_request),
                     run.void,
