@@ -346,6 +346,9 @@ class Arena:
                 verdict = await self.judge.compare(self.query, *shown)
         except JudgeError as exc:
             return exc, dict(spent)
+        except asyncio.CancelledError:  # a straggler's judgment stopped, or the group's deadline: what it sent counts
+            self.exits.spent.update(spent)
+            raise
         if not stalled:  # a forfeit verdict is no verdict to recall if the staller is cleared
             self.memo[key] = verdict
         return verdict, _spent(spent, getattr(verdict, "usage", None) or {})

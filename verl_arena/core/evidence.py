@@ -23,9 +23,10 @@ Two things make a candidate a suspect, and both are about failures that follow i
   unlucky judgment to tracing, and a judge failing on everything shows no concentration at all.
 - **stragglers** (only with a clock lent by the runtime, :class:`Pace`): in a round of pairwise judgments, once every
   judgment but those of one candidate was answered and they have been pending :data:`PATIENCE` times as long as the
-  rest of the round took (and at least the pace's floor, half the judge's request timeout), a control of each is asked
-  beside it. If the controls are answered and the candidate's judgments are still pending after as long again, it
-  forfeits provisionally: the round goes on without waiting, the straggling judgments keep running as its probes
+  rest of the round took (and at least the pace's floor, half the judge's request timeout), a control of each (two at
+  most) is asked beside it. If the controls are answered and the candidate's judgments are still pending after as long
+  again, or failed meanwhile, it forfeits provisionally: the round goes on without waiting, and up to :data:`PROBES` of
+  the straggling judgments keep running as its probes (the others are stopped: they would only hold the judge's slots)
   (:func:`watch_stragglers`). A probe that fails proves it (it forfeits); one that is answered clears it (the group is
   played again from memory with the answer). A judge that is busy for everyone would otherwise let a candidate that
   stalls it only where it takes part hold the whole group until its deadline voids it.
@@ -57,6 +58,7 @@ from verl_arena.core.types import CONTROL_KEY, Candidate, GroupResult, Match
 __all__ = [
     "MIN_REPLAYS",
     "PATIENCE",
+    "PROBES",
     "Exit",
     "Exits",
     "GroupWatch",
@@ -76,6 +78,9 @@ logger = logging.getLogger(__name__)
 MIN_REPLAYS = 4
 #: a round's judgments straggle once pending this many times as long as the rest of the round took
 PATIENCE = 2.0
+#: a straggler's pending judgments kept running as its probes (beside as many controls); the rest are stopped, so that
+#: a candidate that stalls the judge does not hold its slots for everyone's judgments while its evidence comes in
+PROBES = 2
 #: what decides a suspicion: it ``forfeit``s (the failures followed it), the judge is at fault (``judge_fault``: a
 #: control failed too), the failures were chance (``cleared``: a replay was answered), the evidence is still out
 #: (``pending``), or the group's deadline came before it (``unproven``, set by the runtime)
@@ -357,7 +362,10 @@ async def watch_stragglers(
         suspect = await _straggler(arena, pace, {i: pairs[i] for i in late}, late, suspects, started, show)
         if suspect is not None:
             mine = [i for i in late if suspect in pairs[i]]
-            _suspected(arena, suspect, [pairs[i] for i in mine], [asks[i] for i in mine], min(2, len(late)))
+            kept = mine[:PROBES]  # the others would only hold the judge's slots: they are settled as forfeits
+            for i in mine[PROBES:]:
+                asks[i].cancel()
+            _suspected(arena, suspect, [pairs[i] for i in kept], [asks[i] for i in kept], min(2, len(late)))
             return [None if i in mine else a.result() for i, a in enumerate(asks)], suspect
         await asyncio.wait(late.values())  # no straggler: the round waits for them as it always did
         pending = set()
