@@ -12,22 +12,26 @@ fail exactly where the weak non-answer takes part, in a way that used to void it
 - ``gateway_502`` / ``gateway_502_losing``: its text makes the judge's gateway answer 502 (the backend dies on that
   request), always or only when it would lose;
 - ``endless_reasoning``: a sentence sends the judge into reasoning that never ends (the request hangs until the client
-  gives up), before a judge busy for everyone (every answer takes 0.6 of the timeout) and a group deadline of 7.5
-  timeouts (the defaults' ratio: 900 s and 120 s).
+  gives up), before a judge busy for everyone (every answer takes 0.6 of the timeout; the groups one after another, so
+  that the judge is slow in its own time, not behind the client's slots) and a group deadline of 7.5 timeouts (the
+  defaults' ratio: 900 s and 120 s).
 
 Groups of eight travel plans (:mod:`verl_arena.testing.travel`) go through the group coordinator and the judge service
 (admission control off: every group goes to the judge at once; the hack screen's flags only logged: the judge path alone
-is measured) to the mock judge over loopback HTTP, once with the non-answer as written (``honest``) and once attacking.
-Each row gives the weak non-answer's and the strong plan's mean advantage, as the ``tournament`` estimator computes it
-from the rewards the members are answered with, the groups voided (and why), the groups whose weak rollout forfeited on
-evidence (``proven``) or on a suspicion the group's deadline left no time to prove (``unproven``), and the groups in
-which the strong plan forfeited. An exit pays when the attacking weak advantage is above the honest one.
+is measured) to the mock judge over loopback HTTP, with the non-answer as written (``honest``), attacking, and
+``losing``: the attacking text marked as having no final answer, which loses every match without a judge call (bench
+gaming's floor: the same shortcut scores as a forfeit, so the same seeded draws). Each row gives the weak non-answer's
+and the strong plan's mean advantage, as the ``tournament`` estimator computes it from the rewards the members are
+answered with, the groups voided (and why), the groups whose weak rollout forfeited on evidence (``proven``) or on a
+suspicion the group's deadline left no time to prove (``unproven``), and the groups in which the strong plan forfeited.
+An exit pays when the attacking weak advantage is above the losing one (or, where the table says so, the honest one).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -82,6 +86,8 @@ class Attack:
         deployment: :class:`~verl_arena.testing.mock_server.MockJudgeConfig` fields.
         judge: judge configuration fields beside the endpoint.
         deadline_s: the group deadline of the judge service (``None``: none).
+        one_at_a_time: the groups go to the judge one after another, each with the judge to itself (all at once
+            otherwise).
     """
 
     name: str
@@ -89,6 +95,7 @@ class Attack:
     deployment: dict[str, Any] = field(default_factory=dict)
     judge: dict[str, Any] = field(default_factory=dict)
     deadline_s: float | None = None
+    one_at_a_time: bool = False
 
 
 ATTACKS = [
@@ -102,6 +109,7 @@ ATTACKS = [
         {"triggers": {ENDLESS: "hang"}, "latency": 0.6 * BUSY_TIMEOUT_S},
         {"timeout_s": BUSY_TIMEOUT_S},
         deadline_s=7.5 * BUSY_TIMEOUT_S,
+        one_at_a_time=True,  # the judge is busy in its own time, not behind the client's slots for other groups
     ),
 ]
 
@@ -119,6 +127,16 @@ class ExitRow:
     proven: int
     unproven: int
     strong_blamed: int
+
+
+WAYS = ("honest", "attacking", "losing")
+
+
+def _played(plans: list[Candidate], attack: Attack, way: str) -> list[Candidate]:
+    if way == "honest":
+        return plans
+    weak = attack.rewrite(plans[WEAK])
+    return [*plans[:WEAK], dataclasses.replace(weak, meta={"no_answer": True}) if way == "losing" else weak]
 
 
 def _groups(count: int, seed: int) -> list[list[Candidate]]:
@@ -141,6 +159,8 @@ async def _rank_all(url: str, attack: Attack, topology: str, groups: list[list[C
         )
 
     try:
+        if attack.one_at_a_time:
+            return [await one(i, plans) for i, plans in enumerate(groups)]
         return await asyncio.gather(*(one(i, plans) for i, plans in enumerate(groups)))
     finally:
         await service.aclose()
@@ -189,18 +209,19 @@ def run_exits_bench(
     for attack in [a for a in ATTACKS if attacks is None or a.name in attacks]:
         with MockJudgeThread(MockJudgeConfig(**attack.deployment)) as url:
             for topology in topologies or ["seeded_single_elimination", "round_robin"]:
-                for way in ("honest", "attacking"):
+                for way in WAYS:
                     if progress is not None:
                         progress(f"{attack.name} with {topology}, {way}")
-                    played = data if way == "honest" else [[*g[:WEAK], attack.rewrite(g[WEAK])] for g in data]
+                    played = [_played(g, attack, way) for g in data]
                     answered = asyncio.run(_rank_all(url, attack, topology, played, seed))
                     rows.append(_row(topology, attack.name, way, answered))
     return rows
 
 
 def format_exits(rows: list[ExitRow], groups: int) -> str:
-    """The table; a row marked where the attack pays (its weak advantage above the honest one)."""
-    honest = {(r.topology, r.attack): r for r in rows if r.way == "honest"}
+    """The table; a row marked where the attack pays: its weak advantage above the losing way's (above the honest
+    way's too: noted)."""
+    floor = {(r.topology, r.attack, r.way): r.weak for r in rows}
     lines = [
         f"{groups} groups of 8 travel plans per row, through the group coordinator and the judge service to the mock "
         "judge over HTTP; weak, strong: mean advantages; proven / unproven: groups whose weak rollout forfeited on "
@@ -209,11 +230,15 @@ def format_exits(rows: list[ExitRow], groups: int) -> str:
         f"{'blamed':>6}  voided",
     ]
     for r in rows:
-        paid = r.way == "attacking" and r.weak > honest[(r.topology, r.attack)].weak + 1e-9
+        note = ""
+        if r.way == "attacking":
+            losing, honest = floor[(r.topology, r.attack, "losing")], floor[(r.topology, r.attack, "honest")]
+            note = "  <- the exit pays" if r.weak > losing + 1e-9 else ""
+            note = note or (f"  (above honest by {r.weak - honest:.4f})" if r.weak > honest + 1e-9 else "")
         voided = ", ".join(f"{k} {v}" for k, v in sorted(r.voided.items())) or "-"
         lines.append(
             f"{r.topology:<26} {r.attack:<19} {r.way:<9} {r.weak:>6.2f} {r.strong:>6.2f} {r.proven:>6} {r.unproven:>8} "
-            f"{r.strong_blamed:>6}  {voided}{'  <- the exit pays' if paid else ''}"
+            f"{r.strong_blamed:>6}  {voided}{note}"
         )
     return "\n".join(lines)
 
