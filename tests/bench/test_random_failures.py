@@ -15,6 +15,7 @@ def test_a_healthy_judge_fails_nothing_and_a_judge_that_always_fails_voids_every
     assert (healthy.failed_share, healthy.judge_fault_share, healthy.failed_judgments_share) == (0.0, 0.0, 0.0)
     assert broken.failed_share == 1.0  # every judgment failed, and was counted
     assert broken.judge_fault_share + broken.failed_judgments_share == 1.0  # every group voided, with its reason
+    assert healthy.blamed_share == broken.blamed_share == 0.0 and broken.weighed == 0  # failing everything: no suspect
     shown = format_random_failures(rows).splitlines()
     assert shown[1].split() == [
         "topology",
@@ -24,5 +25,7 @@ def test_a_healthy_judge_fails_nothing_and_a_judge_that_always_fails_voids_every
         "judge_fault",
         "failed_judgments",
         "asked_again",
+        "weighed",
+        "blamed",
     ]
     assert shown[3].split()[:4] == ["anchor", "1.00", "2", "1.000"]

@@ -9,8 +9,10 @@ random failures must rarely do it. Groups of honest travel plans are ranked thro
 answering a share of its requests with HTTP 429 (the judge's trouble, never the content's), with one attempt per
 request so that every failed request fails its judgment; with order swapping a judgment is two requests. Each row
 reports the share of judgments that failed (asked again after their round and failed again), the share of groups
-voided as the judge's fault, and voided because more than half of their judgments failed, and the failed judgments
-asked again (``asked_again``: after their round, and to confirm a concentration).
+voided as the judge's fault, and voided because more than half of their judgments failed, the failed judgments
+asked again after their round (``asked_again``), the groups in which failures concentrated on one plan were weighed
+beside controls (``weighed``), and the share of groups in which an honest plan was blamed for them (``blamed``: it
+forfeited), which must stay 0.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class FailureRow:
     judge_fault_share: float
     failed_judgments_share: float
     asked_again: int
+    weighed: int = 0
+    blamed_share: float = 0.0
 
 
 async def _rank(url: str, topology: str, groups: int, seed: int) -> list:
@@ -79,6 +83,8 @@ def run_random_failures(
                         judge_fault_share=sum(r.void_reason == "judge_fault" for r in results) / groups,
                         failed_judgments_share=sum(r.void_reason == "failed_judgments" for r in results) / groups,
                         asked_again=sum(r.details.get("asked_again", {}).get("judgments", 0) for r in results),
+                        weighed=sum(bool(r.details.get("exits")) for r in results),
+                        blamed_share=sum(any(r.forfeited) for r in results) / groups,
                     )
                 )
     return rows
@@ -88,13 +94,15 @@ def format_random_failures(rows: list[FailureRow]) -> str:
     """The table."""
     lines = [
         "honest travel plans, mock judge over HTTP failing a share of its requests at random (HTTP 429, one attempt a "
-        "request); voided: share of groups voided as the judge's fault / for failed judgments",
+        "request); voided: share of groups voided as the judge's fault / for failed judgments; weighed: groups whose "
+        "failures concentrated on one plan, replayed beside controls; blamed: share of groups in which an honest plan "
+        "forfeited for them",
         f"{'topology':<26} {'rate':>5} {'groups':>6} {'failed':>7} {'judge_fault':>11} {'failed_judgments':>16} "
-        f"{'asked_again':>11}",
+        f"{'asked_again':>11} {'weighed':>7} {'blamed':>6}",
     ]
     for r in rows:
         lines.append(
             f"{r.topology:<26} {r.rate:>5.2f} {r.groups:>6} {r.failed_share:>7.3f} {r.judge_fault_share:>11.3f} "
-            f"{r.failed_judgments_share:>16.3f} {r.asked_again:>11}"
+            f"{r.failed_judgments_share:>16.3f} {r.asked_again:>11} {r.weighed:>7} {r.blamed_share:>6.3f}"
         )
     return "\n".join(lines)
