@@ -236,5 +236,5 @@ def test_a_control_is_its_candidate_marked_and_records_read_back():
     )
     record = Exit("x", 3, "http_502 x2", "concentrated", [[3, 1]], ["failed"], ["answered"], "forfeit")
     exits = Exits([record.to_dict()])
-    assert exits.known(3) == record and exits.forfeiting() == {3} and exits.record() == [record.to_dict()]
+    assert exits.known(3) == record and exits.known(2) is None and exits.record() == [record.to_dict()]
     assert "candidate x (http_502 x2, concentrated)" in record.describe() and not exits.pending

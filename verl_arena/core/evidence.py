@@ -177,14 +177,6 @@ class Exits:
         """The suspicion of ``player``, if there was one."""
         return self.records.get(player)
 
-    def forfeiting(self) -> set[int]:
-        """The suspects that forfeit: proven, or provisionally while their evidence is out."""
-        return {p for p, r in self.records.items() if r.decision in ("forfeit", "pending", "unproven")}
-
-    def faulted(self) -> list[Exit]:
-        """The suspicions whose control failed too: the judge is at fault."""
-        return [r for r in self.records.values() if r.decision == "judge_fault"]
-
     @property
     def pending(self) -> bool:
         """Whether some suspect's probes are still out."""
@@ -201,12 +193,15 @@ class Exits:
                 else:
                     probe.add_done_callback(lambda done, p=record.player, i=i: self._probed(p, i, done))
 
-    async def settle(self) -> set[int]:
-        """Wait for every probe still out; the suspects they cleared."""
+    def cleared(self) -> set[int]:
+        """The suspects the evidence cleared."""
+        return {p for p, r in self.records.items() if r.decision == "cleared"}
+
+    async def settle(self) -> None:
+        """Wait for every probe still out."""
         out = [probe for probes in self._probes.values() for probe in probes]
         if out:
             await asyncio.wait(out)
-        return {p for p, r in self.records.items() if r.decision == "cleared"}
 
     def cancel(self) -> None:
         """Stop the probes still out (the tournament is over or was cancelled)."""
@@ -322,11 +317,13 @@ def _common(pairs: Sequence[tuple[int, int]], pending: Iterable[int]) -> set[int
     return common or set()
 
 
-def _suspects(pairs: Sequence[tuple[int, int]], pending: set[int], answered: set[int]) -> list[int]:
+def _suspects(pairs: Sequence[tuple[int, int]], pending: set[int], answered: set[int], known: Exits) -> list[int]:
     """Who a round's pending pairs are waiting on: the players every pending pair shows and no answered pair does
-    (one that was judged beside someone else is fine); none while the pending pairs share no such player."""
+    (one that was judged beside someone else is fine), and that were never suspected (the evidence on one that was has
+    spoken); none while the pending pairs share no such player."""
     seen = {p for i in answered for p in pairs[i]}
-    return sorted(_common(pairs, pending) - seen) if answered else []
+    found = sorted(p for p in _common(pairs, pending) - seen if known.known(p) is None) if answered else []
+    return found if len(found) == len(_common(pairs, pending) - seen) else []
 
 
 async def _all_or_timer(waits: Sequence[asyncio.Future[Any]], seconds: float, pace: Pace) -> None:
@@ -355,7 +352,7 @@ async def watch_stragglers(
     while pending:
         await asyncio.wait([asks[i] for i in pending], return_when=asyncio.FIRST_COMPLETED)
         pending = {i for i in pending if not asks[i].done()}
-        suspects = _suspects(pairs, pending, set(range(len(asks))) - pending)
+        suspects = _suspects(pairs, pending, set(range(len(asks))) - pending, arena.exits)
         if not pending or not suspects:
             continue
         late = {i: asks[i] for i in sorted(pending)}

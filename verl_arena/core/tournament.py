@@ -218,6 +218,8 @@ class Tournament:
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
         exits = Exits()
+        if self.late is not None:  # one wave placing the late members: no straggler is looked for in it
+            watch = None
         settings: dict[str, Any] = dict(
             seed=self.seed, on_judge_error=self.on_judge_error, group=group, exits=exits, watch=watch
         )
@@ -256,10 +258,10 @@ class Tournament:
             stalled = set(arena.stalls.stalled)
             acted_on = any(m.failed and stalled & set(m.players) for m in arena.matches)
             if not (acted_on and stalled != arena.played_with):
-                if not exits.pending:
-                    break
-                cleared = await self._evidence(self._with_exits(result, exits, earlier), exits, watch)
-                if not cleared & stalled:
+                if exits.pending:
+                    await self._evidence(self._with_exits(result, exits, earlier), exits, watch)
+                cleared = exits.cleared() & stalled
+                if not cleared:
                     break
                 stalled -= cleared
             earlier.update(usage_of(arena.matches))
@@ -269,15 +271,14 @@ class Tournament:
         return self._with_exits(result, exits, earlier)
 
     @staticmethod
-    async def _evidence(interim: GroupResult, exits: Exits, watch: GroupWatch | None) -> set[int]:
+    async def _evidence(interim: GroupResult, exits: Exits, watch: GroupWatch | None) -> None:
         """Wait for the suspects' probes still out, ``interim`` left in ``watch`` meanwhile (and when the wait is
-        cancelled: the group's deadline came first, and the runtime answers with it); the suspects cleared."""
+        cancelled: the group's deadline came first, and the runtime answers with it)."""
         if watch is not None:
             watch.interim = interim
-        cleared = await exits.settle()
+        await exits.settle()
         if watch is not None:
             watch.interim = None
-        return cleared
 
     @staticmethod
     def _with_exits(result: GroupResult, exits: Exits, earlier: Mapping[str, int]) -> GroupResult:
