@@ -11,6 +11,8 @@ Before any request:
   without a call, and two such candidates tie at the lowest score;
 - a candidate already known to break the judge (see below), or marked ``meta["forfeit"]`` by the tournament, forfeits,
   the same way, without a call;
+- a candidate marked ``meta["control"]`` by the tournament is replaced by its control, neutral text of its size in this
+  judge's tokens (what weighs a suspect's failures, :mod:`~verl_arena.core.evidence`);
 - the verdict cache is consulted.
 
 The judge reads each candidate's process and answer cut in the middle to ``max_field_chars`` characters, and then to

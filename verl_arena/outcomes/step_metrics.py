@@ -67,9 +67,9 @@ STEP_METRICS = {
     "arena/degraded_groups": "groups with at least one failed judgment",
     "arena/voided_groups": "groups voided (equal rewards, zero advantages)",
     "arena/judge_fault_groups": "ALARM: groups voided as the judge's fault: most of their rollouts would have been "
-    "blamed for breaking the judge, the judge kept miscopying verdict ids, or its failures concentrated on one rollout "
-    "and repeated when asked again; the judge is broken, overloaded or misconfigured (its context, reply budget or "
-    "timeout)",
+    "blamed for breaking the judge, the judge kept miscopying verdict ids or repeated one of its own, or its failures "
+    "concentrated on one rollout failed again beside a control of that rollout's size that failed too; the judge is "
+    "broken, overloaded or misconfigured (its context, reply budget or timeout)",
     "arena/saturated_groups": "groups voided because the judge could not finish them by their deadline: at once, "
     "before any request, when its measured speed said so, or still waiting for it at the deadline; the judge is slower "
     "than the load (more capacity, a longer deadline, or fewer groups in flight)",
