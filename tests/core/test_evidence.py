@@ -16,7 +16,7 @@ import pytest
 from helpers import make_group
 
 from verl_arena import JudgeError, PairVerdict, rank_group
-from verl_arena.core.evidence import MIN_REPLAYS, Exit, Exits, GroupWatch, as_control
+from verl_arena.core.evidence import LONE_REPLAYS, MIN_REPLAYS, Exit, Exits, GroupWatch, as_control
 from verl_arena.core.tournament import Tournament, replay
 from verl_arena.core.types import CONTROL_KEY, Candidate
 
@@ -122,14 +122,34 @@ class Down(BreaksOn):
         raise JudgeError("every endpoint was down", reason="unavailable")
 
 
-def test_a_single_failure_is_no_suspicion_and_a_judge_failing_everything_shows_none():
-    once = BreaksOn()
+def test_a_candidates_one_judgment_failing_again_is_weighed_with_more_replays_and_one_answered_is_no_suspicion():
+    # anchor: every candidate's one judgment is against the anchor; the anchor's score would be the breaker's
+    result = asyncio.run(rank_group("q", make_group(QUALITIES), BreaksOn(), "anchor", seed=2))
+    [weighed] = result.details["exits"]
+    assert weighed["decision"] == "forfeit" and len(weighed["probes"]) == LONE_REPLAYS and result.forfeited[5]
+    assert result.advantages[5] == min(result.advantages) and not result.voided
+
+    class Once(BreaksOn):  # the judge's own trouble: the ask again after the round is answered
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: Counter[frozenset[str]] = Counter()
+
+        def _check(self, shown: list[Candidate]) -> None:
+            key = frozenset(c.id for c in shown)
+            self.seen[key] += 1
+            if self.seen[key] == 1:
+                super()._check(shown)
+
+    once = Once()
     result = asyncio.run(rank_group("q", make_group(QUALITIES), once, "anchor", seed=2))
-    assert "exits" not in result.details and once.asked["controls"] == 0  # one judgment each: no concentration
+    assert "exits" not in result.details and once.asked["controls"] == 0 and result.failures == 0
+
+
+def test_a_judge_failing_everything_is_recognised_without_a_replay():
     down = Down()
     dead = asyncio.run(rank_group("q", make_group(QUALITIES), down, "round_robin"))
     assert dead.voided and dead.void_reason == "failed_judgments" and not any(dead.forfeited)
-    assert "exits" not in dead.details and down.asked["controls"] == 0  # recognised without a replay
+    assert "exits" not in dead.details and down.asked["controls"] == 0
 
 
 @pytest.mark.parametrize("topology", ["round_robin", "seeded_single_elimination"])

@@ -60,6 +60,10 @@ def test_failures_concentrate_on_the_candidate_in_most_of_them_whose_opponents_p
     assert concentrated([failed(0, 1), failed(0, 2), failed(1, 3), passed(2, 3)]) == []
     assert concentrated([failed(0, 1), failed(0, 2)]) == []  # the judge failed everything: nothing to compare with
     assert concentrated([failed(0, 1), passed(0, 2), passed(1, 2)]) == []  # one failure is chance
+    # a player whose only judgment failed, the group's only failure, beside an anchor that passed the others
+    assert concentrated([failed(0, 3), passed(1, 3), passed(2, 3)]) == [0]
+    assert concentrated([failed(0, 1), passed(2, 3)]) == []  # neither passed anything else: no telling which
+    assert concentrated([failed(0, 3), failed(1, 3), passed(2, 3), passed(4, 3)]) == []  # two lone failures
 
 
 def test_group_judgments_count_and_orders_and_byes_do_not():

@@ -215,13 +215,15 @@ def test_a_judge_that_copies_a_fixed_verdict_id_from_its_own_prompt_blames_nobod
 GATEWAY = "[[the gateway's backend dies on this]]"
 
 
-@pytest.mark.parametrize("topology", ["seeded_single_elimination", "round_robin", "swiss", "double_elimination"])
+@pytest.mark.parametrize(
+    "topology", ["seeded_single_elimination", "round_robin", "swiss", "double_elimination", "anchor"]
+)
 @pytest.mark.parametrize("when", ["always", "losing"])
 def test_a_gateway_502_where_the_loser_takes_part_is_its_forfeit_on_evidence(topology, when):
     # its text makes the gateway answer 502 (never traced: a gateway's status is the infrastructure's), always or
     # only when it would lose. The failures concentrate on it; replayed beside a control of its size, they fail again
     # and the controls are answered: it forfeits. Before, the group was voided: advantage 0 for the loser, 0 for the
-    # strong plan; and its 502s never took the endpoint out for everyone (the endpoint kept answering the others)
+    # strong plan (in anchor, it took the anchor's score); and its 502s never took the endpoint out for everyone
     attack = lambda c: Candidate(c.id, f"{c.answer} {GATEWAY}", c.path)  # noqa: E731
     deployment = MockJudgeConfig(triggers={GATEWAY: "502"}, trigger_when=when)
     with MockJudgeThread(deployment) as url:
@@ -234,7 +236,9 @@ def test_a_gateway_502_where_the_loser_takes_part_is_its_forfeit_on_evidence(top
     (attacking,), stats = ways["attacking"]
     (losing,), _ = ways["losing"]
     assert not attacking.voided and attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
-    assert attacking.advantages[WEAK] <= losing.advantages[WEAK] and attacking.advantages[STRONG] > 1
+    assert attacking.advantages[WEAK] <= losing.advantages[WEAK]
+    assert attacking.advantages[STRONG] == losing.advantages[STRONG]  # nobody else pays (in anchor it is the anchor)
+    assert attacking.advantages[STRONG] > 1 or topology == "anchor"
     [weighed] = attacking.details["exits"]
     assert weighed["decision"] == "forfeit" and weighed["cause"].startswith("http_502")
     assert stats["http"]["failures"].get("unavailable", 0) == 0  # the endpoint was never taken out

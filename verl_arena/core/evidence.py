@@ -16,11 +16,13 @@ Two things make a candidate a suspect, and both are about failures that follow i
 
 - **concentrated failures** (:func:`~verl_arena.core.stalls.concentrated`): once a round's failures that blame nobody
   were asked again, those still standing concentrate on one candidate (two or more of its judgments, more than half of
-  those it takes part in and of all the group's failures, while its opponents pass theirs). Whatever their reason (a
-  gateway's 502, a timeout, verdict ids the judge miscopied), each of its failed judgments is replayed beside its
-  control, side by side (:data:`MIN_REPLAYS` at least, cycling through them), and the decision is taken at once
-  (:func:`weigh_concentration`). A single failure is never a suspicion: infrastructure noise must not send every
-  unlucky judgment to tracing, and a judge failing on everything shows no concentration at all.
+  those it takes part in and of all the group's failures, while its opponents pass theirs; or its only judgment, the
+  group's only failure, beside opponents that passed others). Whatever their reason (a gateway's 502, a timeout,
+  verdict ids the judge miscopied), each of its failed judgments is replayed beside its control, side by side
+  (:data:`MIN_REPLAYS` at least, :data:`LONE_REPLAYS` for a single judgment, cycling through them), and the decision
+  is taken at once (:func:`weigh_concentration`). A failure the judge answered when asked again is never a suspicion
+  (infrastructure noise must not send every unlucky judgment to tracing), and a judge failing on everything shows no
+  concentration at all.
 - **stragglers** (only with a clock lent by the runtime, :class:`Pace`): in a round of pairwise judgments, once every
   judgment but those of one candidate was answered and they have been pending :data:`PATIENCE` times as long as the
   rest of the round took (and at least the pace's floor, half the judge's request timeout), a control of each (two at
@@ -56,6 +58,7 @@ from verl_arena.core.stalls import concentrated
 from verl_arena.core.types import CONTROL_KEY, Candidate, GroupResult, Match
 
 __all__ = [
+    "LONE_REPLAYS",
     "MIN_REPLAYS",
     "PATIENCE",
     "PROBES",
@@ -76,6 +79,9 @@ logger = logging.getLogger(__name__)
 #: the least replays (each beside its control) that weigh a concentrated candidate's failures: its failed judgments,
 #: cycled until there are this many. A judge failing at random fails all of them and answers every control rarely
 MIN_REPLAYS = 4
+#: the least replays that weigh a candidate whose one judgment failed (and failed again when asked again): one
+#: judgment is weaker evidence than two, and chance must fail more replays to blame it
+LONE_REPLAYS = 6
 #: a round's judgments straggle once pending this many times as long as the rest of the round took
 PATIENCE = 2.0
 #: a straggler's pending judgments kept running as its probes (beside as many controls); the rest are stopped, so that
@@ -269,7 +275,7 @@ def _cause(failed: Sequence[Match]) -> str:
 async def weigh(arena: WeighingArena, player: int, failed: Sequence[Match]) -> Exit:
     """The evidence on ``player`` from its ``failed`` judgments: each replayed beside its control
     (:data:`MIN_REPLAYS` at least), and the decision (see the module docstring)."""
-    count = max(MIN_REPLAYS, len(failed))
+    count = max(MIN_REPLAYS if len(failed) > 1 else LONE_REPLAYS, len(failed))
     replays = [failed[i % len(failed)] for i in range(count)]
     with tally() as spent:
         outcomes = await gather_or_cancel([replay_beside_control(arena, m, player) for m in replays])

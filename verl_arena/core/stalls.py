@@ -171,10 +171,12 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
     """The players the failed judgments of ``matches`` concentrate on: each took part in two or more of them (with two
     opponents, one opponent met twice as a seeded bracket's anchor can be, or in ``select`` calls), in more than half of
     the judgments it took part in and in more than half of all that failed, while everyone it failed with passed at
-    least as many of their judgments without it as they failed. A judge that failed every judgment shows no
-    concentration (nothing passed to compare with). Byes, ``order`` calls (a failed listwise part is split
-    and its halves ordered again, so it settles nothing by a fallback) and judgments with ``stalled`` players (they
-    forfeit) are left out."""
+    least as many of their judgments without it as they failed. A player whose only judgment failed (every candidate's
+    one judgment against the anchor, a seeding) is one too when it is the only failure and its opponents passed other
+    judgments, at least one each, as above (:func:`~verl_arena.core.evidence.weigh` weighs it with more replays). A
+    judge that failed every judgment shows no concentration (nothing passed to compare with). Byes, ``order`` calls (a
+    failed listwise part is split and its halves ordered again, so it settles nothing by a fallback) and judgments with
+    ``stalled`` players (they forfeit) are left out."""
     judged = [m for m in matches if m.kind in _SETTLED and not set(m.players) & set(stalled)]
     taken: Counter[int] = Counter(p for m in judged for p in m.players)
     failed: Counter[int] = Counter(p for m in judged if m.failed for p in m.players)
@@ -182,16 +184,17 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
     if failures == len(judged):
         return []
 
-    def fine_without(other: int, player: int) -> bool:
+    def fine_without(other: int, player: int, lone: bool) -> bool:
         outcomes = [m.failed for m in judged if other in m.players and player not in m.players]
-        return 2 * sum(outcomes) <= len(outcomes)
+        return 2 * sum(outcomes) <= len(outcomes) and (len(outcomes) > 0 or not lone)
 
     found = []
     for player, count in sorted(failed.items()):
-        if count < 2 or 2 * count <= taken[player] or 2 * count <= failures:
+        lone = count == taken[player] == failures == 1
+        if (count < 2 and not lone) or 2 * count <= taken[player] or 2 * count <= failures:
             continue
         met = {o for m in judged if m.failed and player in m.players for o in m.players} - {player}
-        if all(fine_without(o, player) for o in met):
+        if all(fine_without(o, player, lone) for o in met):
             found.append(player)
     return found
 

@@ -36,8 +36,11 @@ def test_candidates_rank_by_the_score_they_received_and_equal_scores_share_a_ran
 
 
 def test_failed_anchor_judgment_is_a_tie_with_the_anchor():
-    judge = TableJudge(SCORES, fail={frozenset({"c0", "c3"})})
+    # it fails when asked and when asked again after the round, and is answered after (the replays that weigh it: the
+    # failures were chance)
+    judge = TableJudge(SCORES, fail={frozenset({"c0", "c3"})}, fail_times=2)
     result = rank(make_group([0] * 4), judge, "anchor")
     # anchor c0 received 0 from every judgment; c3 gets the anchor's score, 0, and ties with it
     assert result.points == [0.0, 1.0, 2.0, 0.0]
     assert result.ranks[0] == result.ranks[3] == 2.5
+    assert result.details["exits"][0]["decision"] == "cleared"
