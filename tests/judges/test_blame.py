@@ -227,14 +227,19 @@ def test_a_candidate_that_stalls_the_judge_only_when_paired_gains_nothing(topolo
 def test_content_that_derails_the_judge_only_beside_a_real_opponent_forfeits_from_its_second_opponent(topology):
     # the phrase makes the judge reply empty whenever the prompt holds a real opponent, never in a probe against an
     # empty one: tracing blames nobody, reading less of both does not help (the phrase stays), and the second
-    # opponent it fails with makes it forfeit; the group is then played again with it forfeiting from the start
+    # opponent it fails with makes it forfeit; the group is then played again with it forfeiting from the start (in
+    # seeded single elimination its first judgment, its only one, is weighed beside controls: it forfeits at once)
     config = MockJudgeConfig(triggers={TRIGGER: "empty"}, trigger_slot="pair")
     with MockJudgeThread(config) as url:
         ways = played(url, triggering, topology)
     assert_no_gain(ways)
     attacking = ways["attacking"]
-    assert attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1 and attacking.failures == 0
-    assert attacking.details["restarted"]["stalled"] == [attacking.ids[WEAK]]
+    assert attacking.forfeited[WEAK] and sum(attacking.forfeited) == 1
+    if "restarted" in attacking.details:  # found stalling with its second opponent: played again, nothing failed
+        assert attacking.details["restarted"]["stalled"] == [attacking.ids[WEAK]] and attacking.failures == 0
+    else:  # its one judgment (a seeding) failed and was weighed beside controls: its forfeit from the first round
+        [weighed] = attacking.details["exits"]
+        assert weighed["decision"] == "forfeit" and attacking.failures == 1
     assert attacking.rewards == ways["losing"].rewards  # exactly where losing puts everyone
 
 
