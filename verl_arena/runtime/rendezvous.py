@@ -13,8 +13,11 @@ Nothing waits forever:
 - a group still incomplete ``arrival_timeout_s`` after its first member arrived is closed: ranked with the members
   that arrived (``incomplete="rank"``, at least two) or given zero rewards (``incomplete="zero"``);
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
-- a member arriving after its group was closed gets a stand-in for the group's mean reward at once, flagged ``late``;
-  it does not vote (:func:`~verl_arena.outcomes.members.stand_in_reward`);
+- a member arriving after its group was closed on its timeout and ranked without it is placed among the members
+  answered by one wave of judgments, and answered with the reward its place is worth among theirs, flagged ``late``:
+  it votes, and coming late buys it nothing (:mod:`~verl_arena.runtime.latecomers`); where it cannot be placed (its
+  group was voided or forgotten) it gets a stand-in for the group's mean reward at once and does not vote
+  (:func:`~verl_arena.outcomes.members.stand_in_reward`);
 - a member flagged by a hack detector set to mask (``hack_alarm.screen``) is left out of the ranking before the
   group is judged, and does not vote either, flagged ``screened`` (:mod:`~verl_arena.outcomes.hack_screen`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
@@ -59,6 +62,7 @@ from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiabl
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.heldout import HeldoutJudging
+from verl_arena.runtime.latecomers import Placeable, placed_outcome
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.tail import Head, anchor_here, ask_placement, head_due, placed, start_head, whole_group
 
@@ -68,6 +72,8 @@ logger = logging.getLogger(__name__)
 
 #: longest wait for the store when a group finishes (its members wait for it)
 STORE_TIMEOUT_S = 5.0
+#: groups answered without some of their members whose candidates are kept to place a latecomer, at most
+PLACEABLE_GROUPS = 1000
 
 
 def group_seed(group_id: str) -> int:
@@ -186,6 +192,9 @@ class GroupCoordinator:
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
         self._finished: OrderedDict[str, Answers] = OrderedDict()
+        #: what ranked the groups answered without some of their members, and the latecomers being placed
+        self._placeable: OrderedDict[str, Placeable] = OrderedDict()
+        self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
         # with verifiable scores, whether a group needs the judge is known only once it is complete
@@ -308,8 +317,7 @@ class GroupCoordinator:
             if member in finished.members:
                 self.counts["duplicates"] += 1
                 return dataclasses.replace(finished.members[member], duplicate=True)
-            self.counts["late"] += 1
-            return finished.late
+            return self._latecomer(entry, finished)
         group = self._pending.get(group_id)
         if group is None:
             if len(self._pending) >= self.max_pending:
@@ -349,6 +357,59 @@ class GroupCoordinator:
             asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
         return group.done, duplicate
+
+    def _latecomer(self, entry: Submission, finished: Answers) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
+        """A member of a group answered without it: placed among the members answered if the group can still place
+        it (:mod:`~verl_arena.runtime.latecomers`), else a stand-in at once."""
+        key = (entry.group_id, entry.member)
+        placing = self._placing.get(key)
+        if placing is not None:
+            self.counts["duplicates"] += 1
+            return placing, True
+        self.counts["late"] += 1
+        placeable = self._placeable.get(entry.group_id)
+        if placeable is None:
+            self.counts["late_unplaced"] += 1
+            return finished.late
+        task = asyncio.ensure_future(self._place(entry, placeable, finished))
+        self._placing[key] = task
+        task.add_done_callback(lambda _: self._placing.pop(key, None))
+        return task, False
+
+    async def _place(self, entry: Submission, placeable: Placeable, answers: Answers) -> Answers:
+        """Place a latecomer among its group's ``answers``, and remember its answer with theirs."""
+        group_id, given = entry.group_id, entry.candidate
+        newcomer = Candidate(entry.member, given.answer, given.path, dict(given.meta))
+        try:
+            outcome, placed = await placed_outcome(self.ranker, placeable, answers, group_id, newcomer, self.options)
+        except Exception:  # the ranker should never raise; if it does, the latecomer is not placed, and waits no more
+            logger.exception("group %s: could not place the latecomer %s", group_id, entry.member)
+            self.counts["errors"] += 1
+            outcome, placed = answers.late, None
+        self.counts["late_placed" if outcome.votes else "late_unplaced"] += 1
+        if placed is not None and self.judgment_log is not None:
+            candidates = placeable.with_newcomer(newcomer)
+            try:
+                await self.judgment_log.awrite(placeable.query, placed, candidates, step=placeable.step)
+            except (OSError, ValueError):
+                logger.exception("group %s: could not write the judgment log", group_id)
+                self.counts["log_errors"] += 1
+        current = self._finished.get(group_id, answers)  # other latecomers may have been placed meanwhile
+        placed_answers = Answers({**current.members, entry.member: outcome}, current.late)
+        self._remember(group_id, placed_answers)
+        if self.store is not None:
+            await self._persist(group_id, placed_answers)
+        return placed_answers
+
+    def _keep_placeable(self, group_id: str, group: _Pending, answers: Answers) -> None:
+        """Keep what ranked a group answered without some of its members, to place its latecomers."""
+        if group.ranked is None or answers.late.group.voided or self.options.incomplete != "rank":
+            return
+        candidates, result = group.ranked
+        members = next((i for i, c in enumerate(candidates) if c.id not in answers.members), len(candidates))
+        self._placeable[group_id] = Placeable(group.query, group.step, candidates, members, result)
+        while len(self._placeable) > PLACEABLE_GROUPS:
+            self._placeable.popitem(last=False)
 
     def _check_anchors(self, group_id: str, group: _Pending, entry: Submission) -> None:
         """Keep the data's anchors the group's first member brought (if the tournament can use them); refuse a later
@@ -467,6 +528,8 @@ class GroupCoordinator:
                 self.counts["store_errors"] += 1
         self._pending.pop(group_id, None)
         self._remember(group_id, answers)
+        if incomplete:
+            self._keep_placeable(group_id, group, answers)
         self.counts["groups"] += 1
         self.counts["incomplete"] += incomplete
         assert group.done is not None
