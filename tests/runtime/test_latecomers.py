@@ -18,6 +18,7 @@ from verl_arena.core.types import GroupResult
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.verifiable import VERIFIABLE_META, VerifiableConfig
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime.latecomers import Placeable
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
@@ -93,9 +94,9 @@ def test_a_latecomer_is_placed_once_duplicates_share_its_answer_and_a_store_keep
         again = await coord.submit("g", "0", group[0], 4, "q")
         after, _ = coordinator(store=store, recovered=True)
         recalled = await asyncio.wait_for(after.submit("g", "0", group[0], 4, "q"), 5.0)
-        return on_time, both, again, recalled, ranker, coord
+        return on_time, both, again, recalled, ranker
 
-    on_time, both, again, recalled, ranker, coord = asyncio.run(scenario())
+    on_time, both, again, recalled, ranker = asyncio.run(scenario())
     assert ranker.sent == [3, 4]  # one wave, though the latecomer was delivered three more times
     assert both[0].reward == both[1].reward == again.reward == recalled.reward == min(o.reward for o in on_time)
     assert again.duplicate and recalled.duplicate and recalled.votes
@@ -149,3 +150,11 @@ def test_the_placement_is_logged_and_replays(tmp_path):
     placed = GroupResult.from_dict(lines[1]["result"])
     again = asyncio.run(replay(placed))
     assert again.ranks == placed.ranks and again.rewards == placed.rewards
+
+
+def test_the_wave_ranks_the_newcomer_after_the_members_and_before_a_reference():
+    members, reference = make_group([0.1, 0.2], tag="m"), make_group([0.5], tag="ref")[0]
+    newcomer = make_group([0.3], tag="n")[0]
+    result = Tournament().void([*members, reference], "unused")
+    placeable = Placeable("q", 1, [*members, reference], 2, result)
+    assert placeable.with_newcomer(newcomer) == [*members, newcomer, reference]

@@ -250,7 +250,8 @@ class MemberOutcome:
         no_answer: it had no final answer (lost without a judge call).
         forfeit: its content broke the judge, and it lost for it.
         duplicate: it was delivered before and gets the same answer again.
-        late: it arrived after its group closed (the group's mean reward).
+        late: it arrived after its group closed: placed among the members answered (it votes,
+            :mod:`~verl_arena.runtime.latecomers`), or, where it could not be, the group's mean reward (it does not).
         overflow: too many groups were waiting; turned away with zero reward.
         position: its place among the group's members as ranked (what a group filter tells members apart by).
         wait_s: how long it waited.
@@ -261,9 +262,9 @@ class MemberOutcome:
         env_error: the environment failed for everyone during its episode: it was left out of the ranking.
         env_crash: its action broke the environment (which worked for a control episode): ranked as a failure, below
             every honest one.
-        votes: it was ranked with its group; ``False`` for a member left out (late, turned away, its environment
-            failed for everyone, or screened): it gets :func:`stand_in_reward` and must get advantage 0, outside its
-            group's statistics.
+        votes: it was ranked with its group; ``False`` for a member left out (late and not placed, turned away, its
+            environment failed for everyone, or screened): it gets :func:`stand_in_reward` and must get advantage 0,
+            outside its group's statistics.
         screened: the hack detector set to mask that took it out of its group's ranking and out of the update
             (:mod:`~verl_arena.outcomes.hack_screen`); ``""``: none did.
     """

@@ -62,7 +62,8 @@ INFO_DESCRIPTIONS = {
     "arena_degraded": "1 if any of the group's judgments failed",
     "arena_voided": "1 if the group was voided (equal rewards, zero advantages)",
     "arena_incomplete": "1 if the group was ranked before all members arrived",
-    "arena_late": "1 if the rollout arrived after its group closed (it does not vote)",
+    "arena_late": "1 if the rollout arrived after its group closed (placed among the members answered, it votes; "
+    "where it could not be placed, it does not)",
     "arena_duplicate": "1 if the rollout was delivered before (same answer again)",
     "arena_overflow": "1 if too many groups were waiting and the rollout was turned away (reward 0; it does not vote)",
     "arena_anchor": "1 if the rollout was its group's anchor",
