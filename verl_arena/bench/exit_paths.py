@@ -22,7 +22,6 @@ from typing import Any
 from verl_arena.core.rewards import group_advantages
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
-from verl_arena.integrations.verl.estimator import voting_rows
 from verl_arena.integrations.verl.votes import LeftOut
 from verl_arena.outcomes.members import MemberOutcome, stand_in_reward
 from verl_arena.runtime.options import CoordinatorOptions
@@ -72,6 +71,8 @@ def advantages(outcomes: Sequence[MemberOutcome], normalize: str = "rank") -> li
     """The advantages the ``tournament`` estimator gives one group's members from their answers: the reward manager
     records the members that do not vote, the estimator finds their rows by their rewards and standardises the rest
     (a group whose records cannot be told apart, or with fewer than two voting rows, gets zero)."""
+    from verl_arena.integrations.verl.estimator import voting_rows  # it imports torch, slow to import: only here
+
     values = [o.reward for o in outcomes]
     left_out = [LeftOut(o.reward, 1, "screened" if o.screened else "left_out") for o in outcomes if not o.votes]
     rows = list(range(len(values)))
