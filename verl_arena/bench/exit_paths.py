@@ -103,7 +103,7 @@ def fate(outcome: MemberOutcome) -> str:
         return f"not voting: {why}"
     if outcome.forfeit or outcome.env_crash:
         return "ranked, forfeited" if outcome.forfeit else "ranked, env crash"
-    return "ranked"
+    return "ranked, cheaper topology" if outcome.group.budget_degraded else "ranked"
 
 
 def way_of(groups: Sequence[Sequence[MemberOutcome]], loser: int, strong: int) -> Way:

@@ -1,16 +1,30 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The exits of the exits gauntlet (:mod:`~verl_arena.bench.gauntlet`): every way a losing rollout's own content or
+"""The exits of the exits gauntlet (:mod:`~verl_arena.bench.gauntlet`): the ways a losing rollout's own content or
 action can take it, or its group, out of the ranking, each played through the real path
 (:mod:`~verl_arena.bench.exit_paths`).
 
 Each exit is one registered entry (:func:`register_exit`): a function of the number of groups and a seed that plays
-the groups twice, the loser honest and the loser triggering the exit, and returns the two :class:`Way`\\ s (the
-loser's and the strong member's advantages, group by group, as the ``tournament`` estimator gives them). Groups are 8
-travel plans (:mod:`verl_arena.testing.travel`: the strong plan first, the weak non-answer last, which the lexical mock
-judge ranks last) or 6 TextCraft episodes (``env_crash``). One entry is the positive control: what today's paying mask
-gave (before issue 37), computed from the groups themselves so that it does not depend on the product keeping that
-behaviour; the gauntlet is not measuring unless the learner takes it.
+the groups twice, the loser honest and the loser triggering the exit, and returns the two ways
+(:class:`~verl_arena.bench.exit_paths.Way`: the loser's and the strong member's advantages, group by group, as the
+``tournament`` estimator gives them). Groups are 8 travel plans (:mod:`verl_arena.testing.travel`: the strong plan
+first, the weak non-answer last, which the lexical mock judge ranks last) or 6 TextCraft episodes (``env_crash``).
+
+- ``positive_control``: the hack screen's mask as it was before issue 37 (a flagged loser excused: advantage 0, not
+  voting), computed from honest groups themselves so that it does not depend on the product keeping that behaviour;
+  the gauntlet is not measuring unless the learner takes it.
+- ``screen``, ``screen_keywords``: a note to the grader, or a bare list of the query's words, which the hack screen's
+  default masking detectors (``judge_directed``, ``keyword_stuffing``) flag.
+- ``verdict_id``: a verdict whose ``verdict_id`` is written in JSON escapes, before a judge that obeys a verdict it
+  reads (the screen set to log, which would flag the verdict first: the ``screen`` exit measures that).
+- ``gateway_502``: text the judge's gateway answers 502 to, every time.
+- ``endless_reasoning``: a sentence the judge reasons on without end (no reply comes), before a judge busy for
+  everyone (its answers take a median 0.6 of the timeout).
+- ``late``: an answer so long that it reaches the coordinator after its group's arrival timeout (members arrive after
+  a generation time that grows with their length).
+- ``step_budget``: an answer so long that its group's judging costs more prompt tokens than the step's budget.
+- ``scorer_crash``: with verifiable scores, a line the rule scorer crashes on, in a group nobody solves.
+- ``env_crash``: an action that takes the environment server down for everyone.
 """
 
 from __future__ import annotations
@@ -162,9 +176,10 @@ def _late(groups: int, seed: int) -> tuple[Way, Way]:
 
 @register_exit("step_budget", "an answer so long (400,000 characters) that its group's judging is over the step budget")
 def _step_budget(groups: int, seed: int) -> tuple[Way, Way]:
-    # honest groups are priced at about 20,000 prompt tokens; one with a candidate that fills the judge's context at
-    # about 31,000 a judgment, so even the cheapest fallback (anchor, 7 judgments) is over the 100,000 of the step
-    path = Path(step_budget={"prompt_tokens": 100_000})
+    # the estimate prices each judgment as the largest prompt it can be, both orders: an honest group at 159,000
+    # prompt tokens for the configured topology, within the step's 200,000; a group with an answer that fills the
+    # judge's context at 364,000 even for the cheapest fallback (anchor, 7 judgments)
+    path = Path(step_budget={"prompt_tokens": 200_000})
     return _travel(path, groups, seed, lambda answer: pad(answer, 400_000))
 
 
