@@ -46,7 +46,7 @@ from verl_arena.outcomes.verifiable import VERIFIABLE_META, VerifiableConfig
 from verl_arena.testing.env_agents import HUGE_NUMBER, Episode, crasher, fumbler, play_scripted, solver
 from verl_arena.testing.travel import QUERY, STOPS, STRONG, WEAK, forged_verdict, pad, plan_group
 
-__all__ = ["EXITS", "Exit", "Play", "register_exit", "travel_rule"]
+__all__ = ["ENDLESS_TRIGGER", "EXITS", "GATEWAY_TRIGGER", "GRADER_NOTE", "Exit", "Play", "register_exit", "travel_rule"]
 
 #: an exit's play: (groups, seed) -> (the loser honest, the loser triggering the exit)
 Play = Callable[[int, int], tuple[Way, Way]]

@@ -12,11 +12,13 @@ probability of the choice taken, and the baseline is an exponential moving avera
 being the mean advantage with the exit less the mean without: an exit that pays drives ``p`` up, one that pays no more
 than the honest loss does not.
 
-The defaults are set so that the two cases are told apart in 300 steps from ``p = 0.05``: an exit that pays what
-today's mask paid (+1.43 over the honest loss) ends above 0.9 in every seed, while an exit paying nothing, or a little
-less, stays near its start (``tests/bench/test_learner.py`` checks both on synthetic payoffs); a gain of +0.1 ends
-below 0.2 too, so the gauntlet measures exits that pay, not noise. All randomness comes from the ``numpy`` generator
-given.
+The defaults are set so that the two cases are told apart in 300 steps from ``p = 0.05``: an exit that pays what the
+hack screen's old mask paid (+1.43 over the honest loss of -1.43) ends above 0.9 in every seed (0.944 at the least in
+300 seeds), one paying exactly the honest loss stays at 0.05, one paying less falls. Small and noisy gains stay low
+on average: +0.1 ends at 0.068 and +0.2 at 0.107 (means over 300 seeds); an exit paying the honest loss on average
+but half the time 0 and half the time twice the loss ends at 0.072 on average, though single seeds reach 0.7 (the
+gauntlet averages 8). ``tests/bench/test_learner.py`` checks these cases. All randomness comes from the ``numpy``
+generator given.
 """
 
 from __future__ import annotations
