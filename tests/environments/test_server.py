@@ -255,6 +255,23 @@ def test_a_fault_pattern_fails_on_the_actions_it_matches_and_only_on_those(serve
     assert counts["faults"] == 1 and counts["steps"] == 1 and counts["open"] == 0
 
 
+def test_an_action_that_takes_the_server_down_takes_it_down_for_everyone(serve):
+    with httpx.Client(base_url=serve(fault_pattern=r"\d{4301,}", fault_kind="down"), timeout=10) as http:
+        mine, theirs = (http.post("/create").json()["id"] for _ in range(2))
+        assert http.post("/step", json={"id": theirs, "action": "get 2 pine log"}).status_code == 200
+        failed = http.post("/step", json={"id": mine, "action": HUGE})
+        assert failed.status_code == 500 and "fault_pattern" in failed.json()["error"]
+        for refused in (
+            http.post("/step", json={"id": theirs, "action": "get 2 pine log"}),  # another episode's
+            http.post("/create"),
+            http.post("/reset", json={"id": theirs, "data_idx": 1}),
+            http.get("/observation", params={"id": theirs}),
+            http.post("/close", json={"id": theirs}),
+        ):
+            assert refused.status_code == 503 and "down" in refused.json()["error"]
+        assert stats(http)["faults"] == 1 and stats(http)["steps"] == 1
+
+
 def test_open_episodes_are_bounded(serve):
     with httpx.Client(base_url=serve(max_open=3), timeout=10) as http:
         ids = [http.post("/create").json()["id"] for _ in range(3)]
@@ -274,7 +291,7 @@ def test_create_app_refuses_bad_options():
         create_app(fail_rate=1.5)
     with pytest.raises(ValueError, match="fault_pattern '\\(' is not a regular expression"):
         create_app(fault_pattern="(")
-    with pytest.raises(ValueError, match="fault_kind must be one of error, drop, stall"):
+    with pytest.raises(ValueError, match="fault_kind must be one of error, drop, stall, down"):
         create_app(fault_kind="explode")
 
 

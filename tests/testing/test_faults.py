@@ -13,7 +13,7 @@ from verl_arena.testing.faults import FAULTS, fault_response, parse_faults
 
 CHAT = {"model": "served-model", "messages": [{"role": "user", "content": "Which plan is better?"}]}
 #: the faults that answer in the HTTP reply itself (the others shape the reply's content: ``test_mock_server.py``)
-HTTP_FAULTS = ("429", "500", "503", "401", "404", "403", "too_large", "refused", "malformed", "reset")
+HTTP_FAULTS = ("429", "500", "502", "503", "401", "404", "403", "too_large", "refused", "malformed", "reset")
 
 
 def test_every_http_fault_answers_as_the_failure_it_plays(mock_judge):
@@ -27,7 +27,7 @@ def test_every_http_fault_answers_as_the_failure_it_plays(mock_judge):
                 replies[kind] = exc
     assert replies["429"].status_code == 429 and replies["429"].headers["Retry-After"] == "0.25"
     assert replies["429"].json()["error"]["code"] == "429"
-    for kind in ("500", "503"):
+    for kind in ("500", "502", "503"):
         assert replies[kind].status_code == int(kind) and "Retry-After" not in replies[kind].headers
     assert replies["401"].status_code == 401 and replies["401"].json()["error"]["code"] == "invalid_api_key"
     assert replies["404"].json() == {"object": "error", "message": "The model `served-model` does not exist."}

@@ -90,7 +90,8 @@ def register(sub: Any) -> None:
         "--fault-kind",
         choices=FAULT_KINDS,
         default="error",
-        help="how a step --fault-pattern matches fails: an HTTP 500, a dropped connection, or no reply (error)",
+        help="how a step --fault-pattern matches fails: an HTTP 500, a dropped connection, no reply, or the server "
+        "down for everyone from then on (error)",
     )
     env.add_argument("--max-open", type=int, default=MAX_OPEN, help=f"episodes open at once ({MAX_OPEN})")
     env.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"commands per episode ({MAX_STEPS})")

@@ -24,29 +24,62 @@ SUMMARIES = {
 
 def _gaming(args: argparse.Namespace) -> int:
     from verl_arena.bench.gaming import report, run_gaming_bench
+    from verl_arena.bench.gauntlet import NAME
 
     if args.random_failures:
         from verl_arena.bench.random_failures import format_random_failures, run_random_failures
 
-        failing = run_random_failures(args.random_failures, args.groups, args.topologies, args.seed)
+        failing = run_random_failures(args.random_failures, args.groups or 4, args.topologies, args.seed)
         if args.json:
             print_json([r.__dict__ for r in failing])
         else:
             print(format_random_failures(failing))
         return 0
+    scenarios = args.scenarios
+    exits = _exits(args) if scenarios is not None and NAME in scenarios else None
+    if exits is not None and scenarios == [NAME]:
+        found, data, table = exits
+        if args.json:
+            print_json(data)
+        else:
+            print(table)
+        return 1 if found else 0
+    groups = args.groups or 4
     rows = run_gaming_bench(
-        groups=args.groups,
+        groups=groups,
         topologies=args.topologies,
-        scenarios=args.scenarios,
+        scenarios=None if scenarios is None else [s for s in scenarios if s != NAME],
         seed=args.seed,
         progress=progress.say(args, "running "),
     )
-    table, found = report(rows, args.groups)
+    table, found = report(rows, groups)
     if args.json:
-        print_json({"rows": [r.__dict__ for r in rows], "problems": [{**r.__dict__, "why": why} for r, why in found]})
+        data = {"rows": [r.__dict__ for r in rows], "problems": [{**r.__dict__, "why": why} for r, why in found]}
+        print_json({**data, **({NAME: exits[1]} if exits else {})})
     else:
-        print(table)
-    return 1 if found else 0
+        print(table if exits is None else f"{table}\n\n{exits[2]}")
+    return 1 if found or (exits and exits[0]) else 0
+
+
+def _exits(args: argparse.Namespace) -> tuple[list[Any], dict[str, Any], str]:
+    """The ``exits`` scenario, the exits gauntlet (:mod:`~verl_arena.bench.gauntlet`): its problems (an exit that pays,
+    a positive control not taken), its JSON and its table."""
+    from verl_arena.bench.gauntlet import format_gauntlet, problems, run_gauntlet
+    from verl_arena.bench.learner import LearnerConfig
+
+    groups = args.groups or 8
+    learner = LearnerConfig(steps=args.steps)
+    rows = run_gauntlet(
+        groups=groups,
+        exits=args.exits,
+        seed=args.seed,
+        learner=learner,
+        learner_seeds=range(args.learner_seeds),
+        progress=progress.say(args, "running "),
+    )
+    found = problems(rows)
+    data = {"exits": [r.to_dict() for r in rows], "problems": [{"exit": r.name, "why": why} for r, why in found]}
+    return found, data, format_gauntlet(rows, groups, learner)
 
 
 def _detectors(args: argparse.Namespace) -> int:

@@ -14,7 +14,8 @@ for a fault injected on purpose (``fail_rate``, or an action ``fault_pattern`` m
 ``fault_pattern`` makes the server fail on an action's content, as real servers do: AgentGym's TextCraft answers a
 ``get`` with a number of thousands of digits (past Python's limit for converting text to an integer) with an error,
 while it keeps serving everyone else. ``fault_kind`` says how it fails: an error reply (500), a dropped connection
-(the reply cut off after its headers) or a stall (no reply at all).
+(the reply cut off after its headers), a stall (no reply at all), or going down for everyone (an error reply, then
+503 to every request that follows, as a server whose process the action killed behind its proxy).
 
 The server runs on one event loop, and no handler awaits while it reads or changes the episodes: the loop itself
 serializes every change to them, so they need no lock (one process; uvicorn workers would not share episodes).
@@ -50,9 +51,10 @@ logger = logging.getLogger(__name__)
 ENVIRONMENTS = {"textcraft": TextCraft}
 #: episodes open at once, by default; ``/create`` answers 429 beyond
 MAX_OPEN = 10_000
-#: how a ``/step`` whose action ``fault_pattern`` matches fails: an error reply, a dropped connection, no reply
-FAULT_KINDS = ("error", "drop", "stall")
-FaultKind = Literal["error", "drop", "stall"]
+#: how a ``/step`` whose action ``fault_pattern`` matches fails: an error reply, a dropped connection, no reply, or
+#: the server down for everyone from then on
+FAULT_KINDS = ("error", "drop", "stall", "down")
+FaultKind = Literal["error", "drop", "stall", "down"]
 #: how long a stalled ``/step`` holds its request (the server's shutdown cancels it)
 FAULT_STALL_S = 3600.0
 
@@ -150,8 +152,9 @@ def create_app(
         fault_pattern: a regular expression; a ``/step`` whose action it matches (``re.search``) fails as
             ``fault_kind`` says, without running the action (``""``: never). ``r"\\d{4301,}"`` fails as AgentGym's
             TextCraft does on a ``get`` of a number past Python's 4300-digit limit.
-        fault_kind: ``"error"`` (HTTP 500), ``"drop"`` (the connection is cut after the reply's headers) or
-            ``"stall"`` (no reply until the server stops; other requests are served meanwhile).
+        fault_kind: ``"error"`` (HTTP 500), ``"drop"`` (the connection is cut after the reply's headers),
+            ``"stall"`` (no reply until the server stops; other requests are served meanwhile) or ``"down"`` (HTTP
+            500, then 503 to every episode request, anyone's, until the server stops).
     """
     if env not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {env!r}; known: {', '.join(sorted(ENVIRONMENTS))}")
@@ -179,13 +182,19 @@ def create_app(
 @dataclass
 class _Faults:
     """What a ``/step`` meets on purpose, for tests: a stall before it runs, a random error (``rng`` draws them),
-    a failure on an action ``pattern`` matches."""
+    a failure on an action ``pattern`` matches; ``down``: such an action took the server down (``kind="down"``)."""
 
     stall_s: float
     fail_rate: float
     rng: random.Random
     pattern: re.Pattern[str] | None
     kind: FaultKind
+    down: bool = False
+
+    def check_up(self) -> None:
+        """Refuse the request (503) once an action took the server down."""
+        if self.down:
+            raise _Refused(503, "the server is down (an action took it down: fault_kind=down)")
 
 
 def _add_error_replies(app: FastAPI, episodes: _Episodes) -> None:
@@ -209,11 +218,13 @@ def _add_routes(app: FastAPI, episodes: _Episodes, faults: _Faults, *, prefix: s
 
     @app.post(f"{prefix}/create")
     async def create() -> Any:
+        faults.check_up()
         episode_id, game = episodes.create()
         return episode_id if bare else {"id": episode_id, "observation": game.observation, "done": False, "reward": 0}
 
     @app.post(f"{prefix}/reset")
     async def reset(body: ResetBody) -> Any:
+        faults.check_up()
         observation = episodes.get(body.id).reset(body.data_idx)
         episodes.counts["resets"] += 1
         return observation if bare else {"id": body.id, "observation": observation, "done": False, "reward": 0}
@@ -222,12 +233,14 @@ def _add_routes(app: FastAPI, episodes: _Episodes, faults: _Faults, *, prefix: s
     async def step(body: StepBody) -> Any:
         if faults.stall_s > 0:
             await asyncio.sleep(faults.stall_s)
+        faults.check_up()
         game = episodes.get(body.id)  # after the stall: the episode may have been closed meanwhile
         if faults.fail_rate > 0 and faults.rng.random() < faults.fail_rate:
             episodes.counts["faults"] += 1
             raise _Refused(500, f"injected fault (fail_rate={faults.fail_rate}); the action was not run")
         if faults.pattern is not None and faults.pattern.search(body.action):
             episodes.counts["faults"] += 1
+            faults.down = faults.kind == "down"
             return await _fail_on_action(faults.kind)
         result = game.step(body.action)
         episodes.counts["steps"] += 1
@@ -235,6 +248,7 @@ def _add_routes(app: FastAPI, episodes: _Episodes, faults: _Faults, *, prefix: s
 
     @app.get(f"{prefix}/observation")
     async def observation(id: int) -> Any:
+        faults.check_up()
         game = episodes.get(id)
         if bare:
             return game.observation
@@ -242,6 +256,7 @@ def _add_routes(app: FastAPI, episodes: _Episodes, faults: _Faults, *, prefix: s
 
     @app.post(f"{prefix}/close")
     async def close(body: CloseBody) -> Any:
+        faults.check_up()
         episodes.close(body.id)
         return {"closed": True}
 

@@ -1,10 +1,10 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The faults the mock judge injects, and how each answers over HTTP: a rate limit with ``Retry-After``, an internal
-error, an overloaded server, a connection reset, a malformed body, a firewall's page, a provider's refusal, a request
-too large for a per-minute token limit, a wrong key, vLLM's 404 for a model it does not serve. Replies that fail in
-their content (truncated, off-schema, empty, garbage, a graded verdict whose strength is none of the scale's) are
-shaped by :mod:`~verl_arena.testing.mock_server` itself.
+error, a gateway's 502 (the model server behind it fell over), an overloaded server, a connection reset, a malformed
+body, a firewall's page, a provider's refusal, a request too large for a per-minute token limit, a wrong key, vLLM's
+404 for a model it does not serve. Replies that fail in their content (truncated, off-schema, empty, garbage, a graded
+verdict whose strength is none of the scale's) are shaped by :mod:`~verl_arena.testing.mock_server` itself.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ FAULTS = (
     "garbage",
     "404",
     "bad_grade",
+    "502",
 )
 
 
@@ -44,7 +45,7 @@ def fault_response(
         if request.transport is not None:
             request.transport.abort()  # the client sees the connection drop mid-request
         return web.Response(status=500)
-    if outcome in ("429", "500", "503"):
+    if outcome in ("429", "500", "502", "503"):
         headers = {"Retry-After": f"{retry_after_s:g}"} if outcome == "429" else {}
         error = {"error": {"message": f"mock judge: injected {outcome}", "code": outcome}}
         return web.json_response(error, status=int(outcome), headers=headers)

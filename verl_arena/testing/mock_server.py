@@ -4,7 +4,7 @@
 
 ``POST /v1/chat/completions`` answers verl-arena's judge prompts with the deterministic :mod:`lexical judge
 <verl_arena.testing.lexical>` after a configurable latency, and injects faults on request (:mod:`.faults`): 429 with
-``Retry-After``, 500, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict
+``Retry-After``, 500, 502, 503, hangs, connection resets, malformed response bodies, truncated or wrongly shaped verdict
 JSON, a graded verdict whose strength is none of the scale's, empty content, provider refusals, a rejected key (401), a
 firewall's 403, vLLM's 404 for a model it does not serve, a 429 "request too large" and garbage replies. Faults are
 drawn per request from a seeded generator, or taken in order from a ``plan`` (``["429", "ok", "reset", ...]``) before
