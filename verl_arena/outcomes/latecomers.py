@@ -21,9 +21,12 @@ __all__ = ["reward_between"]
 
 def reward_between(ranks: Sequence[float], rewards: Sequence[float], rank: float) -> float:
     """The reward of a latecomer placed at ``rank`` among members placed at ``ranks`` (0 is best, in one placement of
-    the whole group) who were answered with ``rewards``: the mean reward of the members it ties with; else the mean of
-    the lowest reward of those placed above it and the highest of those placed below; at an end, the reward of the
-    member there (never more than the best member's, never less than the worst's)."""
+    the whole group) who were answered with ``rewards``: the mean reward of the members it ties with; else midway
+    between the lowest reward of those placed above it and the highest of those placed below; beyond an end, one step
+    past the member there, the step being that between the two distinct rewards at that end (none when all are
+    equal). So coming late neither lifts a last place to a tie with the worst member nor caps a first place at the
+    best one's: where the members' rewards are evenly spaced, the latecomer's advantage is what ranking it on time
+    would have given it."""
     if not ranks:
         raise ValueError("a latecomer is placed among at least one answered member")
     tied = [r for p, r in zip(ranks, rewards, strict=True) if math.isclose(p, rank)]
@@ -31,8 +34,11 @@ def reward_between(ranks: Sequence[float], rewards: Sequence[float], rank: float
         return math.fsum(tied) / len(tied)
     above = [r for p, r in zip(ranks, rewards, strict=True) if p < rank]
     below = [r for p, r in zip(ranks, rewards, strict=True) if p > rank]
-    if not above:
-        return max(below)
+    if above and below:
+        return (min(above) + max(below)) / 2
+    levels = sorted(set(rewards))
+    step = levels[1] - levels[0] if len(levels) > 1 else 0.0
     if not below:
-        return min(above)
-    return (min(above) + max(below)) / 2
+        return levels[0] - step
+    step = levels[-1] - levels[-2] if len(levels) > 1 else 0.0
+    return levels[-1] + step

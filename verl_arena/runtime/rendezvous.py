@@ -325,6 +325,9 @@ class GroupCoordinator:
                 return MemberOutcome(0.0, GroupSummary(expected=entry.expected), overflow=True, votes=False)
             group = self._open(group_id, entry)
         duplicate = member in group.members
+        if group.closing and not duplicate:  # it is being ranked without this member: a latecomer
+            assert group.done is not None
+            return self._latecomer(entry, group.done)
         if duplicate:
             self.counts["duplicates"] += 1
         else:
@@ -358,26 +361,33 @@ class GroupCoordinator:
         assert group.done is not None
         return group.done, duplicate
 
-    def _latecomer(self, entry: Submission, finished: Answers) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
-        """A member of a group answered without it: placed among the members answered if the group can still place
-        it (:mod:`~verl_arena.runtime.latecomers`), else a stand-in at once."""
+    def _latecomer(
+        self, entry: Submission, answered: Answers | asyncio.Future[Answers]
+    ) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
+        """A member of a group ranked without it (``answered``: the group's answers, or their future while it is
+        ranked): placed among the members answered if the group can place it (:mod:`~verl_arena.runtime.latecomers`),
+        else a stand-in."""
         key = (entry.group_id, entry.member)
         placing = self._placing.get(key)
         if placing is not None:
             self.counts["duplicates"] += 1
             return placing, True
         self.counts["late"] += 1
-        placeable = self._placeable.get(entry.group_id)
-        if placeable is None:
+        if isinstance(answered, Answers) and entry.group_id not in self._placeable:
             self.counts["late_unplaced"] += 1
-            return finished.late
-        task = asyncio.ensure_future(self._place(entry, placeable, finished))
+            return answered.late
+        task = asyncio.ensure_future(self._place(entry, answered))
         self._placing[key] = task
         task.add_done_callback(lambda _: self._placing.pop(key, None))
         return task, False
 
-    async def _place(self, entry: Submission, placeable: Placeable, answers: Answers) -> Answers:
-        """Place a latecomer among its group's ``answers``, and remember its answer with theirs."""
+    async def _place(self, entry: Submission, answered: Answers | asyncio.Future[Answers]) -> Answers:
+        """Place a latecomer among its group's answers (once they are given), and remember its answer with theirs."""
+        answers = answered if isinstance(answered, Answers) else await asyncio.shield(answered)
+        placeable = self._placeable.get(entry.group_id)
+        if placeable is None:
+            self.counts["late_unplaced"] += 1
+            return answers  # it is not among them: it gets their stand-in
         group_id, given = entry.group_id, entry.candidate
         newcomer = Candidate(entry.member, given.answer, given.path, dict(given.meta))
         try:
