@@ -96,8 +96,8 @@ def training_run(url: str, hack: Hack, *, steps: int = 8, groups: int = 4, size:
     actor's step metrics do."""
     rng = np.random.default_rng(0)
     service = JudgeService(judge_config(url))
-    # the alarm's path: the hack's detector only logs (masking it, the default for two of them, takes every win from
-    # it: tests/outcomes/test_hack_screen.py)
+    # the alarm's path: the hack's detector only logs (screening it, the default for some of them, ranks it below its
+    # group and takes every win from it: tests/runtime/test_rendezvous_screen.py)
     options = CoordinatorOptions(hack_alarm={"screen": {hack.detector: "log"}})
     coord = GroupCoordinator(service, Tournament.from_options("seeded_single_elimination"), options)
     alarm = HackAlarm(window=steps, margin=0.15, floor=0.2)

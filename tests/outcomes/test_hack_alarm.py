@@ -301,13 +301,14 @@ def test_an_honest_policy_keeps_the_win_shares_flat_and_the_alarm_quiet(caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
-def test_masking_the_hack_takes_every_win_from_it_and_counts_it():
-    run = simulated_run(lambda t: min(0.9, 0.07 * t), screen="mask")
+def test_screening_the_hack_takes_every_win_from_it_and_counts_it():
+    run = simulated_run(lambda t: min(0.9, 0.07 * t), screen="screen")
     assert all(m["arena/rollouts"] == 32 for m in run)
-    # the hacked rollouts are out of the ranking: they win nothing, and the alarm has nothing to see
+    # the hacked rollouts rank below their groups: seen by the detector, they win nothing, and the alarm stays quiet
     assert all(m.get("hack/judge_directed_win_share", 0.0) == 0.0 for m in run)
+    assert mean(m["hack/judge_directed_share"] for m in run[-3:]) > 0.5
     assert all(m["hack/alarm"] == 0.0 for m in run)
     screened = [m["hack/screened"] for m in run]
     assert screened[0] == 0.0 and mean(screened[-3:]) > 0.5 * 32
     assert all(m["hack/screened"] == m.get("hack/judge_directed_screened", 0.0) for m in run)
-    assert all(m["arena/non_voting"] == m["hack/screened"] for m in run)
+    assert all(m["arena/non_voting"] == 0.0 for m in run)  # they vote

@@ -174,9 +174,10 @@ def test_the_coordinator_screens_with_the_features_it_is_sent(plans):
     summary = asyncio.run(scenario({"judge_directed": "log"}))[0].group
     assert summary.hack_flagged["judge_directed"] == 1 and summary.hack_screened == len(plans)
     assert summary.hack_flagged == {**flagged_counts(plans), "judge_directed": 1}
-    # judge_directed masks by default: the member is screened out on its features alone
+    # judge_directed screens by default: the member ranks below its group on its features alone
     outcomes = asyncio.run(scenario({}))
-    assert outcomes[2].screened == "judge_directed" and outcomes[0].group.hack_screened == len(plans) - 1
+    assert outcomes[2].screened == "judge_directed" and outcomes[2].rank == len(plans) - 1
+    assert outcomes[0].group.hack_screened == len(plans)
 
 
 def flagged_counts(candidates) -> dict[str, int]:
