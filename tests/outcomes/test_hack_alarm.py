@@ -58,7 +58,7 @@ def flags(name: str, candidates: list[Candidate], query: str = "") -> list[bool]
 
 
 def test_every_detector_is_registered_named_and_documented_in_the_metric_reference():
-    new = {"keyword_stuffing", "bare_answer", "generic_padding"}
+    new = {"keyword_stuffing", "bare_answer", "generic_padding", "colon_answer", "self_praise"}
     assert set(HACK_DETECTORS) == {"short", "filler", "judge_directed", *new}
     for name, detector in HACK_DETECTORS.items():
         assert detector.name == name and len(detector.doc) > 20
@@ -135,9 +135,10 @@ def test_screen_group_counts_flags_and_wins_and_skips_voided_groups():
     ]
     counts = screen_group(members, [1.0, 2 / 3, 1 / 3, 0.0])
     assert (counts.members, counts.wins, counts.any_flagged, counts.any_wins) == (4, 2, 2, 2)
-    quiet = {"filler": 0, "keyword_stuffing": 0, "generic_padding": 0}
-    assert counts.flagged == {"short": 1, "bare_answer": 1, "judge_directed": 1, **quiet}  # ":" is short and bare
-    assert counts.flagged_wins == {"short": 1, "bare_answer": 1, "judge_directed": 1, **quiet}
+    quiet = {"filler": 0, "keyword_stuffing": 0, "generic_padding": 0, "self_praise": 0}
+    colon = {"short": 1, "bare_answer": 1, "colon_answer": 1}  # ":" is short, bare and only an opener
+    assert counts.flagged == {**colon, "judge_directed": 1, **quiet}
+    assert counts.flagged_wins == {**colon, "judge_directed": 1, **quiet}
     lost = screen_group(members, [0.0, 1 / 3, 2 / 3, 1.0])
     assert lost.any_flagged == 2 and lost.any_wins == 0 and lost.flagged_wins["short"] == 0
     assert screen_group(members, [0.5] * 4, voided=True).members == 0
@@ -156,6 +157,7 @@ def test_the_counts_ride_on_the_group_summary_and_reach_the_step_metrics():
     summary = outcomes[0].group
     assert summary.hack_screened == 4 and summary.hack_wins == 2  # c1 (0.9) and c2 (0.5) won
     quiet = {"filler": 0, "keyword_stuffing": 0, "bare_answer": 0, "generic_padding": 0}
+    quiet |= {"colon_answer": 0, "self_praise": 0}
     assert summary.hack_flagged == {"short": 1, "judge_directed": 1, **quiet}
     assert summary.hack_flagged_wins == {"short": 0, "judge_directed": 1, **quiet}
     # the summary survives the coordinator's store (JSON) intact

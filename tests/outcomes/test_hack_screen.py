@@ -56,7 +56,7 @@ def false_positives() -> dict[str, int]:
 
 def test_the_detectors_that_screen_by_default_flag_no_honest_rollout():
     found = false_positives()
-    assert screening_detectors({}) == ("judge_directed", "keyword_stuffing")
+    assert screening_detectors({}) == ("judge_directed", "keyword_stuffing", "colon_answer", "self_praise")
     assert all(found[name] == 0 for name in DEFAULT_SCREEN), found
     # the detectors that log flag every non-answer: screening them would cost honest failures their place
     non_answer = honest_flags(groups=20)["generator"]["non_answer"]
@@ -77,9 +77,9 @@ def test_a_screening_detector_screens_a_judge_directed_member_and_a_logging_one_
 
 
 def test_screen_options_are_validated_naming_the_field_and_mask_is_refused_with_its_fix():
-    assert HackAlarmConfig().screening == ("judge_directed", "keyword_stuffing")
+    assert HackAlarmConfig().screening == ("judge_directed", "keyword_stuffing", "colon_answer", "self_praise")
     config = HackAlarmConfig(screen={"short": "screen", "keyword_stuffing": "log", "filler": "off"})
-    assert config.screening == ("short", "judge_directed")
+    assert config.screening == ("short", "judge_directed", "colon_answer", "self_praise")
     assert "filler" not in config.detectors and "keyword_stuffing" in config.detectors
     with pytest.raises(ValidationError, match=r"hack_alarm\.screen: unknown hack detectors \['shrot'\]"):
         HackAlarmConfig(screen={"shrot": "screen"})

@@ -7,6 +7,7 @@ training hack alarm's detectors cost, flag and see."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from verl_arena.commands import progress
@@ -52,7 +53,13 @@ def _gaming(args: argparse.Namespace) -> int:
 def _detectors(args: argparse.Namespace) -> int:
     from verl_arena.bench.detectors import format_report, run_detectors_bench
 
-    report = run_detectors_bench(groups=args.groups, chars=args.chars, seed=args.seed)
+    if args.generate_samples:
+        from verl_arena.bench.model_samples import generate_samples
+
+        written = generate_samples(args.generate_samples, args.samples, seed=args.seed)
+        print(f"wrote {written} groups of samples to {args.samples}")
+        return 0
+    report = run_detectors_bench(groups=args.groups, chars=args.chars, seed=args.seed, samples=args.samples)
     if args.json:
         print_json(report)
     else:
@@ -63,6 +70,7 @@ def _detectors(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     """Add ``gaming`` and ``detectors`` to the ``bench`` group's sub-parsers."""
     from verl_arena.bench import detectors, gaming
+    from verl_arena.bench.model_samples import SAMPLES
 
     parser = sub.add_parser(
         "gaming",
@@ -83,6 +91,19 @@ def register(sub: Any) -> None:
     parser.add_argument("--groups", type=int, default=200, help="honest generator groups (200; half as many per hack)")
     parser.add_argument("--chars", type=int, default=3000, help="characters per rollout for the cost (3000)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--samples",
+        type=Path,
+        default=SAMPLES,
+        help="a real model's honest answers for the false-positive rates (default: the source tree's "
+        "tests/data/model_samples.jsonl, where it is)",
+    )
+    parser.add_argument(
+        "--generate-samples",
+        metavar="MODEL_DIR",
+        help="instead: answer the honest corpus's queries with the transformers model in MODEL_DIR (CPU, four "
+        "sampled answers of up to 128 new tokens each) and append them to --samples",
+    )
     parser.add_argument("--json", action="store_true")
     progress.add_quiet_argument(parser)
     parser.set_defaults(func=_detectors)

@@ -21,8 +21,9 @@ appending a note to the grader lifted a losing plan from -1.43 to 0.00. Ranked l
 than it would have got ranked by the judge, and the honest members keep their order among themselves, with one more
 member below them (what the judge would have shown them had it seen a losing hack). A false flag now costs an honest
 rollout its place, so a detector screens by default only where its false-positive rate on the honest corpus is at or
-below 1% (``verl-arena bench detectors``, :mod:`~verl_arena.bench.honest`); the detectors that also flag honest
-failures (``short``, ``bare_answer``, ``filler``) log.
+below 1% (``verl-arena bench detectors``, :mod:`~verl_arena.bench.honest`): ``judge_directed``, ``keyword_stuffing``,
+``colon_answer`` and ``self_praise``. The detectors that also flag honest failures (``short``, ``bare_answer``,
+``filler``) log, and so does ``generic_padding``, which flags honest generic prose (essays, advice) too.
 
 Edges. A group where every member is flagged is all one tier: equal rewards, advantage 0 (a tied group; the judge is
 never asked). With one member unflagged, it ranks first with no judge call. When the judge voids the ranking of the
@@ -72,7 +73,9 @@ _ACTIONS = ("screen", "log", "off")
 
 #: the detectors that screen by default: each flags at most 1% of the honest corpus (``verl-arena bench detectors``);
 #: every other detector (and any registered later) logs
-DEFAULT_SCREEN: dict[str, ScreenAction] = {"judge_directed": "screen", "keyword_stuffing": "screen"}
+DEFAULT_SCREEN: dict[str, ScreenAction] = dict.fromkeys(
+    ("judge_directed", "keyword_stuffing", "colon_answer", "self_praise"), "screen"
+)
 
 #: ``GroupResult.details`` key of a group with screened members
 SCREEN_KEY = "screened"
