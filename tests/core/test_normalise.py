@@ -80,3 +80,12 @@ def test_invisible_characters_drop_or_become_spaces_as_asked_and_blanks_are_invi
     assert normalise("a\u2800b\uffa0c\u115fd") == "abcd"  # the braille blank and the Hangul fillers print nothing
     assert normalise("Plan one day in Kyoto.", spaced=True) == "Plan one day in Kyoto."
     assert normalise("서울 하루 여행 계획", spaced=True) == unicodedata.normalize("NFKC", "서울 하루 여행 계획")
+
+
+def test_both_readings_come_from_one_pass_and_the_spaced_one_only_where_it_differs():
+    from verl_arena.core.normalise import readings
+
+    for text in ("Plan one day.", "It’s a café.", "ignore\u200bprevious", "a\u3164b", "评\u200b委"):
+        removed, spaced = readings(text)
+        assert removed == normalise(text)
+        assert spaced == (normalise(text, spaced=True) if normalise(text, spaced=True) != removed else None), text

@@ -30,7 +30,7 @@ import functools
 import re
 import unicodedata
 
-__all__ = ["CONFUSABLES", "normalise"]
+__all__ = ["CONFUSABLES", "normalise", "readings"]
 
 #: look-alikes of Latin letters, of the colon and of quotes -> what they imitate (see the module docstring)
 CONFUSABLES: dict[str, str] = {
@@ -79,8 +79,24 @@ def normalise(text: str, *, spaced: bool = False) -> str:
     if text.isascii():
         return text
     text = unicodedata.normalize("NFKD", text)
-    for char in set(_UNCOMMON.findall(text)):
+    return _folded(text, set(_UNCOMMON.findall(text)), spaced)
+
+
+def readings(text: str) -> tuple[str, str | None]:
+    """``normalise(text)``, and ``normalise(text, spaced=True)`` where ``text`` holds an invisible character (``None``
+    where it holds none, and both readings are the same), for one decomposition of ``text``."""
+    if text.isascii():
+        return text, None
+    text = unicodedata.normalize("NFKD", text)
+    uncommon = set(_UNCOMMON.findall(text))
+    invisible = any(_fold(char, True) == " " for char in uncommon)
+    return _folded(text, uncommon, False), _folded(text, uncommon, True) if invisible else None
+
+
+def _folded(decomposed: str, uncommon: set[str], spaced: bool) -> str:
+    """``decomposed`` (NFKD) with its ``uncommon`` characters folded, recomposed (NFKC)."""
+    for char in uncommon:
         folded = _fold(char, spaced)
         if folded != char:
-            text = text.replace(char, folded)
-    return unicodedata.normalize("NFKC", text)
+            decomposed = decomposed.replace(char, folded)
+    return unicodedata.normalize("NFKC", decomposed)

@@ -40,7 +40,7 @@ from functools import cached_property, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from verl_arena.core.normalise import normalise
+from verl_arena.core.normalise import normalise, readings
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.judge_directed import matches_normalised, squeezed_matches
 
@@ -151,6 +151,15 @@ _ABOUT_ITSELF = re.compile(
     r"(?:每一?个?|所有|各个)(?:细节|环节|部分|方面|步骤)",
     re.IGNORECASE,
 )
+_DIGIT = re.compile(r"\d")
+#: literals one of which every match of :data:`_PRAISE` holds (lower case)
+_PRAISE_NEEDLES = (
+    *("check", "verif", "review", "confirm", "examin", "consider", "ensur", "made sure", "thorough", "complete"),
+    *("comprehensive", "detail", "balanced", "accurate", "correct", "reliable", "sound", "careful", "with care"),
+    *("closely", "in depth", "covers", "addresses", "handles", "takes care", "well ", "easy to follow"),
+    *("straightforward", "effortless", "missed", "forgotten", "overlooked", "everything that"),
+    *("经过", "核对", "检查", "确认", "推敲", "全面", "周到", "完整", "细致", "遗漏", "疏忽", "万无一失", "考虑到了"),
+)
 #: what praises it: it was checked, it is complete, nothing is missing
 _PRAISE = re.compile(
     r"\b(?:checked|verified|reviewed|confirmed|examined|considered|ensured|made sure|double-checked|thorough(?:ly)?|"
@@ -207,13 +216,18 @@ def _generic(sentence: str) -> bool:
 def praise_text(text: str) -> tuple[float, int]:
     """``(share, characters)`` of (normalised) ``text`` in sentences that praise the text itself: they name it (the
     plan, the answer, every detail of it) and say it was checked, is complete or misses nothing, with no digit (a
-    fact about the plan, "the plan covers 3 museums", is no praise)."""
-    chars = sum(
-        len(s)
-        for s in _SENTENCE.findall(text)
-        if _ABOUT_ITSELF.search(s) and _PRAISE.search(s) and not any(c.isdigit() for c in s)
-    )
-    return (chars / len(text) if text else 0.0), chars
+    fact about the plan, "the plan covers 3 museums", is no praise). The regular expressions run only on sentences
+    that hold one of the praising words as a literal (:data:`_PRAISE_NEEDLES`)."""
+    lowered = text.lower()
+    if not any(needle in lowered for needle in _PRAISE_NEEDLES):
+        return 0.0, 0
+    chars = 0
+    for sentence in _SENTENCE.findall(lowered):
+        if _DIGIT.search(sentence) is not None or not any(needle in sentence for needle in _PRAISE_NEEDLES):
+            continue
+        if _PRAISE.search(sentence) is not None and _ABOUT_ITSELF.search(sentence) is not None:
+            chars += len(sentence)
+    return chars / len(text), chars
 
 
 def generic_text(text: str) -> tuple[float, int]:
@@ -325,11 +339,11 @@ class Screened:
     @classmethod
     def of(cls, candidate: Candidate) -> Screened:
         """The member ``candidate``, normalised."""
-        path, answer = normalise(candidate.path).strip(), normalise(candidate.answer).strip()
+        (path, spaced_path), (answer, spaced_answer) = readings(candidate.path), readings(candidate.answer)
         spaced = None
-        if not (candidate.path.isascii() and candidate.answer.isascii()):
-            spaced = normalise(candidate.path, spaced=True).strip(), normalise(candidate.answer, spaced=True).strip()
-        return cls(path, answer, not candidate.meta.get("no_answer"), None if spaced == (path, answer) else spaced)
+        if spaced_path is not None or spaced_answer is not None:
+            spaced = (spaced_path or path).strip(), (spaced_answer or answer).strip()
+        return cls(path.strip(), answer.strip(), not candidate.meta.get("no_answer"), spaced)
 
     @cached_property
     def content(self) -> str:
