@@ -292,3 +292,21 @@ def test_a_policy_learns_to_drop_the_note_when_it_is_screened_and_to_add_it_when
     screened = reinforce("screen")
     logged = reinforce("log")
     assert screened[-1] < 0.05 and logged[-1] > 0.5, (screened[-1], logged[-1])
+
+
+def test_a_group_ranked_by_a_tail_head_and_a_wave_replays_with_its_screened_member(tmp_path):
+    log = tmp_path / "judgments.jsonl"
+
+    async def scenario():
+        coord = coordinator(tail_share=0.5, anchor="first", judgment_log=str(log))
+        group = judge_directed_group("w", flagged=(3,))
+        first = [asyncio.ensure_future(coord.submit("w", str(i), group[i], 4, "q")) for i in (0, 1)]
+        await asyncio.sleep(0.05)  # the head starts on members 0 and 1; 2 comes late, 3 (flagged) later
+        rest = [coord.submit("w", str(i), group[i], 4, "q") for i in (2, 3)]
+        return coord, await asyncio.gather(*first, *rest)
+
+    coord, got = asyncio.run(scenario())
+    assert coord.stats()["tail_heads"] == 1 and coord.stats().get("tail_heads_dropped", 0) == 0
+    assert got[3].screened == "judge_directed" and got[3].rank == 3.0 and got[2].rank < 3.0
+    (entry,) = replay_log(log)
+    assert entry.identical and "late" in entry.logged.details and entry.logged.ids[-1] == "3"
