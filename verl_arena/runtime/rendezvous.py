@@ -18,8 +18,9 @@ Nothing waits forever:
   it votes, and coming late buys it nothing (:mod:`~verl_arena.runtime.latecomers`); where it cannot be placed (its
   group was voided or forgotten) it gets a stand-in for the group's mean reward at once and does not vote
   (:func:`~verl_arena.outcomes.members.stand_in_reward`);
-- a member flagged by a hack detector set to mask (``hack_alarm.screen``) is left out of the ranking before the
-  group is judged, and does not vote either, flagged ``screened`` (:mod:`~verl_arena.outcomes.hack_screen`);
+- a member flagged by a hack detector set to screen (``hack_alarm.screen``) is not shown to the judge and ranks below
+  every other member of its group, with the group's lowest reward; it votes, flagged ``screened``
+  (:mod:`~verl_arena.outcomes.hack_screen`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
   groups get zero rewards, flagged ``overflow``; they do not vote);
 - with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
@@ -47,14 +48,13 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.hack_detectors import MemberFeatures
-from verl_arena.outcomes.hack_screen import screen_out
+from verl_arena.outcomes.hack_screen import SCREEN_KEY, screen_out, screened_group
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import (
     Answers,
     GroupSummary,
     MemberOutcome,
     member_outcomes,
-    screened_reward,
     stand_in_reward,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
@@ -607,10 +607,9 @@ class GroupCoordinator:
         if env_failed:
             logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
         screened = self._screened(group_id, group, members)
-        members = [m for m in members if m not in screened]
-        played = [outcomes_of[m] for m in members]
-        answers = await self._rank_members(group_id, group, members, played, incomplete)
-        if not env_failed and not screened:
+        played = [outcomes_of[m] for m in members if m not in screened]
+        answers = await self._rank_members(group_id, group, members, screened, played, incomplete)
+        if not env_failed:
             return answers
         # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
         failed = {
@@ -618,20 +617,15 @@ class GroupCoordinator:
             for m in env_failed
             if (o := outcomes_of[m]) is not None
         }
-        # a screened member does not vote either: it is out of the ranking and out of the update, so its stand-in is
-        # its own (no ranked member's, nor that of a member left out for another reason): the estimator masks it alone
-        reward = screened_reward([o.reward for o in answers.members.values()], answers.late.reward)
-        stand_in = dataclasses.replace(answers.late, reward=reward, late=False)
-        masked = {m: dataclasses.replace(stand_in, screened=name) for m, name in screened.items()}
-        return Answers({**answers.members, **failed, **masked}, answers.late)
+        return Answers({**answers.members, **failed}, answers.late)
 
     def _screened(self, group_id: str, group: _Pending, members: list[str]) -> dict[str, str]:
-        """The ``members`` a hack detector set to mask takes out of the ranking, with its name
-        (:mod:`~verl_arena.outcomes.hack_screen`); a tail head that ranked one of them is dropped."""
+        """The ``members`` a hack detector set to screen flags, with its name (:mod:`~verl_arena.outcomes.hack_screen`):
+        the judge does not see them; a tail head that ranked one of them is dropped."""
         found = screen_out(
             [group.members[m] for m in members],
             group.query,
-            self.options.hack_alarm.masking,
+            self.options.hack_alarm.screening,
             thresholds=self.options.hack_alarm,
             features=[group.features.get(m) for m in members],
         )
@@ -639,7 +633,10 @@ class GroupCoordinator:
         if not screened:
             return screened
         logger.warning(
-            "group %s: %s screened out of the ranking and the update (hack_alarm.screen)", group_id, screened
+            "group %s: %s flagged by hack detectors set to screen (hack_alarm.screen): not shown to the judge, ranked "
+            "below the group's other members",
+            group_id,
+            screened,
         )
         self.counts["screened"] += len(screened)
         if group.head is not None and not screened.keys().isdisjoint(group.head.members):
@@ -649,9 +646,16 @@ class GroupCoordinator:
         return screened
 
     async def _rank_members(
-        self, group_id: str, group: _Pending, members: list[str], played: list[EnvOutcome | None], incomplete: bool
+        self,
+        group_id: str,
+        group: _Pending,
+        members: list[str],
+        screened: dict[str, str],
+        played: list[EnvOutcome | None],
+        incomplete: bool,
     ) -> Answers:
-        """Rank ``members`` (their environment outcomes ``played``, ``None`` for a member that played none)."""
+        """Rank ``members``: those ``screened`` below the others, which the judge ranks (their environment outcomes
+        ``played``, ``None`` for a member that played none)."""
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s",
@@ -660,10 +664,61 @@ class GroupCoordinator:
                 group.expected,
                 self.options.arrival_timeout_s,
             )
+        ranked = [m for m in members if m not in screened]
         if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
             if group.head is not None:
                 group.head.cancel()
             return self._zero(group, incomplete=incomplete)
+        candidates, anchor, result, judged = await self._judged(group_id, group, ranked)
+        if result is not None and all(o is not None for o in played):
+            outcomes = [o for o in played if o is not None]
+            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
+        if screened:
+            flagged = [(group.members[m], name) for m, name in screened.items()]
+            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+            candidates, result = screened_group(tournament, result, candidates, len(ranked), flagged)
+            if "judge_void" in result.details[SCREEN_KEY]:
+                logger.warning(
+                    "group %s: the judge voided the ranking of its unflagged members (%s); the screened members still "
+                    "rank below them",
+                    group_id,
+                    result.details[SCREEN_KEY]["judge_void"],
+                )
+        assert result is not None
+        if self.judgment_log is not None:
+            try:
+                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
+            except (OSError, ValueError):
+                logger.exception("group %s: could not write the judgment log", group_id)
+                self.counts["log_errors"] += 1
+        order = [*ranked, *screened]
+        outcomes, late = member_outcomes(
+            result,
+            candidates,
+            members=len(ranked),
+            anchor=anchor,
+            expected=group.expected,
+            incomplete=incomplete,
+            group_filter=self.group_filter,
+            judged=judged,
+            query=group.query,
+            hack_thresholds=self.options.hack_alarm,
+            features=[group.features.get(m) for m in order],
+            screened=list(screened.values()),
+        )
+        return Answers(dict(zip(order, outcomes, strict=True)), late)
+
+    async def _judged(
+        self, group_id: str, group: _Pending, members: list[str]
+    ) -> tuple[list[Candidate], int, GroupResult | None, tuple[float, float]]:
+        """What ranks ``members`` (their candidates, then a reference and the data's anchors), the anchor's index, the
+        judge's result (``None`` for fewer than two members: nothing to judge) and when the group went to the judge and
+        for how long."""
+        if len(members) < 2:
+            if group.head is not None:
+                group.head.cancel()
+            candidates, anchor = self._candidates(group, members)
+            return candidates, anchor, None, (0.0, 0.0)
         if group.head is not None:
             candidates, anchor, late = whole_group(group.head, members, group.members.__getitem__)
             self.counts["tail_late_members"] += len(late)
@@ -694,31 +749,8 @@ class GroupCoordinator:
                 group.query, candidates, tournament, group_id=group_id, step=group.step, **self._rank_options
             )
             self.eager.used(result.details.get("prefetch") or {})
-        judged = (judged_at, self._clock() - started)
         group.ranked = (candidates, result)
-        if all(o is not None for o in played):
-            outcomes = [o for o in played if o is not None]
-            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
-        if self.judgment_log is not None:
-            try:
-                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
-            except (OSError, ValueError):
-                logger.exception("group %s: could not write the judgment log", group_id)
-                self.counts["log_errors"] += 1
-        outcomes, late = member_outcomes(
-            result,
-            candidates,
-            members=len(members),
-            anchor=anchor,
-            expected=group.expected,
-            incomplete=incomplete,
-            group_filter=self.group_filter,
-            judged=judged,
-            query=group.query,
-            hack_thresholds=self.options.hack_alarm,
-            features=[group.features.get(m) for m in members],
-        )
-        return Answers(dict(zip(members, outcomes, strict=True)), late)
+        return candidates, anchor, result, (judged_at, self._clock() - started)
 
     async def _rank_verifiable(
         self, group_id: str, group: _Pending, members: list[str], candidates: list[Candidate]

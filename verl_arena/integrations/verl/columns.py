@@ -88,9 +88,8 @@ INFO_DESCRIPTIONS = {
     "arena_votes": "1 if the rollout was ranked with its group; 0 if it was left out (late, turned away, timed out, or "
     "its environment failed for everyone): its reward is a stand-in, not a judgment (the group's mean moved off every "
     "ranked reward, or 0), and the tournament estimator gives it advantage 0 outside its group's statistics",
-    "arena_screened": "1 if a hack detector set to mask (hack_alarm.screen) took the rollout out of its group's "
-    "ranking and out of the update: it does not vote, and the tournament estimator zeroes its advantage and its "
-    "response_mask",
+    "arena_screened": "1 if a hack detector set to screen (hack_alarm.screen) flagged the rollout: it was not shown to "
+    "the judge and ranks below every unflagged member of its group, tied with the other flagged ones (it votes)",
 }
 
 
