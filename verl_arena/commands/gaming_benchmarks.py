@@ -20,7 +20,7 @@ SUMMARIES = {
     "gaming": "check that no rollout buys reward by breaking or fooling the judge, and no honest one loses reward to "
     "it (a quarter of an hour in full)",
     "detectors": "what the hack detectors cost per rollout, which hacks they see, and how often they flag an honest "
-    "corpus (exits 1 if a detector that screens by default flags more than 1%)",
+    "corpus (exits 1 if a detector that screens by default flags more than one honest answer in a hundred)",
 }
 
 
