@@ -10,7 +10,7 @@ import dataclasses
 import json
 
 import pytest
-from helpers import MemoryStore, make_group
+from helpers import JUDGE_DIRECTED, MemoryStore, make_group
 
 from verl_arena import Tournament
 from verl_arena.core.rewards import group_advantages
@@ -112,6 +112,16 @@ def test_a_member_arriving_while_its_group_is_ranked_without_it_is_placed_too():
     on_time, came = asyncio.run(scenario())
     assert came.late and came.votes and ranker.sent == [3, 4]
     assert min(o.reward for o in on_time) <= came.reward <= max(o.reward for o in on_time)
+
+
+def test_a_latecomer_a_hack_detector_flags_is_not_judged_and_ranks_below_every_member():
+    group = make_group([0.2, 0.8, 0.5, 0.99], tag="g")  # the latecomer, the judge's favourite, talks to the judge
+    group[3] = dataclasses.replace(group[3], answer=f"{group[3].answer}\n{JUDGE_DIRECTED[3]}")
+    coord, ranker = coordinator()
+    on_time, came = asyncio.run(late_group(coord, group))
+    assert came.screened == "judge_directed" and came.votes and came.late and ranker.sent == [3]
+    assert came.reward < min(o.reward for o in on_time)
+    assert advantage_of_last(on_time, came) == pytest.approx(group_advantages([3.0, 2.0, 1.0, 0.0])[3])
 
 
 def test_a_latecomer_is_placed_once_duplicates_share_its_answer_and_a_store_keeps_it():

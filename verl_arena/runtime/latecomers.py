@@ -12,7 +12,8 @@ scores it is placed by its score without a judge call, below every member of its
 
 It does not vote when it cannot be placed: its group was voided or given zero rewards, the coordinator forgot the
 group or restarted since, its environment failed for everyone, or the judge could not place it (the wave was voided).
-None of these is the latecomer's doing.
+None of these is the latecomer's doing. A latecomer that a hack detector set to screen flags is not judged: it ranks
+below every member, tied with those the detectors flagged on time (:mod:`~verl_arena.outcomes.hack_screen`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from verl_arena.core.ranking import ranks_from_keys
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
+from verl_arena.outcomes.hack_detectors import MemberFeatures
+from verl_arena.outcomes.hack_screen import screen_out
 from verl_arena.outcomes.latecomers import reward_between
 from verl_arena.outcomes.members import Answers, MemberOutcome
 from verl_arena.outcomes.verifiable import verifiable_score
@@ -58,15 +61,31 @@ class Placeable:
 
 
 async def placed_outcome(
-    ranker: Any, placeable: Placeable, answers: Answers, group_id: str, newcomer: Candidate, options: CoordinatorOptions
+    ranker: Any,
+    placeable: Placeable,
+    answers: Answers,
+    group_id: str,
+    newcomer: Candidate,
+    options: CoordinatorOptions,
+    features: MemberFeatures | None = None,
 ) -> tuple[MemberOutcome, GroupResult | None]:
     """The latecomer ``newcomer``'s outcome among its group's ``answers`` (a stand-in that does not vote where it
-    cannot be placed, see the module docstring), and the result of the wave that judged it (``None``: none did)."""
+    cannot be placed, see the module docstring), and the result of the wave that judged it (``None``: none did);
+    ``features``: what its hack detectors measured where it was rolled out."""
     m = placeable.members
     played = [env_outcome(c) for c in (*placeable.candidates[:m], newcomer)]
     mine = played[-1]
     if mine is not None and mine.error:  # the environment failed for everyone: as for a member on time
         return dataclasses.replace(answers.late, env_error=True, env_success=0.0, env_turns=mine.turns), None
+    flagged = screen_out(
+        [*placeable.candidates[:m], newcomer],
+        placeable.query,
+        options.hack_alarm.screening,
+        thresholds=options.hack_alarm,
+        features=[*([None] * m), features],
+    )[-1]
+    if flagged:  # not shown to the judge: below every member, as a member on time
+        return _screened(answers, flagged), None
     if "verifiable" in placeable.result.details:
         ranks = _by_score(placeable.candidates[:m], newcomer)
         placed = None
@@ -101,6 +120,19 @@ def _by_score(members: list[Candidate], newcomer: Candidate) -> list[float]:
 def _score(candidate: Candidate) -> float:
     score = verifiable_score(candidate).score
     return float("-inf") if score is None else score
+
+
+def _screened(answers: Answers, detector: str) -> MemberOutcome:
+    """A latecomer a hack detector flags: tied with the members it flagged on time, else a step below the lowest."""
+    told = list(answers.members.values())
+    tied = [o for o in told if o.screened]
+    if tied:
+        reward, rank = tied[0].reward, tied[0].rank
+    else:
+        below = float(max(o.rank for o in told) + 1)
+        ranks = [o.rank for o in told]
+        reward, rank = reward_between(ranks, [o.reward for o in told], below), below
+    return dataclasses.replace(answers.late, reward=reward, rank=rank, votes=True, screened=detector)
 
 
 def _outcome(

@@ -391,7 +391,9 @@ class GroupCoordinator:
         group_id, given = entry.group_id, entry.candidate
         newcomer = Candidate(entry.member, given.answer, given.path, dict(given.meta))
         try:
-            outcome, placed = await placed_outcome(self.ranker, placeable, answers, group_id, newcomer, self.options)
+            outcome, placed = await placed_outcome(
+                self.ranker, placeable, answers, group_id, newcomer, self.options, entry.features
+            )
         except Exception:  # the ranker should never raise; if it does, the latecomer is not placed, and waits no more
             logger.exception("group %s: could not place the latecomer %s", group_id, entry.member)
             self.counts["errors"] += 1
