@@ -6,15 +6,12 @@ an action replayed at the same state, and an undecided failure the server's."""
 from __future__ import annotations
 
 from verl_arena.environments.causes import CAUSES, Cause, verdict
-from verl_arena.environments.client import EnvError
-from verl_arena.environments.session import verdict_of
 
 
 def test_every_cause_means_one_verdict_and_an_undecided_failure_is_the_servers():
     assert all(isinstance(c, Cause) and c.meaning for c in CAUSES.values())
-    assert {c.verdict for c in CAUSES.values()} == {"error", "crash", "cut"}
+    assert {c.verdict for c in CAUSES.values()} == {"error", "crash"}
     assert [n for n, c in CAUSES.items() if c.verdict == "crash"] == ["fails_again", "takes_down"]
     assert all("replayed at the same state" in CAUSES[n].meaning for n in ("fails_again", "takes_down"))
-    assert verdict("") == verdict("no such cause") == "error" and verdict("unresolved") == "cut"
-    assert verdict_of(EnvError("env_http", "x", cause="takes_down")) == "crash"
-    assert verdict_of(EnvError("env_http", "x")) == "error"
+    assert verdict("") == verdict("no such cause") == verdict("unresolved") == "error"
+    assert verdict("takes_down") == "crash"

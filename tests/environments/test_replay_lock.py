@@ -68,3 +68,18 @@ def test_a_holder_in_another_process_excludes_this_one_until_it_dies(tmp_path):
 async def _held(lock: ReplayLock) -> None:
     async with lock.hold():
         pass
+
+
+def test_a_lock_file_that_cannot_be_opened_is_logged_once_and_the_replay_goes_on(tmp_path, caplog):
+    (tmp_path / "a-file").write_text("")
+    lock = ReplayLock("http://a:1", tmp_path / "a-file")  # its "directory" is a file: no lock file can be made
+
+    async def twice() -> int:
+        held = 0
+        for _ in range(2):
+            async with lock.hold():
+                held += 1
+        return held
+
+    assert asyncio.run(twice()) == 2
+    assert caplog.text.count("replays of one server are not serialised") == 1

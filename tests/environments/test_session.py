@@ -191,8 +191,8 @@ def assert_nobody_honest_blamed(honest: list[Episode], *, finished: bool) -> Non
     if finished:  # every honest episode played to its end, the solver to the goal
         assert honest[0].success and not any(e.error or e.cause for e in honest)
         assert [e.turns for e in honest] == [len(solver(TASK)), 3, 4, 5, 6]
-    else:  # the server is gone: nobody's fault, nobody votes
-        assert all(e.error and e.cause == "down" for e in honest if not e.success)
+    else:  # the server is gone: nobody's fault, nobody votes (unresolved: one still in its hands when it died)
+        assert all(e.error and e.cause in ("down", "unresolved") for e in honest if not e.success)
 
 
 @pytest.mark.slow
@@ -204,7 +204,7 @@ def test_an_action_that_kills_the_server_is_found_by_killing_it_once_more_after_
     assert (striker.crash, striker.cause, striker.replays) == ("env_connection", "takes_down", 1)
     assert_nobody_honest_blamed(honest, finished=True)
     assert all(e.recovered >= 1 for e in honest[1:])  # their episodes died with the server: replayed and went on
-    assert server.starts == 3 and server.exits == [70, 70]  # the original strike and its one replay, nothing more
+    assert server.starts == 3 and server.exits.count(70) == 2  # the original strike and its one replay, nothing more
     assert counts["open"] == 0
 
 
@@ -217,13 +217,12 @@ def test_a_server_that_stays_down_is_nobodys_fault_but_the_actions_that_killed_i
         options["sandbox"] = env_server_command(*faults)
     with EnvServerProcess(*faults, restart=False) as server:
         honest, striker = strike(server.url, crasher(TASK), died(server), **options)
-    assert server.starts == 1 and server.exits == [70]
+    assert server.starts == 1 and server.exits[0] == 70
     assert_nobody_honest_blamed(honest, finished=False)
     if sandbox:  # it took the private server down too: the agent's failure, ranked below every honest one
         assert (striker.crash, striker.cause, striker.replays) == ("env_connection", "takes_down", 1)
-    else:  # the server died while it held the action: the episode ends there, ranked as it stands, not left out
-        assert (striker.crash, striker.error, striker.cause) == ("", "", "unresolved")
-        assert "(the environment went down on this action and did not come back)" in striker.transcript()
+    else:  # the server died while it held the action, and nothing shows whether the action killed it: no vote
+        assert (striker.crash, striker.error, striker.cause, striker.replays) == ("", "env_connection", "unresolved", 0)
 
 
 @pytest.mark.slow

@@ -116,20 +116,15 @@ def test_breaking_the_environment_ranks_below_every_honest_failure(mode):
     assert clean[0] > max(clean[1:3])
 
 
-def test_an_unresolved_episode_votes_as_it_stands_and_the_steps_count_decisions_by_cause():
-    """An episode the server died holding, never replayed (cause ``unresolved``), is neither blamed nor left out: it
-    is ranked among the failures by the judge, and does not get a non-voter's advantage 0."""
+def test_the_steps_count_environment_decisions_by_cause():
     candidates = played([0.6, 0.2, 0.9, 0.1], [False, False, True, False], errors=["", "", "", "env_connection"])
     env = [c.meta[ENV_META] for c in candidates]
-    env[0].update(cause="unresolved", recovered=0, replays=0)
     env[1].update(recovered=2, replays=2)  # went on twice on fresh episodes
-    env[3].update(cause="down")
+    env[3].update(cause="unresolved")
     answers = ranked(candidates)
-    assert answers[0].votes and not answers[0].env_crash and not answers[0].env_error
-    assert answers[0].reward == pytest.approx(0.5) and answers[0].env_cause == "unresolved"  # above the weaker failure
-    assert not answers[3].votes and answers[3].env_cause == "down" and answers[1].env_recovered == 2
+    assert not answers[3].votes and answers[3].env_cause == "unresolved" and answers[1].env_recovered == 2
     metrics = summarize([("g", a) for a in answers])
-    assert metrics["env/unresolved"] == 1 and metrics["env/errors_down"] == 1 and metrics["env/errors"] == 1
+    assert metrics["env/errors_unresolved"] == 1 and metrics["env/errors_down"] == 0 and metrics["env/errors"] == 1
     assert metrics["env/recovered"] == 2 and metrics["env/replays"] == 2 and metrics["env/crashes_takes_down"] == 0
 
 

@@ -10,14 +10,13 @@ from typing import Literal
 
 __all__ = ["CAUSES", "Cause", "Verdict", "verdict"]
 
-Verdict = Literal["error", "crash", "cut"]
+Verdict = Literal["error", "crash"]
 
 
 @dataclass(frozen=True)
 class Cause:
-    """What a decision means for the episode's rollout: ``error`` (the server failed for everyone: it does not vote),
-    ``crash`` (its action broke the server: ranked below every honest failure) or ``cut`` (it ends where the
-    failure left it and is ranked as it stands)."""
+    """What a decision means for the episode's rollout: ``error`` (the server failed for everyone: it does not vote)
+    or ``crash`` (its action broke the server: ranked below every honest failure)."""
 
     verdict: Verdict
     meaning: str
@@ -39,9 +38,9 @@ CAUSES: dict[str, Cause] = {
         "crash", "replayed at the same state, the action failed again, and the server failed a control episode too"
     ),
     "unresolved": Cause(
-        "cut",
-        "the server went down while it held the action, did not come back within env.recover_s, and no private "
-        "server replayed the action: the episode ends there and is ranked as it stands",
+        "error",
+        "the server went down while it held the action and did not come back within env.recover_s, and no private "
+        "server (env.sandbox) replayed the action: it may have taken the server down, but nothing shows it",
     ),
 }
 

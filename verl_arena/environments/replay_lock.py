@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import AsyncIterator
@@ -24,10 +25,13 @@ from pathlib import Path
 
 __all__ = ["LOCK_DIR", "ReplayLock"]
 
+logger = logging.getLogger(__name__)
+
 #: where the locks live unless told otherwise: one file per server
 LOCK_DIR = Path(tempfile.gettempdir()) / "verl-arena-env-replays"
 #: how often a waiting replay tries the lock again
 POLL_S = 0.02
+_WARNED: set[Path] = set()  # lock files that could not be opened, logged once each
 
 
 class ReplayLock:
@@ -46,9 +50,12 @@ class ReplayLock:
     async def hold(self) -> AsyncIterator[None]:
         """Hold the lock for the block, waiting (without blocking the event loop) while another replay holds it. Each
         holder opens the file anew, so holders in one process exclude each other too; the lock ends with the
-        holder's process, whatever kills it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o666)
+        holder's process, whatever kills it. A lock file that cannot be opened (a directory another user made
+        private) is logged once, and the replay goes on without it."""
+        fd = self._open()
+        if fd is None:
+            yield
+            return
         try:
             while True:
                 try:
@@ -59,3 +66,15 @@ class ReplayLock:
             yield
         finally:
             os.close(fd)  # closing the file releases the lock
+
+    def _open(self) -> int | None:
+        try:
+            if not self.path.parent.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                os.chmod(self.path.parent, 0o1777)  # every user of the node may lock, as in /tmp
+            return os.open(self.path, os.O_CREAT | os.O_RDONLY, 0o666)  # flock needs no write access
+        except OSError as exc:
+            if self.path not in _WARNED:
+                _WARNED.add(self.path)
+                logger.warning("replays of one server are not serialised: cannot open %s: %s", self.path, exc)
+            return None

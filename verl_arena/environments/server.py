@@ -51,7 +51,7 @@ from pydantic import BaseModel, Field
 
 from verl_arena.environments.textcraft import MAX_STEPS, TextCraft
 
-__all__ = ["ENVIRONMENTS", "FAULT_KINDS", "MAX_OPEN", "EnvServerThread", "create_app"]
+__all__ = ["ENVIRONMENTS", "FAULT_EXIT_STATUS", "FAULT_KINDS", "MAX_OPEN", "EnvServerThread", "create_app"]
 
 logger = logging.getLogger(__name__)
 

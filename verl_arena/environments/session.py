@@ -20,11 +20,14 @@ the restart lost. What tells them apart is the failing action itself, replayed a
    before it, the action breaks the server: the agent's failure (``env_crash``), ``fails_again`` when a control after
    it still works, ``takes_down`` when the server fails the control too. A failing action is replayed once, so an
    action that takes the server down does so at most twice.
-4. If the server does not come back within ``recover_s``, the failure is the server's, for everyone (``down``) -
-   except for an action the server held when it went down: it is replayed on a private server started for it
-   (``env.sandbox``), where it can only break that server; without one, an action during which the server's
-   connection dropped (the server died while it held it) is ``unresolved``: the episode ends there and is ranked as
-   it stands, neither blamed nor left out (leaving the ranking would reward the action that took the server down).
+4. If the server does not come back within ``recover_s``, the failure is the server's, for everyone (``down``):
+   the episode does not vote. An action the server held when it went down is replayed on a private server started
+   for it (``env.sandbox``), where it can only break that server: the action that took the shared server down takes
+   the private one down too, and ranks as ``env_crash``; an episode merely in flight goes through there and does not
+   vote. Without a private server, an action during which the server died (its connection dropped) is
+   ``unresolved``: it does not vote either, like every episode the outage ended. Nothing else tells the action that
+   took the server down from an episode in flight at the moment it died, and a guess would blame honest episodes; so
+   an action that takes the server down for good is priced only with a private server.
 
 Every decision is logged once, with its cause and the evidence, and travels in the :class:`EnvError` raised.
 """
@@ -38,22 +41,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verl_arena.environments.causes import CAUSES, Verdict, verdict
+from verl_arena.environments.causes import CAUSES
 from verl_arena.environments.client import EnvClient, EnvConfig, EnvError, Step
 from verl_arena.environments.replay_lock import ReplayLock
 from verl_arena.environments.sandbox import private_server
 
-__all__ = ["EnvSession", "verdict_of"]
+__all__ = ["EnvSession"]
 
 logger = logging.getLogger(__name__)
 
 #: the longest pause between two control episodes while waiting for the server
 MAX_POLL_S = 2.0
-
-
-def verdict_of(error: EnvError) -> Verdict:
-    """What ``error`` means for the rollout (an undecided error is the server's)."""
-    return verdict(error.cause)
 
 
 @dataclass
@@ -220,7 +218,7 @@ class EnvSession:
 
     async def _blame(self, client: EnvClient, replay: _Replay, evidence: _Evidence) -> Step:
         """The action failed again on a server that served the replay: it breaks the server. Never returns."""
-        raise self._decided(await self._cause(client, replay, evidence), evidence.first, str(evidence), by_action=True)
+        raise self._decided(await self._cause(client, replay, evidence), evidence.first, str(evidence))
 
     async def _cause(self, client: EnvClient, replay: _Replay, evidence: _Evidence) -> str:
         """``fails_again`` if ``client``'s server serves a control right after the action failed again (before
@@ -237,7 +235,7 @@ class EnvSession:
         if first.received and self.config.sandbox:
             cause = await self._in_sandbox(action, evidence)
             if cause is not None:
-                raise self._decided(cause, first, str(evidence), by_action=cause != "down")
+                raise self._decided(cause, first, str(evidence))
         if first.received and first.reason == "env_connection":  # it died while it held the action
             raise self._decided("unresolved", first, str(evidence))
         raise self._decided("down", first, str(evidence))
@@ -264,8 +262,8 @@ class EnvSession:
             evidence.notes.append(f"no private server: {exc}")
             return None
 
-    def _decided(self, cause: str, error: EnvError, evidence: str, *, by_action: bool = False) -> EnvError:
-        """The error that carries the decision ``cause``, logged once."""
+    def _decided(self, cause: str, error: EnvError, evidence: str) -> EnvError:
+        """The error that carries the decision ``cause`` (``by_action`` for a crash), logged once."""
         meaning = CAUSES[cause]
         self.decided = True
         logger.warning(
@@ -277,4 +275,5 @@ class EnvSession:
             evidence,
         )
         message = f"{error} [{cause}: {meaning.meaning}]"
+        by_action = meaning.verdict == "crash"
         return EnvError(error.reason, message, by_action=by_action, cause=cause, received=error.received)

@@ -26,9 +26,8 @@ __all__ = ["STEP_METRICS", "StepMetrics", "summarize"]
 
 def _cause_metric(cause: str) -> str:
     """The step metric counting the environment sessions' decisions ``cause``: ``env/errors_down``,
-    ``env/crashes_takes_down``, ``env/unresolved``."""
-    verdict = CAUSES[cause].verdict
-    return "env/unresolved" if verdict == "cut" else f"env/{'crashes' if verdict == 'crash' else 'errors'}_{cause}"
+    ``env/crashes_takes_down``, ..."""
+    return f"env/{'crashes' if CAUSES[cause].verdict == 'crash' else 'errors'}_{cause}"
 
 
 #: the per-step metrics, and what each one is
@@ -119,10 +118,7 @@ STEP_METRICS = {
         _cause_metric(name): f"with arena_env_agent: of {_cause_metric(name).split('_')[0]}, those decided {name}: "
         f"{cause.meaning}"
         for name, cause in CAUSES.items()
-        if cause.verdict != "cut"
     },
-    "env/unresolved": f"with arena_env_agent: episodes decided unresolved (they vote, ranked as they stand): "
-    f"{CAUSES['unresolved'].meaning}",
     "env/recovered": "with arena_env_agent: fresh episodes the step's episodes went on with, after failures that were "
     "not their action's (a restart, an episode the server ended, a server blocked for a while): replayed to the same "
     "state, the failing action went through",

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verl_arena.environments.client import EnvClient, EnvError
-from verl_arena.environments.session import EnvSession, verdict_of
+from verl_arena.environments.session import EnvSession
 from verl_arena.environments.textcraft import solve
 
 __all__ = ["HUGE_GET", "HUGE_NUMBER", "Episode", "crasher", "fumbler", "play_scripted", "play_struck", "solver"]
@@ -53,8 +53,6 @@ class Episode:
     def transcript(self) -> str:
         """The episode as a judge reads it: the task, then every action and what the environment answered."""
         failed = "(failed on this action; it works for others)" if self.crash else "(the environment failed)"
-        if self.cause == "unresolved":
-            failed = "(the environment went down on this action and did not come back)"
         lines = [f"environment: {self.observations[0]}"] if self.observations else []
         for i, action in enumerate(self.actions):
             answer = self.observations[i + 1] if i + 1 < len(self.observations) else failed
@@ -80,10 +78,16 @@ Before = Callable[[int, str], Awaitable[None]]
 
 
 async def play_scripted(
-    client: EnvClient, task: int, actions: Sequence[str], *, before: Before | None = None
+    client: EnvClient,
+    task: int,
+    actions: Sequence[str],
+    *,
+    before: Before | None = None,
+    session_type: type[EnvSession] = EnvSession,
 ) -> Episode:
-    """Play ``actions`` on task ``task`` until the episode is done, the script ends, or the environment fails."""
-    session = EnvSession(client, task)
+    """Play ``actions`` on task ``task`` until the episode is done, the script ends, or the environment fails
+    (``session_type``: how the episode meets failures; a bench compares another way of deciding with the session's)."""
+    session = session_type(client, task)
     sent: list[str] = []
     seen: list[str] = []
     reward, done, error, crash, cause = 0.0, False, "", "", ""
@@ -100,8 +104,8 @@ async def play_scripted(
                 done = True
                 break
     except EnvError as exc:
-        cause, verdict = exc.cause, verdict_of(exc)
-        crash, error = (exc.reason if verdict == "crash" else ""), (exc.reason if verdict == "error" else "")
+        cause = exc.cause
+        crash, error = (exc.reason, "") if exc.by_action else ("", exc.reason)
     finally:
         await session.close()
     success = done and reward > 0
@@ -116,12 +120,13 @@ async def play_struck(
     *,
     hold: int = 2,
     settle: Callable[[], Awaitable[Any]] | None = None,
+    session_type: type[EnvSession] = EnvSession,
 ) -> tuple[list[Episode], Episode]:
     """Honest scripts and a striker's played together on one server, the strike (the striker's last action) landing
     while the honest episodes are in flight: each honest episode plays ``hold`` actions, waits until the strike is
     sent and ``settle()`` returns (by default after 0.3 s; a test waits for the server's process to exit), then plays
     on, meeting what the strike left: a server that died, restarted, or is blocked. The honest episodes and the
-    striker's."""
+    striker's (``session_type``: see :func:`play_scripted`)."""
     struck = asyncio.Event()
     settled = asyncio.Event()
 
@@ -140,8 +145,8 @@ async def play_struck(
 
     played, _ = await asyncio.gather(
         asyncio.gather(
-            *(play_scripted(client, task, script, before=wait) for script in honest),
-            play_scripted(client, task, striker, before=strike),
+            *(play_scripted(client, task, script, before=wait, session_type=session_type) for script in honest),
+            play_scripted(client, task, striker, before=strike, session_type=session_type),
         ),
         settling(),
     )

@@ -49,7 +49,7 @@ class EnvServerProcess:
         self.restart = restart
         self.start_s = start_s
         self.starts = 0
-        self.exits: list[int] = []  # the status of every process that ended before stop()
+        self.exits: list[int] = []  # the status of every process that ended (the last one's too, once stopped)
         self._process: subprocess.Popen[str] | None = None
         self._stopping = threading.Event()
         self._changed = threading.Condition()
@@ -84,11 +84,11 @@ class EnvServerProcess:
             process = self._process
             assert process is not None
             status = process.wait()
-            if self._stopping.is_set():
-                return
             with self._changed:
                 self.exits.append(status)
                 self._changed.notify_all()
+            if self._stopping.is_set():
+                return
             logger.info("environment server on port %s exited with status %s", self.port, status)
             if not self.restart:
                 return

@@ -21,8 +21,7 @@ served the replay right before is the action's: ``env_crash`` names the failure,
 below every honest failure of its group (breaking the environment never pays). A server that does not come back, or
 failed before the agent acted, failed for everyone: ``env_error`` names the failure and the rollout does not vote (it
 is left out of its group's ranking and statistics, advantage 0), so the environment's trouble is nobody's loss or
-gain. An episode whose action the server held when it went down for good, with no private server to replay it on,
-ends there and is ranked as it stands (``env_cause`` ``unresolved``).
+gain. ``env_cause`` says which decision it was (:data:`~verl_arena.environments.causes.CAUSES`).
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.environments.client import EnvClient, EnvConfig, EnvError
-from verl_arena.environments.session import EnvSession, verdict_of
+from verl_arena.environments.session import EnvSession
 from verl_arena.integrations.verl.agent_loops import _AnchorMixin, horizon_at
 from verl_arena.judges.rendering import truncate_middle
 
@@ -87,14 +86,10 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             await self._play(session, env, messages, judged, state, sampling_params, turns_allowed)
         except EnvError as exc:
             state.cause = exc.cause
-            verdict = verdict_of(exc)
-            if verdict == "crash":  # the action breaks a server that served its replay: the agent's failure
+            if exc.by_action:  # replayed at the same state, the action broke the server again: the agent's failure
                 state.crash = exc.reason
                 broke = f"The environment failed on this action ({exc.reason}) and works for everyone else."
                 judged.append({"role": "tool", "name": "environment", "content": broke})
-            elif verdict == "cut":  # ends here, ranked as it stands
-                gone = f"The environment went down on this action ({exc.reason}) and did not come back."
-                judged.append({"role": "tool", "name": "environment", "content": gone})
             else:
                 state.error = exc.reason
         finally:
