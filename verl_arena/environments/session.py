@@ -24,10 +24,10 @@ the restart lost. What tells them apart is the failing action itself, replayed a
    the episode does not vote. An action the server held when it went down is replayed on a private server started
    for it (``env.sandbox``), where it can only break that server: the action that took the shared server down takes
    the private one down too, and ranks as ``env_crash``; an episode merely in flight goes through there and does not
-   vote. Without a private server, an action during which the server died (its connection dropped) is
-   ``unresolved``: it does not vote either, like every episode the outage ended. Nothing else tells the action that
-   took the server down from an episode in flight at the moment it died, and a guess would blame honest episodes; so
-   an action that takes the server down for good is priced only with a private server.
+   vote. Without a private server, an action the server held when it went down (its connection dropped, or no answer
+   came) is ``unresolved``: it does not vote either, like every episode the outage ended. Nothing else tells the
+   action that took the server down from an episode in flight at the moment it died, and a guess would blame honest
+   episodes; so an action that takes the server down for good is priced only with a private server.
 
 Every decision is logged once, with its cause and the evidence, and travels in the :class:`EnvError` raised.
 """
@@ -74,7 +74,10 @@ class _Evidence:
     notes: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        held = "the server held it" if self.first.received else "never reached the server"
+        answered = self.first.reason in ("env_http", "env_response")
+        held = (
+            "never reached the server" if not self.first.received else "answered" if answered else "the server held it"
+        )
         return "; ".join([f"failed first: {self.first.reason} ({held}): {self.first}", *self.notes])
 
 
@@ -232,13 +235,12 @@ class EnvSession:
     async def _down(self, action: str, evidence: _Evidence) -> Step:
         """The server did not come back within ``recover_s``. Never returns."""
         first = evidence.first
-        if first.received and self.config.sandbox:
+        held = first.received and first.reason in ("env_connection", "env_timeout")  # no answer while it held it
+        if held and self.config.sandbox:
             cause = await self._in_sandbox(action, evidence)
             if cause is not None:
                 raise self._decided(cause, first, str(evidence))
-        if first.received and first.reason == "env_connection":  # it died while it held the action
-            raise self._decided("unresolved", first, str(evidence))
-        raise self._decided("down", first, str(evidence))
+        raise self._decided("unresolved" if held else "down", first, str(evidence))
 
     async def _in_sandbox(self, action: str, evidence: _Evidence) -> str | None:
         """The episode replayed on a private server: the cause its action earns there (``down`` when it went
