@@ -179,7 +179,7 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
     assert episodes[3].crash == "env_http" and not episodes[3].error and episodes[4].error == "env_http"
     # four episodes; for the crash, a control, its replay (the action fails again) and a control after it
     assert stats["faults"] == 2 and stats["open"] == 0 and stats["created"] == 7
-    assert episodes[3].cause == "fails_again" and episodes[3].replays == 1 and episodes[4].cause == "down"
+    assert episodes[3].cause == "fails_again" and episodes[3].replays == 1 and episodes[4].cause == "unresolved"
     qualities = [0.1, 0.3, 0.2, 0.99, 0.5]
     candidates = [
         Candidate(str(i), e.observations[-1], e.transcript(), meta={"quality": q, ENV_META: e.outcome()})
@@ -192,8 +192,8 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
     assert answers[4].env_error and not answers[4].votes and answers[4].reward == stand_in_reward(rewards[:4])
     metrics = summarize([("g", a) for a in answers])
     assert metrics["env/crashes"] == 1 and metrics["env/errors"] == 1 and metrics["arena/non_voting"] == 1
-    assert metrics["env/crashes_fails_again"] == 1 and metrics["env/errors_down"] == 1 and metrics["env/replays"] == 1
-    assert answers[4].env_cause == "down" and metrics["env/recovered"] == 0
+    assert metrics["env/crashes_fails_again"] == 1 and metrics["env/errors_unresolved"] == 1
+    assert answers[4].env_cause == "unresolved" and metrics["env/recovered"] == 0 and metrics["env/replays"] == 1
 
 
 def test_an_outcome_is_read_from_the_candidates_meta_and_only_from_a_mapping():

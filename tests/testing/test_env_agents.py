@@ -93,7 +93,7 @@ def test_an_action_that_breaks_a_working_server_is_a_crash_and_the_transcript_sa
 def test_a_server_down_for_everyone_is_the_environments_failure():
     with EnvServerThread(create_app(fail_rate=1.0)) as url:
         down = play(url, solver(TASK))
-        assert down.error == "env_http" and down.crash == "" and down.turns == 1 and down.cause == "down"
+        assert down.error == "env_http" and down.crash == "" and down.turns == 1 and down.cause == "unresolved"
         assert down.transcript().endswith("environment: (the environment failed)")
         assert httpx.get(f"{url}/stats").json()["open"] == 0
     gone = play(url, solver(TASK))  # nobody listens any more: no episode was opened, none to close

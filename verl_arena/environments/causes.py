@@ -27,8 +27,8 @@ CAUSES: dict[str, Cause] = {
     "start": Cause("error", "the server failed before the agent acted (opening the episode or starting its task)"),
     "down": Cause(
         "error",
-        "the server served no control episode for env.recover_s, and the failing action was not in its hands when "
-        "it went down, or a private server showed the action harmless",
+        "the server served no control episode for env.recover_s, and the failing action never reached it, or a "
+        "private server showed the action harmless",
     ),
     "recoveries": Cause("error", "the episode was lost more than env.max_recoveries times to failures not its own"),
     "fails_again": Cause(
@@ -39,7 +39,7 @@ CAUSES: dict[str, Cause] = {
     ),
     "unresolved": Cause(
         "error",
-        "the server went down while it held the action and did not come back within env.recover_s, and no private "
+        "the server had the action when it failed and served no control episode for env.recover_s, and no private "
         "server (env.sandbox) replayed the action: it may have taken the server down, but nothing shows it",
     ),
 }

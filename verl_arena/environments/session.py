@@ -24,10 +24,11 @@ the restart lost. What tells them apart is the failing action itself, replayed a
    the episode does not vote. An action the server held when it went down is replayed on a private server started
    for it (``env.sandbox``), where it can only break that server: the action that took the shared server down takes
    the private one down too, and ranks as ``env_crash``; an episode merely in flight goes through there and does not
-   vote. Without a private server, an action the server held when it went down (its connection dropped, or no answer
-   came) is ``unresolved``: it does not vote either, like every episode the outage ended. Nothing else tells the
-   action that took the server down from an episode in flight at the moment it died, and a guess would blame honest
-   episodes; so an action that takes the server down for good is priced only with a private server.
+   vote. Without a private server, an action the server had when it failed (the connection dropped, no answer came,
+   or an error answered it, as a proxy answers for a server that died behind it) is ``unresolved``: it does not vote
+   either, like every episode the outage ended. Nothing else tells the action that took the server down from an
+   episode in flight at the moment it died, and a guess would blame honest episodes; so an action that takes the
+   server down for good is priced only with a private server.
 
 Every decision is logged once, with its cause and the evidence, and travels in the :class:`EnvError` raised.
 """
@@ -235,7 +236,7 @@ class EnvSession:
     async def _down(self, action: str, evidence: _Evidence) -> Step:
         """The server did not come back within ``recover_s``. Never returns."""
         first = evidence.first
-        held = first.received and first.reason in ("env_connection", "env_timeout")  # no answer while it held it
+        held = first.received  # the server had the action when it failed (a proxy may answer for a dead server)
         if held and self.config.sandbox:
             cause = await self._in_sandbox(action, evidence)
             if cause is not None:
