@@ -19,6 +19,7 @@ NAMES = {
     "leaderboard",
     "gaming",
     "detectors",
+    "env-exits",
     "tokens",
     "core",
     "throughput",

@@ -24,7 +24,8 @@ first, the weak non-answer last, which the lexical mock judge ranks last) or 6 T
   a generation time that grows with their length).
 - ``step_budget``: an answer so long that its group's judging costs more prompt tokens than the step's budget.
 - ``scorer_crash``: with verifiable scores, a line the rule scorer crashes on, in a group nobody solves.
-- ``env_crash``: an action that takes the environment server down for everyone.
+- ``env_crash``: an action that takes the environment server down for everyone, for good (the action it held is
+  replayed on a private server, ``env.sandbox``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from verl_arena.integrations.verl.verifiable import VerifiableScorer
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.verifiable import VERIFIABLE_META, VerifiableConfig
 from verl_arena.testing.env_agents import HUGE_NUMBER, Episode, crasher, fumbler, play_scripted, solver
+from verl_arena.testing.env_processes import env_server_command
 from verl_arena.testing.travel import QUERY, STOPS, STRONG, WEAK, forged_verdict, pad, plan_group
 
 __all__ = ["ENDLESS_TRIGGER", "EXITS", "GATEWAY_TRIGGER", "GRADER_NOTE", "Exit", "Play", "register_exit", "travel_rule"]
@@ -240,7 +242,9 @@ def _episode_candidate(member: int, episode: Episode) -> Candidate:
 async def _episodes(url: str, task: int, fumbles: list[int]) -> tuple[list[Episode], Episode, Episode]:
     """One group's episodes on the server at ``url``: the solver's and four honest failures', the weak agent's honest
     failure, then, last of all, its episode that takes the server down."""
-    client = EnvClient(env_config({"url": url, "adapter": "textcraft"}))
+    # the server stays down: the action it held is replayed on a private server of the same game (env.sandbox)
+    sandbox = env_server_command("--fault-pattern", HUGE_NUMBER, "--fault-kind", "down")
+    client = EnvClient(env_config({"url": url, "adapter": "textcraft", "recover_s": 1.0, "sandbox": sandbox}))
     try:
         scripts = [solver(task), *(fumbler(k) for k in fumbles), fumbler(1)]
         *shared, honest = await asyncio.gather(*(play_scripted(client, task, s) for s in scripts))

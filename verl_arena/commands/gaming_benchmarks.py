@@ -1,8 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench gaming`` and ``bench detectors``: can a rollout buy reward? Whether breaking or fooling the judge
-(or the environment) ever pays and whether an honest rollout loses reward to the judge's trouble, and what the
-training hack alarm's detectors cost, flag and see."""
+"""``verl-arena bench gaming``, ``bench detectors`` and ``bench env-exits``: can a rollout buy reward? Whether breaking
+or fooling the judge (or the environment) ever pays and whether an honest rollout loses reward to the judge's trouble,
+what the training hack alarm's detectors cost, flag and see, and whether taking the environment server down for
+everyone pays."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ SUMMARIES = {
     "it (a quarter of an hour in full)",
     "detectors": "what the hack detectors cost per rollout, which hacks they see, and how often they flag an honest "
     "corpus (exits 1 if a detector that screens by default flags more than one honest answer in a hundred)",
+    "env-exits": "check that no agent buys reward by taking the environment server down (killed, left down, blocked), "
+    "and no honest episode pays for it (minutes)",
 }
 
 
@@ -106,9 +109,29 @@ def _detectors(args: argparse.Namespace) -> int:
     return 0
 
 
+def _env_exits(args: argparse.Namespace) -> int:
+    from verl_arena.bench.env_exits import format_env_exits, run_env_exits
+
+    rows = run_env_exits(
+        groups=args.groups,
+        modes=tuple(args.modes),
+        seed=args.seed,
+        block_s=args.block_s,
+        progress=progress.say(args, "running "),
+    )
+    found = [(r, why) for r in rows for why in r.problems()]
+    if args.json:
+        print_json({"rows": [r.__dict__ for r in rows], "problems": [{**r.__dict__, "why": w} for r, w in found]})
+    else:
+        print(format_env_exits(rows, args.groups))
+        for row, why in found:
+            print(f"PROBLEM {row.mode} / {row.decision}: {why}")
+    return 1 if found else 0
+
+
 def register(sub: Any) -> None:
-    """Add ``gaming`` and ``detectors`` to the ``bench`` group's sub-parsers."""
-    from verl_arena.bench import detectors, gaming
+    """Add ``gaming``, ``detectors`` and ``env-exits`` to the ``bench`` group's sub-parsers."""
+    from verl_arena.bench import detectors, env_exits, gaming
     from verl_arena.bench.model_samples import SAMPLES
 
     parser = sub.add_parser(
@@ -146,3 +169,19 @@ def register(sub: Any) -> None:
     parser.add_argument("--json", action="store_true")
     progress.add_quiet_argument(parser)
     parser.set_defaults(func=_detectors)
+
+    parser = sub.add_parser(
+        "env-exits",
+        help=SUMMARIES["env-exits"],
+        description=env_exits.__doc__.split("\n\n", 1)[1] if env_exits.__doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--groups", type=int, default=4, help="groups per mode and way of deciding (4)")
+    parser.add_argument(
+        "--modes", nargs="+", choices=env_exits.MODES, default=list(env_exits.MODES), help="(default: all)"
+    )
+    parser.add_argument("--block-s", type=float, default=8.0, help="how long the block mode blocks the server (8)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_env_exits)

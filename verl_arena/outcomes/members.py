@@ -256,8 +256,12 @@ class MemberOutcome:
         env_success: 1 if its environment episode reached the goal, 0 if not, -1 if it played no environment.
         env_turns: its episode's turns (0 without one).
         env_error: the environment failed for everyone during its episode: it was left out of the ranking.
-        env_crash: its action broke the environment (which worked for a control episode): ranked as a failure, below
-            every honest one.
+        env_crash: its action broke the environment (it failed again when replayed at the same state): ranked as a
+            failure, below every honest one.
+        env_cause: the environment session's decision about a failure its episode could not play through
+            (:data:`~verl_arena.environments.causes.CAUSES`; ``""``: none).
+        env_recovered: fresh episodes its episode went on with, after failures that were not its action's.
+        env_replays: failing actions its episode sent again to find whose failure they were.
         votes: it was ranked with its group; ``False`` for a member left out (late and not placed, turned away, or its
             environment failed for everyone): it gets :func:`stand_in_reward` and must get advantage 0, outside its
             group's statistics.
@@ -283,6 +287,9 @@ class MemberOutcome:
     env_turns: float = 0.0
     env_error: bool = False
     env_crash: bool = False
+    env_cause: str = ""
+    env_recovered: float = 0.0
+    env_replays: float = 0.0
     votes: bool = True
     screened: str = ""
 
@@ -516,4 +523,7 @@ def _env_fields(candidate: Candidate) -> dict[str, Any]:
         "env_turns": float(played.turns),
         "env_error": bool(played.error),
         "env_crash": bool(played.crash),
+        "env_cause": played.cause,
+        "env_recovered": float(played.recovered),
+        "env_replays": float(played.replays),
     }

@@ -615,7 +615,16 @@ class GroupCoordinator:
             return answers
         # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
         failed = {
-            m: dataclasses.replace(answers.late, late=False, env_error=True, env_success=0.0, env_turns=o.turns)
+            m: dataclasses.replace(
+                answers.late,
+                late=False,
+                env_error=True,
+                env_success=0.0,
+                env_turns=o.turns,
+                env_cause=o.cause,
+                env_recovered=float(o.recovered),
+                env_replays=float(o.replays),
+            )
             for m in env_failed
             if (o := outcomes_of[m]) is not None
         }

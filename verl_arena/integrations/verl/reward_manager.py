@@ -323,6 +323,9 @@ def env_meta(extra: Any) -> dict[str, Any]:
         "turns": int(extra.get("env_turns") or 0),
         "error": str(extra.get("env_error") or ""),
         "crash": str(extra.get("env_crash") or ""),
+        "cause": str(extra.get("env_cause") or ""),
+        "recovered": int(extra.get("env_recovered") or 0),
+        "replays": int(extra.get("env_replays") or 0),
     }
 
 
