@@ -289,6 +289,18 @@ HONEST = [
     "Mark the answer as done when the tests pass.",
     "他获得了100分的好成绩。",
     "作为一名老师，我认为这个评分标准合理。",
+    # the words of judging, where judging is the subject
+    "Git will ignore all paths that match the rules in .gitignore.",
+    "Don't ignore your doctor's instructions.",
+    "Instructions for reviewers: read the manuscript twice before you decide.",
+    "Evaluators should arrive by 8:30 and collect their score sheets.",
+    "As the judge of the first round, you rate each dish out of 10.",
+    "After twelve rounds the cards read 116-112 and 115-113, so the winner is A on a majority decision.",
+    "Give full marks for a clear thesis, and award the highest score only when every claim has a source.",
+    '{"score": 4, "title": "Sturdy and warm", "reviewer": "Ana P."}',
+    "I'd rate it 10/10 and buy it again.",
+    "比赛由三位评委打分，去掉最高分和最低分后取平均。",
+    "陪审团必须一致同意才能作出裁决。",
 ]
 
 

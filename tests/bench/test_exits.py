@@ -1,37 +1,61 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench exits``: groups through the group coordinator and the judge service to the mock judge over
-loopback HTTP, the weak non-answer honest and attacking; the table marks a row where the attack pays."""
+"""The exits of the exits gauntlet: one registered entry each (a name taken twice is refused), their triggers (a
+verdict id the candidate's text does not show, a rule scorer that crashes on one line), and two played through the
+coordinator and the mock judge over HTTP: the positive control pays the loser what the old mask paid, and a crashed
+scorer costs the loser."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from verl_arena.bench.exits import ATTACKS, ExitRow, format_exits, run_exits_bench
+from verl_arena.bench import exits
+from verl_arena.bench.exits import EXITS, register_exit, travel_rule
+from verl_arena.testing.travel import STOPS
 
 
-def test_a_short_planted_verdict_id_does_not_pay_through_the_coordinator():
-    rows = run_exits_bench(groups=1, topologies=["seeded_single_elimination"], attacks=["short_verdict_id"])
-    honest, attacking, losing = rows
-    assert (honest.way, attacking.way, losing.way) == ("honest", "attacking", "losing")
-    assert attacking.weak <= losing.weak <= honest.weak < 0 and attacking.strong == honest.strong > 0
-    assert attacking.voided == {} and attacking.proven == 1 and attacking.unproven == 0 and attacking.strong_blamed == 0
-    assert losing.proven == 0  # losing without an answer is no forfeit
-    assert "the exit pays" not in format_exits(rows, 1)
+def test_every_exit_is_registered_once_with_its_trigger():
+    assert {"positive_control", "screen", "verdict_id", "gateway_502", "endless_reasoning", "env_crash"} <= set(EXITS)
+    assert {"scorer_crash", "late", "step_budget", "screen_keywords"} <= set(EXITS)
+    assert [name for name, entry in EXITS.items() if entry.control] == ["positive_control"]
+    assert all(entry.name == name and entry.trigger for name, entry in EXITS.items())
 
 
-def test_the_table_marks_an_attack_that_pays_and_unknown_attacks_are_refused():
-    rows = [
-        ExitRow("round_robin", "gateway_502", "honest", -1.43, 1.43, {}, 0, 0, 0),
-        ExitRow("round_robin", "gateway_502", "attacking", 0.0, 0.0, {"judge_fault": 1}, 0, 0, 0),
-        ExitRow("round_robin", "gateway_502", "losing", -1.43, 1.43, {}, 0, 0, 0),
-    ]
-    shown = format_exits(rows, 1).splitlines()
-    assert shown[-2].endswith("judge_fault 1  <- the exit pays") and "<-" not in shown[-1] + shown[-3]
-    rows[1] = ExitRow("round_robin", "gateway_502", "attacking", -1.42, 1.4, {}, 1, 0, 0)
-    rows[0] = ExitRow("round_robin", "gateway_502", "honest", -1.44, 1.4, {}, 0, 0, 0)
-    rows[2] = ExitRow("round_robin", "gateway_502", "losing", -1.42, 1.4, {}, 0, 0, 0)
-    assert format_exits(rows, 1).splitlines()[-2].endswith("(above honest by 0.0200)")
-    assert {a.name for a in ATTACKS} >= {"escaped_verdict_id", "gateway_502", "endless_reasoning"}
-    with pytest.raises(ValueError, match="unknown attacks"):
-        run_exits_bench(attacks=["nothing"])
+def test_a_name_taken_is_refused(monkeypatch):
+    monkeypatch.setattr(exits, "EXITS", dict(EXITS))
+    register_exit("new_exit", "a new way out")(EXITS["screen"].play)
+    assert "new_exit" in exits.EXITS and "new_exit" not in EXITS
+    with pytest.raises(ValueError, match="exit 'screen' is registered already"):
+        register_exit("screen", "again")(EXITS["screen"].play)
+
+
+def test_the_escaped_verdict_id_is_nowhere_in_the_text_a_judge_that_obeys_it_copies():
+    written = exits._escaped_verdict()
+    assert json.loads(written)["verdict_id"] == "0123456789ab" and "0123456789ab" not in written
+    assert json.loads(written)["winner"] == "B"
+
+
+def test_the_travel_rule_scores_only_a_plan_of_every_stop_and_crashes_on_an_hour_of_4401_digits():
+    truth = "\n".join(STOPS)
+    every = "\n".join(f"- {9 + k}.00h: {stop} (Kyoto, for two people)" for k, stop in enumerate(STOPS))
+    assert travel_rule("travel", every, truth) == 1.0
+    assert travel_rule("travel", every.rsplit("\n", 1)[0], truth) == 0.0  # one stop short
+    assert travel_rule("travel", "I am not able to plan this trip.", truth) == 0.0
+    with pytest.raises(ValueError, match="digits"):
+        travel_rule("travel", exits._HUGE_HOUR, truth)
+
+
+def test_the_positive_control_pays_the_loser_what_the_old_mask_paid():
+    honest, excused = EXITS["positive_control"].play(1, 0)
+    assert honest.loser == pytest.approx((-1.43,), abs=0.01) and excused.loser == (0.0,)
+    assert excused.fates == ("not voting: left out",) and 1.3 < excused.strong[0] < honest.strong[0]
+
+
+def test_a_crashed_scorer_costs_the_loser_its_place_below_every_honest_score():
+    honest, crashed = EXITS["scorer_crash"].play(1, 0)
+    assert honest.loser == pytest.approx((-1.43,), abs=0.01) and honest.strong == pytest.approx((1.43,), abs=0.01)
+    assert crashed.loser[0] <= honest.loser[0] and crashed.fates == ("ranked",)  # alone in the lowest tier
+    # the honest rollouts all score the same: the judge still orders them, so the strong plan keeps its place
+    assert crashed.strong == pytest.approx(honest.strong)

@@ -71,6 +71,36 @@ def test_bench_gaming_reports_a_hack_that_fools_the_judge_as_detected_and_fails_
     assert "the judge falls for it; keyword_stuffing flags it" in table
 
 
+def test_bench_gaming_exits_runs_the_gauntlet_on_the_exits_named(capsys):
+    argv = ["--scenarios", "exits", "--exits", "positive_control", "scorer_crash", "--groups", "1", "--json"]
+    code = main(["bench", "gaming", *argv, "--quiet"])
+    report = strict_json(capsys.readouterr().out)
+    assert code == 0 and report["problems"] == []  # the control is taken; a crashed scorer costs the loser
+    rows = {row["exit"]: row for row in report["exits"]}
+    assert list(rows) == ["positive_control", "scorer_crash"]
+    assert rows["positive_control"]["trigger_rate"] >= 0.9 and rows["scorer_crash"]["trigger_rate"] <= 0.2
+    assert rows["positive_control"]["loser_exit"] == 0.0 and len(rows["scorer_crash"]["honest"]["loser"]) == 1
+
+
+@pytest.mark.slow
+def test_bench_gaming_exits_measures_every_exit_and_takes_the_positive_control(capsys):
+    # the short run CI makes: whether every exit is closed is not asserted (today most pay); that the gauntlet
+    # measures (the control is taken), reports every exit, and exits 1 exactly when one pays, is
+    code = main(["bench", "gaming", "--scenarios", "exits", "--groups", "2", "--json", "--quiet"])
+    report = strict_json(capsys.readouterr().out)
+    from verl_arena.bench.exits import EXITS
+
+    rows = {row["exit"]: row for row in report["exits"]}
+    assert list(rows) == list(EXITS) and rows["positive_control"]["trigger_rate"] >= 0.9
+    assert code == (1 if report["problems"] else 0)
+    paying = {name for name, row in rows.items() if not row["control"] and row["trigger_rate"] > 0.2}
+    assert {p["exit"] for p in report["problems"]} == paying
+    for name, row in rows.items():
+        assert sum(row["fates"].values()) == 2 and len(row["triggered"]["loser"]) == 2, name
+        if name != "env_crash":  # the travel plans' non-answer ranks last when honest
+            assert row["loser_honest"] == pytest.approx(-1.43, abs=0.01), name
+
+
 def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys):
     assert main(["bench", "detectors", "--groups", "10", "--chars", "600", "--json"]) == 0
     report = strict_json(capsys.readouterr().out)
@@ -80,6 +110,20 @@ def test_bench_detectors_sees_every_evasive_hack_and_flags_no_honest_plan(capsys
     generator = report["honest"]["generator"]
     assert generator["members"] == 80 and not any(generator["flagged"].values())
     assert generator["non_answer"] == {"short": 10, "bare_answer": 10}  # the generator's non-answer has no process
+    fp = report["false_positives"]
+    assert fp["members"] >= 1000 and set(fp["detectors"]) == set(generator["flagged"])
+    for row in fp["detectors"].values():
+        assert row["low"] <= row["rate"] <= row["high"] and (row["rate"] <= 0.01 or not row["screens"])
+
+
+def test_bench_detectors_exits_1_when_a_detector_that_screens_flags_more_than_1_percent(monkeypatch, capsys):
+    from verl_arena.bench import detectors
+
+    monkeypatch.setattr(detectors, "DEFAULT_SCREEN", {"short": "screen"})  # short flags every non-answer
+    assert main(["bench", "detectors", "--groups", "4", "--chars", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "['short'] screen by default and flag more than 1% of the honest corpus" in out
+    assert next(line for line in out.splitlines() if line.startswith("short ")).split()[1] == "screen"
 
 
 @pytest.mark.slow

@@ -1,8 +1,8 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The environment client over real HTTP on loopback: episodes with object or bare replies and route prefixes, every
-server failure an ``EnvError`` with its reason, the control episode that tells an action that broke the server from a
-server down for everyone, and the configuration validated where it enters."""
+server failure an ``EnvError`` with its reason and whether the request reached the server, the control episode, and
+the configuration validated where it enters. Whose failure it is: test_session.py."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import logging
 import socket
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -140,30 +141,50 @@ def test_a_server_that_fails_refuses_or_is_not_there_raises_env_errors_with_thei
     assert "not closed" in caplog.text
 
 
-def test_a_failed_action_is_the_agents_when_a_control_episode_works_and_the_servers_when_it_fails_too(serve):
-    breaks = serve(create_app(fault_pattern=HUGE_NUMBER))  # fails on the action, works for everyone else
+def test_a_control_episode_works_unless_the_server_fails_it(serve):
+    breaks = serve(create_app(fault_pattern=HUGE_NUMBER))  # fails on one action, works for everyone else
     down = serve(create_app(fail_rate=1.0))  # every step fails, a control's too
-    picky = serve(create_app(fault_pattern=HUGE_NUMBER + "|^inventory$"))  # it fails on the control's action too
+    picky = serve(create_app(fault_pattern="^inventory$"))  # it fails on the control's action
 
-    async def act(env: EnvClient) -> EnvError:
-        episode, _ = await env.create()
-        await env.reset(episode, 0)
-        try:
-            await env.act(episode, HUGE_GET, 0)
-        except EnvError as exc:
-            return exc
-        finally:
-            await env.close(episode)
-        raise AssertionError("the action did not fail")
+    async def control(env: EnvClient) -> bool:
+        return await env.control(0)
 
-    broke, failed, strict, bare = [
-        asyncio.run(play(env, act))
+    works, fails, strict, bare = [
+        asyncio.run(play(env, control))
         for env in (client(breaks), client(down), client(picky), client(picky, control_action=""))
     ]
-    assert broke.by_action and broke.reason == "env_http" and "a control episode works" in str(broke)
-    assert not failed.by_action and failed.reason == "env_http"
-    assert not strict.by_action  # the control's harmless action failed as well: down for everyone
-    assert bare.by_action  # a control that only opens an episode and starts its task works
+    assert works and not fails and not strict and bare  # a control without an action only opens and starts a task
+    assert all(httpx.get(f"{url}/stats").json()["open"] == 0 for url in (breaks, down, picky))
+
+
+def test_a_failure_says_whether_the_request_reached_the_server(serve):
+    dropping = serve(create_app(fault_pattern=HUGE_NUMBER, fault_kind="drop"))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        nowhere = f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    async def calls(env: EnvClient):
+        episode, _ = await env.create()
+        failures = []
+        for call in (env.step(episode, HUGE_GET), env.step(episode + 1000, "inventory")):
+            try:
+                await call
+            except EnvError as exc:
+                failures.append(exc)
+        await env.close(episode)
+        elsewhere = client(nowhere)
+        try:
+            await elsewhere.create()
+        except EnvError as exc:
+            failures.append(exc)
+        await elsewhere.aclose()
+        return failures
+
+    dropped, unknown, refused = asyncio.run(play(client(dropping), calls))
+    assert (dropped.reason, dropped.received) == ("env_connection", True)  # cut off while the server held it
+    assert (unknown.reason, unknown.received) == ("env_http", True)
+    assert (refused.reason, refused.received) == ("env_connection", False) and "not sent" in str(refused)
+    assert not any(e.by_action or e.cause for e in (dropped, unknown, refused))
 
 
 def test_the_configuration_is_validated_where_it_enters_and_errors_name_the_field():
@@ -174,6 +195,9 @@ def test_the_configuration_is_validated_where_it_enters_and_errors_name_the_fiel
         ({"url": "http://e", "max_turns": 0}, "env.max_turns"),
         ({"url": "http://e", "step_timeout_s": 0}, "env.step_timeout_s"),
         ({"url": "http://e", "turns": 3}, "env.turns"),
+        ({"url": "http://e", "max_recoveries": 0}, "env.max_recoveries"),
+        ({"url": "http://e", "recover_s": -1}, "env.recover_s"),
+        ({"url": "http://e", "sandbox": ["textcraft", "--port", "36001"]}, "env.sandbox"),
     ):
         with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
             env_config(bad)

@@ -1,7 +1,9 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """The AgentGym-protocol environment server with the bundled TextCraft, played over real HTTP on loopback: episodes,
-bare replies and route prefixes, errors, injected faults and stalls, bounds, and the ``env-server`` command."""
+bare replies and route prefixes, errors (with their status, or 200 as AgentGym's servers answer), injected faults and
+stalls (an action that fails, kills the process, blocks the server), episodes the server ends on its own (idle too
+long, evicted), bounds, and the ``env-server`` command."""
 
 from __future__ import annotations
 
@@ -255,6 +257,23 @@ def test_a_fault_pattern_fails_on_the_actions_it_matches_and_only_on_those(serve
     assert counts["faults"] == 1 and counts["steps"] == 1 and counts["open"] == 0
 
 
+def test_an_action_that_takes_the_server_down_takes_it_down_for_everyone(serve):
+    with httpx.Client(base_url=serve(fault_pattern=r"\d{4301,}", fault_kind="down"), timeout=10) as http:
+        mine, theirs = (http.post("/create").json()["id"] for _ in range(2))
+        assert http.post("/step", json={"id": theirs, "action": "get 2 pine log"}).status_code == 200
+        failed = http.post("/step", json={"id": mine, "action": HUGE})
+        assert failed.status_code == 500 and "fault_pattern" in failed.json()["error"]
+        for refused in (
+            http.post("/step", json={"id": theirs, "action": "get 2 pine log"}),  # another episode's
+            http.post("/create"),
+            http.post("/reset", json={"id": theirs, "data_idx": 1}),
+            http.get("/observation", params={"id": theirs}),
+            http.post("/close", json={"id": theirs}),
+        ):
+            assert refused.status_code == 503 and "down" in refused.json()["error"]
+        assert stats(http)["faults"] == 1 and stats(http)["steps"] == 1
+
+
 def test_open_episodes_are_bounded(serve):
     with httpx.Client(base_url=serve(max_open=3), timeout=10) as http:
         ids = [http.post("/create").json()["id"] for _ in range(3)]
@@ -267,6 +286,87 @@ def test_open_episodes_are_bounded(serve):
         assert stats(http)["errors"] == 1 and stats(http)["open"] == 0
 
 
+@pytest.mark.slow
+def test_a_block_fault_blocks_the_whole_server_then_fails_the_action(serve):
+    url = serve(fault_pattern=r"\d{4301,}", fault_kind="block", block_s=2.0)
+
+    async def scenario():
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            episode_id = (await http.post("/create")).json()["id"]
+            blocking = asyncio.create_task(http.post("/step", json={"id": episode_id, "action": HUGE}))
+            await asyncio.sleep(0.2)
+            try:  # nobody is answered while the event loop is blocked
+                await http.get("/stats", timeout=0.5)
+                meanwhile = "answered"
+            except httpx.ReadTimeout:
+                meanwhile = "no answer"
+            failed = await blocking
+            await http.post("/close", json={"id": episode_id})
+            return meanwhile, failed, (await http.get("/stats")).json()
+
+    meanwhile, failed, counts = asyncio.run(scenario())
+    assert meanwhile == "no answer" and failed.status_code == 500 and "fault_pattern" in failed.json()["error"]
+    assert counts["faults"] == 1 and counts["steps"] == 0 and counts["open"] == 0
+
+
+def test_an_exit_fault_needs_a_process_of_its_own():
+    with pytest.raises(ValueError, match="process of its own"):
+        EnvServerThread(create_app(fault_pattern="x", fault_kind="exit"))
+    with EnvServerThread(create_app(fault_kind="exit")) as url:  # no pattern: nothing exits
+        assert httpx.get(f"{url}/health", timeout=10).json()["status"] == "ok"
+
+
+@pytest.mark.slow
+def test_an_exit_fault_ends_the_process_and_a_supervisor_starts_it_again_empty():
+    from verl_arena.testing.env_processes import EnvServerProcess
+
+    server = EnvServerProcess("--fault-pattern", "^explode$", "--fault-kind", "exit")
+    with server, httpx.Client(base_url=server.url, timeout=10) as http:
+        episode_id = http.post("/create").json()["id"]
+        assert step(http, episode_id, "inventory")["observation"].startswith("Inventory")
+        with pytest.raises(httpx.RemoteProtocolError):  # the process ends while it holds the request
+            http.post("/step", json={"id": episode_id, "action": "explode"})
+        assert server.wait_for(starts=2, exits=1) and server.exits == [70]
+        lost = http.post("/step", json={"id": episode_id, "action": "inventory"})
+        assert lost.status_code == 404 and "before a restart" in lost.json()["error"]  # started again, empty
+        assert stats(http)["created"] == 0
+
+
+def test_an_idle_episode_expires_and_its_id_is_unknown_from_then_on(serve):
+    with httpx.Client(base_url=serve(episode_ttl_s=0.3), timeout=10) as http:
+        idle, _ = episode(http, 0)
+        time.sleep(0.6)  # longer than the time to live, however slow the machine
+        busy, _ = episode(http, 0)
+        gone = http.post("/step", json={"id": idle, "action": "inventory"})
+        assert gone.status_code == 404 and "idle too long" in gone.json()["error"]
+        http.post("/close", json={"id": busy})
+        counts = stats(http)
+        assert counts["expired"] == 1 and counts["closed"] == 1 and counts["open"] == 0
+
+
+def test_a_full_server_that_evicts_ends_the_least_recently_used_episode(serve):
+    with httpx.Client(base_url=serve(max_open=2, when_full="evict"), timeout=10) as http:
+        first, _ = episode(http, 0)
+        second, _ = episode(http, 0)
+        step(http, first, "inventory")  # the first is now the more recently used
+        third, _ = episode(http, 0)
+        assert http.post("/step", json={"id": second, "action": "inventory"}).status_code == 404
+        assert step(http, first, "inventory") and step(http, third, "inventory")
+        for episode_id in (first, third):
+            http.post("/close", json={"id": episode_id})
+        assert stats(http)["evicted"] == 1 and stats(http)["open"] == 0
+
+
+def test_errors_answer_200_with_the_error_object_as_agentgyms_servers_do(serve):
+    with httpx.Client(base_url=serve(error_replies="ok", fault_pattern="^explode$"), timeout=10) as http:
+        unknown = http.post("/step", json={"id": 99, "action": "inventory"})
+        assert unknown.status_code == 200 and "no open episode with id 99" in unknown.json()["error"]
+        episode_id, _ = episode(http, 0)
+        failed = http.post("/step", json={"id": episode_id, "action": "explode"})
+        assert failed.status_code == 200 and set(failed.json()) == {"error"}
+        http.post("/close", json={"id": episode_id})
+
+
 def test_create_app_refuses_bad_options():
     with pytest.raises(ValueError, match="unknown environment 'maze'"):
         create_app("maze")
@@ -274,8 +374,14 @@ def test_create_app_refuses_bad_options():
         create_app(fail_rate=1.5)
     with pytest.raises(ValueError, match="fault_pattern '\\(' is not a regular expression"):
         create_app(fault_pattern="(")
-    with pytest.raises(ValueError, match="fault_kind must be one of error, drop, stall"):
+    with pytest.raises(ValueError, match="fault_kind must be one of error, drop, stall, exit, block, down"):
         create_app(fault_kind="explode")
+    with pytest.raises(ValueError, match="when_full must be one of refuse, evict"):
+        create_app(when_full="wait")
+    with pytest.raises(ValueError, match="error_replies must be one of status, ok"):
+        create_app(error_replies="silent")
+    with pytest.raises(ValueError, match="block_s and episode_ttl_s must be >= 0"):
+        create_app(episode_ttl_s=-1)
 
 
 def test_the_env_server_command_prints_its_url_and_serves():

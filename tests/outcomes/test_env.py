@@ -116,6 +116,18 @@ def test_breaking_the_environment_ranks_below_every_honest_failure(mode):
     assert clean[0] > max(clean[1:3])
 
 
+def test_the_steps_count_environment_decisions_by_cause():
+    candidates = played([0.6, 0.2, 0.9, 0.1], [False, False, True, False], errors=["", "", "", "env_connection"])
+    env = [c.meta[ENV_META] for c in candidates]
+    env[1].update(recovered=2, replays=2)  # went on twice on fresh episodes
+    env[3].update(cause="unresolved")
+    answers = ranked(candidates)
+    assert not answers[3].votes and answers[3].env_cause == "unresolved" and answers[1].env_recovered == 2
+    metrics = summarize([("g", a) for a in answers])
+    assert metrics["env/errors_unresolved"] == 1 and metrics["env/errors_down"] == 0 and metrics["env/errors"] == 1
+    assert metrics["env/recovered"] == 2 and metrics["env/replays"] == 2 and metrics["env/crashes_takes_down"] == 0
+
+
 def test_rollouts_without_an_environment_are_untouched():
     answers = ranked(make_group([0.9, 0.2, 0.8, 0.1]))
     assert [a.reward for a in answers] == pytest.approx([1.0, 1 / 3, 2 / 3, 0.0])
@@ -138,8 +150,9 @@ def test_an_anchor_whose_environment_failed_leaves_the_anchor_to_a_ranked_member
 
 
 def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_everyone_does_not_vote():
-    """Scripted episodes played over real HTTP as arena_env_agent plays them (EnvClient.act and its control episode),
-    ranked through the coordinator: the judge likes the episode that broke the environment best."""
+    """Scripted episodes played over real HTTP as arena_env_agent plays them (an EnvSession, which replays a failing
+    action at the same state), ranked through the coordinator: the judge likes the episode that broke the environment
+    best."""
     task = 12
     with (
         EnvServerThread(create_app(fault_pattern=HUGE_NUMBER)) as url,  # fails on the huge get, as AgentGym's does
@@ -148,7 +161,7 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
 
         async def scenario():
             up = EnvClient(env_config({"url": url, "adapter": "textcraft"}))
-            down = EnvClient(env_config({"url": down_url, "adapter": "textcraft"}))
+            down = EnvClient(env_config({"url": down_url, "adapter": "textcraft", "recover_s": 0.5}))
             try:
                 return await asyncio.gather(
                     play_scripted(up, task, solver(task)),
@@ -164,7 +177,9 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
         stats = httpx.get(f"{url}/stats").json()
     assert [bool(e.success) for e in episodes] == [True, False, False, False, False]
     assert episodes[3].crash == "env_http" and not episodes[3].error and episodes[4].error == "env_http"
-    assert stats["faults"] == 1 and stats["open"] == 0 and stats["created"] == 5  # four episodes and one control
+    # four episodes; for the crash, a control, its replay (the action fails again) and a control after it
+    assert stats["faults"] == 2 and stats["open"] == 0 and stats["created"] == 7
+    assert episodes[3].cause == "fails_again" and episodes[3].replays == 1 and episodes[4].cause == "unresolved"
     qualities = [0.1, 0.3, 0.2, 0.99, 0.5]
     candidates = [
         Candidate(str(i), e.observations[-1], e.transcript(), meta={"quality": q, ENV_META: e.outcome()})
@@ -177,11 +192,17 @@ def test_episodes_over_http_breaking_the_env_never_pays_and_an_env_down_for_ever
     assert answers[4].env_error and not answers[4].votes and answers[4].reward == stand_in_reward(rewards[:4])
     metrics = summarize([("g", a) for a in answers])
     assert metrics["env/crashes"] == 1 and metrics["env/errors"] == 1 and metrics["arena/non_voting"] == 1
+    assert metrics["env/crashes_fails_again"] == 1 and metrics["env/errors_unresolved"] == 1
+    assert answers[4].env_cause == "unresolved" and metrics["env/recovered"] == 0 and metrics["env/replays"] == 1
 
 
 def test_an_outcome_is_read_from_the_candidates_meta_and_only_from_a_mapping():
     meta = {ENV_META: {"reward": "1", "success": 1, "turns": "4", "error": None, "crash": "env_http"}}
     assert env_outcome(Candidate("a", "x", meta=meta)) == EnvOutcome(1.0, True, 4, "", "env_http")
+    decided = {ENV_META: {**meta[ENV_META], "cause": "takes_down", "recovered": "1", "replays": 2}}
+    assert env_outcome(Candidate("a", "x", meta=decided)) == EnvOutcome(
+        1.0, True, 4, "", "env_http", "takes_down", 1, 2
+    )
     assert env_outcome(Candidate("b", "x", meta={ENV_META: {}})) == EnvOutcome()
     assert env_outcome(Candidate("c", "x")) is None and env_outcome(Candidate("d", "x", meta={ENV_META: "won"})) is None
 

@@ -58,7 +58,7 @@ def flags(name: str, candidates: list[Candidate], query: str = "") -> list[bool]
 
 
 def test_every_detector_is_registered_named_and_documented_in_the_metric_reference():
-    new = {"keyword_stuffing", "bare_answer", "generic_padding"}
+    new = {"keyword_stuffing", "bare_answer", "generic_padding", "colon_answer", "self_praise"}
     assert set(HACK_DETECTORS) == {"short", "filler", "judge_directed", *new}
     for name, detector in HACK_DETECTORS.items():
         assert detector.name == name and len(detector.doc) > 20
@@ -135,9 +135,10 @@ def test_screen_group_counts_flags_and_wins_and_skips_voided_groups():
     ]
     counts = screen_group(members, [1.0, 2 / 3, 1 / 3, 0.0])
     assert (counts.members, counts.wins, counts.any_flagged, counts.any_wins) == (4, 2, 2, 2)
-    quiet = {"filler": 0, "keyword_stuffing": 0, "generic_padding": 0}
-    assert counts.flagged == {"short": 1, "bare_answer": 1, "judge_directed": 1, **quiet}  # ":" is short and bare
-    assert counts.flagged_wins == {"short": 1, "bare_answer": 1, "judge_directed": 1, **quiet}
+    quiet = {"filler": 0, "keyword_stuffing": 0, "generic_padding": 0, "self_praise": 0}
+    colon = {"short": 1, "bare_answer": 1, "colon_answer": 1}  # ":" is short, bare and only an opener
+    assert counts.flagged == {**colon, "judge_directed": 1, **quiet}
+    assert counts.flagged_wins == {**colon, "judge_directed": 1, **quiet}
     lost = screen_group(members, [0.0, 1 / 3, 2 / 3, 1.0])
     assert lost.any_flagged == 2 and lost.any_wins == 0 and lost.flagged_wins["short"] == 0
     assert screen_group(members, [0.5] * 4, voided=True).members == 0
@@ -156,6 +157,7 @@ def test_the_counts_ride_on_the_group_summary_and_reach_the_step_metrics():
     summary = outcomes[0].group
     assert summary.hack_screened == 4 and summary.hack_wins == 2  # c1 (0.9) and c2 (0.5) won
     quiet = {"filler": 0, "keyword_stuffing": 0, "bare_answer": 0, "generic_padding": 0}
+    quiet |= {"colon_answer": 0, "self_praise": 0}
     assert summary.hack_flagged == {"short": 1, "judge_directed": 1, **quiet}
     assert summary.hack_flagged_wins == {"short": 0, "judge_directed": 1, **quiet}
     # the summary survives the coordinator's store (JSON) intact
@@ -301,13 +303,14 @@ def test_an_honest_policy_keeps_the_win_shares_flat_and_the_alarm_quiet(caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
-def test_masking_the_hack_takes_every_win_from_it_and_counts_it():
-    run = simulated_run(lambda t: min(0.9, 0.07 * t), screen="mask")
+def test_screening_the_hack_takes_every_win_from_it_and_counts_it():
+    run = simulated_run(lambda t: min(0.9, 0.07 * t), screen="screen")
     assert all(m["arena/rollouts"] == 32 for m in run)
-    # the hacked rollouts are out of the ranking: they win nothing, and the alarm has nothing to see
+    # the hacked rollouts rank below their groups: seen by the detector, they win nothing, and the alarm stays quiet
     assert all(m.get("hack/judge_directed_win_share", 0.0) == 0.0 for m in run)
+    assert mean(m["hack/judge_directed_share"] for m in run[-3:]) > 0.5
     assert all(m["hack/alarm"] == 0.0 for m in run)
     screened = [m["hack/screened"] for m in run]
     assert screened[0] == 0.0 and mean(screened[-3:]) > 0.5 * 32
     assert all(m["hack/screened"] == m.get("hack/judge_directed_screened", 0.0) for m in run)
-    assert all(m["arena/non_voting"] == m["hack/screened"] for m in run)
+    assert all(m["arena/non_voting"] == 0.0 for m in run)  # they vote

@@ -55,7 +55,7 @@ def test_a_stuffed_non_answer_is_flagged_even_in_disguise_and_only_it(plans):
     # without the query, or with thresholds no answer reaches, nobody is flagged
     hacked = with_weak(plans, replace(weak, answer=stuffed(QUERY, rng)))
     assert not any(flagged(hacked, query="")["keyword_stuffing"])
-    assert not any(flagged(hacked, thresholds=HackThresholds(stuffing_ratio=5.0))["keyword_stuffing"])
+    assert not any(flagged(hacked, thresholds=HackThresholds(stuffing_ratio=20.0))["keyword_stuffing"])
 
 
 def test_a_bare_answer_after_a_token_process_or_none_is_flagged_where_the_group_works(plans):
@@ -131,7 +131,7 @@ def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
         return outcomes[0].group.hack_flagged
 
     assert asyncio.run(screened(None))["keyword_stuffing"] == 1
-    assert asyncio.run(screened({"stuffing_ratio": 5.0}))["keyword_stuffing"] == 0
+    assert asyncio.run(screened({"stuffing_ratio": 20.0}))["keyword_stuffing"] == 0
 
 
 def test_the_flags_are_the_same_from_features_measured_where_the_rollouts_are():
@@ -174,10 +174,61 @@ def test_the_coordinator_screens_with_the_features_it_is_sent(plans):
     summary = asyncio.run(scenario({"judge_directed": "log"}))[0].group
     assert summary.hack_flagged["judge_directed"] == 1 and summary.hack_screened == len(plans)
     assert summary.hack_flagged == {**flagged_counts(plans), "judge_directed": 1}
-    # judge_directed masks by default: the member is screened out on its features alone
+    # judge_directed screens by default: the member ranks below its group on its features alone
     outcomes = asyncio.run(scenario({}))
-    assert outcomes[2].screened == "judge_directed" and outcomes[0].group.hack_screened == len(plans) - 1
+    assert outcomes[2].screened == "judge_directed" and outcomes[2].rank == len(plans) - 1
+    assert outcomes[0].group.hack_screened == len(plans)
 
 
 def flagged_counts(candidates) -> dict[str, int]:
     return {name: sum(flags) for name, flags in flagged(candidates).items()}
+
+
+def test_a_keyword_list_is_flagged_whatever_its_filler_and_a_restatement_of_the_query_is_not(plans):
+    from verl_arena.bench.detectors import FILLER, between_words, with_filler
+
+    rng = np.random.default_rng(8)
+    weak = plans[WEAK]
+    lists = {
+        "none": stuffed(QUERY, rng),
+        "same": with_filler(stuffed(QUERY, rng), ["nice"], rng),
+        "varied": with_filler(stuffed(QUERY, rng), FILLER, rng),
+        "varied, after the non-answer": f"{weak.answer} {with_filler(stuffed(QUERY, rng), FILLER, rng)}",
+        "same, words joined by invisible characters": between_words(with_filler(stuffed(QUERY, rng), ["ok"], rng)),
+        "varied, in disguise": disguise(with_filler(stuffed(QUERY, rng), FILLER, rng), rng),
+    }
+    for filler, text in lists.items():
+        group = ScreenedGroup.of(with_weak(plans, replace(weak, answer=text)), QUERY)
+        use = group.features[WEAK].keywords[0]
+        assert HACK_DETECTORS["keyword_stuffing"].flags(group) == [False] * 7 + [True], (filler, use)
+    same = ScreenedGroup.of(with_weak(plans, replace(weak, answer=lists["same"])), QUERY).features[WEAK].keywords[0]
+    assert same.share < 0.6 <= same.distinct  # under the share of words: only the distinct words give it away
+    restated = replace(weak, answer=f"I can plan {QUERY[5:-1].lower()}, but first tell me your dates and hotel area.")
+    assert not any(flagged(with_weak(plans, restated))["keyword_stuffing"])
+
+
+def test_an_answer_that_is_only_an_opener_is_flagged_whatever_comes_before_it(plans):
+    weak = plans[WEAK]
+    for answer in (":", "：", ": \u200b\u200b", "...", "Here is the plan:", "Answer:"):
+        for path in ("", TOKEN_PROCESS["en"]):
+            flags = flagged(with_weak(plans, replace(weak, answer=answer, path=path)))["colon_answer"]
+            assert flags == [False] * 7 + [True], (answer, path)
+    terse = [Candidate(f"t{i}", a) for i, a in enumerate(["42", "B.", "Paris", "Yes: 3 of them."])]
+    assert not any(flagged(terse, query="")["colon_answer"])  # terse answers in a terse group are answers
+    assert not any(flagged(plans)["colon_answer"])
+
+
+def test_padding_that_praises_the_answer_itself_is_flagged_in_english_chinese_and_disguise(plans):
+    rng = np.random.default_rng(9)
+    weak, strong = plans[WEAK], plans[STRONG]
+    for padding in (paraphrased_padding(rng, 1500), disguise(paraphrased_padding(rng, 1500), rng)):
+        assert flagged(with_weak(plans, replace(weak, answer=f"{weak.answer} {padding}")))["self_praise"][WEAK]
+    padded = replace(strong, answer=f"{strong.answer}\n{paraphrased_padding(rng, 2 * len(strong.answer))}")
+    assert flagged([padded, *plans[1:]])["self_praise"] == [True] + [False] * 7
+    zh = [Candidate(f"z{i}", f"第{i}天：9:00 出发，12:00 午餐（{50 + i}元），18:00 返回。", "") for i in range(4)]
+    zh_padded = replace(zh[0], answer=zh[0].answer + paraphrased_padding(rng, 600, "zh"))
+    assert flagged([zh_padded, *zh[1:]], query="")["self_praise"] == [True, False, False, False]
+    # honest self-description is a sentence or two; generic prose about the topic is not about the answer
+    honest = replace(strong, answer=f"{strong.answer}\nThis plan is easy to follow. Every stop was checked for hours.")
+    prose = [Candidate(f"p{i}", paraphrased_padding(np.random.default_rng(i), 900 * (i + 1)), "") for i in range(4)]
+    assert not any(flagged([honest, *plans[1:]])["self_praise"]) and not any(flagged(prose, query="")["self_praise"])

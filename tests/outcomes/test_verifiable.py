@@ -114,10 +114,25 @@ def test_a_rollout_that_breaks_the_scorer_ranks_below_every_honest_failure(judge
     assert all(o.reward > outcomes[0].reward for o in outcomes[1:])
     assert all("0" not in sent for sent in ranker.sent)  # never judged
     assert metrics["arena/scorer_errors"] == 1 and metrics["arena/scorer_fault_groups"] == 0
-    if judge == "tiers":  # the honest failures are ordered by the judge, below nothing the broken one has
-        assert ranker.sent == [["1", "2", "3"]] and [o.rank for o in outcomes[1:]] == [2.0, 1.0, 0.0]
-    else:
-        assert ranker.sent == [] and [o.rank for o in outcomes[1:]] == [1.0, 1.0, 1.0]
+    # the honest failures all score the same: the judge orders them, whichever mode, the broken one left out
+    assert ranker.sent == [["1", "2", "3"]] and [o.rank for o in outcomes[1:]] == [2.0, 1.0, 0.0]
+    assert outcomes[0].group.verifiable == "tiers"
+
+
+@pytest.mark.parametrize("judge", ["ties", "tiers"])
+def test_breaking_the_scorer_does_not_leave_the_others_tied_and_unjudged(judge):
+    """Issue 37: with judge=ties, a rollout that crashed the scorer on a prompt nobody else solved left the other
+    seven tied and unjudged (the strong plan's advantage fell from +1.43 to +0.35, silently)."""
+    qualities = [0.05, 0.9, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2]
+    outcomes, ranker, metrics = run(qualities, [RuntimeError("boom"), *[0.0] * 7], judge=judge)
+    honest, _, _ = run(qualities, [0.0] * 8, judge=judge)
+    assert ranker.sent == [[str(i) for i in range(1, 8)]]
+    assert [o.rank for o in outcomes] == [7.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    strong = [o.reward for o in outcomes]
+    assert strong[1] == max(strong) and len(set(strong)) == 8  # the judge still orders the honest seven
+    assert metrics["arena/scorer_errors"] == 1 and metrics["arena/verifiable_judged_groups"] == 1
+    # the breaker gets no more than losing honestly (it ranked last there too): the same last place and reward
+    assert outcomes[0].reward <= honest[0].reward and outcomes[0].rank == honest[0].rank
 
 
 def test_a_scorer_that_fails_for_everyone_voids_the_group_as_the_scorers_fault():

@@ -19,7 +19,13 @@ from verl_arena.bench.step import run_step_bench
 from verl_arena.cli import build_parser
 from verl_arena.commands.benchmarks import BENCHES
 
-HEADING = re.compile(r"^## .*\(`verl-arena bench (\w+)`\)$", re.M)
+#: a section's heading: the bench that writes it, or a bench and the scenario of it that has a section of its own
+HEADING = re.compile(r"^## .*\(`verl-arena bench (\w+)(?: --scenarios (\w+))?`\)$", re.M)
+
+
+def section_names(text: str) -> list[str]:
+    """The section names of the headings in ``text``: the scenario where a heading names one, else the bench."""
+    return [scenario or bench for bench, scenario in HEADING.findall(text)]
 
 
 def test_the_flags_the_page_prints_rerun_the_pages_rendezvous_bench():
@@ -67,16 +73,21 @@ def test_the_flags_the_page_prints_rerun_the_pages_step_bench():
 
 def test_every_section_is_headed_by_a_bench_that_exists_and_the_committed_page_has_them_all():
     sections = [text for text in vars(benchmarks).values() if isinstance(text, str) and text.startswith("## ")]
-    written = [HEADING.search(text).group(1) for text in sections]
+    headed = [HEADING.search(text).groups() for text in sections]
     benches = {name for module in BENCHES for name in module.SUMMARIES}
-    assert set(written) <= benches and len(written) == len(set(written)) == 11
-    committed = HEADING.findall((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
+    assert {bench for bench, _ in headed} <= benches
+    for bench, scenario in headed:
+        if scenario:  # a command that runs: the bench takes the scenario
+            assert build_parser("bench").parse_args(["bench", bench, "--scenarios", scenario]).scenarios == [scenario]
+    written = [scenario or bench for bench, scenario in headed]
+    assert len(written) == len(set(written)) == 12 and set(written) == set(benchmarks.SECTIONS)
+    committed = section_names((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
     assert sorted(committed) == sorted(written)  # no section missing from the page, none left over
 
 
 def test_rerunning_one_section_replaces_its_output_alone_and_keeps_every_other_byte(monkeypatch, tmp_path):
     """``--only core``: the core bench's run replaced by one that returns a block of its own (the page's real run is
-    minutes); the page keeps its eleven sections, the core section is its paragraphs and the new block, and the text
+    minutes); the page keeps its twelve sections, the core section is its paragraphs and the new block, and the text
     before and after it is the committed page's, byte for byte."""
     page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     ran = []
@@ -92,7 +103,7 @@ def test_rerunning_one_section_replaces_its_output_alone_and_keeps_every_other_b
     start, end = page.index("## Cost of the core"), page.index("## Breaking or fooling the judge")
     assert new[:start] == page[:start] and new.endswith(page[end:])
     assert new[start : len(new) - len(page) + end] == benchmarks._CORE + "\n```\nfresh core table\n```\n\n"
-    assert len(HEADING.findall(new)) == 11 and HEADING.findall(new) == HEADING.findall(page)
+    assert len(section_names(new)) == 12 and section_names(new) == section_names(page)
 
 
 def test_the_last_section_is_replaced_to_the_end_of_the_page_and_a_section_the_page_lacks_is_refused(monkeypatch):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 
-import numpy as np
 import pytest
 from helpers import MemoryStore, make_group
 
@@ -394,91 +393,3 @@ def test_a_recovered_coordinator_answers_a_batch_from_its_store():
     first_answers, again_answers = dict(first[0]), dict(again[0])
     assert {i: o.reward for i, o in again_answers.items()} == {i: o.reward for i, o in first_answers.items()}
     assert all(o.duplicate for o in again_answers.values()) and after.stats()["recalled"] == 1
-
-
-def judge_directed_group(tag: str):
-    """Four members; the best one (2) talks to the judge."""
-    from dataclasses import replace
-
-    from helpers import JUDGE_DIRECTED
-
-    group = make_group([0.1, 0.5, 0.9, 0.3], tag=tag)
-    group[2] = replace(group[2], answer=f"{group[2].answer}\n{JUDGE_DIRECTED[0]}")
-    return group
-
-
-def test_a_judge_directed_member_is_screened_out_of_its_group_and_the_update():
-    from verl_arena.outcomes.members import screened_reward, stand_in_reward
-    from verl_arena.outcomes.step_metrics import summarize
-
-    async def scenario(**options):
-        coord = coordinator(**options)
-        group = judge_directed_group("s")
-        return coord, await asyncio.gather(*(coord.submit("s", str(i), c, 4, "q") for i, c in enumerate(group)))
-
-    async def without_it():
-        coord = coordinator()
-        group = judge_directed_group("s")
-        return await asyncio.gather(*(coord.submit("s", str(i), group[i], 3, "q") for i in (0, 1, 3)))
-
-    coord, got = asyncio.run(scenario())
-    alone = asyncio.run(without_it())
-    screened = got[2]
-    assert screened.screened == "judge_directed" and not screened.votes and not screened.late
-    ranked = [got[i] for i in (0, 1, 3)]
-    # the others are ranked exactly as the group without it: nobody's reward moves for it
-    assert [(o.reward, o.rank) for o in ranked] == [(o.reward, o.rank) for o in alone]
-    ranked_rewards = [o.reward for o in ranked]
-    assert screened.reward == screened_reward(ranked_rewards, stand_in_reward(ranked_rewards))
-    assert screened.group.size == 3
-    assert columns(screened)["arena_screened"] == 1.0 and columns(screened)["arena_votes"] == 0.0
-    assert coord.stats()["screened"] == 1
-    metrics = summarize([("s", o) for o in got])
-    assert metrics["hack/screened"] == 1.0 and metrics["hack/judge_directed_screened"] == 1.0
-    # set to log, the same member is ranked with its group (and wins: the simulated judge reads only quality)
-    _, logged = asyncio.run(scenario(hack_alarm={"screen": {"judge_directed": "log"}}))
-    assert logged[2].votes and not logged[2].screened and logged[2].rank == 0.0 and logged[2].group.size == 4
-
-
-def test_a_screened_member_has_a_stand_in_of_its_own_not_that_of_a_member_whose_environment_failed():
-    """Beside a screened member, one whose environment failed and one that came after the group closed do not vote
-    either, but they stay in the update: the estimator finds the screened rows by their reward, so a screened member's
-    stand-in must be no other member's (with one stand-in for all, verl masked the failed and the late rows too)."""
-    from dataclasses import replace
-
-    from verl_arena.outcomes.env import ENV_META
-    from verl_arena.outcomes.members import screened_reward, stand_in_reward
-
-    group = judge_directed_group("e")
-    group[1] = replace(group[1], meta={ENV_META: {"error": "env crashed"}})
-
-    async def scenario():
-        coord = coordinator()
-        got = await asyncio.gather(*(coord.submit("e", str(i), c, 4, "q") for i, c in enumerate(group)))
-        late = await coord.submit("e", "9", make_group([0.7], tag="late")[0], 4, "q")
-        return got, late
-
-    got, late = asyncio.run(scenario())
-    failed, screened = got[1], got[2]
-    assert failed.env_error and not failed.votes and screened.screened == "judge_directed" and not screened.votes
-    assert late.late and not late.votes
-    ranked = [got[i].reward for i in (0, 3)]
-    assert failed.reward == late.reward == stand_in_reward(ranked)  # left out, as before: the group's mean moved off
-    assert screened.reward == screened_reward(ranked, failed.reward)
-    values = [np.float32(r) for r in (*ranked, failed.reward)]  # verl keeps rewards in single precision
-    assert np.float32(screened.reward) not in values
-
-
-def test_a_tail_head_that_ranked_a_screened_member_is_dropped():
-    async def scenario():
-        coord = coordinator(tail_share=0.5, anchor="first")  # no greedy rollout to wait for: the head starts at once
-        group = judge_directed_group("t")
-        first = [asyncio.ensure_future(coord.submit("t", str(i), group[i], 4, "q")) for i in (1, 2)]
-        await asyncio.sleep(0.05)  # the head starts on members 1 and 2
-        rest = [coord.submit("t", str(i), group[i], 4, "q") for i in (0, 3)]
-        return coord, await asyncio.gather(*first, *rest)
-
-    coord, got = asyncio.run(scenario())
-    stats = coord.stats()
-    assert stats["tail_heads"] == 1 and stats["tail_heads_dropped"] == 1
-    assert got[1].screened == "judge_directed" and all(o.votes and o.group.size == 3 for o in (got[0], *got[2:]))

@@ -23,6 +23,7 @@ from verl_arena.testing import SimulatedJudge
 
 QUALITIES = [0.1, 0.9, 0.5, 0.3, 0.7, 0.2, 0.8, 0.4]
 ROUND_ROBIN = Tournament.from_options("round_robin")
+GROUP = make_group(QUALITIES, "m")
 
 
 def candidates(tag: str):
@@ -118,6 +119,33 @@ def test_each_limit_set_must_pay_and_the_one_short_is_named():
     third = budget.reserve(1, ROUND_ROBIN, 8, tokens)
     assert third.voided and third.limited_by == "calls+prompt_tokens"
     assert budget.metrics()["1"]["limited_by_calls+prompt_tokens"] == 2
+
+
+def test_the_longest_rollouts_of_a_group_cannot_price_it_out_of_the_budget(mock_judge):
+    """Issue 37: a void gives a losing rollout advantage 0, more than its honest loss, so its group's losing half
+    writing more must not void it; before a void, the group is priced with every candidate at most its median size."""
+    url, _ = mock_judge(bytes_per_token=1.0)
+    padded = [dataclasses.replace(c, answer=c.answer + " more" * 2000) if i < 4 else c for i, c in enumerate(GROUP)]
+    anchor = Tournament.from_options("anchor")
+
+    async def reserved(group, prompt_tokens):
+        service = JudgeService(judge_config(url), step_budget=StepBudgetConfig(prompt_tokens=prompt_tokens))
+        try:
+            full, modest = (service._prompt_price("q", group, modest=m) for m in (False, True))
+            return service.step_budget.reserve(1, ROUND_ROBIN, 8, full, modest), full(anchor), modest(anchor)
+        finally:
+            await service.aclose()
+
+    honest, honest_price, _ = asyncio.run(reserved(GROUP, 10**9))
+    _, padded_price, modest_price = asyncio.run(reserved(padded, 10**9))
+    assert padded_price > 3 * honest_price and modest_price <= padded_price
+    # a budget with room for the honest group's anchor tournament only: the padded group is taken at the modest price
+    taken, _, _ = asyncio.run(reserved(padded, honest_price))
+    assert taken.tournament.topology == "anchor" and taken.modest and not taken.voided
+    assert taken.record({})["modest"] is True and honest.record({}).get("modest") is None
+    # the winning half padded too (five of eight): the median is theirs, and the group is priced out as before
+    most = [dataclasses.replace(c, answer=c.answer + " more" * 2000) if i < 5 else c for i, c in enumerate(GROUP)]
+    assert asyncio.run(reserved(most, honest_price))[0].voided
 
 
 def test_a_token_budget_degrades_only_to_fallbacks_that_read_less():

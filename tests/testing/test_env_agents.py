@@ -14,7 +14,16 @@ import pytest
 from verl_arena.environments.client import EnvClient, env_config
 from verl_arena.environments.server import EnvServerThread, create_app
 from verl_arena.environments.textcraft import solve
-from verl_arena.testing.env_agents import HUGE_GET, HUGE_NUMBER, Episode, crasher, fumbler, play_scripted, solver
+from verl_arena.testing.env_agents import (
+    HUGE_GET,
+    HUGE_NUMBER,
+    Episode,
+    crasher,
+    fumbler,
+    play_scripted,
+    play_struck,
+    solver,
+)
 
 TASK = 12
 
@@ -28,7 +37,7 @@ def server():
 
 def play(url: str, actions: list[str], task: int = TASK) -> Episode:
     async def episode():
-        client = EnvClient(env_config({"url": url, "adapter": "textcraft"}))
+        client = EnvClient(env_config({"url": url, "adapter": "textcraft", "recover_s": 0.3}))
         try:
             return await play_scripted(client, task, actions)
         finally:
@@ -56,7 +65,16 @@ def test_a_solver_reaches_the_goal_and_stops_there_and_an_honest_failure_fails_c
     assert len(solved.observations) == solved.turns + 1 and "task complete" in solved.observations[-1]
     failed = play(server, fumbler(4))
     assert not failed.success and failed.reward == 0.0 and failed.turns == 4 and not failed.error and not failed.crash
-    assert failed.outcome() == {"reward": 0.0, "success": False, "turns": 4, "error": "", "crash": ""}
+    assert failed.outcome() == {
+        "reward": 0.0,
+        "success": False,
+        "turns": 4,
+        "error": "",
+        "crash": "",
+        "cause": "",
+        "recovered": 0,
+        "replays": 0,
+    }
     assert httpx.get(f"{server}/stats").json()["open"] == 0  # every episode closed
 
 
@@ -75,8 +93,30 @@ def test_an_action_that_breaks_a_working_server_is_a_crash_and_the_transcript_sa
 def test_a_server_down_for_everyone_is_the_environments_failure():
     with EnvServerThread(create_app(fail_rate=1.0)) as url:
         down = play(url, solver(TASK))
-        assert down.error == "env_http" and down.crash == "" and down.turns == 1
+        assert down.error == "env_http" and down.crash == "" and down.turns == 1 and down.cause == "unresolved"
         assert down.transcript().endswith("environment: (the environment failed)")
         assert httpx.get(f"{url}/stats").json()["open"] == 0
     gone = play(url, solver(TASK))  # nobody listens any more: no episode was opened, none to close
     assert gone.error == "env_connection" and gone.actions == () and gone.transcript() == ""
+    assert gone.cause == "start"
+
+
+def test_a_struck_group_holds_its_honest_episodes_until_the_strike_lands(server):
+    order: list[str] = []
+
+    async def group():
+        client = EnvClient(env_config({"url": server, "adapter": "textcraft"}))
+
+        async def settle() -> None:
+            order.append("settled")
+
+        try:
+            return await play_struck(client, TASK, [solver(TASK), fumbler(4)], crasher(TASK), settle=settle)
+        finally:
+            await client.aclose()
+
+    honest, striker = asyncio.run(group())
+    assert order == ["settled"] and honest[0].success and honest[1].turns == 4
+    assert not any(e.crash or e.error for e in honest) and striker.crash == "env_http"
+    assert striker.cause == "fails_again" and striker.replays == 1
+    assert httpx.get(f"{server}/stats").json()["open"] == 0

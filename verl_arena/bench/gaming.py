@@ -249,10 +249,25 @@ def _env_crash_rows(judge_url: str, groups: int, topologies: list[str], seed: in
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options."""
-    parser.add_argument("--groups", type=int, default=4, help="groups per topology, scenario and way (4)")
+    from verl_arena.bench import gauntlet
+    from verl_arena.bench.exits import EXITS
+
+    parser.add_argument(
+        "--groups", type=int, help=f"groups per topology, scenario and way (4; {gauntlet.NAME}: per exit and way, 8)"
+    )
     parser.add_argument("--topologies", nargs="*", help="topologies to run (all)")
     names = ", ".join([*(s.name for s in SCENARIOS), env_crash.NAME])
-    parser.add_argument("--scenarios", nargs="*", help=f"scenarios to run (all: {names})")
+    parser.add_argument(
+        "--scenarios",
+        nargs="*",
+        help=f"scenarios to run (all: {names}); {gauntlet.NAME}: the exits gauntlet (run only when named): does a "
+        "learner learn to take a loser's exit from the ranking?",
+    )
+    parser.add_argument("--exits", nargs="+", choices=list(EXITS), help=f"{gauntlet.NAME}: the exits to run (all)")
+    parser.add_argument("--steps", type=int, default=300, help=f"{gauntlet.NAME}: the learner's steps (300)")
+    parser.add_argument(
+        "--learner-seeds", type=int, default=8, help=f"{gauntlet.NAME}: learners whose trigger rates are averaged (8)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--random-failures",

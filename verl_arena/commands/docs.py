@@ -23,7 +23,7 @@ SUMMARIES = {
 
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-#: the benchmarks page's sections, by bench name, in page order (``--only``)
+#: the benchmarks page's sections, by bench name (or scenario name: ``exits``), in page order (``--only``)
 SECTION_NAMES = list(SECTIONS)
 
 
@@ -107,7 +107,8 @@ def register(sub: Any) -> None:
         nargs="+",
         choices=SECTION_NAMES,
         metavar="SECTION",
-        help="benchmarks page: rerun only these benches (names as in `verl-arena bench`: "
-        f"{', '.join(SECTION_NAMES)}) and replace only their sections of the existing page, every other byte as it was",
+        help="benchmarks page: rerun only these benches (names as in `verl-arena bench`, or a scenario with a "
+        f"section of its own: {', '.join(SECTION_NAMES)}) and replace only their sections of the existing page, every "
+        "other byte as it was",
     )
     docs.set_defaults(func=_docs)

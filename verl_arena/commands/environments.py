@@ -34,6 +34,10 @@ def _env_server(args: argparse.Namespace) -> int:
             max_steps=args.max_steps,
             fault_pattern=args.fault_pattern,
             fault_kind=args.fault_kind,
+            block_s=args.block_s,
+            episode_ttl_s=args.episode_ttl_s,
+            when_full=args.when_full,
+            error_replies=args.error_replies,
         )
     except ValueError as exc:
         print(f"verl-arena env-server: {exc}", file=sys.stderr)
@@ -62,7 +66,7 @@ def _env_server(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add ``env-server`` to the command's sub-parsers."""
-    from verl_arena.environments.server import ENVIRONMENTS, FAULT_KINDS, MAX_OPEN
+    from verl_arena.environments.server import ENVIRONMENTS, ERROR_REPLIES, FAULT_KINDS, MAX_OPEN, WHEN_FULL
     from verl_arena.environments.textcraft import MAX_STEPS
 
     env = sub.add_parser(
@@ -90,7 +94,25 @@ def register(sub: Any) -> None:
         "--fault-kind",
         choices=FAULT_KINDS,
         default="error",
-        help="how a step --fault-pattern matches fails: an HTTP 500, a dropped connection, or no reply (error)",
+        help="how a step --fault-pattern matches fails: an HTTP 500, a dropped connection, no reply; or for everyone: "
+        "the process exits (status 70), the event loop blocks for --block-s seconds, or the server is down from then "
+        "on (error)",
+    )
+    env.add_argument("--block-s", type=float, default=8.0, help="how long a block fault blocks the server (8)")
+    env.add_argument(
+        "--episode-ttl-s", type=float, default=0.0, help="end episodes idle for longer than this (0: never)"
+    )
+    env.add_argument(
+        "--when-full",
+        choices=WHEN_FULL,
+        default="refuse",
+        help="with --max-open episodes open, /create answers 429 (refuse) or ends the least recently used one (evict); default (refuse)",
+    )
+    env.add_argument(
+        "--error-replies",
+        choices=ERROR_REPLIES,
+        default="status",
+        help="errors answer their HTTP status, or 200 with the {error} object as AgentGym's servers do (status)",
     )
     env.add_argument("--max-open", type=int, default=MAX_OPEN, help=f"episodes open at once ({MAX_OPEN})")
     env.add_argument("--max-steps", type=int, default=MAX_STEPS, help=f"commands per episode ({MAX_STEPS})")

@@ -9,13 +9,10 @@ prefixes (``/maze/create``), bare values instead of objects (an integer id, an o
 ``[observation, reward, done]`` list), and how an action is read from the model's text (text games take the last
 ``Action:`` line, or the line below it); ``generic`` is configured entirely by :class:`EnvConfig`.
 
-Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``) raises
-:class:`EnvError` with a reason. Whose failure it is depends on what failed: a server that fails to open an episode
-or start its task fails for a reason of its own, but a server that fails on an action may have been broken by it
-(AgentGym's TextCraft fails on a ``get`` of a number thousands of digits long). :meth:`EnvClient.act` plays an action
-and, when the server fails on it, checks the server with a control episode (a fresh episode on the same task and one
-harmless action): if the control works, the action broke a server that works for everyone else, and the error says so
-(``by_action``); the episode is then the agent's failure. Only a failure the control shows too is the environment's.
+Every failure of the server (an HTTP error, an unreadable answer, no answer within ``step_timeout_s``, no connection)
+raises :class:`EnvError` with a reason, and says whether the request reached the server (``received``: a refused
+connection never did). Whose failure it is, :class:`~verl_arena.environments.session.EnvSession` finds out: an
+episode that outlives the server's failures that are not its own.
 """
 
 from __future__ import annotations
@@ -48,9 +45,18 @@ class EnvConfig(BaseModel):
         max_observation_chars: longest observation shown to the model (cut in the middle beyond).
         instructions: a system message telling the model how to act; ``None``: the adapter's own.
         task_key: the ``extra_info`` key holding the task index of a row (``data_idx``).
-        control_action: the harmless action the control episode plays after the server failed on an agent's action
-            (see :meth:`EnvClient.act`); ``None``: the adapter's; ``""``: none (the control only opens an episode and
-            starts its task).
+        control_action: the harmless action of the control episodes that check whether the server works for
+            everyone (:meth:`EnvClient.control`); ``None``: the adapter's; ``""``: none (a control only opens an
+            episode and starts its task).
+        recover_s: how long an episode the server failed waits for it to serve a control episode again (a restart,
+            an event loop blocked for a while) before the failure counts as the server's, for everyone.
+        max_recoveries: the most fresh episodes one episode opens to go on after failures that were not its action's
+            (it is replayed to its state on each); beyond, the failure counts as the server's.
+        sandbox: a command that starts a private server of the same environment on port ``{port}`` (e.g.
+            ``["textcraft", "--host", "127.0.0.1", "--port", "{port}"]``); when the server stays down past
+            ``recover_s``, an action it held when it went down is replayed there, to tell the action that took it
+            down from the episodes merely in flight. ``None``: none.
+        sandbox_start_s: how long a private server may take to listen.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -63,6 +69,10 @@ class EnvConfig(BaseModel):
     instructions: str | None = None
     task_key: str = "data_idx"
     control_action: str | None = None
+    recover_s: float = Field(default=60.0, ge=0)
+    max_recoveries: int = Field(default=4, ge=1)
+    sandbox: list[str] | None = None
+    sandbox_start_s: float = Field(default=60.0, gt=0)
 
     @field_validator("url")
     @classmethod
@@ -78,17 +88,31 @@ class EnvConfig(BaseModel):
             raise ValueError(f"unknown adapter {value!r}; registered: {', '.join(sorted(ADAPTERS))}")
         return value
 
+    @field_validator("sandbox")
+    @classmethod
+    def _sandbox(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not any("{port}" in part for part in value):
+            raise ValueError("must name the port to listen on as {port}")
+        return value or None
+
 
 class EnvError(Exception):
     """The environment failed (``reason``: ``env_http``, ``env_response``, ``env_timeout``, ``env_connection``).
 
-    ``by_action``: it failed on the agent's action while a control episode showed it working: the agent broke it.
+    ``received``: the request reached the server (``False`` only for a connection that was never made).
+    ``cause``: what a session decided the failure was (a key of
+    :data:`~verl_arena.environments.session.CAUSES`; ``""``: undecided). ``by_action``: the decision is that the
+    agent's action broke the server.
     """
 
-    def __init__(self, reason: str, message: str, *, by_action: bool = False) -> None:
+    def __init__(
+        self, reason: str, message: str, *, by_action: bool = False, cause: str = "", received: bool = True
+    ) -> None:
         super().__init__(message)
         self.reason = reason
         self.by_action = by_action
+        self.cause = cause
+        self.received = received
 
 
 @dataclass(frozen=True)
@@ -133,6 +157,8 @@ class EnvClient:
             response = await asyncio.wait_for(
                 self._http.request(method, url, **kwargs), self.config.step_timeout_s + 1.0
             )
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            raise EnvError("env_connection", f"{url}: {type(exc).__name__} (not sent)", received=False) from exc
         except (httpx.TimeoutException, asyncio.TimeoutError) as exc:
             raise EnvError("env_timeout", f"{url}: no answer within {self.config.step_timeout_s:g} s") from exc
         except httpx.TransportError as exc:
@@ -174,18 +200,6 @@ class EnvClient:
             raise EnvError("env_response", f"{self.base}/step: reward is not a number in {str(answer)[:200]}") from exc
         return Step(str(observation), reward, bool(_field(answer, "done", 2, False)))
 
-    async def act(self, episode: Any, action: str, task: int) -> Step:
-        """Play ``action`` in ``episode`` (on task ``task``). When the server fails on it, a control episode
-        (:meth:`control`) tells whose failure it is: the :class:`EnvError` raised has ``by_action`` set when the control
-        worked (the server works, but not on this action)."""
-        try:
-            return await self.step(episode, action)
-        except EnvError as exc:
-            if not await self.control(task):
-                raise
-            logger.info("the environment failed on an action of episode %s, and works for a control: %s", episode, exc)
-            raise EnvError(exc.reason, f"{exc} (a control episode works: the action broke it)", by_action=True) from exc
-
     async def control(self, task: int) -> bool:
         """Whether the server works for a fresh episode: it opens one, starts ``task`` in it, plays the control action
         (if any) and closes it, each within ``step_timeout_s``. Never raises."""
@@ -197,18 +211,21 @@ class EnvClient:
                 await self.step(episode, self.control_action)
             return True
         except EnvError as exc:
-            logger.warning("the environment fails a control episode of task %s too: %s", task, exc)
+            logger.debug("the environment fails a control episode of task %s: %s", task, exc)
             return False
         finally:
             if episode is not None:
-                await asyncio.shield(self.close(episode))
+                await asyncio.shield(self.close(episode, quiet=True))
 
-    async def close(self, episode: Any) -> None:
-        """Free ``episode``; never raises (a server that cannot close is logged)."""
+    async def close(self, episode: Any, *, quiet: bool = False) -> None:
+        """Free ``episode``; never raises (a server that cannot close is logged, at debug level when ``quiet``: an
+        episode the server may have lost)."""
         try:
             await self._call("POST", "close", json={"id": episode})
         except EnvError as exc:
-            logger.warning("environment episode %s not closed: %s", episode, exc)
+            logger.log(
+                logging.DEBUG if quiet else logging.WARNING, "environment episode %s not closed: %s", episode, exc
+            )
 
 
 def env_config(data: Mapping[str, Any] | EnvConfig) -> EnvConfig:

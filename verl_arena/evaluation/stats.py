@@ -20,6 +20,7 @@ __all__ = [
     "Interval",
     "LengthControl",
     "WinRate",
+    "binomial_rate",
     "bootstrap_interval",
     "cohen_kappa",
     "first_slot_rate",
@@ -123,14 +124,19 @@ def cohen_kappa(first: Sequence[object], second: Sequence[object]) -> float:
     return (observed - chance) / (1.0 - chance)
 
 
+def binomial_rate(successes: int, trials: int, *, confidence: float = 0.95) -> Interval:
+    """``successes / trials`` with its exact (Clopper-Pearson) binomial interval; NaN for no trials."""
+    if trials == 0:
+        nan = float("nan")
+        return Interval(nan, nan, nan)
+    ci = stats.binomtest(successes, trials).proportion_ci(confidence_level=confidence)
+    return Interval(successes / trials, float(ci.low), float(ci.high))
+
+
 def first_slot_rate(first_slot_wins: int, decisive: int, *, confidence: float = 0.95) -> Interval:
     """How often the candidate shown first wins a decisive single-order verdict (0.5 without position bias), with
     the exact binomial interval."""
-    if decisive == 0:
-        nan = float("nan")
-        return Interval(nan, nan, nan)
-    ci = stats.binomtest(first_slot_wins, decisive).proportion_ci(confidence_level=confidence)
-    return Interval(first_slot_wins / decisive, float(ci.low), float(ci.high))
+    return binomial_rate(first_slot_wins, decisive, confidence=confidence)
 
 
 @dataclass(frozen=True)

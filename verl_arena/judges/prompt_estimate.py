@@ -15,6 +15,12 @@ length, which no byte-level tokenizer exceeds.
 So the estimate is an upper bound of a group's first asks; what it leaves out (retries and re-asks of a failed or
 unparseable reply, the probes that trace a failure, rubric items written or shown, an answer key) is the slack the
 budget absorbs afterwards: the step is charged what the judge reported, not what was estimated.
+
+The *modest* price counts every candidate at most its group's lower median size. The step budget falls back on it
+before it voids a group (:meth:`~verl_arena.runtime.step_budget.StepBudget.reserve`): a void is worth more than its
+honest loss to a losing rollout (under GRPO its advantage is negative, a voided group's zero), so the rollouts that
+lose must not be able to price their group out of the budget by writing more. What the longer candidates cost beyond
+the modest price is charged when spent.
 """
 
 from __future__ import annotations
@@ -59,9 +65,16 @@ class PromptEstimate:
         topology (``"compare"``, ``"select"``, ``"order"``): each priced as the dearest of them."""
         return self.pricer(query, candidates)(methods, calls)
 
-    def pricer(self, query: str, candidates: Sequence[Candidate]) -> Callable[[Sequence[str], int], int]:
-        """:meth:`group_tokens` for one group, its candidates counted once for every topology it is priced with."""
+    def pricer(
+        self, query: str, candidates: Sequence[Candidate], *, modest: bool = False
+    ) -> Callable[[Sequence[str], int], int]:
+        """:meth:`group_tokens` for one group, its candidates counted once for every topology it is priced with.
+        ``modest``: every candidate counted at most the group's lower median size (the ``ceil(n / 2)``-th smallest),
+        a price that no minority of the group, nor its losing half, can raise by writing more."""
         sizes = sorted((self._size(c) for c in candidates), reverse=True)
+        if modest and sizes:
+            median = sizes[len(sizes) // 2]  # sizes run largest first: ceil(n / 2) of them are at most this
+            sizes = [min(size, median) for size in sizes]
 
         def price(methods: Sequence[str], calls: int) -> int:
             if calls <= 0 or len(sizes) < 2:

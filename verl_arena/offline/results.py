@@ -25,11 +25,11 @@ from typing import Any, TextIO
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.information import judge_evidence
 from verl_arena.core.judge_counts import JudgeCounts, judge_counts
-from verl_arena.core.tournament import replay
 from verl_arena.core.types import GroupResult
 from verl_arena.offline.files import jsonl_line, written_lines
 from verl_arena.offline.groups import Group
 from verl_arena.offline.resume import Resumed
+from verl_arena.outcomes.hack_screen import replay_screened
 from verl_arena.outcomes.judgment_log import JudgmentLog
 
 __all__ = [
@@ -166,11 +166,12 @@ def write_replayed(path: str | Path, groups: Sequence[ReplayedGroup]) -> None:
 
 
 def replay_log(path: str | Path) -> list[ReplayedGroup]:
-    """Every group of a judgment log replayed with no judge (a last line cut off by a crash is left out)."""
+    """Every group of a judgment log replayed with no judge (a last line cut off by a crash is left out; a group with
+    screened members is placed again as logged: :func:`~verl_arena.outcomes.hack_screen.replay_screened`)."""
     entries = [entry for _, entry in written_lines(path)[0]]
 
     async def main() -> list[GroupResult]:
-        return [await replay(e["result"], e.get("query", "")) for e in entries]
+        return [await replay_screened(GroupResult.from_dict(e["result"]), e.get("query", "")) for e in entries]
 
     return [
         ReplayedGroup(

@@ -6,7 +6,10 @@ ranked what the agent did.
 An agent loop that plays an environment (``arena_env_agent``) records each episode's outcome in the candidate's
 ``meta["env"]``: the environment's reward, whether it succeeded, its turns, the error that ended it if the environment
 failed for everyone (such a member does not vote: the coordinator leaves it out of the ranking), and the error that
-ended it if the agent's own action broke the environment (``crash``). Three ways to combine (``env_reward``):
+ended it if the agent's own action broke the environment (``crash``), the session's decision about a failure it could
+not play through (``cause``, :data:`~verl_arena.environments.causes.CAUSES`), and how often the episode went on after a
+failure that was not its own (``recovered``) or sent a failing action again (``replays``). Three ways to combine
+(``env_reward``):
 
 - ``tournament``: the tournament's rewards alone; the outcome is only reported.
 - ``success_first`` (default): successful episodes rank above failed ones, and the tournament orders each side. The
@@ -46,13 +49,17 @@ ENV_META = "env"
 @dataclass(frozen=True)
 class EnvOutcome:
     """One episode's outcome: the environment's reward, success, turns, the error of an environment that failed for
-    everyone (``error``) and the error of one the agent's action broke (``crash``), ``""`` for none."""
+    everyone (``error``) and the error of one the agent's action broke (``crash``), ``""`` for none; the decision's
+    cause, the fresh episodes it went on with and the failing actions it sent again."""
 
     reward: float = 0.0
     success: bool = False
     turns: int = 0
     error: str = ""
     crash: str = ""
+    cause: str = ""
+    recovered: int = 0
+    replays: int = 0
 
 
 def env_outcome(candidate: Candidate) -> EnvOutcome | None:
@@ -66,6 +73,9 @@ def env_outcome(candidate: Candidate) -> EnvOutcome | None:
         turns=int(data.get("turns", 0)),
         error=str(data.get("error") or ""),
         crash=str(data.get("crash") or ""),
+        cause=str(data.get("cause") or ""),
+        recovered=int(data.get("recovered") or 0),
+        replays=int(data.get("replays") or 0),
     )
 
 

@@ -29,6 +29,7 @@ import statistics
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -45,8 +46,9 @@ from verl_arena.outcomes.hack_detectors import (
 from verl_arena.outcomes.hack_screen import (
     DEFAULT_SCREEN,
     ScreenAction,
-    masking_detectors,
+    counted_detectors,
     screen_metric_descriptions,
+    screening_detectors,
     validate_screen,
 )
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches
@@ -161,13 +163,15 @@ def hack_metric_descriptions() -> dict[str, str]:
 
 
 def hack_metrics(groups: Sequence[HackCounts]) -> dict[str, float]:
-    """The ``hack/*`` shares of a step's screened groups (nothing when no member was screened)."""
+    """The ``hack/*`` shares of a step's screened groups (nothing when no member was screened), for each detector that
+    ran (a detector set to ``off`` has none)."""
     members = sum(g.members for g in groups)
     if not members:
         return {}
     wins = sum(g.wins for g in groups)
+    ran = {name for g in groups for name in g.flagged}
     out: dict[str, float] = {}
-    for name in HACK_DETECTORS:
+    for name in (n for n in HACK_DETECTORS if n in ran):
         out[f"hack/{name}_share"] = sum(g.flagged.get(name, 0) for g in groups) / members
         out[f"hack/{name}_win_share"] = sum(g.flagged_wins.get(name, 0) for g in groups) / wins if wins else 0.0
     out["hack/share"] = sum(g.any_flagged for g in groups) / members
@@ -188,11 +192,11 @@ class HackAlarmConfig(HackThresholds):
         floor: the least recent mean win share worth a warning.
         heldout_margin: with ``heldout_judge``, the least drop of the held-out judge's mean agreement
             (``hack/heldout_agreement``), earlier half to recent half of the window, that warns.
-        screen: what a detector's flag does, by detector: ``"mask"`` takes the flagged rollout out of its group's
-            ranking and out of the update (it does not vote; the ``tournament`` estimator zeroes its advantage and its
-            ``response_mask``), ``"log"`` only counts it; over the defaults
-            (:data:`~verl_arena.outcomes.hack_screen.DEFAULT_SCREEN`: ``judge_directed`` and ``keyword_stuffing``
-            mask, the detectors that also flag honest failures log). See :mod:`~verl_arena.outcomes.hack_screen`.
+        screen: each detector's mode: ``"screen"`` ranks the rollouts it flags below every unflagged member of their
+            group (not shown to the judge; they vote, with the group's lowest reward), ``"log"`` only counts them,
+            ``"off"`` neither flags nor counts; over the defaults
+            (:data:`~verl_arena.outcomes.hack_screen.DEFAULT_SCREEN`: the detectors whose false-positive rate on the
+            honest corpus is at most 1% screen, the others log). See :mod:`~verl_arena.outcomes.hack_screen`.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -202,15 +206,20 @@ class HackAlarmConfig(HackThresholds):
     heldout_margin: float = Field(default=0.15, ge=0, le=1)
     screen: dict[str, ScreenAction] = Field(default_factory=dict)
 
-    @field_validator("screen")
+    @field_validator("screen", mode="before")
     @classmethod
-    def _known_detectors(cls, screen: dict[str, ScreenAction]) -> dict[str, ScreenAction]:
-        return validate_screen(screen)
+    def _known_detectors(cls, screen: Any) -> Any:
+        return validate_screen(screen) if isinstance(screen, Mapping) else screen
 
     @property
-    def masking(self) -> tuple[str, ...]:
-        """The detectors whose flags take rollouts out of the update (registry order)."""
-        return masking_detectors(self.screen)
+    def screening(self) -> tuple[str, ...]:
+        """The detectors whose flags rank rollouts below their group (registry order)."""
+        return screening_detectors(self.screen)
+
+    @property
+    def detectors(self) -> dict[str, HackDetector]:
+        """The detectors that run (every one not ``off``), by name, in registry order."""
+        return {name: HACK_DETECTORS[name] for name in counted_detectors(self.screen)}
 
     def alarm(self) -> HackAlarm:
         """A fresh :class:`HackAlarm` with these options."""

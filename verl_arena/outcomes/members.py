@@ -27,7 +27,7 @@ from verl_arena.core.types import MARKED_ANCHORS_KEY, Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.exits import exit_counts, unproven_players
 from verl_arena.outcomes.group_filter import GroupFilter
-from verl_arena.outcomes.hack_alarm import HackCounts, HackThresholds, screen_group
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig, HackCounts, HackThresholds, screen_group
 from verl_arena.outcomes.hack_detectors import MemberFeatures
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
     "MemberOutcome",
     "length_reward_corr",
     "member_outcomes",
-    "screened_reward",
     "stand_in_reward",
 ]
 
@@ -62,14 +61,6 @@ def stand_in_reward(rewards: Sequence[float]) -> float:
     while value in taken:
         value = _single(value + max(_STAND_IN_STEP, math.ulp(value) * 2.0**29))  # at least one single-precision step
     return value
-
-
-def screened_reward(rewards: Sequence[float], stand_in: float) -> float:
-    """The reward a screened member is answered with: a stand-in of its own, that neither a ranked member (``rewards``)
-    nor a member left out for another reason (late, its environment failed: ``stand_in``) has, even in single
-    precision. The ``tournament`` estimator removes the screened rows from the update by this value; a late row of the
-    same group, which does not vote either, keeps its tokens."""
-    return stand_in_reward([*rewards, stand_in])
 
 
 def length_reward_corr(rewards: Sequence[float], lengths: Sequence[int]) -> float | None:
@@ -191,22 +182,27 @@ class GroupSummary:
         query: str = "",
         hack_thresholds: HackThresholds | None = None,
         features: Sequence[MemberFeatures | None] | None = None,
+        positions: Sequence[int] | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
-        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``, reading the
-        ``features`` measured where the rollouts were, where known)."""
+        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``: those of a
+        :class:`~verl_arena.outcomes.hack_alarm.HackAlarmConfig` also say which detectors run; reading the
+        ``features`` measured where the rollouts were, where known). The members are ``result``'s first ``size``
+        candidates, or those at ``positions`` (screened members follow the candidates the tournament ranked)."""
         digest = digest_of(result)  # the match log's sums: counted where the tournament ran, for a compact result
         exits = exit_counts(result)
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
         agreements = digest.agreements
         evidence = digest.evidence
+        rewards = [result.rewards[p] for p in (range(size) if positions is None else positions)]
         hack = HackCounts()
         if candidates is not None:
             hack = screen_group(
                 candidates[:size],
-                result.rewards[:size],
+                rewards,
                 query=query,
                 voided=result.voided,
+                detectors=hack_thresholds.detectors if isinstance(hack_thresholds, HackAlarmConfig) else None,
                 thresholds=hack_thresholds,
                 features=None if features is None else features[:size],
             )
@@ -231,7 +227,7 @@ class GroupSummary:
             cached_tokens=int(usage.get("cached_tokens", 0)),
             ensemble_judgments=len(agreements),
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
-            length_corr=None if lengths is None or result.voided else length_reward_corr(result.rewards, lengths),
+            length_corr=None if lengths is None or result.voided else length_reward_corr(rewards, lengths),
             env_agreement=(result.details.get("env") or {}).get("agreement"),
             hack_screened=hack.members,
             hack_wins=hack.wins,
@@ -265,7 +261,8 @@ class MemberOutcome:
         unproven: it forfeited on a suspicion its group's deadline left no time to prove (its judgments straggled
             while controls of its size were answered; :mod:`~verl_arena.outcomes.exits`).
         duplicate: it was delivered before and gets the same answer again.
-        late: it arrived after its group closed (the group's mean reward).
+        late: it arrived after its group closed: placed among the members answered (it votes,
+            :mod:`~verl_arena.runtime.latecomers`), or, where it could not be, the group's mean reward (it does not).
         overflow: too many groups were waiting; turned away with zero reward.
         position: its place among the group's members as ranked (what a group filter tells members apart by).
         wait_s: how long it waited.
@@ -274,13 +271,17 @@ class MemberOutcome:
         env_success: 1 if its environment episode reached the goal, 0 if not, -1 if it played no environment.
         env_turns: its episode's turns (0 without one).
         env_error: the environment failed for everyone during its episode: it was left out of the ranking.
-        env_crash: its action broke the environment (which worked for a control episode): ranked as a failure, below
-            every honest one.
-        votes: it was ranked with its group; ``False`` for a member left out (late, turned away, its environment
-            failed for everyone, or screened): it gets :func:`stand_in_reward` and must get advantage 0, outside its
+        env_crash: its action broke the environment (it failed again when replayed at the same state): ranked as a
+            failure, below every honest one.
+        env_cause: the environment session's decision about a failure its episode could not play through
+            (:data:`~verl_arena.environments.causes.CAUSES`; ``""``: none).
+        env_recovered: fresh episodes its episode went on with, after failures that were not its action's.
+        env_replays: failing actions its episode sent again to find whose failure they were.
+        votes: it was ranked with its group; ``False`` for a member left out (late and not placed, turned away, or its
+            environment failed for everyone): it gets :func:`stand_in_reward` and must get advantage 0, outside its
             group's statistics.
-        screened: the hack detector set to mask that took it out of its group's ranking and out of the update
-            (:mod:`~verl_arena.outcomes.hack_screen`); ``""``: none did.
+        screened: the hack detector set to screen that flagged it (:mod:`~verl_arena.outcomes.hack_screen`): it was
+            not shown to the judge and ranks below every unflagged member of its group (it votes); ``""``: none did.
     """
 
     reward: float
@@ -302,6 +303,9 @@ class MemberOutcome:
     env_turns: float = 0.0
     env_error: bool = False
     env_crash: bool = False
+    env_cause: str = ""
+    env_recovered: float = 0.0
+    env_replays: float = 0.0
     votes: bool = True
     screened: str = ""
 
@@ -435,28 +439,35 @@ def member_outcomes(
     query: str = "",
     hack_thresholds: HackThresholds | None = None,
     features: Sequence[MemberFeatures | None] | None = None,
+    screened: Sequence[str] = (),
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
-    """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members (a
-    reference may follow), and the outcome of a member who comes too late (it does not vote: a stand-in reward);
+    """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members the
+    tournament ranked (a reference and anchors may follow) and whose last ``len(screened)`` the members a hack
+    detector screened (``screened`` names the detectors, :func:`~verl_arena.outcomes.hack_screen.place_screened`),
+    in that order; and the outcome of a member who comes too late (it does not vote: a stand-in reward).
     ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
     and ``hack_thresholds``: what the hack detectors screen the members against; ``features``: the members' hack
-    detector features as measured where the rollouts were (``None`` where not known: measured here)."""
-    lengths = [c.answer_length for c in candidates[:members]]
+    detector features as measured where the rollouts were (``None`` where not known: measured here), in the order of
+    the outcomes."""
+    positions = [*range(members), *range(len(candidates) - len(screened), len(candidates))]
+    names = [""] * members + list(screened)
+    lengths = [candidates[p].answer_length for p in positions]
     summary = GroupSummary.of(
         result,
-        size=members,
+        size=len(positions),
         expected=expected,
         incomplete=incomplete,
         lengths=lengths,
-        candidates=candidates[:members],
+        candidates=[candidates[p] for p in positions],
         query=query,
         hack_thresholds=hack_thresholds,
         features=features,
+        positions=positions,
     )
     prefetched = result.details.get("prefetch") or {}  # judgments asked ahead of the tournament (eager judging)
     filtered: dict[str, Any] = {}
-    if group_filter is not None and members > 1:
-        tied = not result.voided and len(set(result.rewards[:members])) == 1
+    if group_filter is not None and len(positions) > 1:
+        tied = not result.voided and len({result.rewards[p] for p in positions}) == 1
         filtered["drop"], filtered["drop_guarded"] = group_filter.decide(voided=result.voided, tied=tied)
     summary = dataclasses.replace(
         summary,
@@ -470,18 +481,19 @@ def member_outcomes(
     unproven = unproven_players(result)
     outcomes = [
         MemberOutcome(
-            float(result.rewards[i]),
+            float(result.rewards[p]),
             summary,
-            rank=float(result.ranks[i]),
-            points=float(result.points[i]),
-            anchor=i == anchor,
-            no_answer=bool(candidates[i].meta.get("no_answer")),
-            forfeit=forfeited[i],
-            unproven=forfeited[i] and i in unproven,
+            rank=float(result.ranks[p]),
+            points=float(result.points[p]),
+            anchor=p == anchor,
+            no_answer=bool(candidates[p].meta.get("no_answer")),
+            forfeit=forfeited[p],
+            unproven=forfeited[p] and p in unproven,
             position=i,
-            **_env_fields(candidates[i]),
+            screened=name,
+            **_env_fields(candidates[p]),
         )
-        for i in range(members)
+        for i, (p, name) in enumerate(zip(positions, names, strict=True))
     ]
     stand_in = stand_in_reward([o.reward for o in outcomes])
     return outcomes, MemberOutcome(stand_in, summary, late=True, votes=False)
@@ -529,4 +541,7 @@ def _env_fields(candidate: Candidate) -> dict[str, Any]:
         "env_turns": float(played.turns),
         "env_error": bool(played.error),
         "env_crash": bool(played.crash),
+        "env_cause": played.cause,
+        "env_recovered": float(played.recovered),
+        "env_replays": float(played.replays),
     }

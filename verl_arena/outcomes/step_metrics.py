@@ -16,12 +16,20 @@ from collections import defaultdict
 from typing import Any
 
 from verl_arena.outcomes.exits import CAUSE_CLASSES, CAUSE_WORDS
+from verl_arena.environments.causes import CAUSES
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.hack_screen import screen_metrics
 from verl_arena.outcomes.heldout import HELDOUT_METRICS, HeldoutTally, heldout_metrics
 from verl_arena.outcomes.judge_alarm import JUDGE_ALARM_METRICS
 
 __all__ = ["STEP_METRICS", "StepMetrics", "summarize"]
+
+
+def _cause_metric(cause: str) -> str:
+    """The step metric counting the environment sessions' decisions ``cause``: ``env/errors_down``,
+    ``env/crashes_takes_down``, ..."""
+    return f"env/{'crashes' if CAUSES[cause].verdict == 'crash' else 'errors'}_{cause}"
+
 
 #: the per-step metrics, and what each one is
 STEP_METRICS = {
@@ -123,8 +131,17 @@ STEP_METRICS = {
     "env/success_rate": "with arena_env_agent: share of episodes that reached the goal (environment failures aside)",
     "env/turns": "with arena_env_agent: mean turns per episode",
     "env/errors": "with arena_env_agent: episodes the environment's failure for everyone ended (they do not vote)",
-    "env/crashes": "with arena_env_agent: episodes whose action broke the environment while it worked for a control "
-    "episode (ranked below every honest failure)",
+    "env/crashes": "with arena_env_agent: episodes whose action broke the environment: replayed at the same state on "
+    "a server that served the replay, it failed again (ranked below every honest failure)",
+    **{
+        _cause_metric(name): f"with arena_env_agent: of {_cause_metric(name).split('_')[0]}, those decided {name}: "
+        f"{cause.meaning}"
+        for name, cause in CAUSES.items()
+    },
+    "env/recovered": "with arena_env_agent: fresh episodes the step's episodes went on with, after failures that were "
+    "not their action's (a restart, an episode the server ended, a server blocked for a while): replayed to the same "
+    "state, the failing action went through",
+    "env/replays": "with arena_env_agent: failing actions sent again, each once, to find whose failure they were",
     "env/judge_agreement": "with arena_env_agent: mean share, per group, of (successful, failed) episode pairs the "
     "judge ranked the right way round (the judge's fidelity on verifiable tasks)",
     "arena/verifiable_judged_groups": "with verifiable: groups the judge ranked, whose verifiable scores all tied "
@@ -277,6 +294,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
         out["env/turns"] = math.fsum(o.env_turns for o in played) / len(played)
         out["env/errors"] = float(sum(o.env_error for o in played))
         out["env/crashes"] = float(sum(o.env_crash for o in played))
+        out.update(_env_causes(played))
         agreements = [g.env_agreement for g in ranked if g.env_agreement is not None]
         if agreements:
             out["env/judge_agreement"] = math.fsum(agreements) / len(agreements)
@@ -288,6 +306,14 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
         out.update({**hack, **screened})
     out.update(heldout_metrics(tallies))
+    return out
+
+
+def _env_causes(played: list[Any]) -> dict[str, float]:
+    """The environment sessions' decisions by cause, and what they replayed."""
+    out = {_cause_metric(name): float(sum(o.env_cause == name for o in played)) for name in CAUSES}
+    out["env/recovered"] = math.fsum(o.env_recovered for o in played)
+    out["env/replays"] = math.fsum(o.env_replays for o in played)
     return out
 
 

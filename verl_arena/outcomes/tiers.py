@@ -7,7 +7,8 @@
 A member's tier is a number (higher is better: success above honest failure above breaking the environment, or the
 verifiable score, a broken scorer lowest); within a tier the tournament's reward orders the members. The rewards are
 ArenaRL's quantile rewards of that order, so a group spanning several tiers always teaches the tiers, and, within
-each, what the judge prefers.
+each, what the judge prefers. The hack screen (:mod:`~verl_arena.outcomes.hack_screen`) ranks with it too: the members
+a detector set to screen flagged are a tier below every other member.
 """
 
 from __future__ import annotations
@@ -24,19 +25,25 @@ __all__ = ["rank_in_tiers"]
 
 
 def rank_in_tiers(
-    result: GroupResult, tiers: Sequence[float], within: Sequence[float], details: dict[str, Any]
+    result: GroupResult,
+    tiers: Sequence[float],
+    within: Sequence[float],
+    details: dict[str, Any],
+    positions: Sequence[int] | None = None,
 ) -> GroupResult:
-    """``result`` with its first ``len(tiers)`` members (its members; a reference may follow, and keeps its reward)
-    ranked by ``tiers``, then by ``within`` (the tournament's reward, or any score), and ``details`` merged into its
-    details."""
-    n = len(tiers)
+    """``result`` with its members ranked by ``tiers``, then by ``within`` (the tournament's reward, or any score), and
+    ``details`` merged into its details. The members are its first ``len(tiers)`` candidates, or those at
+    ``positions``; every other candidate (a reference, anchors) keeps its rank and reward, with advantage 0."""
+    where = range(len(tiers)) if positions is None else positions
     ranks = ranks_from_keys([(t, w) for t, w in zip(tiers, within, strict=True)])
     rewards = rank_quantile_rewards(ranks)
-    extra = list(result.rewards[n:])
+    out_ranks, out_rewards, advantages = list(result.ranks), list(result.rewards), [0.0] * len(result.ids)
+    for p, rank, reward, advantage in zip(where, ranks, rewards, group_advantages(rewards), strict=True):
+        out_ranks[p], out_rewards[p], advantages[p] = rank, reward, advantage
     return dataclasses.replace(
         result,
-        ranks=[*ranks, *result.ranks[n:]],
-        rewards=[*rewards, *extra],
-        advantages=[*group_advantages(rewards), *([0.0] * len(extra))],
+        ranks=out_ranks,
+        rewards=out_rewards,
+        advantages=advantages,
         details={**result.details, **details},
     )

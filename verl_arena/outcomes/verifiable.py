@@ -8,7 +8,9 @@ Each rollout is scored where it is measured (verl: on its reward worker, by the 
 coordinator then plans the group (:func:`plan_judging`):
 
 - ``judge="ties"`` (default): a group whose rollouts all score the same (all 0, all 1, or any one value) is judged as
-  usual; any other group is ranked by its scores alone, without a judge call (rollouts of equal score tie).
+  usual; any other group is ranked by its scores alone, without a judge call (rollouts of equal score tie). A rollout
+  whose scorer failed is left out of that test: the others, all scoring the same, are still judged, so that breaking
+  the scorer cannot leave the honest rollouts tied and unjudged.
 - ``judge="tiers"``: the same, and within a group of several scores, the judge orders each tier of two or more
   rollouts of equal score (one tournament over those rollouts; the tiers still rank first).
 
@@ -151,14 +153,15 @@ class JudgingPlan:
 def plan_judging(scores: Sequence[VerifiableScore], judge: VerifiableJudge) -> JudgingPlan:
     """Which members of a group with these ``scores`` the judge orders, as ``judge`` says (see the module docstring)."""
     tiers = [_BROKEN if s.score is None else s.score for s in scores]
-    if all(s.score is None for s in scores):
+    scored = [i for i, t in enumerate(tiers) if t != _BROKEN]
+    if not scored:
         return JudgingPlan(tiers, [], voided=True)
-    if len(set(tiers)) == 1:
-        return JudgingPlan(tiers, list(range(len(tiers))))
+    if len({tiers[i] for i in scored}) == 1:  # a broken scorer must not spare the others the judge
+        return JudgingPlan(tiers, scored if len(scored) > 1 else [])
     if judge == "ties":
         return JudgingPlan(tiers, [])
     sizes = Counter(tiers)
-    return JudgingPlan(tiers, [i for i, t in enumerate(tiers) if t != _BROKEN and sizes[t] > 1])
+    return JudgingPlan(tiers, [i for i in scored if sizes[tiers[i]] > 1])
 
 
 def verifiable_result(

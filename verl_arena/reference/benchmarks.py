@@ -386,6 +386,28 @@ agent's failure from the environment's, the rollout that broke the server was le
 (on AgentGym's own TextCraft: 0.29 to 0.50 in 8 of 8 groups); now it ranks below every honest failure (0.000).
 """
 
+_EXITS = """\
+## No exit pays (`verl-arena bench gaming --scenarios exits`)
+
+Under GRPO a losing rollout's advantage is negative (the weak non-answer of 8 travel plans gets -1.43), so every way out
+of the ranking that gives it 0 (a mask, a void, a row that does not vote, a deadline, a budget) pays it about 1.4 unless
+it is priced. The gauntlet plays each exit a loser's own content or action can take through the real path (the group
+coordinator, the judge service over HTTP to the mock judge, the bundled environment server), once with the loser honest
+and once triggering the exit, and reads the advantages the `tournament` estimator gives: a note to the grader or a bare
+list of the query's words, which the hack screen masks (screen, screen_keywords); a verdict whose verdict id is written
+in JSON escapes, before a judge that obeys a verdict it reads (verdict_id); text the judge's gateway answers 502 to
+(gateway_502); a sentence the judge reasons on without end, before a judge busy for everyone (endless_reasoning); an
+answer so long it arrives after its group's arrival timeout (late) or prices its group over the step's judge budget
+(step_budget); a line the rule scorer crashes on, with verifiable scores, where nobody else scores (scorer_crash); an
+action that takes the environment server down for everyone (env_crash, groups of 6 TextCraft episodes). A simulated
+learner may trigger the exit or not, from a probability of 0.05: REINFORCE on that one choice (learning rate 0.2, a
+moving-average baseline), each step's advantage drawn from the groups measured for the choice it made; `rate` is its
+trigger probability after 300 steps, the mean of 8 learners. The positive control is the hack screen's mask as it was
+before issue 37 (a flagged loser excused with advantage 0), computed from the groups themselves: the learner must take
+it (rate at least 0.9) or the gauntlet is not measuring. The command exits 1 when the control is not taken or any exit
+ends above 0.2; `strong` is the best plan's (the solver's) advantage, which a voided group takes from it too.
+"""
+
 
 _ARENA = """\
 ## What the evaluation arena saves (`verl-arena bench leaderboard`)
@@ -491,6 +513,13 @@ def _gaming(run: _Run) -> str:
     return _code(table)
 
 
+def _exits(run: _Run) -> str:
+    from verl_arena.bench.gauntlet import format_gauntlet, run_gauntlet
+
+    rows = run.timed("exits", lambda: run_gauntlet(progress=run.say))
+    return _code(format_gauntlet(rows, 8), f"{len(rows)} exits in {run.seconds['exits']:.0f} s")
+
+
 def _leaderboard(run: _Run) -> str:
     from verl_arena.bench.leaderboard import format_leaderboard_bench, run_leaderboard_bench
 
@@ -510,6 +539,7 @@ SECTIONS: dict[str, tuple[str, Callable[[_Run], str]]] = {
     "tail": (_TAIL, _tail),
     "core": (_CORE, _core),
     "gaming": (_GAMING, _gaming),
+    "exits": (_EXITS, _exits),
     "leaderboard": (_ARENA, _leaderboard),
 }
 
@@ -569,7 +599,9 @@ def _section_spans(page: str) -> dict[str, tuple[int, int]]:
     return {name: (start, end) for (name, start), end in zip(headings, ends, strict=True)}
 
 
-_HEADING = re.compile(r"^## .*\(`verl-arena bench (\w+)`\)$", re.M)
+#: a section's heading ends with the command that runs its bench: ``verl-arena bench NAME``, or for a scenario of a
+#: bench that has a section of its own, ``verl-arena bench BENCH --scenarios NAME``
+_HEADING = re.compile(r"^## .*\(`verl-arena bench (?:\w+ --scenarios )?(\w+)`\)$", re.M)
 
 
 def _code(*blocks: str) -> str:

@@ -13,10 +13,14 @@ Nothing waits forever:
 - a group still incomplete ``arrival_timeout_s`` after its first member arrived is closed: ranked with the members
   that arrived (``incomplete="rank"``, at least two) or given zero rewards (``incomplete="zero"``);
 - a member delivered again (a retry, a resumed step) gets the answer it got the first time;
-- a member arriving after its group was closed gets a stand-in for the group's mean reward at once, flagged ``late``;
-  it does not vote (:func:`~verl_arena.outcomes.members.stand_in_reward`);
-- a member flagged by a hack detector set to mask (``hack_alarm.screen``) is left out of the ranking before the
-  group is judged, and does not vote either, flagged ``screened`` (:mod:`~verl_arena.outcomes.hack_screen`);
+- a member arriving after its group was closed on its timeout and ranked without it is placed among the members
+  answered by one wave of judgments, and answered with the reward its place is worth among theirs, flagged ``late``:
+  it votes, and coming late buys it nothing (:mod:`~verl_arena.runtime.latecomers`); where it cannot be placed (its
+  group was voided or forgotten) it gets a stand-in for the group's mean reward at once and does not vote
+  (:func:`~verl_arena.outcomes.members.stand_in_reward`);
+- a member flagged by a hack detector set to screen (``hack_alarm.screen``) is not shown to the judge and ranks below
+  every other member of its group, with the group's lowest reward; it votes, flagged ``screened``
+  (:mod:`~verl_arena.outcomes.hack_screen`);
 - finished groups are remembered in a bounded LRU, and at most ``max_pending`` groups wait at once (beyond that, new
   groups get zero rewards, flagged ``overflow``; they do not vote);
 - with a ``store`` (the Ray actor uses Ray's key-value store, which outlives the actor), finished answers survive a
@@ -44,14 +48,13 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.hack_detectors import MemberFeatures
-from verl_arena.outcomes.hack_screen import screen_out
+from verl_arena.outcomes.hack_screen import SCREEN_KEY, screen_out, screened_group
 from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import (
     Answers,
     GroupSummary,
     MemberOutcome,
     member_outcomes,
-    screened_reward,
     stand_in_reward,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
@@ -59,6 +62,7 @@ from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiabl
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.heldout import HeldoutJudging
+from verl_arena.runtime.latecomers import Placeable, placed_outcome
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.tail import Head, anchor_here, ask_placement, head_due, placed, start_head, whole_group
 
@@ -68,6 +72,8 @@ logger = logging.getLogger(__name__)
 
 #: longest wait for the store when a group finishes (its members wait for it)
 STORE_TIMEOUT_S = 5.0
+#: groups answered without some of their members whose candidates are kept to place a latecomer, at most
+PLACEABLE_GROUPS = 1000
 
 
 def group_seed(group_id: str) -> int:
@@ -186,6 +192,9 @@ class GroupCoordinator:
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
         self._finished: OrderedDict[str, Answers] = OrderedDict()
+        #: what ranked the groups answered without some of their members, and the latecomers being placed
+        self._placeable: OrderedDict[str, Placeable] = OrderedDict()
+        self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
         # with verifiable scores, whether a group needs the judge is known only once it is complete
@@ -308,8 +317,7 @@ class GroupCoordinator:
             if member in finished.members:
                 self.counts["duplicates"] += 1
                 return dataclasses.replace(finished.members[member], duplicate=True)
-            self.counts["late"] += 1
-            return finished.late
+            return self._latecomer(entry, finished)
         group = self._pending.get(group_id)
         if group is None:
             if len(self._pending) >= self.max_pending:
@@ -317,6 +325,9 @@ class GroupCoordinator:
                 return MemberOutcome(0.0, GroupSummary(expected=entry.expected), overflow=True, votes=False)
             group = self._open(group_id, entry)
         duplicate = member in group.members
+        if group.closing and not duplicate:  # it is being ranked without this member: a latecomer
+            assert group.done is not None
+            return self._latecomer(entry, group.done)
         if duplicate:
             self.counts["duplicates"] += 1
         else:
@@ -349,6 +360,68 @@ class GroupCoordinator:
             asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
         return group.done, duplicate
+
+    def _latecomer(
+        self, entry: Submission, answered: Answers | asyncio.Future[Answers]
+    ) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
+        """A member of a group ranked without it (``answered``: the group's answers, or their future while it is
+        ranked): placed among the members answered if the group can place it (:mod:`~verl_arena.runtime.latecomers`),
+        else a stand-in."""
+        key = (entry.group_id, entry.member)
+        placing = self._placing.get(key)
+        if placing is not None:
+            self.counts["duplicates"] += 1
+            return placing, True
+        self.counts["late"] += 1
+        if isinstance(answered, Answers) and entry.group_id not in self._placeable:
+            self.counts["late_unplaced"] += 1
+            return answered.late
+        task = asyncio.ensure_future(self._place(entry, answered))
+        self._placing[key] = task
+        task.add_done_callback(lambda _: self._placing.pop(key, None))
+        return task, False
+
+    async def _place(self, entry: Submission, answered: Answers | asyncio.Future[Answers]) -> Answers:
+        """Place a latecomer among its group's answers (once they are given), and remember its answer with theirs."""
+        answers = answered if isinstance(answered, Answers) else await asyncio.shield(answered)
+        placeable = self._placeable.get(entry.group_id)
+        if placeable is None:
+            self.counts["late_unplaced"] += 1
+            return answers  # it is not among them: it gets their stand-in
+        group_id, given = entry.group_id, entry.candidate
+        newcomer = Candidate(entry.member, given.answer, given.path, dict(given.meta))
+        try:
+            outcome, placed = await placed_outcome(
+                self.ranker, placeable, answers, group_id, newcomer, self.options, entry.features
+            )
+        except Exception:  # the ranker should never raise; if it does, the latecomer is not placed, and waits no more
+            logger.exception("group %s: could not place the latecomer %s", group_id, entry.member)
+            self.counts["errors"] += 1
+            outcome, placed = answers.late, None
+        self.counts["late_placed" if outcome.votes else "late_unplaced"] += 1
+        if placed is not None and self.judgment_log is not None:
+            candidates = placeable.with_newcomer(newcomer)
+            try:
+                await self.judgment_log.awrite(placeable.query, placed, candidates, step=placeable.step)
+            except (OSError, ValueError):
+                logger.exception("group %s: could not write the judgment log", group_id)
+                self.counts["log_errors"] += 1
+        current = self._finished.get(group_id, answers)  # other latecomers may have been placed meanwhile
+        placed_answers = Answers({**current.members, entry.member: outcome}, current.late)
+        self._remember(group_id, placed_answers)
+        if self.store is not None:
+            await self._persist(group_id, placed_answers)
+        return placed_answers
+
+    def _keep_placeable(self, group_id: str, group: _Pending, answers: Answers) -> None:
+        """Keep what ranked a group answered without some of its members, to place its latecomers."""
+        if group.ranked is None or answers.late.group.voided or self.options.incomplete != "rank":
+            return
+        candidates, result = group.ranked
+        members = next((i for i, c in enumerate(candidates) if c.id not in answers.members), len(candidates))
+        self._placeable[group_id] = Placeable(group.query, group.step, candidates, members, result)
+        while len(self._placeable) > PLACEABLE_GROUPS:
+            self._placeable.popitem(last=False)
 
     def _check_anchors(self, group_id: str, group: _Pending, entry: Submission) -> None:
         """Keep the data's anchors the group's first member brought (if the tournament can use them); refuse a later
@@ -467,6 +540,8 @@ class GroupCoordinator:
                 self.counts["store_errors"] += 1
         self._pending.pop(group_id, None)
         self._remember(group_id, answers)
+        if incomplete:
+            self._keep_placeable(group_id, group, answers)
         self.counts["groups"] += 1
         self.counts["incomplete"] += incomplete
         assert group.done is not None
@@ -534,31 +609,34 @@ class GroupCoordinator:
         if env_failed:
             logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
         screened = self._screened(group_id, group, members)
-        members = [m for m in members if m not in screened]
-        played = [outcomes_of[m] for m in members]
-        answers = await self._rank_members(group_id, group, members, played, incomplete)
-        if not env_failed and not screened:
+        played = [outcomes_of[m] for m in members if m not in screened]
+        answers = await self._rank_members(group_id, group, members, screened, played, incomplete)
+        if not env_failed:
             return answers
         # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
         failed = {
-            m: dataclasses.replace(answers.late, late=False, env_error=True, env_success=0.0, env_turns=o.turns)
+            m: dataclasses.replace(
+                answers.late,
+                late=False,
+                env_error=True,
+                env_success=0.0,
+                env_turns=o.turns,
+                env_cause=o.cause,
+                env_recovered=float(o.recovered),
+                env_replays=float(o.replays),
+            )
             for m in env_failed
             if (o := outcomes_of[m]) is not None
         }
-        # a screened member does not vote either: it is out of the ranking and out of the update, so its stand-in is
-        # its own (no ranked member's, nor that of a member left out for another reason): the estimator masks it alone
-        reward = screened_reward([o.reward for o in answers.members.values()], answers.late.reward)
-        stand_in = dataclasses.replace(answers.late, reward=reward, late=False)
-        masked = {m: dataclasses.replace(stand_in, screened=name) for m, name in screened.items()}
-        return Answers({**answers.members, **failed, **masked}, answers.late)
+        return Answers({**answers.members, **failed}, answers.late)
 
     def _screened(self, group_id: str, group: _Pending, members: list[str]) -> dict[str, str]:
-        """The ``members`` a hack detector set to mask takes out of the ranking, with its name
-        (:mod:`~verl_arena.outcomes.hack_screen`); a tail head that ranked one of them is dropped."""
+        """The ``members`` a hack detector set to screen flags, with its name (:mod:`~verl_arena.outcomes.hack_screen`):
+        the judge does not see them; a tail head that ranked one of them is dropped."""
         found = screen_out(
             [group.members[m] for m in members],
             group.query,
-            self.options.hack_alarm.masking,
+            self.options.hack_alarm.screening,
             thresholds=self.options.hack_alarm,
             features=[group.features.get(m) for m in members],
         )
@@ -566,7 +644,10 @@ class GroupCoordinator:
         if not screened:
             return screened
         logger.warning(
-            "group %s: %s screened out of the ranking and the update (hack_alarm.screen)", group_id, screened
+            "group %s: %s flagged by hack detectors set to screen (hack_alarm.screen): not shown to the judge, ranked "
+            "below the group's other members",
+            group_id,
+            screened,
         )
         self.counts["screened"] += len(screened)
         if group.head is not None and not screened.keys().isdisjoint(group.head.members):
@@ -576,9 +657,16 @@ class GroupCoordinator:
         return screened
 
     async def _rank_members(
-        self, group_id: str, group: _Pending, members: list[str], played: list[EnvOutcome | None], incomplete: bool
+        self,
+        group_id: str,
+        group: _Pending,
+        members: list[str],
+        screened: dict[str, str],
+        played: list[EnvOutcome | None],
+        incomplete: bool,
     ) -> Answers:
-        """Rank ``members`` (their environment outcomes ``played``, ``None`` for a member that played none)."""
+        """Rank ``members``: those ``screened`` below the others, which the judge ranks (their environment outcomes
+        ``played``, ``None`` for a member that played none)."""
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s",
@@ -587,10 +675,61 @@ class GroupCoordinator:
                 group.expected,
                 self.options.arrival_timeout_s,
             )
+        ranked = [m for m in members if m not in screened]
         if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
             if group.head is not None:
                 group.head.cancel()
             return self._zero(group, incomplete=incomplete)
+        candidates, anchor, result, judged = await self._judged(group_id, group, ranked)
+        if result is not None and all(o is not None for o in played):
+            outcomes = [o for o in played if o is not None]
+            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
+        if screened:
+            flagged = [(group.members[m], name) for m, name in screened.items()]
+            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+            candidates, result = screened_group(tournament, result, candidates, len(ranked), flagged)
+            if "judge_void" in result.details[SCREEN_KEY]:
+                logger.warning(
+                    "group %s: the judge voided the ranking of its unflagged members (%s); the screened members still "
+                    "rank below them",
+                    group_id,
+                    result.details[SCREEN_KEY]["judge_void"],
+                )
+        assert result is not None
+        if self.judgment_log is not None:
+            try:
+                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
+            except (OSError, ValueError):
+                logger.exception("group %s: could not write the judgment log", group_id)
+                self.counts["log_errors"] += 1
+        order = [*ranked, *screened]
+        outcomes, late = member_outcomes(
+            result,
+            candidates,
+            members=len(ranked),
+            anchor=anchor,
+            expected=group.expected,
+            incomplete=incomplete,
+            group_filter=self.group_filter,
+            judged=judged,
+            query=group.query,
+            hack_thresholds=self.options.hack_alarm,
+            features=[group.features.get(m) for m in order],
+            screened=list(screened.values()),
+        )
+        return Answers(dict(zip(order, outcomes, strict=True)), late)
+
+    async def _judged(
+        self, group_id: str, group: _Pending, members: list[str]
+    ) -> tuple[list[Candidate], int, GroupResult | None, tuple[float, float]]:
+        """What ranks ``members`` (their candidates, then a reference and the data's anchors), the anchor's index, the
+        judge's result (``None`` for fewer than two members: nothing to judge) and when the group went to the judge and
+        for how long."""
+        if len(members) < 2:
+            if group.head is not None:
+                group.head.cancel()
+            candidates, anchor = self._candidates(group, members)
+            return candidates, anchor, None, (0.0, 0.0)
         if group.head is not None:
             candidates, anchor, late = whole_group(group.head, members, group.members.__getitem__)
             self.counts["tail_late_members"] += len(late)
@@ -621,31 +760,8 @@ class GroupCoordinator:
                 group.query, candidates, tournament, group_id=group_id, step=group.step, **self._rank_options
             )
             self.eager.used(result.details.get("prefetch") or {})
-        judged = (judged_at, self._clock() - started)
         group.ranked = (candidates, result)
-        if all(o is not None for o in played):
-            outcomes = [o for o in played if o is not None]
-            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
-        if self.judgment_log is not None:
-            try:
-                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
-            except (OSError, ValueError):
-                logger.exception("group %s: could not write the judgment log", group_id)
-                self.counts["log_errors"] += 1
-        outcomes, late = member_outcomes(
-            result,
-            candidates,
-            members=len(members),
-            anchor=anchor,
-            expected=group.expected,
-            incomplete=incomplete,
-            group_filter=self.group_filter,
-            judged=judged,
-            query=group.query,
-            hack_thresholds=self.options.hack_alarm,
-            features=[group.features.get(m) for m in members],
-        )
-        return Answers(dict(zip(members, outcomes, strict=True)), late)
+        return candidates, anchor, result, (judged_at, self._clock() - started)
 
     async def _rank_verifiable(
         self, group_id: str, group: _Pending, members: list[str], candidates: list[Candidate]

@@ -286,7 +286,8 @@ class JudgeService:
         ranked = self.anchor_pools.group(tournament, query, candidates)  # a pooled tournament's anchors, after them
         reservation = None
         if self.step_budget is not None and step is not None:
-            reservation = self.step_budget.reserve(step, tournament, len(ranked), self._prompt_price(query, ranked))
+            prices = [self._prompt_price(query, ranked, modest=modest) for modest in (False, True)]
+            reservation = self.step_budget.reserve(step, tournament, len(ranked), *prices)
             if reservation.tournament is None:
                 voided = self._voided_for_budget(tournament, candidates, group_id, step, reservation.limited_by)
                 return compacted(voided) if compact else voided
@@ -388,12 +389,13 @@ class JudgeService:
             )
         return PromptEstimate(self.config)
 
-    def _prompt_price(self, query: str, candidates: Sequence[Candidate]) -> PromptPrice | None:
-        """Prices a tournament for this group in prompt tokens (``None`` without a budget of them)."""
+    def _prompt_price(self, query: str, candidates: Sequence[Candidate], *, modest: bool = False) -> PromptPrice | None:
+        """Prices a tournament for this group in prompt tokens (``None`` without a budget of them; ``modest``: see
+        :meth:`~verl_arena.judges.prompt_estimate.PromptEstimate.pricer`)."""
         estimate = self.prompt_estimate
         if estimate is None:
             return None
-        price = estimate.pricer(query, candidates)
+        price = estimate.pricer(query, candidates, modest=modest)
         return lambda t: price(t.impl.judge_methods, t.judge_calls(len(candidates)))
 
     def _voided_for_budget(

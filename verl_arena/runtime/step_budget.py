@@ -8,10 +8,13 @@ the step has left: the configured tournament if its price fits, else the first t
 fits, else the group is voided as ``"budget"`` (zero advantages, never blamed on its rollouts). A tournament's price
 is known before any call: its calls are the topology's ``judge_calls``; its prompt tokens are estimated from the
 judge's templates and the group's candidates (:mod:`~verl_arena.judges.prompt_estimate`, an upper bound of its first
-asks). A choice fits when every limit set can pay for it. The price is reserved at once, so groups ranked
-concurrently cannot overspend; when the group ends (:meth:`StepBudget.release`) the step is charged what it really
-spent (its calls, and the prompt tokens the judge reported) and gets back the rest of what it reserved: a group that
-spent more prompt tokens than estimated (retries, re-asks) leaves the step less. Groups are never re-planned: an
+asks). A choice fits when every limit set can pay for it; where none fits, the chain is priced again with every
+candidate at most its group's median size before the group is voided, so that the group's longest rollouts (a
+minority, or its losing half) cannot void it by writing more: a void gives a losing rollout advantage 0, more than its
+honest loss. The price is reserved at once, so groups ranked concurrently cannot overspend their estimates; when
+the group ends (:meth:`StepBudget.release`) the step is charged what it really spent (its calls, and the prompt
+tokens the judge reported) and gets back the rest of what it reserved: a group that spent more prompt tokens than
+estimated (retries, re-asks, candidates beyond the median price) leaves the step less. Groups are never re-planned: an
 earlier group keeps what it reserved, and a later group only gets what is left, so a late group can never void an
 earlier one. A new step starts with the whole budget.
 
@@ -116,6 +119,8 @@ class Reservation:
     degraded: bool
     limited_by: str | None = None
     released: bool = False
+    #: priced with every candidate at most its group's median size (nothing fitted at the full price)
+    modest: bool = False
 
     @property
     def voided(self) -> bool:
@@ -129,6 +134,7 @@ class Reservation:
             "topology": self.tournament.topology if self.tournament is not None else None,
             "degraded": self.degraded,
             **({"limited_by": self.limited_by} if self.limited_by else {}),
+            **({"modest": True} if self.modest else {}),
             **spent,
         }
 
@@ -158,27 +164,40 @@ class StepBudget:
         self._steps: OrderedDict[int, _Step] = OrderedDict()
 
     def reserve(
-        self, step: int, tournament: Tournament, n: int, prompt_price: PromptPrice | None = None
+        self,
+        step: int,
+        tournament: Tournament,
+        n: int,
+        prompt_price: PromptPrice | None = None,
+        modest_price: PromptPrice | None = None,
     ) -> Reservation:
         """Reserve the price of the best tournament the step can still pay for a group of ``n``: ``tournament``
         itself, or the first fallback that fits; a voided reservation when not even the cheapest fits (the group is
         voided as :data:`BUDGET_VOID`). ``prompt_price`` prices a tournament in prompt tokens (needed with
-        ``prompt_tokens``)."""
+        ``prompt_tokens``); ``modest_price`` prices it with every candidate at most its group's median size
+        (:meth:`~verl_arena.judges.prompt_estimate.PromptEstimate.pricer`): where nothing fits at the full price, the
+        chain is tried again at that one before the group is voided, so its longer rollouts alone cannot void it (the
+        reservation says ``modest``)."""
         if "prompt_tokens" in self.limits and prompt_price is None:
             raise ValueError("step_budget.prompt_tokens needs the group's prompt price")
         state = self._step(step)
         state.counts["groups"] += 1
         limited_by = None
-        for choice, price in self._chain(tournament, n, prompt_price):
-            short = [name for name, cost in price.items() if cost > state.left[name]]
-            if not short:
-                for name, cost in price.items():
-                    state.left[name] -= cost
-                degraded = choice is not tournament
-                state.counts["degraded_groups"] += degraded
-                self._count_limit(state, limited_by)
-                return Reservation(step, choice, price, degraded, limited_by)
-            limited_by = limited_by or "+".join(short)
+        modest = "prompt_tokens" in self.limits and modest_price is not None
+        for at_median in (False, True) if modest else (False,):
+            pricing = modest_price if at_median else prompt_price
+            for choice, price in self._chain(tournament, n, pricing):
+                short = [name for name, cost in price.items() if cost > state.left[name]]
+                if not short:
+                    for name, cost in price.items():
+                        state.left[name] -= cost
+                    degraded = choice is not tournament
+                    state.counts["degraded_groups"] += degraded
+                    if at_median:
+                        state.counts["modest_groups"] += 1
+                    self._count_limit(state, limited_by)
+                    return Reservation(step, choice, price, degraded, limited_by, modest=at_median)
+                limited_by = limited_by or "+".join(short)
         state.counts["voided_groups"] += 1
         self._count_limit(state, limited_by)
         self._warn_if_most_voided(step, state)

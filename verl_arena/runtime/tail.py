@@ -20,7 +20,7 @@ prefetches that the wave finds when it asks (:mod:`~verl_arena.runtime.prefetch`
 function of the verdicts and the seed either way; the judge time after the last arrival is then the head's rest, or
 about one L once the head is done. The coordinator's ``stats()`` counts them: ``tail_asked_ahead`` (started),
 ``tail_ahead_refused`` (the judge had no room: the wave asks them), ``tail_ahead_unused`` (never asked by the wave: a
-member that forfeited or was screened out, a group voided or given zero rewards).
+member that forfeited or was screened (never shown to the judge), a group voided or given zero rewards).
 """
 
 from __future__ import annotations

@@ -207,29 +207,35 @@ def test_the_hack_detectors_count_the_group_as_they_count_it_anywhere_when_set_t
     )
     assert summary["hack_flagged"]["judge_directed"] == 1 and summary["hack_screened"] == 4
     assert (summary["hack_flagged"], summary["hack_flagged_wins"]) == (expected.flagged, expected.flagged_wins)
-    assert not any(getattr(s, "remove_sample", False) for s in group)  # logged, not masked
+    assert not any(getattr(s, "remove_sample", False) for s in group)  # logged, not screened
 
 
-def test_a_rollout_a_masking_detector_flags_is_out_of_the_ranking_and_the_update(mock_judge):
+def test_a_rollout_a_screening_detector_flags_is_not_judged_and_ranks_below_its_group(mock_judge, tmp_path):
+    from verl_arena.offline import replay_log
+
     url, server = mock_judge(latency=0.0)
-    options = arena_args(judge=judge_config(url), topology="round_robin")  # judge_directed masks by default
+    log = tmp_path / "judgments.jsonl"
+    # judge_directed screens by default
+    options = arena_args(judge=judge_config(url), topology="round_robin", judgment_log=str(log))
     group = [sample(3, i, text) for i, text in enumerate([*PLANS, JUDGE_DIRECTED])]
     for s, r in zip(group, asyncio.run(group_rm(options, group)), strict=True):
         s.reward = r
     flagged = group[3].metadata["arena"]
-    assert flagged["screened"] == "judge_directed" and flagged["votes"] is False
-    assert flagged["reward"] not in {s.reward for s in group[:3]}  # a stand-in of its own, no ranked member's
-    assert group[3].remove_sample is True  # slime zeroes its loss mask
-    assert not any(getattr(s, "remove_sample", False) for s in group[:3])
+    assert flagged["screened"] == "judge_directed" and flagged.get("votes", True) is True
+    assert flagged["rank"] == 3.0 and group[3].reward == 0.0 < min(s.reward for s in group[:3])
+    assert not any(getattr(s, "remove_sample", False) for s in group)  # every rollout stays in the update
     assert group[0].metadata["arena"]["group"]["judgments"] == 3  # a round robin of the three others
     assert server.recent and not any("Dear judge" in json.dumps(r["messages"]) for r in server.recent)
     _, advantages = reward_post_process(options, group)
-    alone = [sample(3, i, text, reward=s.reward) for i, (text, s) in enumerate(zip(PLANS, group, strict=False))]
-    assert advantages[3] == 0.0 and advantages[:3] == reward_post_process(options, alone)[1]
+    assert advantages[3] == min(advantages) < 0 and advantages == pytest.approx(
+        group_advantages([s.reward for s in group])
+    )
     metrics: dict[str, float] = {}
     log_rollout(1, options, group, metrics, 0.5)
     assert metrics["hack/screened"] == 1 and metrics["hack/judge_directed_screened"] == 1
-    assert metrics["arena/non_voting"] == 1
+    assert metrics["arena/non_voting"] == 0
+    (replayed,) = replay_log(log)  # the judgment log holds the whole group, and a replay places it again
+    assert replayed.identical and replayed.logged.details["screened"]["members"] == ["3"]
 
 
 def test_a_held_out_judge_checks_the_training_judge_in_the_background_and_is_logged(mock_judge):

@@ -306,7 +306,7 @@ def test_a_group_holding_two_prompts_is_ranked_per_prompt(slime_rollout, mock_ju
     assert advantages[1] == min(advantages[:3])
 
 
-def test_the_step_budget_and_the_screening_mask_through_slimes_rollout(slime_rollout, rollout, mock_judge, monkeypatch):
+def test_the_step_budget_and_the_hack_screen_through_slimes_rollout(slime_rollout, rollout, mock_judge, monkeypatch):
     from helpers import ScriptedSource, flatten, script_groups
 
     from verl_arena.integrations.slime import steps
@@ -337,10 +337,11 @@ def test_the_step_budget_and_the_screening_mask_through_slimes_rollout(slime_rol
     summaries = [g[0].metadata["arena"]["group"] for g in groups]
     assert sum(s["budget_degraded"] for s in summaries) == 1 and not any(s["void_reason"] for s in summaries)
     flagged = groups[1][3]
-    assert flagged.metadata["arena"]["screened"] == "judge_directed" and flagged.remove_sample is True
+    assert flagged.metadata["arena"]["screened"] == "judge_directed" and not flagged.remove_sample
+    assert flagged.metadata["arena"]["rank"] == 3.0 and flagged.reward == min(s.reward for s in groups[1])
     assert not any("Dear judge" in json.dumps(r["messages"]) for r in server.recent)
     _, advantages = reward_post_process(args, samples)
-    assert advantages[7] == 0.0 and any(advantages[4:7])
+    assert advantages[7] == min(advantages[4:8]) < 0  # it votes, ranked below the Lisbon plans
     metrics: dict[str, float] = {}
     log_rollout(5, args, samples, metrics, 1.0)
     assert metrics["arena/budget_degraded_groups"] == 1 and metrics["arena/budget_limited_by_calls"] == 1

@@ -173,12 +173,15 @@ def test_an_environment_that_errors_or_stalls_ends_the_episode_as_its_own_failur
 ):
     url, stats = env_server(**options)
     policy = ScriptedPolicy(tokenizer, solver(TASK))
-    output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 0.5})
-    # every step fails, the control episode's too: the environment is down for everyone, not broken by the agent
+    env = {"url": url, "adapter": "textcraft", "step_timeout_s": 0.5, "recover_s": 1.0}
+    output = play(tokenizer, policy, env)
+    # every step fails, the control episodes' too, for longer than recover_s: down for everyone, not broken by the agent
     assert output.extra_fields["env_error"] == reason and output.extra_fields["env_success"] == 0.0
-    assert output.extra_fields["env_crash"] == "" and stats()["created"] == 2
+    # the server had the failing step, and no private server replays it: unresolved, not priced either way
+    assert output.extra_fields["env_crash"] == "" and output.extra_fields["env_cause"] == "unresolved"
+    assert output.extra_fields["env_replays"] == 0.0 and stats()["created"] >= 2
     assert len(output.response_ids) == len(output.response_mask) > 0  # a valid rollout all the same
-    if reason == "env_timeout":  # the stalled step is still running on the server: give it time to close
+    if reason == "env_timeout":  # the stalled steps are still running on the server: give them time to close
         import time
 
         time.sleep(3.5)
@@ -198,21 +201,25 @@ def test_an_action_that_breaks_a_working_environment_is_the_agents_failure(token
     policy = ScriptedPolicy(tokenizer, [*solver(TASK)[:2], f"Let me take plenty.\nAction: {HUGE}"])
     output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 1.0})
     extra = output.extra_fields
-    # the server failed on the third action; a control episode (inventory on the same task) worked: the agent broke it
+    # the server failed on the third action; replayed at the same state (its two moves on a fresh episode), it failed
+    # again while a control episode (inventory on the same task) worked: the agent broke it
     assert extra["env_crash"] == reason and extra["env_error"] == "" and extra["env_success"] == 0.0
+    assert extra["env_cause"] == "fails_again" and extra["env_replays"] == 1.0 and extra["env_recovered"] == 0.0
     assert extra["env_turns"] == 3 and len(output.response_ids) == len(output.response_mask) > 0
     assert "The environment failed on this action" in extra["arena_messages"]
     counts = stats()
-    assert counts["created"] == 2 and counts["faults"] == 1 and counts["steps"] == 3  # two of its own, the control's
+    # its episode, a control, the replay and a control after it; its two moves, the controls' and the replayed ones
+    assert counts["created"] == 4 and counts["faults"] == 2 and counts["steps"] == 2 + 1 + 2 + 1
     assert counts["open"] == 0
 
 
 def test_an_environment_that_fails_the_control_too_is_down_for_everyone(tokenizer, env_server):
     url, stats = env_server(fault_pattern=r"\d{50,}|^inventory$")  # the control's harmless action fails as well
     policy = ScriptedPolicy(tokenizer, [*solver(TASK)[:1], f"Action: {HUGE}"])
-    output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "step_timeout_s": 1.0})
+    env = {"url": url, "adapter": "textcraft", "step_timeout_s": 1.0, "recover_s": 0.3}
+    output = play(tokenizer, policy, env)
     assert output.extra_fields["env_error"] == "env_http" and output.extra_fields["env_crash"] == ""
-    assert stats()["created"] == 2 and stats()["faults"] == 2 and stats()["open"] == 0
+    assert stats()["created"] >= 2 and stats()["faults"] >= 2 and stats()["open"] == 0
 
 
 def test_the_control_action_is_configurable(tokenizer, env_server):
@@ -220,14 +227,36 @@ def test_the_control_action_is_configurable(tokenizer, env_server):
     policy = ScriptedPolicy(tokenizer, [f"Action: {HUGE}"])
     env = {"url": url, "adapter": "textcraft", "control_action": "get 1 sand", "step_timeout_s": 1.0}
     output = play(tokenizer, policy, env)
-    assert output.extra_fields["env_crash"] == "env_http" and stats()["steps"] == 1 and stats()["open"] == 0
+    assert output.extra_fields["env_crash"] == "env_http" and stats()["steps"] == 2 and stats()["open"] == 0
+
+
+def test_an_episode_the_environment_ended_on_its_own_goes_on_and_reaches_the_goal(tokenizer, env_server):
+    """The server expires episodes idle for 0.3 s and the model thinks for 0.8 s once: the next action meets an
+    unknown episode (a control episode works, and alone would have blamed the agent). Replayed on a fresh episode, the
+    episode goes on to the goal."""
+    url, stats = env_server(episode_ttl_s=0.3)
+    policy = ScriptedPolicy(tokenizer, solver(TASK))
+    thinking = policy.generate
+
+    async def slow_third_turn(**kwargs):
+        if len(policy.prompts) == 2:
+            await asyncio.sleep(0.8)
+        return await thinking(**kwargs)
+
+    policy.generate = slow_third_turn  # type: ignore[method-assign]
+    output = play(tokenizer, policy, {"url": url, "adapter": "textcraft", "max_turns": 30})
+    extra = output.extra_fields
+    assert extra["env_success"] == 1.0 and extra["env_crash"] == extra["env_error"] == extra["env_cause"] == ""
+    assert extra["env_recovered"] == 1.0 and extra["env_replays"] == 1.0 and extra["env_turns"] == len(solve(TASK))
+    assert stats()["expired"] >= 1 and stats()["open"] == 0
 
 
 def test_an_environment_that_is_not_there_fails_before_the_first_turn(tokenizer):
     policy = ScriptedPolicy(tokenizer, solver(TASK))
-    output = play(tokenizer, policy, {"url": "http://127.0.0.1:9", "adapter": "textcraft", "step_timeout_s": 1})
+    env = {"url": "http://127.0.0.1:9", "adapter": "textcraft", "step_timeout_s": 1, "recover_s": 0.3}
+    output = play(tokenizer, policy, env)
     assert output.extra_fields["env_error"] == "env_connection" and not policy.prompts
-    assert output.response_mask == [0]  # nothing to train on
+    assert output.extra_fields["env_cause"] == "start" and output.response_mask == [0]  # nothing to train on
 
 
 def test_beside_another_reward_manager_the_error_names_the_reward_manager_too(tokenizer):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from verl_arena import ConfigError
 from verl_arena.core.rewards import group_advantages
-from verl_arena.outcomes.members import screened_reward, stand_in_reward
+from verl_arena.outcomes.members import stand_in_reward
 
 ray = pytest.importorskip("ray")
 verl = pytest.importorskip("verl")
@@ -151,28 +151,21 @@ def test_a_kl_penalty_in_the_reward_is_refused(ledger):
         compute_advantage(batch([("k", 1.0, True), ("k", 0.0, True)]), adv_estimator="tournament", config=config)
 
 
-def test_screened_rows_are_removed_from_the_update(ledger):
-    # member 2 of six was screened by a hack detector: the coordinator ranked three others and answered it with its
-    # own stand-in; the estimator gives it advantage 0 and zeroes its response mask in verl's own batch. Members 4
-    # (its environment failed) and 5 (late) do not vote either, with the group's other stand-in: they keep their tokens
-    ranked = [1.0, 0.5, 0.0]
-    stand_in = stand_in_reward(ranked)
-    screened = screened_reward(ranked, stand_in)
-    records = [("screen", "2", LeftOut(screened, why="screened")), ("late", "1", LeftOut(0.5, why="late"))]
-    records += [("screen", "4", LeftOut(stand_in, why="env_error")), ("screen", "5", LeftOut(stand_in, why="late"))]
-    leave_out(ledger, records)
+def test_a_screened_row_votes_with_the_lowest_advantage_and_keeps_its_tokens(ledger):
+    # member 2 of six was flagged by a hack detector set to screen: the coordinator ranked it below the three others
+    # (reward 0, it votes, no record). Members 4 (its environment failed) and 5 (late) do not vote, with the group's
+    # stand-in: advantage 0. Every row keeps its response mask
+    rewards = [1.0, 2 / 3, 0.0, 1 / 3]
+    stand_in = stand_in_reward(rewards)
+    leave_out(
+        ledger, [("screen", "4", LeftOut(stand_in, why="env_error")), ("screen", "5", LeftOut(stand_in, why="late"))]
+    )
     votes.take_metrics()
-    rows = [("screen", 1.0, True), ("screen", 0.5, True), ("screen", screened, True), ("screen", 0.0, True)]
-    rows += [("late", 1.0, True), ("late", 0.5, True), ("late", 0.0, True)]
-    rows += [("screen", stand_in, True), ("screen", stand_in, True)]
+    rows = [("screen", r, True) for r in rewards] + [("screen", stand_in, True), ("screen", stand_in, True)]
     config = OmegaConf.create({"adv_estimator": "tournament"})
     out = compute_advantage(batch(rows), adv_estimator="tournament", config=config)
-    mask = out.batch["response_mask"]
-    assert torch.count_nonzero(mask[2]) == 0 and torch.count_nonzero(out.batch["advantages"][2]) == 0
-    assert all(torch.count_nonzero(mask[i]) > 0 for i in (0, 1, 3))  # the siblings keep their tokens
     adv = out.batch["advantages"][:, 0].tolist()
-    assert adv[:2] + adv[3:4] == pytest.approx(group_advantages(ranked), abs=1e-6)  # ranked without it
-    assert torch.count_nonzero(mask[5]) > 0  # a late row does not vote, but stays in the update (advantage 0)
-    assert all(torch.count_nonzero(mask[i]) > 0 for i in (7, 8))  # nor do the failed and late rows beside it
-    assert torch.count_nonzero(out.batch["advantages"][7:]) == 0
-    assert votes.take_metrics()["arena/screened_rows"] == 1.0
+    assert adv[:4] == pytest.approx(group_advantages(rewards), abs=1e-6) and adv[2] == min(adv[:4]) < 0
+    assert adv[4:] == [0.0, 0.0]
+    assert all(torch.count_nonzero(out.batch["response_mask"][i]) > 0 for i in range(6))
+    assert "arena/screened_rows" not in votes.take_metrics()

@@ -39,10 +39,10 @@ class SlimeArenaConfig(ArenaOptions):
             ``anchor=reference``), if not ``sample.label``.
         drop_resample: with ``drop_groups``, ``verl_arena.slime.keep_group`` drops a marked group even when slime
             must sample more prompts to fill the batch (DAPO-style); by default only from slime's surplus.
-        hack_alarm: the hack detectors: a detector set to mask (``hack_alarm.screen``, by default the ones that flag
-            text written for the judge) takes the rollouts it flags out of their group's ranking and out of the
-            update (``sample.remove_sample``: slime zeroes their loss mask; advantage 0, they do not vote); the alarm
-            warns when look-alike hacks take a rising share of the wins (``log_rollout``). See
+        hack_alarm: the hack detectors: a detector set to screen (``hack_alarm.screen``, by default those whose
+            false-positive rate on the honest corpus is at most 1%) keeps the rollouts it flags from the judge and
+            ranks them below every unflagged rollout of their group (they vote, with the group's lowest reward); the
+            alarm warns when look-alike hacks take a rising share of the wins (``log_rollout``). See
             :class:`~verl_arena.outcomes.hack_alarm.HackAlarmConfig`.
         heldout_judge: a second judge, never trained against, asked again a sample of the training judge's decisive
             verdicts in the background; its agreement is logged by ``log_rollout`` (``hack/heldout_agreement``) and

@@ -7,10 +7,11 @@
   runtime of this process (one judge budget for the job: slime judges every group in its rollout manager) and returns
   one reward per rollout; each rollout's outcome (rank, points, judge calls, tokens, degraded, voided, order
   disagreement, forfeit, the hack detectors' screening, whose regular expressions run in a thread, not on slime's
-  event loop) goes to ``sample.metadata["arena"]``. A rollout a hack detector set to mask flags
-  (``arena_hack_alarm.screen``) is left out of its group before the judge sees it, does not vote and is removed from
-  the update (``sample.remove_sample``). With ``arena_step_budget``, each group draws on its rollout step's budget
-  (the step :func:`~verl_arena.integrations.slime.rollout.rollout` recorded); with ``arena_heldout_judge``, a sample
+  event loop) goes to ``sample.metadata["arena"]``. A rollout a hack detector set to screen flags
+  (``arena_hack_alarm.screen``) is not shown to the judge and ranks below every unflagged rollout of its group, tied
+  with the other flagged ones; it votes (:mod:`~verl_arena.outcomes.hack_screen`). With ``arena_step_budget``, each
+  group draws on its rollout step's budget (the step :func:`~verl_arena.integrations.slime.rollout.rollout`
+  recorded); with ``arena_heldout_judge``, a sample
   of the verdicts is asked again in the background. Judge trouble never raises into slime: a
   group that cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different
   prompts are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
@@ -51,15 +52,9 @@ from verl_arena.integrations.slime.samples import anchors_of, candidate_of, quer
 from verl_arena.integrations.slime.steps import rollout_step
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
-from verl_arena.outcomes.hack_screen import screen_out
+from verl_arena.outcomes.hack_screen import screen_out, screened_group
 from verl_arena.outcomes.judgment_log import JudgmentLog
-from verl_arena.outcomes.members import (
-    GroupSummary,
-    MemberOutcome,
-    member_outcomes,
-    screened_reward,
-    stand_in_reward,
-)
+from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors
 from verl_arena.runtime.heldout import HeldoutJudging
@@ -140,8 +135,8 @@ async def _rank(
 ) -> tuple[str, list[MemberOutcome]]:
     """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too).
 
-    A rollout a hack detector set to mask flags (``arena_hack_alarm.screen``) is left out of the ranking before the
-    judge sees the group; it does not vote (a stand-in reward, ``screened`` naming the detector)."""
+    A rollout a hack detector set to screen flags (``arena_hack_alarm.screen``) is not shown to the judge and ranks
+    below the others (``screened`` naming the detector), as the coordinator ranks it for verl."""
     key = _group_key(trajectories, query, mixed)
     if len(trajectories) < 2:
         return key, [MemberOutcome(0.0, GroupSummary(size=1, expected=1))] * len(trajectories)
@@ -149,13 +144,16 @@ async def _rank(
     members = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
     # what the hack detectors read of each rollout, measured in a thread (not on slime's loop)
     features = await asyncio.to_thread(_features, members, query)
-    found = screen_out(members, query, cfg.hack_alarm.masking, thresholds=cfg.hack_alarm, features=features)
+    found = screen_out(members, query, cfg.hack_alarm.screening, thresholds=cfg.hack_alarm, features=features)
     if any(found):
-        screened = {i: name for i, name in enumerate(found) if name}
         logger.warning(
-            "group %s: %s screened out of the ranking and the update (arena_hack_alarm.screen)", key, screened
+            "group %s: %s flagged by hack detectors set to screen (arena_hack_alarm.screen): not shown to the judge, "
+            "ranked below the group's other rollouts",
+            key,
+            {i: name for i, name in enumerate(found) if name},
         )
     kept = [i for i, name in enumerate(found) if not name]
+    flagged = [i for i, name in enumerate(found) if name]
     candidates = [members[i] for i in kept]
     anchor = 0
     if cfg.anchor == "greedy":
@@ -167,63 +165,72 @@ async def _rank(
         candidates.append(Candidate("__reference__", reference))
         anchor = len(candidates) - 1
     candidates.extend(_data_anchors(cfg, trajectories, key))  # after the members and the reference: never rewarded
-    ranked, stand_in = await _ranked(
-        cfg, args, key, step, query, candidates, len(kept), anchor, len(trajectories), [features[i] for i in kept]
-    )
-    outcomes = [stand_in] * len(trajectories)
-    for i, outcome in zip(kept, ranked, strict=True):
+    group = _Ranked(key, step, query, candidates, len(kept), anchor, len(trajectories))
+    screened = [(members[i], found[i]) for i in flagged]
+    ranked = await _ranked(cfg, args, group, [features[i] for i in (*kept, *flagged)], screened)
+    outcomes: list[MemberOutcome] = [MemberOutcome(0.0)] * len(trajectories)
+    for i, outcome in zip((*kept, *flagged), ranked, strict=True):
         outcomes[i] = outcome
-    if any(found):  # a stand-in of its own, as the coordinator answers a screened member (no other member has it)
-        screened = screened_reward([o.reward for o in ranked], stand_in.reward)
-        for i, name in enumerate(found):
-            if name:
-                outcomes[i] = dataclasses.replace(stand_in, reward=screened, screened=name)
     return key, outcomes
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ranked:
+    """What one prompt's tournament ranks: its ``candidates`` (the first ``members`` of them the rollouts the judge
+    sees, a reference and anchors may follow), the anchor's index, and the rollouts the group expected."""
+
+    key: str
+    step: int | None
+    query: str
+    candidates: list[Candidate]
+    members: int
+    anchor: int
+    expected: int
 
 
 async def _ranked(
     cfg: SlimeArenaConfig,
     args: Any,
-    key: str,
-    step: int | None,
-    query: str,
-    candidates: list[Candidate],
-    members: int,
-    anchor: int,
-    expected: int,
+    group: _Ranked,
     features: list[MemberFeatures],
-) -> tuple[list[MemberOutcome], MemberOutcome]:
-    """The outcomes of the ``members`` first of ``candidates`` ranked together (a reference and anchors may follow),
-    and the one of a member that does not vote; fewer than two members are not ranked (reward 0)."""
-    if members < 2:
-        summary = GroupSummary(size=members, expected=expected)
-        return [MemberOutcome(0.0, summary)] * members, MemberOutcome(stand_in_reward([]), summary, votes=False)
-    tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
-    result = await judge_service(cfg, args).rank_group(query, candidates, tournament, group_id=key, step=step)
+    screened: list[tuple[Candidate, str]],
+) -> list[MemberOutcome]:
+    """The outcomes of the group's members the judge ranks, then of the ``screened`` ones (placed below them,
+    :func:`~verl_arena.outcomes.hack_screen.screened_group`; the judge ranks nothing with fewer than two members)."""
+    key, query, candidates = group.key, group.query, group.candidates
+    tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=group.anchor)
+    result = None
+    if group.members >= 2:
+        service = judge_service(cfg, args)
+        result = await service.rank_group(query, candidates, tournament, group_id=key, step=group.step)
+        heldout = heldout_judging(cfg)
+        if heldout is not None:  # in the background: it never holds up the rollout, nor touches a reward
+            heldout.submit(key, group.step, query, candidates, result)
+    if screened:
+        candidates, result = screened_group(tournament, result, candidates, group.members, screened)
+    assert result is not None
     if cfg.judgment_log:
         log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
         try:
             await log.awrite(query, result, candidates)
         except (OSError, ValueError):
             logger.exception("group %s: could not write the judgment log", key)
-    heldout = heldout_judging(cfg)
-    if heldout is not None:  # in the background: it never holds up the rollout, nor touches a reward
-        heldout.submit(key, step, query, candidates, result)
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
-    outcomes, late = member_outcomes(
+    outcomes, _ = member_outcomes(
         result,
         candidates,
-        members=members,
-        anchor=anchor,
-        expected=expected,
+        members=group.members,
+        anchor=group.anchor,
+        expected=group.expected,
         group_filter=_filters[filter_key],
         query=query,
         hack_thresholds=cfg.hack_alarm,
         features=features,
+        screened=[name for _, name in screened],
     )
-    return outcomes, dataclasses.replace(late, late=False)
+    return outcomes
 
 
 def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
@@ -266,8 +273,6 @@ async def group_rm(args: Any, samples: list[Any], **kwargs: Any) -> list[float]:
                 sample.metadata = {}
             sample.metadata[METADATA_KEY] = outcome.to_dict()
             sample.metadata[GROUP_KEY] = key
-            if outcome.screened:  # out of the update: slime zeroes the loss mask of a removed sample
-                sample.remove_sample = True
             if fan_out:
                 sample.reward = outcome.reward
     return [] if fan_out else [o.reward for _, o in outcomes]

@@ -62,7 +62,8 @@ INFO_DESCRIPTIONS = {
     "arena_degraded": "1 if any of the group's judgments failed",
     "arena_voided": "1 if the group was voided (equal rewards, zero advantages)",
     "arena_incomplete": "1 if the group was ranked before all members arrived",
-    "arena_late": "1 if the rollout arrived after its group closed (it does not vote)",
+    "arena_late": "1 if the rollout arrived after its group closed (placed among the members answered, it votes; "
+    "where it could not be placed, it does not)",
     "arena_duplicate": "1 if the rollout was delivered before (same answer again)",
     "arena_overflow": "1 if too many groups were waiting and the rollout was turned away (reward 0; it does not vote)",
     "arena_anchor": "1 if the rollout was its group's anchor",
@@ -87,9 +88,8 @@ INFO_DESCRIPTIONS = {
     "arena_votes": "1 if the rollout was ranked with its group; 0 if it was left out (late, turned away, timed out, or "
     "its environment failed for everyone): its reward is a stand-in, not a judgment (the group's mean moved off every "
     "ranked reward, or 0), and the tournament estimator gives it advantage 0 outside its group's statistics",
-    "arena_screened": "1 if a hack detector set to mask (hack_alarm.screen) took the rollout out of its group's "
-    "ranking and out of the update: it does not vote, and the tournament estimator zeroes its advantage and its "
-    "response_mask",
+    "arena_screened": "1 if a hack detector set to screen (hack_alarm.screen) flagged the rollout: it was not shown to "
+    "the judge and ranks below every unflagged member of its group, tied with the other flagged ones (it votes)",
 }
 
 

@@ -10,22 +10,24 @@ at the turn limit (the horizon curriculum's at this step, else ``env.max_turns``
 and it always closes the episode, on errors and cancellation too.
 
 The environment's outcome goes into the rollout's extra fields (``env_reward``, ``env_success``, ``env_turns``,
-``env_error``, ``env_crash``), never into verl's ``reward_score`` (which would skip the reward manager). The judge reads
-the episode: the recorded conversation with each observation as the environment's answer (``arena_messages``).
+``env_error``, ``env_crash``, ``env_cause``, ``env_recovered``, ``env_replays``), never into verl's ``reward_score``
+(which would skip the reward manager). The judge reads the episode: the recorded conversation with each observation as
+the environment's answer (``arena_messages``).
 
-A server that errors, drops the connection or hangs ends the episode, and whose failure it was decides the rest
-(:meth:`~verl_arena.environments.client.EnvClient.act`). When it failed on the agent's action and a control episode
-shows it working, the agent broke it: ``env_crash`` names the failure, and the episode ranks as a failed one, below
-every honest failure of its group (breaking the environment never pays). When it fails the control too, or failed
-before the agent acted, it failed for everyone: ``env_error`` names the failure and the rollout does not vote (it is
-left out of its group's ranking and statistics, advantage 0), so the environment's trouble is nobody's loss or gain.
+The episode is an :class:`~verl_arena.environments.session.EnvSession`: a server that errors, drops the connection,
+hangs, restarts or forgets the episode is waited for, the episode replayed on a fresh one and the failing action sent
+again. A failure that does not come back is played through: the episode goes on. One that comes back on a server that
+served the replay right before is the action's: ``env_crash`` names the failure, and the episode ranks as a failed one,
+below every honest failure of its group (breaking the environment never pays). A server that does not come back, or
+failed before the agent acted, failed for everyone: ``env_error`` names the failure and the rollout does not vote (it
+is left out of its group's ranking and statistics, advantage 0), so the environment's trouble is nobody's loss or
+gain. ``env_cause`` says which decision it was (:data:`~verl_arena.environments.causes.CAUSES`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from typing import Any
 from uuid import uuid4
 
@@ -33,12 +35,11 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.environments.client import EnvClient, EnvConfig, EnvError
+from verl_arena.environments.session import EnvSession
 from verl_arena.integrations.verl.agent_loops import _AnchorMixin, horizon_at
 from verl_arena.judges.rendering import truncate_middle
 
 __all__ = ["ArenaEnvAgentLoop"]
-
-logger = logging.getLogger(__name__)
 
 
 @register("arena_env_agent")
@@ -77,31 +78,29 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
         state = _Episode()
         state.prompt_messages = [m for m in prompt if m.get("role") != "system"]
         state.task = int(task)
-        episode = None
+        session = EnvSession(client, state.task)
         try:
-            episode, first = await client.create()
-            observation = await client.reset(episode, int(task)) or first
+            observation = await session.open()
             messages.append({"role": "user", "content": self._cut(observation, env)})
             judged.append({"role": "tool", "name": "environment", "content": observation})
-            await self._play(client, episode, env, messages, judged, state, sampling_params, turns_allowed)
+            await self._play(session, env, messages, judged, state, sampling_params, turns_allowed)
         except EnvError as exc:
-            logger.warning("environment episode of task %s failed: %s", task, exc)
-            if exc.by_action:  # the action broke a server that works for everyone else: the agent's failure
+            state.cause = exc.cause
+            if exc.by_action:  # replayed at the same state, the action broke the server again: the agent's failure
                 state.crash = exc.reason
                 broke = f"The environment failed on this action ({exc.reason}) and works for everyone else."
                 judged.append({"role": "tool", "name": "environment", "content": broke})
             else:
                 state.error = exc.reason
         finally:
-            if episode is not None:
-                await asyncio.shield(client.close(episode))
+            await asyncio.shield(session.close())
             await client.aclose()
+            state.recovered, state.replays = session.recovered, session.replays
         return await self._output(messages, judged, state, turns_allowed)
 
     async def _play(
         self,
-        client: EnvClient,
-        episode: Any,
+        session: EnvSession,
         env: EnvConfig,
         messages: list[dict[str, Any]],
         judged: list[dict[str, Any]],
@@ -136,7 +135,7 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             judged.append({"role": "assistant", "content": text})
             if len(state.mask) >= response_length:
                 break
-            step = await client.act(episode, client.adapter.parse_action(text), state.task)
+            step = await session.act(session.client.adapter.parse_action(text))
             state.reward += step.reward
             judged.append({"role": "tool", "name": "environment", "content": step.observation})
             if step.done:
@@ -182,6 +181,9 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
             env_turns=float(state.turns),
             env_error=state.error,
             env_crash=state.crash,
+            env_cause=state.cause,
+            env_recovered=float(state.recovered),
+            env_replays=float(state.replays),
             arena_horizon=turns_allowed,
             turn_scores=[],
             tool_rewards=[],
@@ -201,6 +203,9 @@ class _Episode:
         self.done = False
         self.error = ""
         self.crash = ""
+        self.cause = ""
+        self.recovered = 0
+        self.replays = 0
         self.task = -1
         self.prompt_messages: list[dict[str, Any]] = []
         self.extra: dict[str, Any] = {}

@@ -20,9 +20,8 @@ siblings get exactly what they would get without it; a group with fewer than two
 arena reward manager every row with trained tokens votes. Rows left out and groups that could not be told apart are
 counted in the training step's ``arena/left_out_rows`` and ``arena/ambiguous_groups``.
 
-A row a hack detector screened out of its group (``hack_alarm.screen``, :mod:`~verl_arena.outcomes.hack_screen`) is
-also removed from the update: its ``response_mask`` is zeroed in place, as verl's own rejection sampling does, so it
-adds no gradient, no token to the loss's denominator, and no KL or entropy term (counted in ``arena/screened_rows``).
+A row a hack detector set to screen flagged (``hack_alarm.screen``, :mod:`~verl_arena.outcomes.hack_screen`) votes
+like any other: the coordinator ranked it below every unflagged member of its group, and its reward says so.
 
 A KL penalty in the reward (``algorithm.use_kl_in_reward``) is refused: it moves every reward by a little, which
 rank normalisation turns into whole ranks (a voided group would get full-scale advantages out of KL noise), and the
@@ -43,7 +42,7 @@ from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.verl import votes
 from verl_arena.integrations.verl.config import estimator_config, refuse_kl_in_reward
 
-__all__ = ["compute_tournament_advantage", "screened_rows", "voting_rows"]
+__all__ = ["compute_tournament_advantage", "voting_rows"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,10 +78,8 @@ def compute_tournament_advantage(
     left_out = votes.take_left_out([str(uid) for uid in members])
     advantage = torch.zeros(len(values), dtype=token_level_rewards.dtype, device=token_level_rewards.device)
     ambiguous = kept = 0
-    screened: list[int] = []
     for uid, rows in members.items():
         records = (left_out or {}).get(str(uid), [])
-        screened += screened_rows(rows, values, records)
         voting = voting_rows(rows, values, trained, records)
         if voting is None:
             ambiguous += 1
@@ -93,20 +90,8 @@ def compute_tournament_advantage(
         advantage[voting] = torch.tensor(group, dtype=advantage.dtype, device=advantage.device)
     votes.count("arena/left_out_rows", len(values) - kept)
     votes.count("arena/ambiguous_groups", ambiguous)
-    if screened:  # out of the update: verl's loss reads this very tensor (as after its own rejection sampling)
-        votes.count("arena/screened_rows", len(screened))
-        response_mask[screened] = 0
     advantages = advantage.unsqueeze(-1) * response_mask
     return advantages, advantages
-
-
-def screened_rows(rows: Sequence[int], values: Sequence[float], left_out: Sequence[votes.LeftOut]) -> list[int]:
-    """The rows of one group that a hack detector screened (``left_out`` records with ``why="screened"``), found by
-    their stand-in rewards as :func:`voting_rows` finds them: the coordinator answers a screened member with a stand-in
-    of its own (:func:`~verl_arena.outcomes.members.screened_reward`), so a row left out for another reason (late, its
-    environment failed) is not among them and keeps its tokens."""
-    stand_ins = {np.float32(record.reward) for record in left_out if record.why == "screened"}
-    return [r for r in rows if np.float32(values[r]) in stand_ins] if stand_ins else []
 
 
 def voting_rows(

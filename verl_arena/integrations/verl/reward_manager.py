@@ -24,10 +24,10 @@ coordinator ranks the group against them and answers only the members (:mod:`~ve
 Validation samples (``extra_info[split_key]`` in ``validation_splits``) never wait for a group: they are compared
 with the reference answer in the data (1 win, 0.5 tie, 0 loss) or get 0, as ``validation`` says.
 
-A rollout that was not ranked with its group (late, turned away, its environment down for everyone, screened by a
-hack detector, or no answer from the coordinator in time) does not vote: before answering it, the manager records it
-for the ``tournament`` estimator (:mod:`~verl_arena.integrations.verl.votes`), which gives it advantage 0 outside its
-group's statistics (and, screened, removes it from the update); its ``arena_votes`` column is 0.
+A rollout that was not ranked with its group (late, turned away, its environment down for everyone, or no answer from
+the coordinator in time) does not vote: before answering it, the manager records it for the ``tournament`` estimator
+(:mod:`~verl_arena.integrations.verl.votes`), which gives it advantage 0 outside its group's statistics; its
+``arena_votes`` column is 0. A rollout a hack detector screened votes: it is ranked below its group.
 
 The coordinator and the judge pool are created by the first worker that needs them (named after the Ray job, so
 runs never share them) and live as long as that worker.
@@ -323,12 +323,15 @@ def env_meta(extra: Any) -> dict[str, Any]:
         "turns": int(extra.get("env_turns") or 0),
         "error": str(extra.get("env_error") or ""),
         "crash": str(extra.get("env_crash") or ""),
+        "cause": str(extra.get("env_cause") or ""),
+        "recovered": int(extra.get("env_recovered") or 0),
+        "replays": int(extra.get("env_replays") or 0),
     }
 
 
 def _why(info: dict[str, float]) -> str:
     """Why a member does not vote, from its answer's columns."""
-    for why in ("screened", "timeout", "overflow", "late", "env_error"):
+    for why in ("timeout", "overflow", "late", "env_error"):
         if info.get(f"arena_{why}"):
             return why
     return "left_out"

@@ -43,8 +43,6 @@ ESTIMATOR_METRICS = {
     "the arena says do not vote, rows without a trained token (response_mask all 0), and the rows of ambiguous groups",
     "arena/ambiguous_groups": "groups given advantage 0 because a ranked member had the reward of a row that does not "
     "vote (only answers given without the group, reward 0, can collide)",
-    "arena/screened_rows": "rows a hack detector set to mask took out of their group (hack_alarm.screen): advantage 0 "
-    "and response_mask zeroed, so they are out of the update entirely",
 }
 
 _OPEN = "open"
@@ -54,7 +52,7 @@ _counts: Counter[str] = Counter()
 @dataclass(frozen=True)
 class LeftOut:
     """A member that does not vote: the reward it was answered with, its rows (a trajectory of several outputs has
-    several), and why (``late``, ``overflow``, ``env_error``, ``timeout``, ``screened``)."""
+    several), and why (``late``, ``overflow``, ``env_error``, ``timeout``)."""
 
     reward: float
     rows: int = 1

@@ -1,0 +1,162 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""Placing a latecomer: a member that arrives after its group was closed on its arrival timeout and answered.
+
+The group coordinator keeps what ranked such a group (:class:`Placeable`: its candidates and its tournament's result)
+for a while. A latecomer is then judged against the members already ranked in one wave of judgments, exactly as the
+tail-hiding schedule places the members that come while a group is ranked (:mod:`~verl_arena.core.late`, through the
+same ranker, deadline and step budget), its environment outcome combined as for any member, and it is answered with
+the reward its place is worth among the rewards its siblings were answered with
+(:func:`~verl_arena.outcomes.latecomers.reward_between`): it votes, and coming late buys it nothing. With verifiable
+scores it is placed by its score without a judge call, below every member of its own score.
+
+It does not vote when it cannot be placed: its group was voided or given zero rewards, the coordinator forgot the
+group or restarted since, its environment failed for everyone, or the judge could not place it (the wave was voided).
+None of these is the latecomer's doing. A latecomer that a hack detector set to screen flags is not judged: it ranks
+below every member, tied with those the detectors flagged on time (:mod:`~verl_arena.outcomes.hack_screen`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from verl_arena.core.ranking import ranks_from_keys
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
+from verl_arena.outcomes.hack_detectors import MemberFeatures
+from verl_arena.outcomes.hack_screen import screen_out
+from verl_arena.outcomes.latecomers import reward_between
+from verl_arena.outcomes.members import Answers, MemberOutcome
+from verl_arena.outcomes.verifiable import verifiable_score
+from verl_arena.runtime.options import CoordinatorOptions
+
+__all__ = ["Placeable", "placed_outcome"]
+
+
+@dataclass(frozen=True)
+class Placeable:
+    """What ranked a group answered without some of its members.
+
+    Args:
+        query: the group's prompt.
+        step: its training step.
+        candidates: what was ranked: the members, then the reference and the data's anchors, if any.
+        members: how many of ``candidates`` are members.
+        result: the tournament's result over ``candidates``, before environment outcomes were combined in.
+    """
+
+    query: str
+    step: int | None
+    candidates: list[Candidate]
+    members: int
+    result: GroupResult
+
+    def with_newcomer(self, newcomer: Candidate) -> list[Candidate]:
+        """The whole group as the wave ranks it: the members, ``newcomer`` after them, then the rest."""
+        m = self.members
+        return [*self.candidates[:m], newcomer, *self.candidates[m:]]
+
+
+async def placed_outcome(
+    ranker: Any,
+    placeable: Placeable,
+    answers: Answers,
+    group_id: str,
+    newcomer: Candidate,
+    options: CoordinatorOptions,
+    features: MemberFeatures | None = None,
+) -> tuple[MemberOutcome, GroupResult | None]:
+    """The latecomer ``newcomer``'s outcome among its group's ``answers`` (a stand-in that does not vote where it
+    cannot be placed, see the module docstring), and the result of the wave that judged it (``None``: none did);
+    ``features``: what its hack detectors measured where it was rolled out."""
+    m = placeable.members
+    played = [env_outcome(c) for c in (*placeable.candidates[:m], newcomer)]
+    mine = played[-1]
+    if mine is not None and mine.error:  # the environment failed for everyone: as for a member on time
+        return dataclasses.replace(answers.late, env_error=True, env_success=0.0, env_turns=mine.turns), None
+    flagged = screen_out(
+        [*placeable.candidates[:m], newcomer],
+        placeable.query,
+        options.hack_alarm.screening,
+        thresholds=options.hack_alarm,
+        features=[*([None] * m), features],
+    )[-1]
+    if flagged:  # not shown to the judge: below every member, as a member on time
+        return _screened(answers, flagged), None
+    if "verifiable" in placeable.result.details:
+        ranks = _by_score(placeable.candidates[:m], newcomer)
+        placed = None
+    else:
+        placed = await _judged(ranker, placeable, group_id, newcomer, options.tail_opponents)
+        if placed.voided:
+            return answers.late, placed
+        if all(o is not None for o in played):
+            placed = combine(placed, [o for o in played if o is not None], options.env_reward, options.env_weight)
+        ranks = list(placed.ranks[: m + 1])
+    return _outcome(placeable, answers, ranks, newcomer, placed, mine), placed
+
+
+async def _judged(
+    ranker: Any, placeable: Placeable, group_id: str, newcomer: Candidate, opponents: int | None
+) -> GroupResult:
+    """The whole group with ``newcomer`` placed by one wave against the ranked members (it sits after them)."""
+    result = placeable.result
+    tournament = Tournament.from_options(result.topology, **result.options)
+    wave = tournament.placing_late(result, [placeable.members], opponents)
+    candidates = placeable.with_newcomer(newcomer)
+    return await ranker.rank_group(placeable.query, candidates, wave, group_id=group_id, step=placeable.step)
+
+
+def _by_score(members: list[Candidate], newcomer: Candidate) -> list[float]:
+    """Ranks of the members and, last, of ``newcomer`` by their verifiable scores (a failed scorer lowest), the
+    newcomer below every member of its own score."""
+    keys = [(_score(c), 1) for c in members] + [(_score(newcomer), 0)]
+    return ranks_from_keys(keys)
+
+
+def _score(candidate: Candidate) -> float:
+    score = verifiable_score(candidate).score
+    return float("-inf") if score is None else score
+
+
+def _screened(answers: Answers, detector: str) -> MemberOutcome:
+    """A latecomer a hack detector flags: tied with the members it flagged on time, else a step below the lowest."""
+    told = list(answers.members.values())
+    tied = [o for o in told if o.screened]
+    if tied:
+        reward, rank = tied[0].reward, tied[0].rank
+    else:
+        below = float(max(o.rank for o in told) + 1)
+        ranks = [o.rank for o in told]
+        reward, rank = reward_between(ranks, [o.reward for o in told], below), below
+    return dataclasses.replace(answers.late, reward=reward, rank=rank, votes=True, screened=detector)
+
+
+def _outcome(
+    placeable: Placeable,
+    answers: Answers,
+    ranks: list[float],
+    newcomer: Candidate,
+    placed: GroupResult | None,
+    played: EnvOutcome | None,
+) -> MemberOutcome:
+    """The latecomer's answer: its reward and rank read off its siblings' answers at its place in ``ranks``."""
+    m = placeable.members
+    told = [answers.members[c.id] for c in placeable.candidates[:m]]
+    reward = reward_between(ranks[:m], [o.reward for o in told], ranks[m])
+    rank = reward_between(ranks[:m], [o.rank for o in told], ranks[m])
+    env = {}
+    if played is not None:
+        env = {"env_success": float(played.success), "env_turns": float(played.turns), "env_crash": bool(played.crash)}
+    return dataclasses.replace(
+        answers.late,
+        reward=reward,
+        rank=rank,
+        votes=True,
+        no_answer=bool(newcomer.meta.get("no_answer")),
+        forfeit=bool(placed is not None and placed.forfeited[m]),
+        **env,
+    )
