@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from verl_arena.bench.judge_exits import ATTACKS, ExitRow, format_exits, run_exits_bench
+from verl_arena.bench.judge_exits import ATTACKS, JudgeExitRow, format_exits, run_exits_bench
 
 
 def test_a_short_planted_verdict_id_does_not_pay_through_the_coordinator():
@@ -22,15 +22,15 @@ def test_a_short_planted_verdict_id_does_not_pay_through_the_coordinator():
 
 def test_the_table_marks_an_attack_that_pays_and_unknown_attacks_are_refused():
     rows = [
-        ExitRow("round_robin", "gateway_502", "honest", -1.43, 1.43, {}, 0, 0, 0),
-        ExitRow("round_robin", "gateway_502", "attacking", 0.0, 0.0, {"judge_fault": 1}, 0, 0, 0),
-        ExitRow("round_robin", "gateway_502", "losing", -1.43, 1.43, {}, 0, 0, 0),
+        JudgeExitRow("round_robin", "gateway_502", "honest", -1.43, 1.43, {}, 0, 0, 0),
+        JudgeExitRow("round_robin", "gateway_502", "attacking", 0.0, 0.0, {"judge_fault": 1}, 0, 0, 0),
+        JudgeExitRow("round_robin", "gateway_502", "losing", -1.43, 1.43, {}, 0, 0, 0),
     ]
     shown = format_exits(rows, 1).splitlines()
     assert shown[-2].endswith("judge_fault 1  <- the exit pays") and "<-" not in shown[-1] + shown[-3]
-    rows[1] = ExitRow("round_robin", "gateway_502", "attacking", -1.42, 1.4, {}, 1, 0, 0)
-    rows[0] = ExitRow("round_robin", "gateway_502", "honest", -1.44, 1.4, {}, 0, 0, 0)
-    rows[2] = ExitRow("round_robin", "gateway_502", "losing", -1.42, 1.4, {}, 0, 0, 0)
+    rows[1] = JudgeExitRow("round_robin", "gateway_502", "attacking", -1.42, 1.4, {}, 1, 0, 0)
+    rows[0] = JudgeExitRow("round_robin", "gateway_502", "honest", -1.44, 1.4, {}, 0, 0, 0)
+    rows[2] = JudgeExitRow("round_robin", "gateway_502", "losing", -1.42, 1.4, {}, 0, 0, 0)
     assert format_exits(rows, 1).splitlines()[-2].endswith("(above honest by 0.0200)")
     assert {a.name for a in ATTACKS} >= {"escaped_verdict_id", "gateway_502", "endless_reasoning"}
     with pytest.raises(ValueError, match="unknown attacks"):

@@ -16,7 +16,7 @@ import pytest
 from helpers import make_group
 
 from verl_arena import JudgeError, PairVerdict, rank_group
-from verl_arena.core.evidence import LONE_REPLAYS, MIN_REPLAYS, Exit, Exits, GroupWatch, as_control
+from verl_arena.core.evidence import LONE_REPLAYS, MIN_REPLAYS, GroupWatch, Suspicion, Suspicions, as_control
 from verl_arena.core.tournament import Tournament, replay
 from verl_arena.core.types import CONTROL_KEY, Candidate
 
@@ -254,7 +254,7 @@ def test_a_control_is_its_candidate_marked_and_records_read_back():
     assert (
         marked.meta == {"quality": 1.0, CONTROL_KEY: True} and marked.digest == c.digest and c.meta == {"quality": 1.0}
     )
-    record = Exit("x", 3, "http_502 x2", "concentrated", [[3, 1]], ["failed"], ["answered"], "forfeit")
-    exits = Exits([record.to_dict()])
+    record = Suspicion("x", 3, "http_502 x2", "concentrated", [[3, 1]], ["failed"], ["answered"], "forfeit")
+    exits = Suspicions([record.to_dict()])
     assert exits.known(3) == record and exits.known(2) is None and exits.record() == [record.to_dict()]
     assert "candidate x (http_502 x2, concentrated)" in record.describe() and not exits.pending

@@ -14,7 +14,7 @@ import pytest
 from helpers import make_group
 
 from verl_arena import rank_group
-from verl_arena.core.evidence import Exit
+from verl_arena.core.evidence import Suspicion
 from verl_arena.core.judge_counts import group_usage
 from verl_arena.core.types import GroupResult
 from verl_arena.outcomes.exits import (
@@ -49,7 +49,7 @@ def interim(decision: str = "pending", cause: str = "straggled") -> GroupResult:
             return await super().compare(query, a, b)
 
     result = asyncio.run(rank_group("q", make_group(QUALITIES), Forfeits(), "round_robin", seed=1))
-    record = Exit(f"c{SUSPECT}", SUSPECT, cause, "straggler", [[SUSPECT, 0]], ["pending"], ["answered"], decision)
+    record = Suspicion(f"c{SUSPECT}", SUSPECT, cause, "straggler", [[SUSPECT, 0]], ["pending"], ["answered"], decision)
     return GroupResult(**{**result.__dict__, "details": {**result.details, "exits": [record.to_dict()]}})
 
 

@@ -52,7 +52,7 @@ from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 from verl_arena.testing.travel import QUERY, STRONG, WEAK, forged_verdict, plan_group
 
-__all__ = ["ATTACKS", "Attack", "ExitRow", "add_arguments", "format_exits", "run_exits_bench"]
+__all__ = ["ATTACKS", "Attack", "JudgeExitRow", "add_arguments", "format_exits", "run_exits_bench"]
 
 TOPOLOGY_OPTIONS = {"multi_round": {"repeats": 2}}
 GATEWAY = "[[the gateway's backend dies on this]]"
@@ -115,7 +115,7 @@ ATTACKS = [
 
 
 @dataclass(frozen=True)
-class ExitRow:
+class JudgeExitRow:
     """One topology, attack and way of playing the weak non-answer, over all groups (advantages are means)."""
 
     topology: str
@@ -175,11 +175,11 @@ def _advantages(members: list[MemberOutcome]) -> list[float]:
     return out
 
 
-def _row(topology: str, attack: str, way: str, answered: list[list[MemberOutcome]]) -> ExitRow:
+def _row(topology: str, attack: str, way: str, answered: list[list[MemberOutcome]]) -> JudgeExitRow:
     advantages = [_advantages(members) for members in answered]
     summaries = [members[0].group for members in answered]
     weak = [members[WEAK] for members in answered]
-    return ExitRow(
+    return JudgeExitRow(
         topology=topology,
         attack=attack,
         way=way,
@@ -198,7 +198,7 @@ def run_exits_bench(
     attacks: list[str] | None = None,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
-) -> list[ExitRow]:
+) -> list[JudgeExitRow]:
     """Every attack, topology and way (see the module docstring)."""
     known = [a.name for a in ATTACKS]
     unknown = set(attacks or ()) - set(known)
@@ -218,13 +218,13 @@ def run_exits_bench(
     return rows
 
 
-def paying(rows: list[ExitRow]) -> list[ExitRow]:
+def paying(rows: list[JudgeExitRow]) -> list[JudgeExitRow]:
     """The attacking rows whose weak advantage is above the losing way's: the exits that pay."""
     losing = {(r.topology, r.attack): r.weak for r in rows if r.way == "losing"}
     return [r for r in rows if r.way == "attacking" and r.weak > losing[(r.topology, r.attack)] + 1e-9]
 
 
-def format_exits(rows: list[ExitRow], groups: int) -> str:
+def format_exits(rows: list[JudgeExitRow], groups: int) -> str:
     """The table; a row marked where the attack pays: its weak advantage above the losing way's (above the honest
     way's too: noted)."""
     floor = {(r.topology, r.attack, r.way): r.weak for r in rows}
@@ -259,6 +259,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true")
 
 
-def rows_json(rows: list[ExitRow]) -> str:
+def rows_json(rows: list[JudgeExitRow]) -> str:
     """The rows as JSON."""
     return json.dumps([r.__dict__ for r in rows], indent=1)

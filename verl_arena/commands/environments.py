@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
         "--when-full",
         choices=WHEN_FULL,
         default="refuse",
-        help="with --max-open episodes open, /create answers 429 (refuse) or ends the least recently used one (evict); default (refuse)",
+        help="with --max-open episodes open: answer /create with 429, or end the least recently used (evict) (refuse)",
     )
     env.add_argument(
         "--error-replies",

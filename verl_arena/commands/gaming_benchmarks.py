@@ -22,7 +22,7 @@ SUMMARIES = {
     "gaming": "check that no rollout buys reward by breaking or fooling the judge, and no honest one loses reward to "
     "it (a quarter of an hour in full)",
     "judge-exits": "check that no rollout gains by making the judge fail where it takes part (a group voided pays a "
-    "loser): disguised verdict ids, a gateway's 502, endless reasoning before a busy judge (minutes; exits 1 if one pays)",
+    "loser): disguised verdict ids, a gateway's 502, endless reasoning before a busy judge (minutes)",
     "detectors": "what the hack detectors cost per rollout, which hacks they see, and how often they flag an honest "
     "corpus (exits 1 if a detector that screens by default flags more than one honest answer in a hundred)",
     "env-exits": "check that no agent buys reward by taking the environment server down (killed, left down, blocked), "

@@ -35,7 +35,7 @@ import numpy as np
 
 from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
-from verl_arena.core.evidence import Exits, GroupWatch, watch_stragglers, weigh_concentration
+from verl_arena.core.evidence import GroupWatch, Suspicions, watch_stragglers, weigh_concentration
 from verl_arena.core.judge import Judge
 from verl_arena.core.spending import tally
 from verl_arena.core.stalls import StallWatch, blames_nobody, settle_forfeits, settle_stalls
@@ -87,7 +87,7 @@ class Arena:
         content_keys: Sequence[str] | None = None,
         stalled: Collection[int] = (),
         memo: Mapping[tuple[Any, ...], Any] | None = None,
-        exits: Exits | None = None,
+        exits: Suspicions | None = None,
         watch: GroupWatch | None = None,
     ) -> None:
         self.query = query
@@ -116,7 +116,7 @@ class Arena:
         self.memo: dict[tuple[Any, ...], Any] = dict(memo or {})
         self._recall = memo is not None
         #: the group's suspicions: candidates whose failures were weighed beside controls
-        self.exits = exits if exits is not None else Exits()
+        self.exits = exits if exits is not None else Suspicions()
         self.pace = watch.pace if watch is not None else None
         self._log: list[tuple[int, Match]] = []
         self._seq = 0

@@ -36,9 +36,9 @@ Two things make a candidate a suspect, and both are about failures that follow i
 The tournament (:meth:`~verl_arena.core.tournament.Tournament.rank`) plays the group with every suspect forfeiting,
 leaves that result in its :class:`GroupWatch` (``interim``) while a straggler's probes are still out, then waits for
 them. When the group's deadline comes first, the runtime answers with the interim result and counts the forfeit as
-unproven (:mod:`verl_arena.outcomes.exits`). Every suspicion and its outcome is kept in :class:`Exits` and recorded in
-the result (``details["exits"]``: which candidate, the cause, which judgments were replayed, each replay's and control's
-outcome, the decision), which a replay of the match log reads back.
+unproven (:mod:`verl_arena.outcomes.exits`). Every suspicion and its outcome is kept in :class:`Suspicions` and
+recorded in the result (``details["exits"]``: which candidate, the cause, which judgments were replayed, each replay's
+and control's outcome, the decision), which a replay of the match log reads back.
 """
 
 from __future__ import annotations
@@ -62,10 +62,10 @@ __all__ = [
     "MIN_REPLAYS",
     "PATIENCE",
     "PROBES",
-    "Exit",
-    "Exits",
     "GroupWatch",
     "Pace",
+    "Suspicion",
+    "Suspicions",
     "WeighingArena",
     "as_control",
     "replay_beside_control",
@@ -101,7 +101,7 @@ def as_control(candidate: Candidate) -> Candidate:
 
 
 @dataclass
-class Exit:
+class Suspicion:
     """One suspect's failures weighed: who, why, what was replayed and what came of it.
 
     Args:
@@ -166,7 +166,7 @@ class GroupWatch:
     interim: GroupResult | None = None
 
 
-class Exits:
+class Suspicions:
     """Every suspicion of one group, across the plays of its tournament, and the probes still out.
 
     Args:
@@ -174,12 +174,12 @@ class Exits:
     """
 
     def __init__(self, records: Iterable[Mapping[str, Any]] = ()) -> None:
-        self.records: dict[int, Exit] = {int(r["player"]): Exit(**r) for r in records}
+        self.records: dict[int, Suspicion] = {int(r["player"]): Suspicion(**r) for r in records}
         #: what the probes and controls spent (counted in the group's usage)
         self.spent: Counter[str] = Counter()
         self._probes: dict[int, list[asyncio.Future[Any]]] = {}
 
-    def known(self, player: int) -> Exit | None:
+    def known(self, player: int) -> Suspicion | None:
         """The suspicion of ``player``, if there was one."""
         return self.records.get(player)
 
@@ -188,7 +188,7 @@ class Exits:
         """Whether some suspect's probes are still out."""
         return any(r.decision == "pending" for r in self.records.values())
 
-    def add(self, record: Exit, probes: Sequence[asyncio.Future[Any]] = ()) -> None:
+    def add(self, record: Suspicion, probes: Sequence[asyncio.Future[Any]] = ()) -> None:
         """Keep ``record``; ``probes``: the judgments still running as its probes (a straggler's)."""
         self.records[record.player] = record
         if probes:
@@ -240,7 +240,7 @@ class WeighingArena(Protocol):
 
     candidates: list[Candidate]
     group: str
-    exits: Exits
+    exits: Suspicions
 
     @property
     def matches(self) -> list[Match]: ...
@@ -272,7 +272,7 @@ def _cause(failed: Sequence[Match]) -> str:
     return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items()))
 
 
-async def weigh(arena: WeighingArena, player: int, failed: Sequence[Match]) -> Exit:
+async def weigh(arena: WeighingArena, player: int, failed: Sequence[Match]) -> Suspicion:
     """The evidence on ``player`` from its ``failed`` judgments: each replayed beside its control
     (:data:`MIN_REPLAYS` at least), and the decision (see the module docstring)."""
     count = max(MIN_REPLAYS if len(failed) > 1 else LONE_REPLAYS, len(failed))
@@ -287,7 +287,7 @@ async def weigh(arena: WeighingArena, player: int, failed: Sequence[Match]) -> E
     )
     judgments = [list(m.players) for m in replays]
     candidate = arena.candidates[player].id
-    return Exit(candidate, player, _cause(failed), "concentrated", judgments, probes, controls, decision)
+    return Suspicion(candidate, player, _cause(failed), "concentrated", judgments, probes, controls, decision)
 
 
 async def weigh_concentration(
@@ -323,7 +323,7 @@ def _common(pairs: Sequence[tuple[int, int]], pending: Iterable[int]) -> set[int
     return common or set()
 
 
-def _suspects(pairs: Sequence[tuple[int, int]], pending: set[int], answered: set[int], known: Exits) -> list[int]:
+def _suspects(pairs: Sequence[tuple[int, int]], pending: set[int], answered: set[int], known: Suspicions) -> list[int]:
     """Who a round's pending pairs are waiting on: the players every pending pair shows and no answered pair does
     (one that was judged beside someone else is fine), and that were never suspected (the evidence on one that was has
     spoken); none while the pending pairs share no such player."""
@@ -443,7 +443,7 @@ def _suspected(
 ) -> None:
     """Record ``player`` as a straggler whose pending ``pairs`` keep running as its ``probes``, beside which its
     ``controls`` were answered."""
-    record = Exit(
+    record = Suspicion(
         candidate=arena.candidates[player].id,
         player=player,
         cause="straggled",

@@ -41,7 +41,7 @@ from typing import Any, Literal
 from verl_arena.core.arena import Arena, FailurePolicy, ReplayArena
 from verl_arena.core.bradley_terry import fit_bradley_terry, pairwise_outcomes
 from verl_arena.core.errors import ConfigError
-from verl_arena.core.evidence import Exits, GroupWatch
+from verl_arena.core.evidence import GroupWatch, Suspicions
 from verl_arena.core.information import no_information
 from verl_arena.core.judge import Judge
 from verl_arena.core.judge_counts import UNLOGGED_USAGE, usage_of
@@ -217,7 +217,7 @@ class Tournament:
                 raise ConfigError(
                     f"{group}: topology {self.topology!r} needs judge.{method}(), which {type(judge).__name__} lacks"
                 )
-        exits = Exits()
+        exits = Suspicions()
         if self.late is not None:  # one wave placing the late members: no straggler is looked for in it
             watch = None
         settings: dict[str, Any] = dict(
@@ -271,7 +271,7 @@ class Tournament:
         return self._with_exits(result, exits, earlier)
 
     @staticmethod
-    async def _evidence(interim: GroupResult, exits: Exits, watch: GroupWatch | None) -> None:
+    async def _evidence(interim: GroupResult, exits: Suspicions, watch: GroupWatch | None) -> None:
         """Wait for the suspects' probes still out, ``interim`` left in ``watch`` meanwhile (and when the wait is
         cancelled: the group's deadline came first, and the runtime answers with it)."""
         if watch is not None:
@@ -281,7 +281,7 @@ class Tournament:
             watch.interim = None
 
     @staticmethod
-    def _with_exits(result: GroupResult, exits: Exits, earlier: Mapping[str, int]) -> GroupResult:
+    def _with_exits(result: GroupResult, exits: Suspicions, earlier: Mapping[str, int]) -> GroupResult:
         """``result`` with what the earlier plays and the evidence spent outside its match log, and its suspicions as
         they were decided."""
         unlogged: Counter[str] = Counter(earlier)

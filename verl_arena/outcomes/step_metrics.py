@@ -15,8 +15,8 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from verl_arena.outcomes.exits import CAUSE_CLASSES, CAUSE_WORDS
 from verl_arena.environments.causes import CAUSES
+from verl_arena.outcomes.exits import CAUSE_CLASSES, CAUSE_WORDS
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.hack_screen import screen_metrics
 from verl_arena.outcomes.heldout import HELDOUT_METRICS, HeldoutTally, heldout_metrics
