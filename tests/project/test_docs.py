@@ -24,6 +24,18 @@ def test_the_configuration_reference_is_what_the_code_says():
     assert committed == configuration_markdown(), "run `verl-arena docs configuration` and commit docs/configuration.md"
 
 
+def test_every_metric_the_exits_table_names_is_one_a_step_logs():
+    """docs/exits.md counts each exit in metrics; a renamed metric must not leave the table pointing at nothing."""
+    from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
+    from verl_arena.outcomes.step_metrics import STEP_METRICS
+
+    logged = {*STEP_METRICS, *ESTIMATOR_METRICS}
+    named = set(re.findall(r"`((?:arena|env|hack)/[\w<>]+)`", (ROOT / "docs" / "exits.md").read_text()))
+    assert len(named) > 20
+    unknown = [n for n in named if not any(re.fullmatch(re.sub(r"<\w+>", r"\\w+", n), key) for key in logged)]
+    assert not unknown, f"docs/exits.md names metrics no step logs: {unknown}"
+
+
 def test_the_python_example_runs_as_documented():
     """docs/topologies.md's example of ranking a group from Python runs and gives what its comments say."""
     page = (ROOT / "docs" / "topologies.md").read_text(encoding="utf-8")
