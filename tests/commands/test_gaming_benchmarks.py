@@ -83,18 +83,16 @@ def test_bench_gaming_exits_runs_the_gauntlet_on_the_exits_named(capsys):
 
 
 @pytest.mark.slow
-def test_bench_gaming_exits_measures_every_exit_and_takes_the_positive_control(capsys):
-    # the short run CI makes: whether every exit is closed is not asserted (today most pay); that the gauntlet
-    # measures (the control is taken), reports every exit, and exits 1 exactly when one pays, is
+def test_bench_gaming_exits_takes_the_positive_control_and_no_exit_pays(capsys):
+    # the short run CI makes: the gauntlet measures (the control is taken), reports every exit, and no exit pays
     code = main(["bench", "gaming", "--scenarios", "exits", "--groups", "2", "--json", "--quiet"])
     report = strict_json(capsys.readouterr().out)
     from verl_arena.bench.exits import EXITS
 
     rows = {row["exit"]: row for row in report["exits"]}
     assert list(rows) == list(EXITS) and rows["positive_control"]["trigger_rate"] >= 0.9
-    assert code == (1 if report["problems"] else 0)
-    paying = {name for name, row in rows.items() if not row["control"] and row["trigger_rate"] > 0.2}
-    assert {p["exit"] for p in report["problems"]} == paying
+    assert report["problems"] == [] and code == 0
+    assert all(row["trigger_rate"] <= 0.2 for row in rows.values() if not row["control"])
     for name, row in rows.items():
         assert sum(row["fates"].values()) == 2 and len(row["triggered"]["loser"]) == 2, name
         if name != "env_crash":  # the travel plans' non-answer ranks last when honest
