@@ -26,6 +26,7 @@ NAMES = {
     "throughput",
     "rendezvous",
     "step",
+    "generation",
     "saturation",
     "tail",
     "eager",

@@ -1,11 +1,11 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``tail`` and
-``eager``: what does judging cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge pool's wall
-time against its bound, the groups a judge slower than the load finishes against its capacity, the group rendezvous
-at cluster scale, what the arena adds to a step of verl's real trainer, what hiding the slow tail of a group's
-rollouts costs in fidelity and judge calls for the judge time it takes off the last arrival, and that judge time
-itself on long-tailed arrivals."""
+"""``verl-arena bench tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``generation``,
+``tail`` and ``eager``: what does judging cost? Judge prompt tokens per group, the core's CPU per group, the Ray judge
+pool's wall time against its bound, the groups a judge slower than the load finishes against its capacity, the group
+rendezvous at cluster scale, what the arena adds to a step of verl's real trainer and how fast that step's CPU rollout
+generates, what hiding the slow tail of a group's rollouts costs in fidelity and judge calls for the judge time it
+takes off the last arrival, and that judge time itself on long-tailed arrivals."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ SUMMARIES = {
     "judge (minutes)",
     "step": "what the arena adds to a step of verl's real trainer on the CPU, against a rule-based reward as slow "
     "(minutes)",
+    "generation": "how fast the CPU rollout generates a step, batched on every core against one sequence at a time "
+    "on one thread, and whether its log-probs match the actor's (minutes with a real model)",
     "tail": "the tail-hiding schedule (tail_share): fidelity and judge calls with 1, 2 and 4 late members placed by "
     "one wave, against the plain schedule, and the judge waves after the last arrival (minutes)",
     "eager": "the judge time a group leaves after its last rollout arrived, per topology, plain, with eager judging "
@@ -468,14 +470,49 @@ def _register_step(sub: Any) -> None:
     parser.set_defaults(func=_step)
 
 
+def _generation(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from verl_arena.bench.generation import format_generation, run_generation_bench
+    from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+
+    with tempfile.TemporaryDirectory() as scratch:
+        model = args.model or build_tiny_model(scratch)
+        runs = run_generation_bench(
+            model, prompts=args.prompts, n=args.n, tokens=args.tokens, seed=args.seed, progress=progress.say(args, "")
+        )
+    if args.json:
+        print_json({"model": str(args.model or "tiny"), "runs": [r.to_dict() for r in runs]})
+    else:
+        print(format_generation(runs, args.model or "a tiny random model"))
+    return 0
+
+
+def _register_generation(sub: Any) -> None:
+    from verl_arena.bench import generation
+
+    parser = _described(sub, "generation", generation)
+    parser.add_argument(
+        "--model", help="a transformers model directory (default: a tiny random model, built in a temporary folder)"
+    )
+    parser.add_argument("--prompts", type=int, default=4, help="prompts in the step (4)")
+    parser.add_argument("--n", type=int, default=4, help="samples per prompt (4)")
+    parser.add_argument("--tokens", type=int, default=128, help="new tokens per sample at most (128)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    progress.add_quiet_argument(parser)
+    parser.set_defaults(func=_generation)
+
+
 def register(sub: Any) -> None:
-    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``tail`` and ``eager`` to
-    the ``bench`` group's sub-parsers."""
+    """Add ``tokens``, ``core``, ``throughput``, ``saturation``, ``rendezvous``, ``step``, ``generation``, ``tail`` and
+    ``eager`` to the ``bench`` group's sub-parsers."""
     _register_tokens(sub)
     _register_core(sub)
     _register_throughput(sub)
     _register_saturation(sub)
     _register_rendezvous(sub)
     _register_step(sub)
+    _register_generation(sub)
     _register_tail(sub)
     _register_eager(sub)

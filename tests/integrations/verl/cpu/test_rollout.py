@@ -62,6 +62,26 @@ def test_generation_stays_within_the_rollouts_lengths_and_reports_log_probs_when
     assert all(p <= 0 for p in short.log_probs)
 
 
+def test_requests_sent_together_are_sampled_in_one_batch_and_as_they_would_be_one_by_one(models):
+    prompts = [PROMPT, PROMPT[:6], PROMPT, PROMPT[:6], PROMPT]  # a step's rollouts: each prompt several times
+    sampled = {"max_tokens": 8, "temperature": 1.0, "logprobs": True}
+
+    async def together(served: TransformersServer) -> list[Any]:
+        return await asyncio.gather(*(served.generate(f"r{i}", p, sampled) for i, p in enumerate(prompts)))
+
+    async def one_by_one(served: TransformersServer) -> list[Any]:
+        return [await served.generate(f"r{i}", p, sampled) for i, p in enumerate(prompts)]
+
+    batched, alone = server(models[0]), server(models[0])
+    a, b = asyncio.run(together(batched)), asyncio.run(one_by_one(alone))
+    assert batched.stats()["batches"] == [5] and alone.stats()["batches"] == [1] * 5
+    assert [o.token_ids for o in a] == [o.token_ids for o in b]
+    assert all(
+        abs(x - y) < 1e-4 for o, p in zip(a, b, strict=True) for x, y in zip(o.log_probs, p.log_probs, strict=True)
+    )
+    assert len({tuple(o.token_ids) for o in a[::2]}) == 3  # the repeats of a prompt are sampled apart
+
+
 def test_the_next_rollouts_come_from_the_loaded_weights(models):
     served, trained = server(models[0]), server(models[1])
     before, wanted = generate(served, **TRACED), generate(trained, **TRACED)
@@ -71,7 +91,7 @@ def test_the_next_rollouts_come_from_the_loaded_weights(models):
     after = generate(served, **TRACED)
     assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
     assert after.extra_fields == {"global_steps": 3}
-    assert served.stats() == {"weight_updates": 1, "global_steps": 3}
+    assert served.stats() == {"weight_updates": 1, "global_steps": 3, "batches": [1, 1]}
     with pytest.raises(KeyError, match=r"weights the rollout model does not have: \['model.no_such.weight'\]"):
         served.load_weights({"model.no_such.weight": torch.zeros(1)})
 

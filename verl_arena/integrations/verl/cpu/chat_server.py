@@ -17,6 +17,7 @@ reward-model machinery. ``VERL_ARENA_CHAT_SERVER_STATS`` names a directory where
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -30,7 +31,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from verl_arena.environments.server import bind
-from verl_arena.integrations.verl.cpu.sampling import sample
+from verl_arena.integrations.verl.cpu.batching import Batcher, Seeds
+from verl_arena.integrations.verl.cpu.sampling import Draw, generation_threads, sample_batch
 
 __all__ = ["LEXICAL_MARKER", "STATS_ENV", "ChatServer"]
 
@@ -58,7 +60,7 @@ class ChatServer:
     def __init__(self, config: Any, model_config: Any, replica_rank: int) -> None:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-        torch.set_num_threads(max(1, int(os.environ.get("VERL_ARENA_CPU_THREADS", "1"))))
+        torch.set_num_threads(generation_threads())
         self.path = str(getattr(model_config, "local_path", None) or model_config.path)
         self.name = str(model_config.path)
         self.lexical = (Path(self.path) / LEXICAL_MARKER).exists()
@@ -71,10 +73,10 @@ class ChatServer:
         self.config = config
         eos = self.tokenizer.eos_token_id
         self.stop_ids = {eos} if eos is not None else set()
-        self.generator = torch.Generator().manual_seed(4321 + replica_rank)
+        self.seeds = Seeds(4321 + replica_rank)
+        self.batcher = Batcher(functools.partial(sample_batch, self.model, stop_ids=self.stop_ids))
         self.replica_rank = replica_rank
         self.served: Counter[str] = Counter()
-        self._lock = asyncio.Lock()
         self._server: Any = None
         self.address = ""
         self.asleep = False  # as verl's servers: put to sleep, a replica answers nothing until woken
@@ -172,18 +174,15 @@ class ChatServer:
         }
 
     async def _generate(self, prompt_ids: list[int], max_tokens: int, body: dict[str, Any]) -> tuple[list[int], str]:
-        async with self._lock:  # one sequence at a time: the CPU has no batch to gain from
-            tokens, _ = await asyncio.to_thread(
-                sample,
-                self.model,
-                prompt_ids,
-                max_tokens=max_tokens,
-                temperature=float(body.get("temperature", 1.0) or 0.0),
-                top_p=float(body.get("top_p", 1.0) or 1.0),
-                top_k=int(body.get("top_k", -1) or -1),
-                stop_ids=self.stop_ids,
-                generator=self.generator,
-            )
+        draw = Draw(
+            prompt_ids,
+            max_tokens=max_tokens,
+            temperature=float(body.get("temperature", 1.0) or 0.0),
+            top_p=float(body.get("top_p", 1.0) or 1.0),
+            top_k=int(body.get("top_k", -1) or -1),
+            generator=self.seeds.generator(prompt_ids, None),
+        )
+        tokens = (await self.batcher.submit(draw)).tokens
         stopped = bool(tokens) and tokens[-1] in self.stop_ids
         return tokens, "stop" if stopped or len(tokens) < max_tokens else "length"
 
