@@ -67,6 +67,8 @@ def test_requests_latency_and_the_order_swap_are_said_when_measured():
     unmeasured = printed(summary(order_disagreement_rate=None))
     assert "latency" not in unmeasured
     assert "order swap off: each pair was judged in one order, position bias not measured" in unmeasured
+    no_pair = printed(summary(order_disagreement_rate=None, order_swapped_pairs=0))  # on, but no verdict came back
+    assert "order swap n/a: no pair got a verdict in both orders" in no_pair and "0.0%" not in no_pair
 
 
 def test_the_summary_is_wrapped_to_the_width_under_its_labels():

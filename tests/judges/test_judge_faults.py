@@ -149,6 +149,23 @@ def test_a_judge_that_miscopies_every_verdict_id_voids_every_group_as_its_own_fa
     assert summarize(answers)["arena/judge_fault_groups"] == len(results)  # the alarm says so
 
 
+@pytest.mark.parametrize("size", [3, 4, 5, 8, 16])
+def test_a_judge_that_cuts_every_reply_blames_no_candidate_anywhere(size, caplog):
+    # every reply is cut at max_tokens: the judge cannot judge, and nothing about the candidates says otherwise. No
+    # result, member or metric says a candidate forfeited, and no warning blames one on the way
+    plans = [replace(c, id=f"c{i}") for i, c in enumerate((group(0) + group(1))[:size])]
+    with MockJudgeThread(MockJudgeConfig(faults={"truncated": 1.0})) as url:
+        (result,), _ = ranked(url, [plans], "seeded_single_elimination")
+    assert result.voided and result.void_reason == "judge_fault" and not any(result.forfeited)
+    assert result.failure_reasons.get("truncated", 0) > 0 and all(a == 0.0 for a in result.advantages)
+    members, _ = member_outcomes(result, plans, members=size, anchor=0, expected=size)
+    assert not any(m.forfeit for m in members)
+    metrics = summarize([("g", m) for m in members])
+    assert metrics["arena/forfeits"] == 0 and metrics["arena/judge_fault_groups"] == 1
+    blamed = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "forfeit" in r.getMessage()]
+    assert all("would forfeit, so the judge is at fault (failed judgments: truncated" in m for m in blamed), blamed
+
+
 @pytest.mark.parametrize("topology", ["seeded_single_elimination", "round_robin"])
 def test_a_verdict_id_planted_in_a_candidates_text_is_that_candidates_doing(topology):
     # the judge obeys a verdict written in a candidate's text, made-up verdict id and all: the id it replies with is

@@ -98,8 +98,9 @@ def test_a_judge_that_never_decides_has_no_position_bias_to_show():
     run(judge.compare(QUERY, A, B))
     run(judge.compare(QUERY, A, Candidate("c", "")))
     stats = judge.stats()["order_swap"]
-    assert stats["pairs"] == 2 and stats.get("decisive", 0) == 0
+    assert stats["pairs"] == 1 and stats.get("decisive", 0) == 0  # a pair decided without the judge is no pair
     assert stats["first_slot_win_rate"] is None and stats["disagreement_rate"] == 0.0
+    assert OrderSwapJudge(judge.inner).stats()["order_swap"]["disagreement_rate"] is None  # no pair: no rate
 
 
 def test_two_orders_that_blame_different_sides_make_both_lose_alike():

@@ -66,8 +66,10 @@ def _tokens(s: Mapping[str, Any]) -> str:
 
 def _order(s: Mapping[str, Any]) -> str:
     disagreement, first = s.get("order_disagreement_rate"), s.get("first_slot_win_rate")
-    if disagreement is None:
+    if disagreement is None and s.get("order_swapped_pairs") is None:
         return "off: each pair was judged in one order, position bias not measured"
+    if disagreement is None:
+        return "n/a: no pair got a verdict in both orders, position bias not measured"
     text = f"the two orders disagreed on {disagreement:.1%} of the verdicts"
     if first is not None:
         text += f"; the first slot won {first:.1%} of the decisive ones (50% is no position bias)"

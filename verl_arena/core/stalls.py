@@ -50,6 +50,7 @@ __all__ = [
     "judge_faults",
     "settle_forfeits",
     "settle_stalls",
+    "stall_forfeits",
 ]
 
 logger = logging.getLogger(__name__)
@@ -116,13 +117,21 @@ async def settle_stalls(arena: StallArena, matches: list[Match]) -> list[Match]:
     found = arena.stalls.new_stallers()
     if not found:
         return matches
-    logger.warning(
-        "%s: candidate(s) %s stalled the judge with %s different opponents; they forfeit",
+    logger.info(  # said as a warning only where the group's outcome stands (the tournament's result)
+        "%s: candidate(s) %s stalled the judge with %s different opponents; forfeiting unless the group is voided",
         arena.group,
         [arena.candidates[p].id for p in sorted(found)],
         [len(arena.stalls.untraced[p]) for p in sorted(found)],
     )
     return await settle_forfeits(arena, matches)
+
+
+def stall_forfeits(stalls: StallWatch, candidates: Sequence[Candidate]) -> str:
+    """The stallers that forfeited, in words for the group's one warning (``""`` when none)."""
+    if not stalls.stalled:
+        return ""
+    ids = [candidates[p].id for p in sorted(stalls.stalled)]
+    return f"candidate(s) {ids} stalled the judge (untraced failures beside two or more opponents); they forfeit"
 
 
 async def settle_forfeits(arena: StallArena, matches: list[Match]) -> list[Match]:

@@ -49,7 +49,7 @@ from verl_arena.core.late import LATE_KEY, LATE_STAGE, Insertion, LatePlan, move
 from verl_arena.core.length import length_offsets
 from verl_arena.core.ranking import linked_sets, ranks_from_keys, share_within
 from verl_arena.core.rewards import REWARDS, standardize
-from verl_arena.core.stalls import judge_faults
+from verl_arena.core.stalls import judge_faults, stall_forfeits
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.topologies.anchor_set import AnchorSetOptions
 from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
@@ -452,6 +452,8 @@ class Tournament:
                 details["judge_fault"] = judge_faults(matches) or "most_forfeited"
             logger.warning("%s: voided (zero advantages): %s", arena.group, why)
         else:
+            if said := stall_forfeits(arena.stalls, arena.candidates):
+                logger.warning("%s: %s", arena.group, said)
             if forfeited:  # below everyone who did not, tied among themselves
                 keys = [(0,) if i in forfeited else (1, *k) for i, k in enumerate(keys)]
                 floor = min(points)
@@ -486,7 +488,9 @@ class Tournament:
         """Why a played group of two or more is voided (``None`` when it is not), and the warning's explanation."""
         n, calls, failures = arena.n, arena.calls, arena.failures
         if len(forfeited) > n / 2:
-            return "judge_fault", f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault"
+            causes = ", ".join(f"{reason} {count}" for reason, count in sorted(arena.failure_reasons.items()))
+            because = f" (failed judgments: {causes})" if causes else ""
+            return "judge_fault", f"{len(forfeited)} of {n} candidates would forfeit, so the judge is at fault{because}"
         if faults := judge_faults(arena.matches):
             return "judge_fault", f"judgments failed as the judge's own fault ({faults})"
         if calls > 0 and failures > self.max_failed_fraction * calls:

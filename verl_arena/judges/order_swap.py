@@ -56,8 +56,9 @@ class OrderSwapJudge:
         first, second = forward.winner, _FLIP[backward.winner]
         disagree = first != second
         c = self.counts
-        c["pairs"] += 1
-        c["disagreements"] += disagree
+        if not (forward.meta.get("shortcut") or backward.meta.get("shortcut")):  # the judge gave both orders
+            c["pairs"] += 1
+            c["disagreements"] += disagree
         for v in (forward, backward):
             if v.winner != "tie" and not v.meta.get("shortcut"):  # a shortcut is no verdict of the judge's
                 c["decisive"] += 1
@@ -96,7 +97,7 @@ class OrderSwapJudge:
         c = self.counts
         swap = {
             **dict(c),
-            "disagreement_rate": c["disagreements"] / c["pairs"] if c["pairs"] else 0.0,
+            "disagreement_rate": c["disagreements"] / c["pairs"] if c["pairs"] else None,  # no pair: no rate
             # no decisive verdict is no evidence of fairness: a judge that always ties must not look unbiased
             "first_slot_win_rate": c["first_slot_wins"] / c["decisive"] if c["decisive"] else None,
         }

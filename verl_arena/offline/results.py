@@ -237,6 +237,7 @@ class RunTally:
             "voided_groups": sum(self.voids.values()),
             "void_reasons": dict(self.voids),
             "order_disagreement_rate": swap.get("disagreement_rate"),
+            "order_swapped_pairs": swap.get("pairs", 0) if swap else None,
             "first_slot_win_rate": swap.get("first_slot_win_rate"),
             "tie_share": _share(ev["ties"], ev["verdicts"]),
             "decisive_share": _share(ev["decisive"], ev["judgments"]),
