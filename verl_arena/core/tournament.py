@@ -441,6 +441,7 @@ class Tournament:
             details["asked_again"] = dict(arena.stalls.asked_again)
         voided_for, why = self._void_reason(arena, forfeited, impl.random_slots) if n > 1 else (None, "")
         voided = voided_for is not None
+        _say_outcome(arena, why if voided else None)
         if draws:
             details["draws"] = [list(d) for d in draws]
         if n == 1:
@@ -450,10 +451,7 @@ class Tournament:
             details["voided_for"] = voided_for
             if voided_for == "judge_fault":
                 details["judge_fault"] = judge_faults(matches) or "most_forfeited"
-            logger.warning("%s: voided (zero advantages): %s", arena.group, why)
         else:
-            if said := stall_forfeits(arena.stalls, arena.candidates):
-                logger.warning("%s: %s", arena.group, said)
             if forfeited:  # below everyone who did not, tied among themselves
                 keys = [(0,) if i in forfeited else (1, *k) for i, k in enumerate(keys)]
                 floor = min(points)
@@ -499,6 +497,14 @@ class Tournament:
         if uninformative is not None:
             return "no_information", f"the judge's verdicts carry no information about the content: {uninformative}"
         return None, ""
+
+
+def _say_outcome(arena: Arena, voided_why: str | None) -> None:
+    """The group's one warning about its outcome (why it was voided, or who forfeited for stalling the judge), said
+    once the outcome stands: never a blame the group later clears."""
+    said = f"voided (zero advantages): {voided_why}" if voided_why else stall_forfeits(arena.stalls, arena.candidates)
+    if said:
+        logger.warning("%s: %s", arena.group, said)
 
 
 def _no_signal(n: int) -> tuple[list[float], list[float], list[float]]:
