@@ -403,6 +403,7 @@ class Arena:
         except BaseException:
             for ask in asks:
                 ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)  # what they sent is counted before the group ends
             raise
         if suspect is not None:
             self.stalls.stalled.add(suspect)

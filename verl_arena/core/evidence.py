@@ -209,11 +209,12 @@ class Suspicions:
         if out:
             await asyncio.wait(out)
 
-    def cancel(self) -> None:
-        """Stop the probes still out (the tournament is over or was cancelled)."""
-        for probes in self._probes.values():
-            for probe in probes:
-                probe.cancel()
+    async def stop(self) -> None:
+        """Stop the probes still out (the tournament is over or was cancelled), once what they sent is counted."""
+        out = [probe for probes in self._probes.values() for probe in probes]
+        for probe in out:
+            probe.cancel()
+        await asyncio.gather(*out, return_exceptions=True)
 
     def record(self) -> list[dict[str, Any]]:
         """The suspicions as ``details["exits"]`` keeps them, by candidate position."""
@@ -413,10 +414,11 @@ async def _straggler(
         return None
     finally:
         for c in every:
-            if c.done() and not c.cancelled():
+            c.cancel()  # a no-op once it is done
+        await asyncio.gather(*every, return_exceptions=True)  # what they sent is counted before the group ends
+        for c in every:
+            if not c.cancelled() and c.exception() is None:
                 arena.exits.spent.update(c.result()[1])
-            else:
-                c.cancel()
 
 
 def _answered_ask(ask: asyncio.Future[Any]) -> bool:

@@ -233,7 +233,7 @@ class Tournament:
             play = functools.partial(self._play, format_rewards=format_rewards, group_id=group_id, lengths=lengths)
             result = await self._settled(arena, await play(arena), play, watch, settings)
         finally:
-            exits.cancel()
+            await exits.stop()
         decided = [r.describe() for r in exits.records.values() if r.decision != "cleared"]
         if decided:  # once per group, with the evidence
             logger.warning("%s: failures weighed beside controls: %s", group, "; ".join(decided))
