@@ -136,6 +136,6 @@ def test_a_replica_launched_on_ray_takes_the_trainers_weights_through_the_adapte
         after = ray_local.get(handle.generate.remote("request", PROMPT, TRACED))
         assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
         assert after.extra_fields == {"global_steps": 2}
-        assert ray_local.get(handle.stats.remote()) == {"weight_updates": 1, "global_steps": 2}
+        assert ray_local.get(handle.stats.remote()) == {"weight_updates": 1, "global_steps": 2, "batches": [1]}
     finally:
         ray_local.kill(handle)
