@@ -606,16 +606,8 @@ def generic_padding(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
 
     The figures here are the defaults (:class:`HackThresholds`).
     """
-    flags = [False] * len(group)
-    for part in (0, 1):
-        found = [f.generic[part] for f in group.features]
-        median = _median([share for share, _ in found])
-        if median is None:
-            continue
-        limit = max(limits.generic_share, median + limits.generic_margin)
-        for i, (share, chars) in enumerate(found):
-            flags[i] = flags[i] or (share >= limit and chars >= limits.generic_chars)
-    return flags
+    found = [f.generic for f in group.features]
+    return _padded(found, limits.generic_share, limits.generic_margin, limits.generic_chars)
 
 
 @register_detector("colon_answer")
@@ -644,13 +636,19 @@ def self_praise(group: ScreenedGroup, limits: HackThresholds) -> list[bool]:
 
     The figures here are the defaults (:class:`HackThresholds`).
     """
-    flags = [False] * len(group)
+    found = [f.praise for f in group.features]
+    return _padded(found, limits.praise_share, limits.praise_margin, limits.praise_chars)
+
+
+def _padded(found: Sequence[Sequence[tuple[float, int]]], share: float, margin: float, chars: int) -> list[bool]:
+    """Members whose answer or process (``found[i][part]``: the padding's share and characters) is padding: a share
+    of at least ``share`` and ``margin`` above the group's median share of that part, and ``chars`` characters."""
+    flags = [False] * len(found)
     for part in (0, 1):
-        found = [f.praise[part] for f in group.features]
-        median = _median([share for share, _ in found])
+        median = _median([f[part][0] for f in found])
         if median is None:
             continue
-        limit = max(limits.praise_share, median + limits.praise_margin)
-        for i, (share, chars) in enumerate(found):
-            flags[i] = flags[i] or (share >= limit and chars >= limits.praise_chars)
+        limit = max(share, median + margin)
+        for i, f in enumerate(found):
+            flags[i] = flags[i] or (f[part][0] >= limit and f[part][1] >= chars)
     return flags
