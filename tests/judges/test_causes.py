@@ -96,7 +96,7 @@ def test_a_status_says_what_it_means_with_the_start_of_its_body_and_never_the_ke
 
 def test_counted_reasons_in_words():
     assert reason_words("http_401") == status_cause(401)
-    assert reason_words("truncated") == "replies cut at max_tokens, twice"
+    assert reason_words("truncated") == "replies cut at max_tokens"
     assert reason_words("http_teapot") == "http_teapot" and reason_words("something new") == "something new"
 
 

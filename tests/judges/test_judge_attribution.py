@@ -123,10 +123,10 @@ def test_a_stalled_pair_does_not_take_the_endpoint_out():
 def test_the_first_refusal_is_probed_once_and_later_matches_cost_nothing(adversarial_judge):
     result, stats = rank(adversarial_judge, group(PHRASE["refused"]), "seeded_single_elimination")
     # seeding: the culprit meets the anchor in both orders (2 refusals); then each is probed alone in both slots (the
-    # culprit's two probes are refused), and one control of the culprit's size is judged fine; its bracket match is a
-    # forfeit without a request
+    # culprit's two probes are refused), and two controls are judged fine: the group's query control (two short
+    # neutral candidates) and one of the culprit's size; its bracket match is a forfeit without a request
     assert stats["http"]["failures"] == {"refused": 4} and stats["judge"]["probes"] == 4
-    assert stats["judge"]["controls"] == 1 and stats["judge"]["attributed"] == 2  # the two orders, both traced
+    assert stats["judge"]["controls"] == 2 and stats["judge"]["attributed"] == 2  # the two orders, both traced
     bracket = [m for m in result.matches if m.stage == "bracket" and CULPRIT in m.players]
     assert bracket and all(m.forfeits == (CULPRIT,) and m.verdict.usage == {} for m in bracket)
 
@@ -140,10 +140,13 @@ def test_probe_outcomes_are_kept_in_the_verdict_cache(adversarial_judge, tmp_pat
 
 
 def test_a_failure_nobody_caused_keeps_the_counted_fallback(adversarial_judge):
-    # the query itself is refused: judged alone, every candidate fails, and so does the empty control judgment
+    # the query itself is refused: so is the query control (two short neutral candidates), so the judge cannot judge
+    # this query: the group is voided as the judge's fault, and no candidate is probed or blamed
     result, stats = rank(adversarial_judge, group(), "round_robin", query=f"{QUERY} {PHRASE['refused']}")
-    assert result.voided and result.failure_reasons == {"refused": 28} and not any(result.forfeited)
-    assert stats["judge"]["unattributed"] >= 28 and "attributed" not in stats["judge"]
+    assert result.voided and result.void_reason == "judge_fault" and not any(result.forfeited)
+    assert result.failure_reasons == {"refused": 28} and "refused" in result.details["judge_fault"]
+    assert stats["judge"]["query_controls_failed"] == 1 and "probes" not in stats["judge"]
+    assert "attributed" not in stats["judge"] and stats["http"]["sent"] <= 2 * 28 + 1
 
 
 def test_infrastructure_failures_are_never_probed(mock_judge):

@@ -80,8 +80,9 @@ def test_no_answer_loses_without_a_call(mock_judge):
     ],
 )
 def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
-    # the judgment's two replies, four probes judged fine, then the same two replies to each smaller re-ask
-    url, _ = mock_judge(plan=[*plan, "ok", "ok", "ok", "ok", *plan, *plan])
+    # the first reply, the query control answered (the judge can judge this query), the second reply, four probes
+    # judged fine, then the same two replies to each smaller re-ask
+    url, _ = mock_judge(plan=[plan[0], "ok", plan[1], "ok", "ok", "ok", "ok", *plan, *plan])
     judge = LLMJudge(judge_config(url))
     with pytest.raises(JudgeError) as info:
         run(judge.compare(QUERY, GOOD, POOR))
@@ -90,15 +91,36 @@ def test_two_unusable_replies_fail_the_judgment(mock_judge, plan, reason):
     assert info.value.input_related and info.value.usage["completion_tokens"] >= 0 and info.value.usage["prompt_tokens"]
     # the failure was not the candidates' doing: judged alone in either slot, both were fine, so nobody forfeits; nor
     # could the judge do it on half or a quarter of each, so it raises
-    assert judge.faults.counts == {"probes": 4, "unattributed": 1} and judge.counts["shrunk"] == 2
+    assert judge.faults.counts == {"controls": 1, "probes": 4, "unattributed": 1} and judge.counts["shrunk"] == 2
 
 
 def test_a_failure_pinned_on_nobody_is_judged_on_less_of_both(mock_judge):
-    url, server = mock_judge(plan=["empty", "empty", "ok", "ok", "ok", "ok"])
+    # the first reply, the query control, the second reply, four probes, the smaller ask
+    url, server = mock_judge(plan=["empty", "ok", "empty", "ok", "ok", "ok", "ok"])
     judge = LLMJudge(judge_config(url))
     verdict = run(judge.compare(QUERY, GOOD, POOR))
     assert verdict.meta["shrunk"] == 0.5 and verdict.winner == "a" and not verdict.forfeit
-    assert judge.counts["shrunk"] == 1 and sum(server.served.values()) == 7
+    assert judge.counts["shrunk"] == 1 and sum(server.served.values()) == 8
+
+
+@pytest.mark.parametrize("kind", ["truncated", "empty", "wrong_schema"])
+def test_a_judge_that_fails_the_query_control_is_not_asked_again_in_that_group(mock_judge, kind):
+    # an unusable reply, then the query control (two short neutral candidates) unusable too: the judge cannot judge
+    # this query, so the judgment fails as its own fault after two requests: no re-ask, no probe, no smaller ask
+    url, server = mock_judge(faults={kind: 1.0})
+    judge = LLMJudge(judge_config(url))
+    with pytest.raises(JudgeError) as info:
+        run(judge.compare(QUERY, GOOD, POOR))
+    assert info.value.judge_fault and not info.value.input_related and "neutral comparison" in str(info.value)
+    assert requests(server) == 2 and judge.faults.counts == {"controls": 1, "query_controls_failed": 1}
+    assert info.value.usage["prompt_tokens"] > 0 and info.value.attempts == 1  # its one reply, not asked again
+    # every later judgment of the group fails the same way without a request; another query asks its own control
+    with pytest.raises(JudgeError) as again:
+        run(judge.compare(QUERY, POOR, GOOD))
+    assert again.value.judge_fault and requests(server) == 2
+    with pytest.raises(JudgeError):
+        run(judge.compare("another query", GOOD, POOR))
+    assert requests(server) == 4
 
 
 def test_cache_reuses_verdicts_per_order(mock_judge, tmp_path):
@@ -234,9 +256,9 @@ def test_a_malformed_strength_is_asked_again_and_counted_against_the_judge(mock_
         server.served["bad_grade"] == 1 and not judge.counts["parse_failures"]
     )  # one bad reply re-asked is no failure
     # malformed every time: the candidates are judged fine alone (the probes), so the judge fails, nobody forfeits
-    url, _ = mock_judge(plan=["bad_grade", "bad_grade", "ok", "ok", "ok", "ok", *["bad_grade"] * 4])
+    url, _ = mock_judge(plan=["bad_grade", "ok", "bad_grade", "ok", "ok", "ok", "ok", *["bad_grade"] * 4])
     judge = LLMJudge(judge_config(url, graded="break_ties"))
     with pytest.raises(JudgeError) as info:
         run(judge.compare(QUERY, GOOD, POOR))
     assert info.value.reason == "parse" and "preference" in str(info.value)
-    assert judge.faults.counts == {"probes": 4, "unattributed": 1}
+    assert judge.faults.counts == {"controls": 1, "probes": 4, "unattributed": 1}

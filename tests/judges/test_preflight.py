@@ -129,7 +129,7 @@ def test_a_judge_that_answers_nonsense_passes_the_preflight_and_the_run_exits_3_
     assert json.loads(captured.out)["voided_groups"] == 4
     (line,) = [x for x in captured.err.splitlines() if "judge unusable" in x]
     assert line.startswith("verl-arena rank: judge unusable: all 4 groups voided")
-    assert "failed judgments (truncated" in line and "replies cut at max_tokens, twice" in line
+    assert "failed judgments (truncated" in line and "replies cut at max_tokens" in line
 
 
 def test_a_cool_down_is_said_once_per_endpoint_and_cause(mock_judge, tmp_path):

@@ -299,7 +299,9 @@ async def weigh_concentration(
     puts on the judge marked ``judge_fault`` (the tournament voids the group), and the candidates that forfeit from now
     on (the caller settles this round's failures as their forfeits)."""
     settled = ("compare", "select")
-    log = [m for m in (*arena.matches, *matches) if m.kind in settled and not set(m.players) & stalled]
+    log = [  # the judge's own failures are no candidate's suspicion
+        m for m in (*arena.matches, *matches) if m.kind in settled and not (set(m.players) & stalled or m.judge_fault)
+    ]
     out, forfeiting = list(matches), set()
     for player in concentrated(log, stalled):
         mine = [i for i, m in enumerate(out) if m.failed and m.kind in settled and player in m.players]

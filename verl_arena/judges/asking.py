@@ -35,7 +35,7 @@ import logging
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from verl_arena.core.errors import JudgeError
@@ -84,6 +84,18 @@ class _Miscopied(Exception):
         super().__init__(ids)
         self.ids = ids
         self.results = results
+
+
+async def _gated(before_again: Callable[[], Awaitable[None]] | None, first: ChatResult) -> None:
+    """``before_again()`` (when given), its ``JudgeError`` carrying the usage of the reply not asked again."""
+    if before_again is None:
+        return
+    try:
+        await before_again()
+    except JudgeError as exc:
+        exc.usage = total_usage([first])
+        exc.attempts = 1
+        raise
 
 
 def _parse(parse: Callable[[str, str], T], verdict_id: str, text: str) -> T:
@@ -159,16 +171,24 @@ class Asker:
         parse: Callable[[str, str], T],
         verdict_id: str,
         shown: Sequence[Candidate] = (),
+        *,
+        once: bool = False,
+        before_again: Callable[[], Awaitable[None]] | None = None,
     ) -> tuple[T, list[ChatResult]]:
         """The parsed reply to the prompt ``render(verdict_id)`` (``parse(text, verdict_id)``), asking again as the
         module docstring says. ``shown``: the candidates as the judge reads them, where a planted verdict id is looked
-        for. Raises ``JudgeError`` when the judgment fails (:class:`PlantedVerdictId`: candidates planted the id)."""
+        for. ``once``: one request with the room a re-ask has, and no second (a diagnostic: a tracing probe or
+        control). ``before_again``: awaited before asking again after an unusable reply; it raises ``JudgeError`` when
+        asking again is pointless (the judge fails the group's query control). Raises ``JudgeError`` when the judgment
+        fails (:class:`PlantedVerdictId`: candidates planted the id)."""
         results: list[ChatResult] = []
         asked = verdict_id
         seen: Counter[str] = Counter()  # the foreign ids replied, as read, over the asks (each with its own id)
         for fresh in range(FRESH_IDS + 1):
             try:
-                parsed, used = await self._exchange(template, render(asked), functools.partial(_parse, parse, asked))
+                parsed, used = await self._exchange(
+                    template, render(asked), functools.partial(_parse, parse, asked), once, before_again
+                )
                 return parsed, results + used
             except _Miscopied as exc:
                 results += exc.results
@@ -199,13 +219,23 @@ class Asker:
         )
 
     async def _exchange(
-        self, template: Template, messages: list[dict[str, str]], parse: Callable[[str], T]
+        self,
+        template: Template,
+        messages: list[dict[str, str]],
+        parse: Callable[[str], T],
+        once: bool = False,
+        before_again: Callable[[], Awaitable[None]] | None = None,
     ) -> tuple[T, list[ChatResult]]:
         """One question: the parsed reply, asking once more when the first reply is unusable (the same question with
-        more room when it was cut at ``max_tokens``, else a follow-up naming what was wrong). ``_Miscopied`` when a
-        reply's verdict carries another id."""
+        more room when it was cut at ``max_tokens``, else a follow-up naming what was wrong) unless ``before_again``
+        raises; with ``once``, one request with a re-ask's room and no second. ``_Miscopied`` when a reply's verdict
+        carries another id."""
+        if once:
+            only = await self.client.chat(messages, seed=self.config.seed, max_tokens=self._room(None, messages))
+            return self._second(parse, only, [only])
         first = await self.client.chat(messages, seed=self.config.seed)
         if first.finish_reason == "length":
+            await _gated(before_again, first)
             self.counts["reasked"] += 1
             self.counts["reasked_truncated"] += 1
             logger.debug("judge reply cut at max_tokens; asking again with more room")
@@ -216,6 +246,7 @@ class Asker:
         except ForeignVerdictId as exc:
             raise _Miscopied(exc.ids, [first]) from None
         except ParseError as exc:
+            await _gated(before_again, first)
             self.counts["reasked"] += 1
             logger.debug("judge reply unusable (%s); asking again", exc)
             retry = string.Template(template.labels.retry).safe_substitute(error=str(exc))
@@ -230,10 +261,10 @@ class Asker:
     def _second(
         self, parse: Callable[[str], T], second: ChatResult, results: list[ChatResult]
     ) -> tuple[T, list[ChatResult]]:
-        """The second reply parsed, or the ``JudgeError`` of a judgment whose both replies were unusable."""
+        """The last reply parsed, or the ``JudgeError`` of a judgment whose replies (``results``) were all unusable."""
         try:
             if second.finish_reason == "length":
-                raise ParseError("the reply was cut at max_tokens again")
+                raise ParseError("the reply was cut at max_tokens" + (" again" if len(results) > 1 else ""))
             return parse(second.text), results
         except ForeignVerdictId as exc:
             raise _Miscopied(exc.ids, results) from None
@@ -243,16 +274,17 @@ class Asker:
             )
             self.counts["parse_failures"] += 1
             raise JudgeError(
-                f"judge reply unusable after asking again: {exc}",
+                f"judge reply unusable{' after asking again' if len(results) > 1 else ''}: {exc}",
                 reason=reason,
-                attempts=2,
+                attempts=len(results),
                 input_related=True,
                 usage=total_usage(results),
             ) from exc
 
-    def _room(self, cut: ChatResult, messages: list[dict[str, str]]) -> int:
-        """Reply tokens for asking again after a reply cut at ``max_tokens``: ``reask_max_tokens``, or what the
-        judge's context leaves beside the prompt if that is less (never less than ``max_tokens``)."""
+    def _room(self, cut: ChatResult | None, messages: list[dict[str, str]]) -> int:
+        """Reply tokens for asking again after a reply cut at ``max_tokens`` (``cut``; ``None`` for a diagnostic asked
+        once): ``reask_max_tokens``, or what the judge's context leaves beside the prompt if that is less (never less
+        than ``max_tokens``)."""
         cfg = self.config
-        prompt = cut.usage.get("prompt_tokens") or self.budget.messages_tokens(messages)
+        prompt = (cut.usage.get("prompt_tokens") if cut is not None else 0) or self.budget.messages_tokens(messages)
         return max(cfg.max_tokens, min(cfg.reask_room, cfg.context_tokens - prompt))

@@ -22,9 +22,19 @@ blamed only when a probe fails and its control succeeds:
 
 A judge that fails the control too blames nobody: the failure stays a ``JudgeError``, the tournament's counted
 fallback applies, and a group in which most candidates end up blamed is voided as the judge's fault
-(:mod:`verl_arena.core.tournament`). Outcomes are remembered per probe key (what was shown, where, to which judge)
-and stored in the verdict cache when there is one, so a suspect is probed once, and a blamed one loses its later
-matches without a judge call.
+(:mod:`verl_arena.core.tournament`).
+
+Before any suspect is probed, the judge is asked the group's *query control*: the same query, rubrics and template,
+with two short neutral candidates in place of the group's (:meth:`ProbeMaker.query_control`), once per group (its
+*scope*: the query, its context and the judge) and remembered. Nothing a candidate wrote is in it, so when the judge
+fails it too (a reply cut at ``max_tokens``, no verdict, a timeout), the judge cannot judge this query at all: the
+failure is the judge's own (``JudgeError.judge_fault``; the tournament voids the group), no probe is asked, and the
+group's later failures are not traced either. A judge that cuts every reply short would otherwise spend a probe and a
+control per candidate and slot, and the smaller asks after them, on every judgment it fails. Probes and controls are
+diagnostics: one request each, with the room a re-ask has (:meth:`~verl_arena.judges.asking.Asker.ask`, ``once``).
+
+Outcomes are remembered per probe key (what was shown, where, to which judge) and stored in the verdict cache when
+there is one, so a suspect is probed once, and a blamed one loses its later matches without a judge call.
 
 A control fails whenever size or slot alone makes the judge fail. It is:
 
@@ -69,6 +79,7 @@ __all__ = [
     "ProbeMaker",
     "Suspect",
     "filler",
+    "incapable",
     "same_classes",
 ]
 
@@ -113,6 +124,17 @@ class Suspect:
     controls: tuple[BlameProbe, ...]
 
 
+def incapable(reason: str, usage: dict[str, int] | None = None, attempts: int = 0) -> JudgeError:
+    """The failure (``reason``) of a judgment whose query control the judge failed too: its own fault."""
+    return JudgeError(
+        f"{reason}: the judge fails a short neutral comparison of this query too, so it cannot judge it",
+        reason=reason,
+        attempts=attempts,
+        usage=usage,
+        judge_fault=True,
+    )
+
+
 class FaultTracer:
     """Runs probes once per key and names the culprits of input-related failures.
 
@@ -128,6 +150,8 @@ class FaultTracer:
         self._outcomes: OrderedDict[str, tuple[Outcome, str]] = OrderedDict()
         self._blamed: OrderedDict[str, str] = OrderedDict()
         self._pending: dict[str, asyncio.Future[tuple[Outcome, str]]] = {}
+        #: per scope (a group), its query control: ``None`` once answered, the failure's reason once failed
+        self._scopes: OrderedDict[str, asyncio.Future[str | None]] = OrderedDict()
 
     def known_fault(self, subject: str) -> str | None:
         """Why ``subject``'s content is known to break the judge, if it is."""
@@ -156,9 +180,30 @@ class FaultTracer:
             self._pending[slot] = pending
         return await asyncio.shield(pending)
 
-    async def culprits(self, error: JudgeError, suspects: Sequence[Suspect]) -> list[int]:
+    def hopeless(self, scope: str) -> str | None:
+        """Why the judge failed the query control of ``scope``, if it did: its failures there are its own."""
+        done = self._scopes.get(scope)
+        return done.result() if done is not None and done.done() and not done.cancelled() else None
+
+    async def judgeable(self, control: BlameProbe, scope: str) -> str | None:
+        """Whether the judge answers ``scope``'s query ``control`` (``None``), or why not: asked once per scope (what
+        fails in one round waits for the same answer) and remembered."""
+        loop = asyncio.get_running_loop()
+        asked = self._scopes.get(scope)
+        if asked is None or asked.get_loop() is not loop:
+            asked = self._scopes[scope] = loop.create_task(self._answers(control))
+            while len(self._scopes) > self.capacity:
+                self._scopes.popitem(last=False)
+        return await asyncio.shield(asked)
+
+    async def culprits(
+        self, error: JudgeError, suspects: Sequence[Suspect], control: BlameProbe | None = None, scope: str = ""
+    ) -> list[int]:
         """Indices (into ``suspects``) of the candidates that caused ``error``; re-raises ``error`` if none can be
-        blamed."""
+        blamed. ``control``: the query control of ``scope``, asked first (the module docstring); when the judge fails
+        it, ``error`` is raised as the judge's fault (:func:`incapable`)."""
+        if control is not None and await self.judgeable(control, scope) is not None:
+            raise incapable(error.reason, error.usage, error.attempts) from error
         reasons = await asyncio.gather(*(self._blame(s) for s in suspects))
         faulty = [i for i, reason in enumerate(reasons) if reason is not None]
         if not faulty:
@@ -169,6 +214,14 @@ class FaultTracer:
         for i in faulty:
             self.blame([suspects[i].subject], reasons[i] or error.reason)
         return faulty
+
+    async def _answers(self, control: BlameProbe) -> str | None:
+        outcome, reason = await self.check(control)
+        if outcome in ("fault", "slow"):
+            self.counts["query_controls_failed"] += 1
+            logger.info("the judge fails a short neutral comparison (%s): it cannot judge that query", reason)
+            return reason or outcome
+        return None
 
     async def _blame(self, suspect: Suspect) -> str | None:
         """The failure reason if ``suspect``'s content, and not its size or slot, breaks the judge; else ``None``."""
@@ -327,6 +380,27 @@ class ProbeMaker:
             return Candidate(id, self._filler(sizes[1]), self._filler(sizes[0])), ("control", *map(str, sizes))
         control = Candidate(id, same_classes(shown.answer), same_classes(shown.path))
         return control, ("control", "same classes", control.digest)
+
+    def scope(self, query: str, context: JudgeContext) -> str:
+        """What names a group's judgments for this judge: where a failed judgment control stops tracing."""
+        return cache_key("scope", self.identity, self.template.digest, query, context.key)
+
+    def query_control(self, query: str, context: JudgeContext) -> BlameProbe:
+        """The query's judgment with two short neutral candidates: what the judge must answer to judge this query at
+        all, whatever the candidates wrote."""
+        a = Candidate("control-A", _BLAND[0], _BLAND[1])
+        b = Candidate("control-B", _BLAND[2], _BLAND[3])
+        key = cache_key("query control", self.identity, self.template.digest, query, context.key)
+
+        async def run() -> None:
+            verdict_id = make_nonce(self.template.digest, query, "query control", context.key)
+            await self.ask(
+                lambda vid: self.template.render_pairwise(query, a, b, vid, context.rubrics, context.answer_key),
+                verdict_id,
+                (a, b),
+            )
+
+        return BlameProbe(key, run, "control")
 
     def suspect(self, query: str, candidate: Candidate, shown: Candidate, context: JudgeContext) -> Suspect:
         """``candidate`` (shown as ``shown``) as a suspect: a probe and a control in each slot."""

@@ -44,7 +44,7 @@ _REASONS = {
     "unavailable": "every endpoint was down (refusing or cooling down)",
     "parse": "replies that are not a verdict",
     "empty": "empty replies",
-    "truncated": "replies cut at max_tokens, twice",
+    "truncated": "replies cut at max_tokens",
     "refused": "content refused by the provider",
     "too_large": "requests too large for the server",
     "prompt_too_long": "prompts longer than the judge's context",
@@ -53,7 +53,7 @@ _REASONS = {
     "saturated": "the judge was too slow for the load",
     "run_deadline": "the run's deadline passed",
     "failed_judgments": "too many failed judgments",
-    "judge_fault": "the judge failed on most candidates",
+    "judge_fault": "the judge's own failures (on most candidates, or on a neutral comparison)",
     "pool_unavailable": "the judge pool's actor could not be reached",
     "pool_shutdown": "the judge pool was shut down with the group in flight",
 }

@@ -35,7 +35,6 @@ do at full size it does on less of both. Only failures that survive that raise.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections import Counter
@@ -47,7 +46,7 @@ from verl_arena.core.errors import JudgeError
 from verl_arena.core.spending import note
 from verl_arena.core.types import CONTROL_KEY, FORFEIT_KEY, Candidate, PairVerdict
 from verl_arena.judges.asking import Asker, PlantedVerdictId, RepeatedVerdictId, readable
-from verl_arena.judges.blame import Culprits, FaultTracer, ProbeMaker
+from verl_arena.judges.blame import Culprits, FaultTracer, ProbeMaker, incapable
 from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.cache import JudgmentCache, VerdictCache, cache_key
 from verl_arena.judges.config import JudgeConfig, parse_judge_config
@@ -66,6 +65,10 @@ T = TypeVar("T")
 
 #: the shares a failure pinned on nobody is asked again at (see ``LLMJudge._asked``)
 SHRINK = (0.5, 0.25)
+
+
+def _parse_probe(template: Template, text: str, verdict_id: str) -> Any:
+    return parse_pairwise(text, template, verdict_id)
 
 
 def _no_answer(c: Candidate) -> bool:
@@ -348,13 +351,20 @@ class LLMJudge:
         """One judgment: the parsed reply, its requests and the share of the budget the candidates were shown at; or
         the culprits its failure was traced to (``render`` and ``parse`` take the verdict id). A failure pinned on
         nobody, or a prompt beyond the server's context, is asked again on less of both (the module docstring);
-        raises the first ``JudgeError`` when that fails too."""
+        raises the first ``JudgeError`` when that fails too. In a group whose query control the judge failed
+        (:mod:`~verl_arena.judges.blame`), nothing is asked: the judgment fails as the judge's fault."""
+        scope = self.probes.scope(query, context)
+        if (reason := self.faults.hopeless(scope)) is not None:
+            raise incapable(reason)
+        gate = partial(self._judgeable, query, context)
         for scale in (1.0, *SHRINK):
             shown = self.budget.shown(template, query, context, candidates, k, scale=scale)
             if scale < 1:
                 self.counts["shrunk"] += 1
             try:
-                parsed, results = await self.asker.ask(template, partial(render, shown), parse, verdict_id, shown)
+                parsed, results = await self.asker.ask(
+                    template, partial(render, shown), parse, verdict_id, shown, before_again=gate
+                )
                 return parsed, results, scale
             except PlantedVerdictId as exc:  # the verdict id it carries is written in these candidates' text
                 self._planted(query, [candidates[i] for i in exc.culprits], context, exc)
@@ -370,9 +380,20 @@ class LLMJudge:
                 elif not exc.input_related:
                     raise
                 else:
-                    with contextlib.suppress(JudgeError):  # pinned on nobody: asked again on less of both
+                    try:
                         return Culprits(await self._trace(exc, query, candidates, shown, context), exc)
+                    except JudgeError as traced:  # pinned on nobody: asked again on less of both
+                        if traced.judge_fault:  # the judge's own: less of both would not help
+                            raise
+                        untraced = traced
         raise untraced
+
+    async def _judgeable(self, query: str, context: JudgeContext) -> None:
+        """Before asking again after an unusable reply: raises the judge's fault when it fails the query control of
+        the group (asked once per group, at its first unusable reply)."""
+        control, scope = self.probes.query_control(query, context), self.probes.scope(query, context)
+        if (reason := await self.faults.judgeable(control, scope)) is not None:
+            raise incapable(reason)
 
     async def _repeated(
         self,
@@ -457,8 +478,9 @@ class LLMJudge:
     async def _probe_ask(
         self, render: Callable[[str], list[dict[str, str]]], verdict_id: str, shown: Sequence[Candidate]
     ) -> None:
-        """One probe or control judgment (raises ``JudgeError`` when it fails)."""
-        await self.asker.ask(self.pairwise, render, lambda t, v: parse_pairwise(t, self.pairwise, v), verdict_id, shown)
+        """One probe or control judgment, one request with a re-ask's room (raises ``JudgeError`` when it fails)."""
+        parse = partial(_parse_probe, self.pairwise)
+        await self.asker.ask(self.pairwise, render, parse, verdict_id, shown, once=True)
 
     async def _trace(
         self,
@@ -471,7 +493,8 @@ class LLMJudge:
         """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.blame`); raises ``error`` if
         none can be blamed."""
         suspects = [self.probes.suspect(query, c, s, context) for c, s in zip(candidates, shown, strict=True)]
-        culprits = await self.faults.culprits(error, suspects)
+        control = self.probes.query_control(query, context)
+        culprits = await self.faults.culprits(error, suspects, control, self.probes.scope(query, context))
         logger.info(
             "judge failure (%s) traced to candidate(s) %s: they forfeit",
             error.reason,
