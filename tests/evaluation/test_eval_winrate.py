@@ -52,7 +52,8 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
         "env": None,
     }
     # one pre-flight request, then 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
-    assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["judge_calls"] == 28
+    assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["asked_judgments"] == 28
+    assert report["judgments"] == 32 and report["shortcut_judgments"] == 4 and report["judge_requests"] == 28
     assert server_a.recent[0]["max_tokens"] == server_b.recent[0]["max_tokens"] == 8  # the pre-flight came first
     (comparison,) = report["comparisons"]
     for judge in "ab":

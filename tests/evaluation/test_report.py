@@ -76,7 +76,7 @@ def test_a_task_needs_both_orders_and_an_undecided_one_is_counted_never_guessed(
     entry = rep["comparisons"][0]["by_judge"]["j"]
     assert entry["win_rate"]["tasks"] == 2 and entry["win_rate"]["rate"]["value"] == 0.5
     assert entry["undecided_tasks"] == 3 and entry["not_measured"] is None  # t2 lost an order, t3 and t4 unjudged
-    assert (rep["judge_calls"], rep["failed_judgments"], rep["unanswered_judges"]) == (5, 1, {})
+    assert (rep["asked_judgments"], rep["failed_judgments"], rep["unanswered_judges"]) == (6, 1, {})
 
 
 def test_the_mean_of_judges_rests_on_the_tasks_every_judge_decided_and_their_agreement_is_measured():
@@ -115,5 +115,6 @@ def test_the_length_effect_needs_three_tasks_with_two_usable_answers():
 
 
 def test_the_cost_adds_up_the_usage_of_every_judgment():
-    judgments = both("t0", "j", "sys", usage={"prompt_tokens": 100.0, "completion_tokens": 10.0})
-    assert report(judgments)["usage"] == {"prompt_tokens": 200.0, "completion_tokens": 20.0}
+    judgments = both("t0", "j", "sys", usage={"prompt_tokens": 100.0, "completion_tokens": 10.0, "requests": 2.0})
+    rep = report(judgments)
+    assert rep["usage"] == {"prompt_tokens": 200.0, "completion_tokens": 20.0} and rep["judge_requests"] == 4

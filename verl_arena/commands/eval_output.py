@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from verl_arena.evaluation.spending import spending_words
+
 __all__ = ["plot_winrates", "print_arena", "print_report"]
 
 
@@ -59,7 +61,7 @@ def print_report(report: dict[str, Any]) -> None:
     level = round(report["confidence"] * 100)
     print(
         f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "
-        f"{report['judge_calls']} judge calls, {report['failed_judgments']} failed"
+        f"{spending_words(report)}"
     )
     env = any(s["env"] is not None for s in report["systems"])
     by_name = {c["system"]: c for c in report["comparisons"]}

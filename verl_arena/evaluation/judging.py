@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from verl_arena.core.errors import ConfigError, JudgeError
+from verl_arena.core.spending import tally
 from verl_arena.core.types import PairVerdict
 from verl_arena.evaluation.data import System, Task
 from verl_arena.judges.factory import build_judge
@@ -51,7 +52,8 @@ class Judgment:
         dimensions: each system's per-dimension scores (``"group/dimension"`` -> score), where the template has them.
         forfeit: systems whose own output made the judgment impossible (they lose it).
         error: the failure's reason, when it failed.
-        usage: the tokens it cost.
+        usage: what it cost: the requests sent (``requests``, ``retries``), the tokens the server reported, and
+            ``cache_hits`` or ``shortcuts`` for one answered without a request.
         shortcut: why no judge call was needed (``"no_answer"``, ``"identical"``), if none was made.
     """
 
@@ -73,8 +75,17 @@ class Judgment:
         return self.task, self.judge, self.first, self.second
 
     @classmethod
-    def from_verdict(cls, task: str, judge: str, first: str, second: str, verdict: PairVerdict) -> Judgment:
-        """The judgment a single-order verdict gives."""
+    def from_verdict(
+        cls,
+        task: str,
+        judge: str,
+        first: str,
+        second: str,
+        verdict: PairVerdict,
+        spent: Mapping[str, int] | None = None,
+    ) -> Judgment:
+        """The judgment a single-order verdict gives; ``spent``: what asking for it spent, where it was counted
+        (:func:`~verl_arena.core.spending.tally`; else the verdict's own usage)."""
         winner = {"a": first, "b": second, "tie": "tie"}[verdict.winner]
         dims = verdict.dimensions or {}
         return cls(
@@ -86,7 +97,7 @@ class Judgment:
             scores={first: float(verdict.score_a), second: float(verdict.score_b)},
             dimensions={first: flat_dimensions(dims.get("A")), second: flat_dimensions(dims.get("B"))},
             forfeit=[{"a": first, "b": second}[side] for side in verdict.forfeit],
-            usage={k: float(v) for k, v in verdict.usage.items() if isinstance(v, int | float)},
+            usage={k: float(v) for k, v in (spent or verdict.usage).items() if isinstance(v, int | float)},
             shortcut=(verdict.meta or {}).get("shortcut"),
         )
 
@@ -229,18 +240,20 @@ async def judge_keys(
 
     async def one(task: str, judge: str, first: str, second: str) -> Judgment:
         a, b = systems[first].outputs[task], systems[second].outputs[task]
+        spent: Counter[str] = Counter()
         try:
-            verdict = await judges[judge].compare(queries[task], a, b)
+            with tally() as spent:
+                verdict = await judges[judge].compare(queries[task], a, b)
         except JudgeError as exc:
             first_time = (judge, exc.reason) not in said
             said.add((judge, exc.reason))
             note = "; more failures of this kind are counted, not logged" if first_time else ""
             level = logging.WARNING if first_time else logging.DEBUG
             logger.log(level, "task %s, %s vs %s, judge %s: failed (%s)%s", task, first, second, judge, exc, note)
-            usage = {k: float(v) for k, v in (exc.usage or {}).items()}
+            usage = {k: float(v) for k, v in (spent or exc.usage or {}).items()}
             judgment = Judgment(task, judge, first, second, None, error=exc.reason, usage=usage)
         else:
-            judgment = Judgment.from_verdict(task, judge, first, second, verdict)
+            judgment = Judgment.from_verdict(task, judge, first, second, verdict, spent)
         log.write(judgment)
         if on_judgment is not None:
             on_judgment(judgment)

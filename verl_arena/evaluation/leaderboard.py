@@ -32,6 +32,7 @@ from verl_arena.evaluation.env import env_agreement, env_summary
 from verl_arena.evaluation.judging import EvaluationLog, Judgment, judge_keys, task_outcome, unanswered_judges
 from verl_arena.evaluation.length import LengthControlledBoard, length_controlled_board
 from verl_arena.evaluation.report import position_bias
+from verl_arena.evaluation.spending import judge_spending
 
 __all__ = ["LeaderboardSettings", "TaskResult", "leaderboard", "run_leaderboard", "swiss_pairs"]
 
@@ -341,7 +342,7 @@ def _standings_report(
         "matrix": _matrix(names, results),
         "tiers": _tiers(results),
         **ended,
-        "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        **judge_spending(judgments),
         "unanswered_judges": unanswered_judges(judgments),
         "undecided_tasks": undecided,
         "round_robin_judgments": len(names) * (len(names) - 1) // 2 * len(tasks) * 2 * len(judges),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -26,6 +26,7 @@ import numpy as np
 from verl_arena.evaluation.data import System, Task
 from verl_arena.evaluation.env import env_agreement, env_summary
 from verl_arena.evaluation.judging import Judgment, task_outcome, unanswered_judges
+from verl_arena.evaluation.spending import judge_spending
 from verl_arena.evaluation.stats import (
     bootstrap_interval,
     cohen_kappa,
@@ -58,13 +59,6 @@ def position_bias(judgments: Sequence[Judgment]) -> dict[str, Any]:
     return {"decisive": len(decisive), "first_slot_wins": wins, "first_slot_rate": rate}
 
 
-def _usage(judgments: Sequence[Judgment]) -> dict[str, float]:
-    total: Counter[str] = Counter()
-    for j in judgments:
-        total.update(j.usage)
-    return dict(total)
-
-
 def _not_measured(failures: Mapping[str, int] | None) -> str | None:
     """Why a judge's win rate is not measured (it answered none of its judgments), or ``None``."""
     if failures is None:
@@ -94,10 +88,8 @@ def winrate_report(
         "judges": judges,
         "confidence": confidence,
         "systems": [_system_row(s) for s in systems.values()],
-        "judge_calls": sum(1 for j in judgments if not j.shortcut and j.error is None),
-        "failed_judgments": sum(1 for j in judgments if j.error is not None),
+        **judge_spending(judgments),
         "unanswered_judges": unanswered_judges(judgments),
-        "usage": _usage(judgments),
         "env_agreement": env_agreement(judgments, systems, confidence=confidence, seed=seed),
         "comparisons": [
             _comparison(name, baseline, tasks, systems, judges, judgments, confidence=confidence, seed=seed)

@@ -21,6 +21,7 @@ from verl_arena.evaluation.html_kit import (
     text,
 )
 from verl_arena.evaluation.leaderboard_html import env_cell, env_note
+from verl_arena.evaluation.spending import spending_words
 
 __all__ = ["winrate_html"]
 
@@ -159,8 +160,8 @@ def winrate_html(report: Mapping[str, Any], *, title: str = "verl-arena win rate
     level = round(report["confidence"] * 100)
     summary = Html(
         f'<p class="note">{report["tasks"]} tasks; baseline {text(report["baseline"])}; judges: '
-        f"{text(', '.join(report['judges']))}; {report['judge_calls']} judge calls, {report['failed_judgments']} "
-        "failed (failed judgments are asked again on the next run, never guessed).</p>"
+        f"{text(', '.join(report['judges']))}; {text(spending_words(report))} (failed judgments are asked again on "
+        "the next run, never guessed).</p>"
     )
     comparisons = [_comparison(c, level) for c in report["comparisons"]]
     return page(
