@@ -7,6 +7,7 @@ per probe family for ``audit``, per check for ``doctor``; stdout keeps the resul
 from __future__ import annotations
 
 import argparse
+import asyncio
 
 import pytest
 from helpers import ROOT, strict_json
@@ -90,3 +91,33 @@ def test_a_bar_is_off_with_quiet_and_waits_its_delay_otherwise():
     finally:
         quiet.close()
         shown.close()
+
+
+def test_the_judge_meter_counts_requests_from_the_first_one_sent(mock_judge):
+    """Before any judgment ends, the meter says how many requests are out (a slow judge shows as such from its first
+    request, not minutes later); then the judgments that failed and the latest cause."""
+    from helpers import judge_config
+
+    from verl_arena import Candidate
+    from verl_arena.judges.llm import LLMJudge
+
+    url, server = mock_judge(latency=30.0)
+    judge = LLMJudge(judge_config(url, timeout_s=60))
+    shown = progress.bar(argparse.Namespace(quiet=True), 1, "judgment")
+    meter = progress.JudgeMeter(shown, [judge])
+
+    async def run() -> str:
+        asking = asyncio.ensure_future(judge.compare("q", Candidate("a", "one plan"), Candidate("b", "another plan")))
+        while server.received == 0:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the request's headers are out
+        said = meter.words()
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+        await judge.aclose()
+        return said
+
+    assert asyncio.run(run()) == "requests 1 sent, 0 answered"
+    meter.judged("truncated")
+    meter.judged(None)
+    assert meter.words() == "requests 1 sent, 0 answered; 1 judgment failed (last: truncated)"

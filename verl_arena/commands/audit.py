@@ -61,6 +61,7 @@ def _verdict(row: dict[str, Any]) -> str:
 
 def _print_table(report: dict[str, Any]) -> None:
     from verl_arena.evaluation.audit.report import audit_headline
+    from verl_arena.evaluation.spending import spending_words
 
     level = round(report["confidence"] * 100)
     if report["verdict"] == "inconclusive":
@@ -69,8 +70,7 @@ def _print_table(report: dict[str, Any]) -> None:
         print(f"NOTE: {report['judge']['note']}")
     print(
         f"audit of {report['judge']['description']} on {report['tasks']} tasks (honest answers: "
-        f"{report['honest_source']}); {report['judgments']} judgments, "
-        f"{report['failed_judgments']} failed"
+        f"{report['honest_source']}); {spending_words(report)}"
     )
     print(
         f"\n{'probe':<22} {'family':<11} {'n':>4} {'win':>4} {'tie':>4} {'loss':>4}  rate [{level}% CI]"
@@ -126,19 +126,39 @@ def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]
 class _FamilyProgress:
     """The audit's progress: a bar over its judgments, naming how many probe families are done."""
 
-    def __init__(self, args: argparse.Namespace, probes: list[Any]) -> None:
+    def __init__(self, args: argparse.Namespace, probes: list[Any], judges: list[Any]) -> None:
         self.args, self.family_of = args, {p.name: p.family for p in probes}
         self.left: Counter[str] = Counter()
         self.finished, self.shown = 0, None
+        self.meter: progress.JudgeMeter | None = None
+        self.judges = judges
 
     def planned(self, by_probe: dict[str, int]) -> None:
         for name, n in by_probe.items():
             self.left[self.family_of[name]] += n
         self.shown = progress.bar(self.args, sum(by_probe.values()), "judgment", desc=self._desc())
+        self.meter = progress.JudgeMeter(self.shown, self.judges)
+
+    async def ticking(self, work: Any) -> Any:
+        """``work``, the judges' requests and failures shown beside the bar from the first request on."""
+        ticker = asyncio.ensure_future(self._tick())
+        try:
+            return await work
+        finally:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+
+    async def _tick(self) -> None:
+        while self.meter is None:  # the probes are being built
+            await asyncio.sleep(0.1)
+        await self.meter.tick()
 
     def judged(self, judged: Any) -> None:
         family = self.family_of[judged.probe]
         self.left[family] -= 1
+        if self.meter is not None:
+            self.meter.judged(judged.error)
         if self.shown is not None:
             if not self.left[family]:
                 self.finished += 1
@@ -229,24 +249,27 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
 
     judge = audit.judge
     slot_judge = single_order(judge, lambda: build_judge({**audit.config, "order_swap": False}))
-    families = _FamilyProgress(args, audit.probes)
+    shares_client = slot_judge is judge or slot_judge is getattr(judge, "inner", None)  # its requests are judge's
+    families = _FamilyProgress(args, audit.probes, [judge] if shares_client else [judge, slot_judge])
 
     async def run() -> Any:
         try:
-            return await run_audit(
-                audit.tasks,
-                audit.probes,
-                judge,
-                slot_judge,
-                swapped=audit.cfg.order_swap,
-                reply_skeleton=audit.skeleton,
-                seed=args.seed,
-                on_planned=families.planned,
-                on_judged=families.judged,
+            return await families.ticking(
+                run_audit(
+                    audit.tasks,
+                    audit.probes,
+                    judge,
+                    slot_judge,
+                    swapped=audit.cfg.order_swap,
+                    reply_skeleton=audit.skeleton,
+                    seed=args.seed,
+                    on_planned=families.planned,
+                    on_judged=families.judged,
+                )
             )
         finally:
             await judge.aclose()
-            if slot_judge is not judge and slot_judge is not getattr(judge, "inner", None):
+            if not shares_client:
                 await slot_judge.aclose()
 
     try:

@@ -155,9 +155,15 @@ def _winrate(args: argparse.Namespace) -> int:
     if done:
         print(f"resuming: {done} of {len(plan)} judgments already in {args.log}", file=sys.stderr)
     shown = progress.bar(args, len(plan), "judgment", initial=done)
-    work = judge_tasks(tasks, systems, pairs, judges, log, on_judgment=lambda _: shown.update())
+    meter = progress.JudgeMeter(shown, judges.values())
+
+    def judged(judgment: Any) -> None:
+        meter.judged(judgment.error)
+        shown.update()
+
+    work = judge_tasks(tasks, systems, pairs, judges, log, on_judgment=judged)
     try:
-        judgments = _run_judged(judges, log, mock, work)
+        judgments = _run_judged(judges, log, mock, progress.with_meter(meter, work))
     finally:
         shown.close()
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)

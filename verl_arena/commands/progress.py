@@ -10,11 +10,15 @@ progress goes to stderr, the results alone to stdout.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import sys
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
-__all__ = ["DELAY_S", "add_quiet_argument", "bar", "note", "say"]
+T = TypeVar("T")
+
+__all__ = ["DELAY_S", "JudgeMeter", "add_quiet_argument", "bar", "note", "say", "with_meter"]
 
 #: seconds a run lasts before its bar is shown
 DELAY_S = 2.0
@@ -54,3 +58,69 @@ def say(args: argparse.Namespace, prefix: str = "") -> Callable[[str], None] | N
     if getattr(args, "quiet", False):
         return None
     return (lambda message: note(f"{prefix}{message}")) if prefix else note
+
+
+def _requests(stats: Mapping[str, Any]) -> tuple[int, int]:
+    """Requests sent to the judge (those in flight included) and answered, from a judge's ``stats()`` (an
+    ensemble's members added up)."""
+    members = stats.get("members")
+    if members is not None:
+        counts = [_requests(m) for m in members]
+        return sum(c[0] for c in counts), sum(c[1] for c in counts)
+    http = stats.get("http") or {}
+    return int(http.get("sent", 0)) + int(http.get("in_flight", 0)), int(http.get("requests", 0))
+
+
+class JudgeMeter:
+    """What the judges are doing, in a bar's postfix refreshed every second from the start (:meth:`tick`): requests
+    sent and answered, judgments failed and the latest failure's cause. A judge that answers nothing shows so from
+    its first request, long before the first judgment fails.
+
+    Args:
+        shown: the bar (:func:`bar`).
+        judges: the judges asked (each with ``stats()``).
+    """
+
+    def __init__(self, shown: Any, judges: Iterable[Any]) -> None:
+        self.shown = shown
+        self.judges = [j for j in judges if hasattr(j, "stats")]
+        self.failed = 0
+        self.cause: str | None = None
+
+    def judged(self, error: str | None) -> None:
+        """Count a finished judgment (``error``: its failure's reason, if it failed)."""
+        if error is not None:
+            self.failed += 1
+            self.cause = error
+
+    def words(self) -> str:
+        """``requests 12 sent, 3 answered; 2 judgments failed (last: truncated)``."""
+        sent = answered = 0
+        for judge in self.judges:
+            s, a = _requests(judge.stats())
+            sent, answered = sent + s, answered + a
+        said = f"requests {sent} sent, {answered} answered"
+        if self.failed:
+            said += f"; {self.failed} judgment{'s' if self.failed != 1 else ''} failed (last: {self.cause})"
+        return said
+
+    async def tick(self, every_s: float = 1.0) -> None:
+        """Refresh the postfix every ``every_s`` seconds, once the run lasted :data:`DELAY_S`, until cancelled."""
+        await asyncio.sleep(DELAY_S)
+        while True:
+            self.shown.set_postfix_str(self.words(), refresh=False)
+            self.shown.refresh()
+            await asyncio.sleep(every_s)
+
+
+async def with_meter(meter: JudgeMeter | None, work: Awaitable[T]) -> T:
+    """``work``, with ``meter`` ticking beside it (nothing beside it when ``None``)."""
+    if meter is None:
+        return await work
+    ticking = asyncio.ensure_future(meter.tick())
+    try:
+        return await work
+    finally:
+        ticking.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ticking

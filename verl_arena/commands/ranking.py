@@ -188,6 +188,7 @@ def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: 
         print(note, file=sys.stderr)
     todo = len([r for r in run.inputs.refs if r.id not in writer.done])
     bar = progress.bar(args, todo, "group")
+    meter = progress.JudgeMeter(bar, [service.judge])
     tally = RunTally()
     stopped_by: list[str] = []
     tournament = run.tournament
@@ -196,6 +197,8 @@ def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: 
     def on_result(group: Any, result: Any) -> None:
         writer.write(group, result)
         tally.add(result)
+        for match in result.matches:
+            meter.judged((match.error or "error").split(":", 1)[0] if match.failed else None)
         bar.update()
 
     async def main() -> None:
@@ -205,17 +208,18 @@ def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: 
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, lambda s=sig: (stopped_by.append(s.name), main_task.cancel()))
+        ranking = rank_groups(
+            iter_groups(args.groups, render=run.render, skip=writer.done),
+            service.rank_group,
+            in_flight=in_flight,
+            tournament=tournament,
+            deadline_from_first_request=True,
+            on_result=on_result,
+            run_deadline_s=args.run_deadline,
+            void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
+        )
         try:
-            await rank_groups(
-                iter_groups(args.groups, render=run.render, skip=writer.done),
-                service.rank_group,
-                in_flight=in_flight,
-                tournament=tournament,
-                deadline_from_first_request=True,
-                on_result=on_result,
-                run_deadline_s=args.run_deadline,
-                void=lambda g, why: tournament.void(g.candidates, why, group_id=g.id),
-            )
+            await progress.with_meter(meter, ranking)
         finally:
             await service.aclose()
 

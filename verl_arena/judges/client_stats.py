@@ -15,10 +15,12 @@ __all__ = ["ClientStats", "percentile"]
 @dataclass
 class ClientStats:
     """The client's counters since it was created: ``requests`` answered, ``sent`` to the judge (answered or failed,
-    retries and liveness pings included: what the judge server counts), ``attempts`` made (sent or not)."""
+    retries and liveness pings included: what the judge server counts; counted once over), ``in_flight`` (sent and
+    not over yet), ``attempts`` made (sent or not)."""
 
     requests: int = 0
     sent: int = 0
+    in_flight: int = 0
     attempts: int = 0
     retries: int = 0
     failures: Counter[str] = field(default_factory=Counter)

@@ -195,6 +195,7 @@ class ChatClient:
         return {
             "requests": s.requests,
             "sent": s.sent,
+            "in_flight": s.in_flight,
             "attempts": s.attempts,
             "retries": s.retries,
             "failures": dict(s.failures),
@@ -366,12 +367,15 @@ class ChatClient:
 
         async def trace(event: str, info: dict[str, Any]) -> None:
             nonlocal out
-            out = out or event.endswith("send_request_headers.started")
+            if not out and event.endswith("send_request_headers.started"):
+                out = True
+                self._stats.in_flight += 1
 
         try:
             return await pool.post(f"{cfg.base_url}/chat/completions", extensions={"trace": trace}, **kwargs)
         finally:
             if out:
+                self._stats.in_flight -= 1
                 self._stats.sent += 1
                 note("requests")
                 if retry:

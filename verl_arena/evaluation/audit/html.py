@@ -26,6 +26,7 @@ from verl_arena.evaluation.html_kit import (
     text,
     text_block,
 )
+from verl_arena.evaluation.spending import spending_words
 
 __all__ = ["audit_html"]
 
@@ -195,7 +196,7 @@ def audit_html(report: Mapping[str, Any], *, title: str = "verl-arena judge audi
     judge = report["judge"]
     summary = Html(
         f'<p class="note">Judge: {text(judge["description"])}. {report["tasks"]} tasks, honest answers from '
-        f"{text(report['honest_source'])}; {report['judgments']} judgments, {report['failed_judgments']} failed "
+        f"{text(report['honest_source'])}; {text(spending_words(report))} "
         f"(failed judgments are counted, not scored). A probe is flagged when its rate is over "
         f"{report['max_rate']:g}.</p>"
     )

@@ -40,6 +40,7 @@ from verl_arena.evaluation.audit.advice import advice_for
 from verl_arena.evaluation.audit.registry import FAMILIES, Probe
 from verl_arena.evaluation.audit.runner import AuditRun, Judged
 from verl_arena.evaluation.audit.scoring import probe_stats
+from verl_arena.evaluation.spending import judge_spending
 
 __all__ = ["DEFAULT_MAX_RATE", "MAX_FAILED_SHARE", "audit_headline", "audit_report"]
 
@@ -131,8 +132,7 @@ def audit_report(
         **dict(meta or {}),
         "max_rate": max_rate,
         "confidence": confidence,
-        "judgments": len(run.judged),
-        "failed_judgments": sum(failures.values()),
+        **judge_spending(run.judged),
         "failure_reasons": dict(failures),
         "probes": rows,
         "families": families,

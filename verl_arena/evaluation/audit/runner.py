@@ -26,13 +26,14 @@ import functools
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from verl_arena.core.errors import JudgeError
+from verl_arena.core.spending import tally
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.evaluation.audit.data import AuditTask
 from verl_arena.evaluation.audit.registry import NotApplicable, Probe, ProbeTask, language_of
@@ -69,6 +70,7 @@ class Judged:
     error: str | None = None
     shortcut: str | None = None
     reply: str = ""
+    usage: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,19 +122,27 @@ def outcome_of(verdict: PairVerdict, side: str) -> tuple[float, float, tuple[str
 async def _ask(
     judge: Any, query: str, a: Candidate, b: Candidate, side: str, probe: str, task: str, order: str, *, said: set[str]
 ) -> Judged:
+    spent: Counter[str] = Counter()
     try:
-        verdict = await judge.compare(query, a, b)
+        with tally() as spent:
+            verdict = await judge.compare(query, a, b)
     except JudgeError as exc:
         reason = exc.reason or "error"
         note = "; more failures of this kind are counted, not logged" if reason not in said else ""
         level = logging.DEBUG if reason in said else logging.WARNING
         said.add(reason)
         logger.log(level, "audit: probe %s on task %s (%s) failed: %s%s", probe, task, order, exc, note)
-        return Judged(probe, task, order, None, error=reason)
+        return Judged(probe, task, order, None, error=reason, usage=_usage(spent, exc.usage))
     outcome, diff, forfeits = outcome_of(verdict, side)
     shortcut = (verdict.meta or {}).get("shortcut")
     diff = diff if math.isfinite(diff) else float("nan")
-    return Judged(probe, task, order, outcome, diff, forfeits, None, shortcut, verdict.raw)
+    usage = _usage(spent, verdict.usage)
+    return Judged(probe, task, order, outcome, diff, forfeits, None, shortcut, verdict.raw, usage)
+
+
+def _usage(spent: Mapping[str, int], reported: Mapping[str, Any] | None) -> dict[str, float]:
+    """What a judgment spent: as counted where its requests were sent, else as the judge reported it."""
+    return {k: float(v) for k, v in (spent or reported or {}).items() if isinstance(v, int | float)}
 
 
 async def run_audit(
