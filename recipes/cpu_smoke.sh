@@ -35,8 +35,9 @@
 # HOSTED_JUDGE=model|lexical: no judge outside the job. verl hosts the judge as its reward model
 # (reward.reward_model.enable=True, a standalone pool of one logical GPU, the transformers rollout serving an
 # OpenAI-compatible chat endpoint behind verl's router) and the arena judge is {hosted: verl}. "model" serves a second
-# tiny random model (its verdicts are noise: groups are voided and counted); "lexical" marks that model so its replica
-# answers with the lexical mock judge (verdicts parse, rewards mean something).
+# tiny random model (its verdicts are noise: groups are voided and counted; the check that stops a job whose judge
+# gives no verdict, judge.competence_check, is off for it); "lexical" marks that model so its replica answers with the
+# lexical mock judge (verdicts parse, rewards mean something).
 set -euo pipefail
 JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS-}"  # the mock judge needs no key (SUBMIT=1 with JUDGE_CONFIG: name its key variables)
 # shellcheck source=recipes/common.sh
@@ -104,6 +105,9 @@ elif [[ -n "${HOSTED_JUDGE}" ]]; then
         "reward.custom_reward_function.path=pkg://verl_arena.integrations.verl.reward_function"
         "reward.custom_reward_function.name=compute_score"
     )
+    if [[ "${HOSTED_JUDGE}" == "model" ]]; then  # noise by design: the run shows how the arena counts a judge that
+        JUDGE+=("+reward.reward_kwargs.judge.competence_check=false")  # cannot judge, so it must not stop at start
+    fi
     if [[ -n "${JUDGE_CONFIG}" ]]; then
         echo "HOSTED_JUDGE and JUDGE_CONFIG exclude each other: the hosted judge is the endpoint" >&2
         exit 2

@@ -27,6 +27,12 @@ settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def _competence_cache(tmp_path_factory, monkeypatch):
+    """Every test remembers the judges that passed the tiny comparison in a file of its own, never the user's."""
+    monkeypatch.setenv("VERL_ARENA_COMPETENCE_CACHE", str(tmp_path_factory.mktemp("competence") / "competence.json"))
+
+
 @pytest.fixture
 def group8() -> list[Candidate]:
     return make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])

@@ -29,9 +29,10 @@ def _closed_port() -> int:
 def test_each_judge_that_cannot_be_asked_is_named_and_one_that_answers_passes(mock_judge, capsys):
     up, server = mock_judge()
     dead = f"http://127.0.0.1:{_closed_port()}/v1"
-    assert preflight_judges({"up": judge_config(up)}, "eval winrate") is True
-    assert capsys.readouterr().err == "" and server.received == 1  # one tiny request, nothing said
-    assert preflight_judges({"up": judge_config(up), "down": judge_config(dead)}, "eval winrate") is False
+    assert preflight_judges({"up": judge_config(up)}, "eval winrate").usable is True
+    # one tiny request, then the tiny comparison in both orders; nothing said
+    assert capsys.readouterr().err == "" and server.received == 3
+    assert preflight_judges({"up": judge_config(up), "down": judge_config(dead)}, "eval winrate").usable is False
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and all(line.startswith("verl-arena eval winrate: ") for line in lines)
     assert f"cannot ask judge 'down' at {dead}" in lines[0] and "connection refused" in lines[0]

@@ -22,7 +22,9 @@ import httpx
 import numpy as np
 import pytest
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
+from verl_arena.judges.competence import require_competence
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.travel import QUERY, plan_group
 
@@ -97,5 +99,21 @@ def test_a_garbage_judge_served_by_transformers_voids_every_group_and_blames_nob
     metrics = service.metrics()
     served_requests = log.read_text().count('"POST /v1/chat/completions HTTP/1.1" 200')
     assert metrics["http"]["requests"] > 0 and served_requests == metrics["http"]["requests"]  # all reached it
-    assert metrics["judge"]["reasked_truncated"] > 0  # every reply was cut at max_tokens
+    # every reply was cut at max_tokens, and so was the query control (two short neutral candidates; both groups answer
+    # the same query): the judge cannot judge, so no judgment was asked again, traced or asked on less of both
+    assert metrics["judge"]["query_controls_failed"] == 1 and not metrics["judge"].get("reasked_truncated")
+    failed = sum(r.failures for r in results)
+    assert all(r.void_reason == "judge_fault" for r in results) and metrics["http"]["sent"] <= 3 * failed
     assert "overflow" not in str(metrics["http"]["failures"]) and not metrics["http"]["failures"].get("http_400")
+
+
+def test_a_garbage_judge_served_by_transformers_is_stopped_before_a_run(served):
+    """The tiny comparison in both orders: every reply runs to max_tokens, so the commands and the trainer's start
+    stop with what came back, after two requests."""
+    url, model, log = served
+    judge = {"endpoints": [{"base_url": url, "model": str(model)}], "template": "generic", "max_tokens": 48}
+    judge |= {"context_tokens": 2048, "tokenizer": str(model), "timeout_s": 120}
+    before = log.read_text().count("POST /v1/chat/completions")
+    with pytest.raises(ConfigError, match=f"the judge cannot judge: {url}.*cut at max_tokens"):
+        require_competence(judge)
+    assert log.read_text().count("POST /v1/chat/completions") - before == 2

@@ -33,6 +33,11 @@ def _run(capsys, *args: str) -> tuple[int, dict | str]:
         return code, out.out + out.err
 
 
+def _judged(report: dict) -> dict:
+    """The report without what one run's checks and model reads cost."""
+    return {k: v for k, v in report.items() if k not in ("preflight", "model_queries")}
+
+
 def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_path, capsys):
     (url_a, server_a), (url_b, server_b) = mock_judge(), mock_judge()
     judges = ["--judge-config", _judge_file(tmp_path, "a", url_a), "--judge-config", _judge_file(tmp_path, "b", url_b)]
@@ -51,8 +56,10 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
         "mean_answer_length": sum(map(len, answers)) / 7,
         "env": None,
     }
-    # one pre-flight request, then 8 tasks x 2 orders per judge; the missing plan loses both orders without a request
-    assert len(server_a.recent) == len(server_b.recent) == 1 + 14 and report["asked_judgments"] == 28
+    # one pre-flight request and the tiny comparison in both orders, then 8 tasks x 2 orders per judge; the missing
+    # plan loses both orders without a request
+    assert len(server_a.recent) == len(server_b.recent) == 1 + 2 + 14 and report["asked_judgments"] == 28
+    assert report["preflight"]["requests"] == 6 and report["model_queries"] == 2
     assert report["judgments"] == 32 and report["shortcut_judgments"] == 4 and report["judge_requests"] == 28
     assert server_a.recent[0]["max_tokens"] == server_b.recent[0]["max_tokens"] == 8  # the pre-flight came first
     (comparison,) = report["comparisons"]
@@ -69,7 +76,8 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
 
     # a re-run with the log asks nothing again (not even the pre-flight) and reports the same
     code, again = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
-    assert code == 0 and again == report and len(server_a.recent) == 15
+    assert again.pop("preflight")["requests"] == 0 and again.pop("model_queries") == 0  # this run's checks
+    assert code == 0 and again == _judged(report) and len(server_a.recent) == 17
 
     # an interrupted run: ten judgments and a torn line kept; only the others are asked
     lines = log.read_text().splitlines()
@@ -80,8 +88,10 @@ def test_win_rates_with_two_judges_over_http_and_a_resumed_log(mock_judge, tmp_p
     code, resumed = _run(capsys, "--tasks", TASKS, BASELINE, TRAINED, *judges, "--log", str(log), "--json")
     # the servers' prefix caches remember the first run, so the judgments asked again cost fewer uncached tokens
     assert resumed["usage"].pop("cached_tokens") >= report["usage"].pop("cached_tokens")
-    assert code == 0 and resumed == report
-    assert len(server_a.recent) + len(server_b.recent) - before == 2 + expected  # a pre-flight to each judge
+    assert resumed.pop("preflight")["requests"] == 2  # the tiny comparison is remembered
+    assert code == 0 and _judged(resumed) == _judged(report)
+    # a pre-flight request to each judge; the tiny comparison is remembered from the first run
+    assert len(server_a.recent) + len(server_b.recent) - before == 2 + expected
     assert [json.loads(line) for line in log.read_text().splitlines()[:10]] == kept
 
 

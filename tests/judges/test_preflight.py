@@ -115,12 +115,23 @@ def test_an_endpoint_that_does_not_answer_beside_one_that_does_is_named_and_the_
     assert not any(json.loads(x)["voided"] for x in out.read_text().splitlines())
 
 
-def test_a_judge_that_answers_nonsense_passes_the_preflight_and_the_run_exits_3_with_its_results(
+def test_a_judge_that_answers_nonsense_is_stopped_by_the_tiny_comparison(mock_judge, tmp_path, capsys):
+    url, server = mock_judge(faults={"garbage": 1.0})  # chat completions, every one noise cut at max_tokens
+    out = tmp_path / "ranked.jsonl"
+    judge = _config_file(tmp_path, url, timeout_s=60)
+    assert main(["rank", GROUPS, "-o", str(out), "--judge-config", judge, "--quiet"]) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if "cannot judge" in x]  # it answered the reachability request
+    assert "cut at max_tokens" in line and url in line and "cannot ask" not in err
+    assert server.received == 3 and not out.exists()  # reachability, then the comparison in both orders
+
+
+def test_a_judge_that_answers_nonsense_without_the_tiny_comparison_exits_3_with_its_results(
     mock_judge, tmp_path, capsys
 ):
     url, _ = mock_judge(faults={"garbage": 1.0})  # chat completions, every one noise cut at max_tokens
     out = tmp_path / "ranked.jsonl"
-    judge = _config_file(tmp_path, url, timeout_s=60)  # what fails is the replies, never the time
+    judge = _config_file(tmp_path, url, timeout_s=60, competence_check=False)  # what fails is the replies
     code = main(["rank", GROUPS, "-o", str(out), "--judge-config", judge, "--quiet", "--json"])
     captured = capsys.readouterr()
     assert code == 3 and "cannot ask" not in captured.err  # it answered the pre-flight request

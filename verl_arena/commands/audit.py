@@ -20,7 +20,12 @@ from typing import Any
 
 from verl_arena.commands import progress
 from verl_arena.commands.exit_codes import BAD_INPUT, FOUND, JUDGE_UNAVAILABLE, OK
-from verl_arena.commands.judge_checks import add_mock_latency_argument, add_preflight_argument, preflight_judges
+from verl_arena.commands.judge_checks import (
+    Preflight,
+    add_mock_latency_argument,
+    add_preflight_argument,
+    preflight_judges,
+)
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -198,10 +203,11 @@ def _audit(args: argparse.Namespace) -> int:
         except (ConfigError, OSError, ValueError) as exc:
             print(f"verl-arena audit: {exc}", file=sys.stderr)
             return BAD_INPUT
-        if not args.no_preflight and not preflight_judges({"": audit.cfg}, "audit"):
+        checked = Preflight(True) if args.no_preflight else preflight_judges({"": audit.cfg}, "audit")
+        if not checked.usable:
             return JUDGE_UNAVAILABLE
         result, slot_judge = _play(args, audit)
-    return _publish(args, audit, result, slot_judge)
+    return _publish(args, audit, result, slot_judge, checked)
 
 
 def _checked_audit(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _Audit:
@@ -249,8 +255,8 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
 
     judge = audit.judge
     slot_judge = single_order(judge, lambda: build_judge({**audit.config, "order_swap": False}))
-    shares_client = slot_judge is judge or slot_judge is getattr(judge, "inner", None)  # its requests are judge's
-    families = _FamilyProgress(args, audit.probes, [judge] if shares_client else [judge, slot_judge])
+    asked = _asked_judges(judge, slot_judge)
+    families = _FamilyProgress(args, audit.probes, asked)
 
     async def run() -> Any:
         try:
@@ -268,9 +274,8 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
                 )
             )
         finally:
-            await judge.aclose()
-            if not shares_client:
-                await slot_judge.aclose()
+            for one in asked:
+                await one.aclose()
 
     try:
         return asyncio.run(run()), slot_judge
@@ -278,8 +283,15 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
         families.close()
 
 
-def _publish(args: argparse.Namespace, audit: _Audit, result: Any, slot_judge: Any) -> int:
-    """Write the report (a table, JSON, HTML) and return the exit code its verdict calls for."""
+def _asked_judges(judge: Any, slot_judge: Any) -> list[Any]:
+    """The judges an audit asks, each with a client of its own: the slot probes' judge is the judge itself, or the
+    inner judge of an order-swapped one (the same client), or one built apart."""
+    return [judge] if slot_judge is judge or slot_judge is getattr(judge, "inner", None) else [judge, slot_judge]
+
+
+def _publish(args: argparse.Namespace, audit: _Audit, result: Any, slot_judge: Any, checked: Preflight) -> int:
+    """Write the report (a table, JSON, HTML) and return the exit code its verdict calls for; ``checked``: what the
+    checks before the run sent."""
     from verl_arena.evaluation.audit.html import audit_html
     from verl_arena.evaluation.audit.report import audit_headline, audit_report
 
@@ -292,6 +304,7 @@ def _publish(args: argparse.Namespace, audit: _Audit, result: Any, slot_judge: A
         "seed": args.seed,
     }
     report = audit_report(result, audit.probes, max_rate=args.max_rate, confidence=args.confidence, meta=meta)
+    checked.charge(report, _asked_judges(audit.judge, slot_judge))
     if args.html:
         Path(args.html).write_text(audit_html(report), encoding="utf-8")
     if args.json:

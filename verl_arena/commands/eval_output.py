@@ -8,8 +8,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from verl_arena.evaluation.spending import spending_words
-
 __all__ = ["plot_winrates", "print_arena", "print_report"]
 
 
@@ -58,6 +56,8 @@ def _print_env_agreement(agreement: dict[str, Any] | None, level: int) -> None:
 
 def print_report(report: dict[str, Any]) -> None:
     """The win-rate report as tables."""
+    from verl_arena.evaluation.spending import spending_words  # imported when it prints, not when the CLI parses
+
     level = round(report["confidence"] * 100)
     print(
         f"{report['tasks']} tasks; baseline {report['baseline']}; judges: {', '.join(report['judges'])}; "

@@ -23,6 +23,7 @@ from verl_arena.commands.eval_output import plot_winrates, print_arena, print_re
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK
 from verl_arena.commands.extras import needing
 from verl_arena.commands.judge_checks import (
+    Preflight,
     add_mock_latency_argument,
     add_preflight_argument,
     judge_unusable,
@@ -149,7 +150,8 @@ def _winrate(args: argparse.Namespace) -> int:
     pairs = [(name, baseline) for name in systems if name != baseline]
     plan = planned(tasks, pairs, judges)
     done = sum(k in log.done for k in plan)
-    if done < len(plan) and not args.no_preflight and not preflight_judges(configs, "eval winrate"):
+    checked = Preflight(True) if done == len(plan) or args.no_preflight else preflight_judges(configs, "eval winrate")
+    if not checked.usable:
         _run_judged(judges, log, mock, asyncio.sleep(0))
         return JUDGE_UNAVAILABLE
     if done:
@@ -167,6 +169,7 @@ def _winrate(args: argparse.Namespace) -> int:
     finally:
         shown.close()
     report = winrate_report(tasks, systems, baseline, judgments, confidence=args.confidence, seed=args.seed)
+    checked.charge(report, judges.values())
     if args.plot:
         plot_winrates(report, args.plot)
     if args.html:
@@ -201,7 +204,7 @@ def _arena(args: argparse.Namespace) -> int:
     if setup is None:
         return BAD_INPUT
     tasks, systems, judges, log, mock, configs = setup
-    if not args.no_preflight and not preflight_judges(configs, "eval arena"):
+    if not args.no_preflight and not preflight_judges(configs, "eval arena").usable:
         _run_judged(judges, log, mock, asyncio.sleep(0))
         return JUDGE_UNAVAILABLE
     settings = LeaderboardSettings(
@@ -286,7 +289,7 @@ def _rejudge(args: argparse.Namespace) -> int:
         if mock is not None:
             mock.stop()
         return BAD_INPUT
-    if not args.no_preflight and not preflight_judges({"": config}, "eval rejudge"):
+    if not args.no_preflight and not preflight_judges({"": config}, "eval rejudge").usable:
         if mock is not None:
             mock.stop()
         return JUDGE_UNAVAILABLE

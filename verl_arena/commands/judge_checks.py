@@ -5,7 +5,9 @@
 Before: one pre-flight request to every endpoint (:func:`~verl_arena.judges.preflight.preflight`). An endpoint that
 does not answer is named, with its cause, on one line; a judge none of whose endpoints answers stops the command with
 status 3 before anything is judged, and so does a judge configured for a larger context than a server lists on
-``/v1/models`` (:func:`~verl_arena.judges.served.fit_to_servers`). ``--no-preflight`` skips the check.
+``/v1/models`` (:func:`~verl_arena.judges.served.fit_to_servers`), and so does an endpoint that gives no verdict in a
+tiny comparison in the judge's template (:mod:`~verl_arena.judges.competence`: what came back is said).
+``--no-preflight`` skips the checks.
 
 Without a judge endpoint such a command starts the built-in mock judge, whose ``--mock-latency`` is checked while the
 arguments are parsed (:func:`mock_latency`).
@@ -20,12 +22,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.commands.exit_codes import JUDGE_UNAVAILABLE
 
-__all__ = ["add_mock_latency_argument", "add_preflight_argument", "judge_unusable", "mock_latency", "preflight_judges"]
+__all__ = [
+    "Preflight",
+    "add_mock_latency_argument",
+    "add_preflight_argument",
+    "judge_unusable",
+    "mock_latency",
+    "preflight_judges",
+]
 
 #: the forms a mock judge's latency takes
 LATENCY_FORMS = "SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA"
@@ -70,27 +81,67 @@ async def _preflight_all(configs: Mapping[str, Any]) -> dict[str, list[Any]]:
     return dict(zip(names, found, strict=True))
 
 
-async def _context_refusal(config: Any) -> str | None:
-    """Why the judge's configured context does not fit what its servers list on ``/v1/models``, if it does not."""
+async def _context_refusal(config: Any) -> tuple[str | None, int]:
+    """Why the judge's configured context does not fit what its servers list on ``/v1/models``, if it does not, and
+    how many servers were asked."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges.config import parse_judge_config
     from verl_arena.judges.served import fit_to_servers
 
+    members = parse_judge_config(config).member_configs()
+    asked = sum(e.base_url is not None for m in members for e in m.endpoints)
     try:
-        await asyncio.gather(*(fit_to_servers(m) for m in parse_judge_config(config).member_configs()))
+        await asyncio.gather(*(fit_to_servers(m) for m in members))
     except ConfigError as exc:
-        return str(exc)
-    return None
+        return str(exc), asked
+    return None, asked
 
 
-def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
+@dataclass(frozen=True)
+class Preflight:
+    """What the checks before a run found and cost.
+
+    Args:
+        usable: every judge can be asked and judges.
+        requests: chat requests the checks sent (one per endpoint; two more per endpoint the tiny comparison asked).
+        model_queries: ``GET /models`` reads of the servers' context windows.
+        usage: the tokens the server reported for those requests.
+    """
+
+    usable: bool
+    requests: int = 0
+    model_queries: int = 0
+    usage: Counter[str] = field(default_factory=Counter)
+
+    def charge(self, report: dict[str, Any], judges: Iterable[Any] = ()) -> None:
+        """Add what the checks cost to a report, apart from the run's own judgments (``preflight``: their requests,
+        ``GET /models`` reads and tokens), and the ``GET /models`` reads the ``judges`` made themselves
+        (``model_queries``)."""
+        report["preflight"] = {"requests": self.requests, "model_queries": self.model_queries, **self.usage}
+        report["model_queries"] = sum(_model_queries(j) for j in judges)
+
+
+def _model_queries(judge: Any) -> int:
+    """The ``GET /models`` reads a judge made (an ensemble's members added up)."""
+    stats = judge.stats() if hasattr(judge, "stats") else {}
+    members = stats.get("members")
+    if members is not None:
+        return sum(int((m.get("judge") or {}).get("model_queries", 0)) for m in members)
+    return int((stats.get("judge") or {}).get("model_queries", 0))
+
+
+def preflight_judges(configs: Mapping[str, Any], command: str) -> Preflight:
     """Ask every endpoint of every judge (``name -> configuration``; a single judge's name is ``""``) one tiny
-    question; print one line for each endpoint that did not answer, one more for each judge none of whose endpoints
-    did, and one for each judge configured for a larger context than a server lists. Returns whether every judge can
-    be asked."""
-    usable = True
+    question, then one tiny comparison in both orders (:mod:`~verl_arena.judges.competence`); print one line for each
+    endpoint that did not answer, one more for each judge none of whose endpoints did, one for each judge configured
+    for a larger context than a server lists, and one for each endpoint that gave no verdict. Says whether every judge
+    can be asked and judges, and what the checks sent."""
+    usable, requests, queries, usage = True, 0, 0, Counter()
     for name, checks in asyncio.run(_preflight_all(configs)).items():
         judge = f"judge {name!r}" if name else "the judge"
+        requests += sum(c.status is not None for c in checks)
+        for check in checks:
+            usage.update(check.usage)
         failed = [c for c in checks if not c.answered]
         for check in failed:
             print(f"verl-arena {command}: cannot ask {judge} at {check.describe()}", file=sys.stderr)
@@ -101,17 +152,47 @@ def preflight_judges(configs: Mapping[str, Any], command: str) -> bool:
                 "(fix the judge configuration, or skip this check with --no-preflight)",
                 file=sys.stderr,
             )
-        elif failed:
+            continue
+        if failed:
             print(
                 f"verl-arena {command}: going on with the {len(checks) - len(failed)} endpoint(s) of {judge} that "
                 "answered",
                 file=sys.stderr,
             )
-        refused = asyncio.run(_context_refusal(configs[name])) if len(failed) < len(checks) else None
+        refused, asked = asyncio.run(_context_refusal(configs[name]))
+        queries += asked
         if refused is not None:
             usable = False
             print(f"verl-arena {command}: {judge}: {refused}", file=sys.stderr)
-    return usable
+            continue
+        answering = {(c.base_url, c.model) for c in checks if c.answered}
+        competent, sent = _competent(configs[name], judge, command, usage, answering if checks else None)
+        usable, requests = usable and competent, requests + sent
+    return Preflight(usable, requests, queries, usage)
+
+
+def _competent(
+    config: Any, judge: str, command: str, usage: Counter[str], answering: set[tuple[str, str]] | None
+) -> tuple[bool, int]:
+    """Whether every endpoint of ``judge`` that answered (``answering``) gave verdicts in the tiny comparison (one
+    line for each that did not, and for each warning), and the requests it sent (their tokens added to ``usage``)."""
+    from verl_arena.judges.competence import check_competence
+
+    usable = True
+    checks = asyncio.run(check_competence(config, answering))
+    for check in checks:
+        if not check.judged:
+            usable = False
+            print(
+                f"verl-arena {command}: {judge} cannot judge at {check.describe()} (use a model that follows the "
+                "template, or more max_tokens; skip this check with --no-preflight or competence_check: false)",
+                file=sys.stderr,
+            )
+        elif check.cause:
+            print(f"verl-arena {command}: warning: {judge} at {check.describe()}", file=sys.stderr)
+    for check in checks:
+        usage.update(check.usage)
+    return usable, sum(c.requests for c in checks)
 
 
 def judge_unusable(

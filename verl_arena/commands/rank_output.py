@@ -48,6 +48,8 @@ def _judgments(s: Mapping[str, Any], cache: str | None) -> str:
 def _requests(s: Mapping[str, Any]) -> str:
     text = f"{s['judge_requests']:,} sent to the judge ({s['judge_retries']:,} retries of a failed attempt, "
     text += f"{s['reasked']:,} asked again after an unusable reply: cut at max_tokens, or not a verdict)"
+    if (s.get("preflight") or {}).get("requests"):
+        text += f", and {s['preflight']['requests']:,} before the run (the pre-flight checks)"
     if s.get("latency_p50_s") is not None:
         text += f"; latency median {s['latency_p50_s']:.3f} s, 95th percentile {s['latency_p95_s']:.3f} s"
     return text
@@ -56,6 +58,11 @@ def _requests(s: Mapping[str, Any]) -> str:
 def _tokens(s: Mapping[str, Any]) -> str:
     prompt, cached = s["prompt_tokens"], s["cached_tokens"]
     text = f"{prompt:,} prompt + {s['completion_tokens']:,} completion"
+    if s.get("unreported_requests"):
+        text += (
+            f" as the server reported them, and about {s['estimated_prompt_tokens']:,} prompt tokens estimated for "
+            f"the {s['unreported_requests']:,} requests whose reply never came (timed out, or given up on)"
+        )
     if cached:
         return (
             f"{text}; the judge server's prefix cache served {cached:,} of the prompt tokens "

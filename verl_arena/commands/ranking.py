@@ -22,6 +22,7 @@ from verl_arena.commands import progress
 from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
 from verl_arena.commands.judge_checks import (
+    Preflight,
     add_mock_latency_argument,
     add_preflight_argument,
     judge_unusable,
@@ -130,7 +131,9 @@ def _rank(args: argparse.Namespace) -> int:
             run = _checked_run(args, cleanup)
             resumed = run.resumed
             nothing_left = resumed is not None and len(resumed.done) >= resumed.total  # no group to ask the judge about
-            if not (args.no_preflight or nothing_left) and not preflight_judges({"": run.judge}, "rank"):
+            skip = args.no_preflight or nothing_left
+            checked = Preflight(True) if skip else preflight_judges({"": run.judge}, "rank")
+            if not checked.usable:
                 return JUDGE_UNAVAILABLE  # the output untouched
             service = JudgeService(run.judge, deadline_s=run.deadline)
             if resumed is None:
@@ -141,7 +144,7 @@ def _rank(args: argparse.Namespace) -> int:
             return BAD_INPUT
         cleanup.callback(writer.close)
         ranked = _rank_groups(args, run, service, writer)
-    return _outcome(args, run, service, writer, ranked)
+    return _outcome(args, run, service, writer, ranked, checked)
 
 
 def _checked_run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> _RankRun:
@@ -233,7 +236,9 @@ def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: 
     return _Ranked(tally, stopped_by[0] if stopped_by else None, todo, started)
 
 
-def _outcome(args: argparse.Namespace, run: _RankRun, service: Any, writer: Any, ranked: _Ranked) -> int:
+def _outcome(
+    args: argparse.Namespace, run: _RankRun, service: Any, writer: Any, ranked: _Ranked, checked: Preflight
+) -> int:
     """Say how the run went (how to resume it, or its summary) and return its exit code; a run where the judge gave
     no group a signal fails (a run deadline too short for every group is the run's, not the judge's)."""
     cache = run.judge.cache_path
@@ -247,6 +252,7 @@ def _outcome(args: argparse.Namespace, run: _RankRun, service: Any, writer: Any,
         return interrupted(ranked.stopped_by)
     tally = ranked.tally
     summary = tally.summary(service.metrics(), time.perf_counter() - ranked.started)
+    checked.charge(summary, [service.judge])
     if args.json:
         print_json(summary)
     else:

@@ -19,7 +19,7 @@ from verl_arena.core.judge_counts import judgment_kind
 __all__ = ["COUNTS", "judge_spending", "spending_words"]
 
 #: the keys of a judgment's usage that count things (requests, cache hits, ...) rather than tokens
-COUNTS = frozenset({"requests", "retries", "cache_hits", "shortcuts"})
+COUNTS = frozenset({"requests", "retries", "cache_hits", "shortcuts", "unreported_requests"})
 
 
 class Spent(Protocol):
@@ -31,7 +31,8 @@ class Spent(Protocol):
 
 def judge_spending(judgments: Sequence[Spent]) -> dict[str, Any]:
     """Judgments by kind (asked of the judge, answered from its cache, decided without it) and failed, the requests
-    they sent (and the retries among them), and the tokens the server reported (``usage``)."""
+    they sent (the retries among them, and those whose reply never came), and the tokens (``usage``: those the server
+    reported, and ``estimated_prompt_tokens`` for the requests without a reply)."""
     kinds = Counter(judgment_kind(j.usage) for j in judgments)
     total: Counter[str] = Counter()
     for j in judgments:
@@ -44,6 +45,7 @@ def judge_spending(judgments: Sequence[Spent]) -> dict[str, Any]:
         "failed_judgments": sum(1 for j in judgments if j.error is not None),
         "judge_requests": int(total["requests"]),
         "judge_retries": int(total["retries"]),
+        "unreported_requests": int(total["unreported_requests"]),
         "usage": {k: v for k, v in total.items() if k not in COUNTS},
     }
 

@@ -16,11 +16,15 @@ __all__ = ["ClientStats", "percentile"]
 class ClientStats:
     """The client's counters since it was created: ``requests`` answered, ``sent`` to the judge (answered or failed,
     retries and liveness pings included: what the judge server counts; counted once over), ``in_flight`` (sent and
-    not over yet), ``attempts`` made (sent or not)."""
+    not over yet), ``attempts`` made (sent or not); ``unreported`` requests sent whose reply never came (a timeout, a
+    connection lost, a caller that gave up), whose prompt tokens are estimated (``estimated_prompt_tokens``, apart
+    from the tokens the server reported)."""
 
     requests: int = 0
     sent: int = 0
     in_flight: int = 0
+    unreported: int = 0
+    estimated_prompt_tokens: int = 0
     attempts: int = 0
     retries: int = 0
     failures: Counter[str] = field(default_factory=Counter)

@@ -218,6 +218,9 @@ class JudgeConfig(_Strict):
         no_answer: ``"lose"``: a candidate without a final answer loses without a judge call; ``"judge"``: judge it.
         max_field_chars: longest process or answer text shown to the judge (middle-truncated beyond).
         ensemble: several judges or samples per judgment, combined (see :class:`EnsembleConfig`); ``None``: one.
+        competence_check: before a run (the commands, the trainer's start), ask every endpoint one tiny comparison
+            in both orders and stop when it gives no verdict (:mod:`~verl_arena.judges.competence`); ``False`` skips
+            it.
     """
 
     endpoints: list[EndpointConfig] = Field(min_length=1)
@@ -250,6 +253,7 @@ class JudgeConfig(_Strict):
     no_answer: Literal["lose", "judge"] = "lose"
     max_field_chars: int = Field(default=24_000, ge=200)
     ensemble: EnsembleConfig | None = None
+    competence_check: bool = True
 
     @model_validator(mode="before")
     @classmethod

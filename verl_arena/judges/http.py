@@ -39,7 +39,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,6 +196,8 @@ class ChatClient:
             "requests": s.requests,
             "sent": s.sent,
             "in_flight": s.in_flight,
+            "unreported_requests": s.unreported,
+            "estimated_prompt_tokens": s.estimated_prompt_tokens,
             "attempts": s.attempts,
             "retries": s.retries,
             "failures": dict(s.failures),
@@ -371,15 +373,28 @@ class ChatClient:
                 out = True
                 self._stats.in_flight += 1
 
+        answered = False
         try:
-            return await pool.post(f"{cfg.base_url}/chat/completions", extensions={"trace": trace}, **kwargs)
+            response = await pool.post(f"{cfg.base_url}/chat/completions", extensions={"trace": trace}, **kwargs)
+            answered = True
+            return response
         finally:
             if out:
                 self._stats.in_flight -= 1
                 self._stats.sent += 1
+                if not answered:  # the server may have read it, and no usage came back: its prompt is estimated
+                    self._unreported(kwargs.get("json") or {})
                 note("requests")
                 if retry:
                     note("retries")
+
+    def _unreported(self, body: Mapping[str, Any]) -> None:
+        """Count a request sent whose reply never came (a timeout, a connection lost, a caller that gave up): its
+        prompt tokens estimated, apart from those the server reported."""
+        estimate = _estimate_tokens(body.get("messages") or [])
+        self._stats.unreported += 1
+        self._stats.estimated_prompt_tokens += estimate
+        spend({"unreported_requests": 1, "estimated_prompt_tokens": estimate})
 
     async def _failure_health(
         self, state: _LoopState, endpoint: EndpointState, started: float, attempt: int

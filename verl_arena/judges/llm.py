@@ -280,7 +280,8 @@ class LLMJudge:
     def stats(self) -> dict[str, Any]:
         """Judgment counters (shortcuts, forfeits, cache hits, re-asks, parse failures, probes) and the client's
         statistics."""
-        return {"judge": {**self.counts, **self.faults.counts}, "http": self.client.stats()}
+        judge = {**self.counts, **self.faults.counts, "model_queries": self._fitting.queries}
+        return {"judge": judge, "http": self.client.stats()}
 
     def health(self) -> list[dict[str, Any]]:
         """The state of every endpoint the judge talks to."""

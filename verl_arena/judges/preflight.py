@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -52,6 +52,7 @@ class EndpointCheck:
         cause: why it did not answer, in words (for an answer: what it answered, e.g. ``"HTTP 200 in 0.04 s"``).
         status: the HTTP status, where there was one.
         latency_s: seconds until the answer, where there was one.
+        usage: the tokens the server reported for the request.
     """
 
     base_url: str
@@ -60,6 +61,7 @@ class EndpointCheck:
     cause: str
     status: int | None = None
     latency_s: float | None = None
+    usage: dict[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
         """``http://host/v1 (model m): cause`` for one line of a message."""
@@ -105,7 +107,7 @@ async def _check(endpoint: EndpointConfig, config: JudgeConfig) -> EndpointCheck
     latency = time.perf_counter() - start
     status = response.status_code
     try:
-        read_answer(status, response.headers, response.text, where=url, secret=key)
+        answer = read_answer(status, response.headers, response.text, where=url, secret=key)
     except RetryableFailure as exc:
         if exc.reason == "bad_response":
             return EndpointCheck(url, model, False, NOT_A_CHAT_COMPLETION, status, latency)
@@ -116,7 +118,7 @@ async def _check(endpoint: EndpointConfig, config: JudgeConfig) -> EndpointCheck
             return EndpointCheck(url, model, True, f"HTTP 200 in {latency:.2f} s (content filtered)", status, latency)
         cause = status_cause(status, response.text, model=model, secret=key)
         return EndpointCheck(url, model, False, cause, status, latency)
-    return EndpointCheck(url, model, True, f"HTTP {status} in {latency:.2f} s", status, latency)
+    return EndpointCheck(url, model, True, f"HTTP {status} in {latency:.2f} s", status, latency, dict(answer.usage))
 
 
 async def preflight(config: JudgeConfig | Mapping[str, Any]) -> list[EndpointCheck]:

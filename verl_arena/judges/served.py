@@ -100,6 +100,8 @@ class ServedFit:
         self.config = config
         self.apply = apply
         self.done = False
+        #: ``GET /models`` requests sent (one per endpoint with an address, each time the servers are asked)
+        self.queries = 0
         self._pending: dict[asyncio.AbstractEventLoop, asyncio.Task[None]] = {}
 
     async def __call__(self) -> None:
@@ -113,6 +115,7 @@ class ServedFit:
         await asyncio.shield(pending)
 
     async def _fit(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.queries += sum(e.base_url is not None for e in self.config.endpoints)
         try:
             fitted = await fit_to_servers(self.config)
         finally:

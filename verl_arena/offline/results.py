@@ -229,6 +229,8 @@ class RunTally:
             "prompt_tokens": http.get("prompt_tokens", 0),
             "completion_tokens": http.get("completion_tokens", 0),
             "cached_tokens": http.get("cached_tokens", 0),
+            "estimated_prompt_tokens": http.get("estimated_prompt_tokens", 0),
+            "unreported_requests": http.get("unreported_requests", 0),
             "cached_token_share": _share(http.get("cached_tokens", 0), http.get("prompt_tokens", 0)),
             "failed_judgments": dict(self.failures),
             "forfeits": self.forfeits,

@@ -85,6 +85,8 @@ class GroupSummary:
     :mod:`~verl_arena.core.stalls`); ``exit_*``, ``unproven_forfeits``: what weighing its candidates' failures beside
     controls decided, see :class:`~verl_arena.outcomes.exits.ExitCounts`;
     ``cached_tokens``: of the judge prompt tokens, those the judge server reported serving from its prefix cache;
+    ``unreported_requests``, ``estimated_prompt_tokens``: requests sent whose reply never came (timed out, or given up
+    on), and their prompt tokens estimated (not in ``prompt_tokens``, which the server reported);
     ``judged_at``, ``judge_s``: when (wall-clock seconds since the epoch) the group went to the judge and how long its
     tournament took, 0 for a group the judge never saw; ``exposed_s``: the seconds from the arrival of the group's last
     member (from its close, for a group closed on a timeout) to its answers, the judge time its members waited for
@@ -124,6 +126,8 @@ class GroupSummary:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    unreported_requests: int = 0
+    estimated_prompt_tokens: int = 0
     ensemble_judgments: int = 0
     ensemble_agreement: float = 1.0
     length_corr: float | None = None
@@ -225,6 +229,8 @@ class GroupSummary:
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
             cached_tokens=int(usage.get("cached_tokens", 0)),
+            unreported_requests=int(usage.get("unreported_requests", 0)),
+            estimated_prompt_tokens=int(usage.get("estimated_prompt_tokens", 0)),
             ensemble_judgments=len(agreements),
             ensemble_agreement=math.fsum(agreements) / len(agreements) if agreements else 1.0,
             length_corr=None if lengths is None or result.voided else length_reward_corr(rewards, lengths),

@@ -105,6 +105,9 @@ STEP_METRICS = {
     "arena/length_corr": "mean Spearman correlation of reward with answer length in a group (rising: length hacking)",
     "arena/prompt_tokens": "judge prompt tokens",
     "arena/completion_tokens": "judge completion tokens",
+    "arena/estimated_prompt_tokens": "judge prompt tokens estimated, not reported: requests whose reply never came "
+    "(timed out, or given up on; the server may have read them)",
+    "arena/unreported_requests": "those requests",
     "arena/cached_tokens": "judge prompt tokens the judge server served from its prefix cache (vLLM, SGLang and some "
     "APIs report them)",
     "arena/cached_token_share": "cached over prompt tokens: what prefix caching saved of the judge's prefill (0 when "
@@ -198,6 +201,8 @@ _GROUP_SUMS = {
     "arena/prompt_tokens": "prompt_tokens",
     "arena/completion_tokens": "completion_tokens",
     "arena/cached_tokens": "cached_tokens",
+    "arena/estimated_prompt_tokens": "estimated_prompt_tokens",
+    "arena/unreported_requests": "unreported_requests",
     "arena/prefetched": "prefetched_judgments",
     "arena/prefetch_unused": "prefetch_unused",
 }

@@ -95,7 +95,8 @@ def test_a_passed_audit_says_so_and_the_mock_judge_note_is_shown():
     assert "No probe beats the honest answers more often than 0.2." in said
     assert "Note: the judge audited is the built-in lexical mock judge." in said
     assert (
-        "Judge: qwen (travel/en). 2 tasks, honest answers from tasks.jsonl (reference); 2 judgments, 0 failed" in said
+        "Judge: qwen (travel/en). 2 tasks, honest answers from tasks.jsonl (reference); 2 judgments (2 asked of the "
+        "judge in 0 requests), 0 failed" in said
     )
 
 

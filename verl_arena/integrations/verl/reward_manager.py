@@ -65,6 +65,7 @@ from verl_arena.integrations.verl.trajectory import (
 )
 from verl_arena.integrations.verl.verifiable import VerifiableScorer
 from verl_arena.integrations.verl.votes import LeftOut, VoteLedger
+from verl_arena.judges.competence import require_competence
 from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.hack_detectors import member_features
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
@@ -133,6 +134,9 @@ class ArenaRewardManager(RewardManagerBase):
         if cls._class_initialized:
             return
         arena, group_size = check_trainer_config(config, router_address)
+        for check in require_competence(arena.judge):  # a judge that gives no verdict stops the job here
+            if check.cause:
+                logger.warning("the judge at %s", check.describe())
         context = ray.get_runtime_context()
         namespace, job = context.namespace, context.get_job_id()
         cls._pool = JudgePool.start(
