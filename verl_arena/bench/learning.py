@@ -14,6 +14,9 @@ training judge:
   scores of each rollout and averages them (:mod:`~verl_arena.bench.pointwise_reward`), GRPO advantages: how users
   score with a judge today.
 
+The pointwise arm's ``k`` (12) matches the arena's judge tokens per step at N=4: a pairwise request of the travel
+template is about 900 prompt tokens and the arena asks 12 of them per group of 4 (seeded single elimination, both
+orders), a pointwise request about 230; the report gives every arm's requests and tokens as the server counted them.
 The training judge is the lexical mock judge over real HTTP (one server per run, in this process), with its noise
 fixed before any run: each reply adds an independent normal draw of ``judge_noise`` to every candidate's score
 (``MockJudgeConfig.score_noise``). What each run spent on it is the server's own count of requests and tokens.
@@ -117,7 +120,7 @@ class LearningSettings:
     train_tasks: int = 64
     held_out: int = 16
     judge_noise: float = 0.1
-    pointwise_k: int = 2
+    pointwise_k: int = 12
     topology: str = "seeded_single_elimination"
     task_seed: int = 0
 

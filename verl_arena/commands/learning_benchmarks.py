@@ -116,7 +116,11 @@ def _register_learning(sub: Any) -> None:
     parser.add_argument("--train-tasks", type=int, help="generated training tasks")
     parser.add_argument("--held-out", type=int, help="generated held-out tasks, from cities no training task names")
     parser.add_argument("--judge-noise", type=float, help="the training judge's noise: SD added to each score (0.1)")
-    parser.add_argument("--pointwise-k", type=int, help="judge scores averaged per rollout in the pointwise arm (2)")
+    parser.add_argument(
+        "--pointwise-k",
+        type=int,
+        help="judge scores averaged per rollout in the pointwise arm (12: the arena's judge tokens at N=4)",
+    )
     parser.add_argument("--topology", choices=TOPOLOGIES.names(), help="the arena's topology (its default)")
     parser.add_argument("--model", help="the policy's transformers directory (default: verl-arena real-model's)")
     parser.add_argument("--workdir", help="where each run's files go (default: a temporary folder)")

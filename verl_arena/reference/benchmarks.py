@@ -433,8 +433,8 @@ on the same tasks against the same training judge, the lexical mock judge over H
 run (each reply adds a normal draw of sd 0.1 to every candidate's score): `arena`, the arena with its default topology
 and the `tournament` estimator; `shuffled`, the same run with each group's advantages dealt out among its rollouts at
 random (the control: the same judge calls, no information); `pointwise`, verl's `naive` reward manager with a
-`custom_reward_function` that asks the same judge for 2 scores of each rollout and averages them, GRPO advantages (how
-users score with a judge today).
+`custom_reward_function` that asks the same judge for 12 scores of each rollout and averages them (about the arena's
+judge tokens), GRPO advantages (how users score with a judge today).
 
 Before training and every few steps verl's validation answers held-out tasks (cities no training task names)
 greedily, and a gold scorer that asks no judge checks each answer: the task's places named, its two interests named,
@@ -566,10 +566,14 @@ def _learning(run: _Run) -> str:
         )
     report = learning_report(settings, runs)
     plot_learning(report, str(run.out_dir / "learning.png"))
-    seconds = run.seconds["learning"]
+    return learning_block(markdown_table(report), len(runs), run.seconds["learning"])
+
+
+def learning_block(table: str, runs: int, seconds: float) -> str:
+    """The learning section's output: the bench's table, its plot and what the run took."""
     return (
-        f"{markdown_table(report)}\n\n![gold score of held-out plans against training steps](learning.png)\n\n"
-        f"`verl-arena bench learning --setting short`: {len(runs)} trainer runs in {seconds / 60:.0f} minutes.\n"
+        f"{table}\n\n![gold score of held-out plans against training steps](learning.png)\n\n"
+        f"`verl-arena bench learning --setting short`: {runs} trainer runs in {seconds / 60:.0f} minutes.\n"
     )
 
 
