@@ -46,6 +46,7 @@ def test_the_report_gives_each_arms_slope_interval_and_judge_spend_and_the_arena
     assert report.judge_totals("arena")["tokens_per_step"] == pytest.approx(1100 / settings.steps)
     table = markdown_table(report)
     assert "| arena | 2 | " in table and "held-out" in table
+    assert "| arm | places, step 0 -> 6 | interests, step 0 -> 6 |" in table and "| pointwise | 0.00 -> 0.00 |" in table
     assert re.search(r"\| arena - shuffled \| \+0\.[12]\d\d \[\+0\.\d+, \+0\.\d+\] \| 0\.\d+ \| yes \|", table)
     data = json.loads(json.dumps(report.to_dict()))
     assert data["arms"]["shuffled"]["judge"]["requests"] == 10 and len(data["runs"]) == 6

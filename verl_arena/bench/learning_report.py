@@ -12,6 +12,7 @@ import numpy as np
 
 from verl_arena.bench.learning import ARMS, LearningRun, LearningSettings, settings_dict
 from verl_arena.bench.learning_stats import Comparison, SlopeEstimate, compare_slopes, slope_estimate
+from verl_arena.bench.plan_tasks import CHECKS
 
 __all__ = ["LearningReport", "learning_report", "markdown_table", "plot_learning"]
 
@@ -96,6 +97,7 @@ def markdown_table(report: LearningReport) -> str:
                 f"| {c.a} - {c.b} | {PER_STEPS * c.difference:+.3f} [{PER_STEPS * c.low:+.3f}, "
                 f"{PER_STEPS * c.high:+.3f}] | {c.p_value:.3f} | {'yes' if c.significant else 'no'} |"
             )
+    lines += ["", *_checks_table(report)]
     single = " (one seed: the interval holds the held-out tasks' variation only)" if len(s.seeds) == 1 else ""
     lines += [
         "",
@@ -105,6 +107,23 @@ def markdown_table(report: LearningReport) -> str:
         f"bootstrap over seeds and tasks{single}.",
     ]
     return "\n".join(lines)
+
+
+def _checks_table(report: LearningReport) -> list[str]:
+    """Each gold check's mean over the held-out tasks (and seeds) at the first and the last evaluation, per arm."""
+    lines = [
+        "| arm | " + " | ".join(f"{name}, step 0 -> {report.settings.steps}" for name in CHECKS) + " |",
+        "|---|" + "---|" * len(CHECKS),
+    ]
+    for arm in report.arms:
+        runs = [r for r in report.runs if r.arm == arm]
+        cells = []
+        for name in CHECKS:
+            first = float(np.mean([r.checks[name][0] for r in runs]))
+            last = float(np.mean([r.checks[name][-1] for r in runs]))
+            cells.append(f"{first:.2f} -> {last:.2f}")
+        lines.append(f"| {arm} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def plot_learning(report: LearningReport, path: str) -> None:
