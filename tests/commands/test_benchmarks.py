@@ -30,6 +30,7 @@ NAMES = {
     "saturation",
     "tail",
     "eager",
+    "learning",
 }
 
 

@@ -18,7 +18,7 @@ from verl_arena.cli import main
 
 def test_every_option_reaches_the_judge_it_serves_and_sigint_stops_it():
     options = ["--latency", "uniform:0:0.01", "--fault", "429=0.25", "--fault", "reset=0.5", "--plan", "ok", "500"]
-    options += ["--retry-after", "3", "--down", "--seed", "7", "--verdicts", "slot_a"]
+    options += ["--retry-after", "3", "--down", "--seed", "7", "--verdicts", "slot_a", "--score-noise", "0.2"]
     proc = subprocess.Popen([sys.executable, "-m", "verl_arena.cli", "mock-judge", *options], stdout=subprocess.PIPE)
     try:
         url = proc.stdout.readline().decode().strip()
@@ -30,7 +30,8 @@ def test_every_option_reaches_the_judge_it_serves_and_sigint_stops_it():
     finally:
         proc.send_signal(signal.SIGINT)
         status = proc.wait(timeout=30)
-    assert {key: config[key] for key in ("latency", "faults", "plan", "retry_after_s", "down", "seed", "verdicts")} == {
+    keys = ("latency", "faults", "plan", "retry_after_s", "down", "seed", "verdicts", "score_noise")
+    assert {key: config[key] for key in keys} == {
         "latency": "uniform:0:0.01",
         "faults": {"429": 0.25, "reset": 0.5},
         "plan": ["ok", "500"],
@@ -38,6 +39,7 @@ def test_every_option_reaches_the_judge_it_serves_and_sigint_stops_it():
         "down": True,
         "seed": 7,
         "verdicts": "slot_a",
+        "score_noise": 0.2,
     }
     assert chat.status_code == 503 and status == 0  # --down: every request refused; stopped cleanly
 
@@ -54,6 +56,7 @@ def test_every_option_reaches_the_judge_it_serves_and_sigint_stops_it():
             "verl-arena mock-judge: fault probabilities must sum to at most 1",
         ),
         (["--latency", "soon"], "argument --latency: must be SECONDS, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA"),
+        (["--score-noise", "-1"], "verl-arena mock-judge: score_noise must be >= 0, got -1.0"),
     ],
 )
 def test_a_bad_option_is_refused_on_one_line_before_anything_listens(options, said, capsys):

@@ -80,14 +80,14 @@ def test_every_section_is_headed_by_a_bench_that_exists_and_the_committed_page_h
         if scenario:  # a command that runs: the bench takes the scenario
             assert build_parser("bench").parse_args(["bench", bench, "--scenarios", scenario]).scenarios == [scenario]
     written = [scenario or bench for bench, scenario in headed]
-    assert len(written) == len(set(written)) == 12 and set(written) == set(benchmarks.SECTIONS)
+    assert len(written) == len(set(written)) == 13 and set(written) == set(benchmarks.SECTIONS)
     committed = section_names((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
     assert sorted(committed) == sorted(written)  # no section missing from the page, none left over
 
 
 def test_rerunning_one_section_replaces_its_output_alone_and_keeps_every_other_byte(monkeypatch, tmp_path):
     """``--only core``: the core bench's run replaced by one that returns a block of its own (the page's real run is
-    minutes); the page keeps its twelve sections, the core section is its paragraphs and the new block, and the text
+    minutes); the page keeps its thirteen sections, the core section is its paragraphs and the new block, and the text
     before and after it is the committed page's, byte for byte."""
     page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     ran = []
@@ -103,15 +103,15 @@ def test_rerunning_one_section_replaces_its_output_alone_and_keeps_every_other_b
     start, end = page.index("## Cost of the core"), page.index("## Breaking or fooling the judge")
     assert new[:start] == page[:start] and new.endswith(page[end:])
     assert new[start : len(new) - len(page) + end] == benchmarks._CORE + "\n```\nfresh core table\n```\n\n"
-    assert len(section_names(new)) == 12 and section_names(new) == section_names(page)
+    assert len(section_names(new)) == 13 and section_names(new) == section_names(page)
 
 
 def test_the_last_section_is_replaced_to_the_end_of_the_page_and_a_section_the_page_lacks_is_refused(monkeypatch):
     page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
-    monkeypatch.setitem(benchmarks.SECTIONS, "leaderboard", (benchmarks._ARENA, lambda run: "```\narena\n```\n"))
-    new = benchmarks.rerun_sections(page, ["leaderboard"], ".")
-    start = page.index("## What the evaluation arena saves")
-    assert new == page[:start] + benchmarks._ARENA + "\n```\narena\n```\n"  # the page ended with its block, as here
+    monkeypatch.setitem(benchmarks.SECTIONS, "learning", (benchmarks._LEARNING, lambda run: "```\ncurve\n```\n"))
+    new = benchmarks.rerun_sections(page, ["learning"], ".")
+    start = page.index("## Learning with a real policy")
+    assert new == page[:start] + benchmarks._LEARNING + "\n```\ncurve\n```\n"  # the page ended with its block, as here
     without_core = page.replace("(`verl-arena bench core`)", "(core)")
     with pytest.raises(ValueError, match="the page has no section for core: write it whole first"):
         benchmarks.rerun_sections(without_core, ["core"], ".")

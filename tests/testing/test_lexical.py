@@ -5,6 +5,8 @@ scores candidates from their text alone, always alike, and replies in the shape 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,17 @@ def test_process_dimensions_lean_on_the_search_and_answer_dimensions_on_the_answ
     clear = LexicalFeatures(relevance=0.0, detail=0.0, structure=1.0, search=0.0, grounding=0.0)
     assert clear.dimension("answer", "clarity") == 5.0 and clear.dimension("answer", "details") == 0.0
     assert searched.overall == pytest.approx(0.15) and clear.overall == pytest.approx(0.1)
+
+
+def test_noise_moves_each_candidates_score_and_a_pointwise_prompt_gets_a_score_out_of_ten():
+    shown = pairwise(PLANS[0], PLANS[-1])
+    assert json.loads(lexical_reply(shown, noise=[0.0, 0.0])) == json.loads(lexical_reply(shown))
+    assert json.loads(lexical_reply(shown, noise=[-5.0, 5.0]))["winner"] == "B"  # noise beyond the gap decides
+    assert json.loads(lexical_reply(shown))["winner"] == "A"
+    one = (
+        "[Request]\nPlan a day in Kyoto with temples.\n\n<<<CANDIDATE A x>>>\n[Final answer]\nKyoto temples at 9:00, "
+        'then tea.\n<<<END CANDIDATE A x>>>\n\nReply with {"score": 0}.'
+    )
+    score = json.loads(lexical_reply(one))["score"]
+    assert 0 < score < 10 and json.loads(lexical_reply(one, noise=[-9.0]))["score"] == 0.0
+    assert json.loads(lexical_reply(one, noise=[0.05]))["score"] == pytest.approx(min(10, score + 0.5), abs=0.011)

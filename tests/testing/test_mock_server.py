@@ -8,6 +8,7 @@ hanging requests, and the fallback the commands start when no judge is configure
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 
@@ -58,6 +59,7 @@ def content(reply: httpx.Response) -> str:
         ({"latency": "lognormal:1"}, "latency must be SECONDS"),
         ({"verdicts": "random"}, "unknown verdicts 'random'"),
         ({"trigger_when": "sometimes"}, "trigger_when must be 'always' or 'losing', got 'sometimes'"),
+        ({"score_noise": -0.1}, "score_noise must be >= 0, got -0.1"),
     ],
 )
 def test_a_bad_setting_is_refused_when_the_config_is_made(settings, error):
@@ -176,6 +178,7 @@ def test_it_counts_what_it_served_and_keeps_the_recent_requests(mock_judge):
     stats = HTTP.get(url.removesuffix("/v1") + "/stats").json()
     assert stats["received"] == 2 and stats["served"] == {"ok": 2} and stats["config"]["prefix_cache_blocks"] > 0
     assert stats["tokens"]["cached_tokens"] == second["prompt_tokens_details"]["cached_tokens"]
+    assert stats["tokens"]["completion_tokens"] == first["completion_tokens"] + second["completion_tokens"] > 0
     assert server.recent[-1]["authorization"] == "Bearer k-1" and "authorization" not in str(stats)
 
 
@@ -209,3 +212,16 @@ def test_commands_without_a_judge_get_the_lexical_mock_and_a_configured_judge_is
         assert endpoint["model"] == "mock-lexical-judge" and chat(endpoint["base_url"]).status_code == 200
     finally:
         mock.stop()
+
+
+def test_a_noisy_judge_draws_every_reply_anew_from_its_seed(mock_judge):
+    """score_noise: a seeded draw per candidate and request moves the scores a verdict is made from."""
+    close = prompt(PLANS[1], PLANS[2])
+
+    def winners(seed: int, noise: float) -> list[str]:
+        url, _ = mock_judge(score_noise=noise, seed=seed)
+        return [json.loads(content(chat(url, close)))["winner"] for _ in range(24)]
+
+    assert len(set(winners(0, 0.0))) == 1  # no noise: the same prompt, the same verdict
+    noisy = winners(0, 0.5)
+    assert set(noisy) == {"A", "B"} and winners(0, 0.5) == noisy and winners(1, 0.5) != noisy

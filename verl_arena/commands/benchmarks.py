@@ -5,9 +5,10 @@
 ``verl-arena bench NAME`` runs one bench in full; ``verl-arena bench`` alone runs :data:`QUICK_SET`, a short run of
 the quick benches (under a minute on two idle cores), each headed on stdout by the command that repeats it, with its
 progress on stderr. The benches are added by their concern's module: :mod:`~verl_arena.commands.signal_benchmarks`
-(is the ranking signal right?), :mod:`~verl_arena.commands.gaming_benchmarks` (can a rollout buy reward?) and
-:mod:`~verl_arena.commands.cost_benchmarks` (what does judging cost?). The old ``bench-*`` spellings are in
-:mod:`~verl_arena.commands.aliases`.
+(is the ranking signal right?), :mod:`~verl_arena.commands.gaming_benchmarks` (can a rollout buy reward?),
+:mod:`~verl_arena.commands.cost_benchmarks` (what does judging cost?) and
+:mod:`~verl_arena.commands.learning_benchmarks` (does a real policy learn from it?). The old ``bench-*`` spellings
+are in :mod:`~verl_arena.commands.aliases`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import shlex
 import time
 from typing import Any
 
-from verl_arena.commands import cost_benchmarks, gaming_benchmarks, progress, signal_benchmarks
+from verl_arena.commands import cost_benchmarks, gaming_benchmarks, learning_benchmarks, progress, signal_benchmarks
 
 __all__ = ["BENCHES", "QUICK_SET", "SUMMARIES", "register"]
 
@@ -27,7 +28,7 @@ SUMMARIES = {
 }
 
 #: the modules that add the benches, in the order `verl-arena bench --help` lists them
-BENCHES = (signal_benchmarks, gaming_benchmarks, cost_benchmarks)
+BENCHES = (signal_benchmarks, gaming_benchmarks, cost_benchmarks, learning_benchmarks)
 
 #: what `verl-arena bench` runs without a name: the quick benches, each cut to a few seconds
 QUICK_SET = (

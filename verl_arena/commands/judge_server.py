@@ -68,6 +68,7 @@ def _config(args: argparse.Namespace) -> Any:
             down=args.down,
             seed=args.seed,
             verdicts=args.verdicts,
+            score_noise=args.score_noise,
         )
     except ValueError as exc:
         print(f"verl-arena mock-judge: {exc}", file=sys.stderr)
@@ -101,5 +102,13 @@ def register(sub: Any) -> None:
         default="lexical",
         help="lexical (reads the candidates), reversed (its pairwise verdicts the other way round) or a judge "
         "that does not read them: always a tie, one constant reply, always slot A",
+    )
+    mock.add_argument(
+        "--score-noise",
+        type=float,
+        default=0.0,
+        metavar="SD",
+        help="a noisy judge: a seeded normal draw of this standard deviation added to each candidate's overall score "
+        "(0-1 scale) in every reply (0)",
     )
     mock.set_defaults(func=_mock_judge)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +128,11 @@ def answer_key(user: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+def _shifted(score: float, shift: float) -> float:
+    """A 0-10 dimension score moved by a noise draw of the overall scale (``shift`` times 10), kept in 0-10."""
+    return round(min(10.0, max(0.0, score + 10 * shift)), 1)
+
+
 def _winner(gap: float) -> str:
     return "A" if gap > 0 else "B" if gap < 0 else "tie"
 
@@ -149,10 +155,14 @@ def misgraded(reply: str) -> str:
     return json.dumps({**objects[-1], "preference": "A>>>B"})
 
 
-def lexical_reply(user: str, *, reverse: bool = False) -> str:
+def lexical_reply(user: str, *, reverse: bool = False, noise: Sequence[float] = ()) -> str:
     """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else.
     ``reverse``: a pairwise verdict gives each side the other's scores (the judge prefers what the lexical judge
-    finds worse)."""
+    finds worse). ``noise``: added to each candidate's overall score in turn (and, times 10, to its dimension
+    scores; a candidate past the end of ``noise`` gets none): a noisy judge's draws for this reply.
+
+    A prompt whose reply format asks for a ``"score"`` of one candidate (a pointwise judge's) gets its overall score
+    on a 0-10 scale."""
     skeleton, query, candidates = parse_prompt(user)
     if skeleton is None:
         return "I can only answer verl-arena judge prompts."
@@ -161,20 +171,25 @@ def lexical_reply(user: str, *, reverse: bool = False) -> str:
     feats = [features(query, path, answer, key) for path, answer in candidates]
     if reverse and len(feats) == 2:
         feats.reverse()
+    shifts = [float(noise[i]) if i < len(noise) else 0.0 for i in range(len(feats))]
+    overall = [f.overall + shift for f, shift in zip(feats, shifts, strict=True)]
+    if "score" in skeleton and len(feats) == 1:
+        score = round(10 * min(1.0, max(0.0, overall[0])), 2)
+        return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "score": score})
     if "A" in skeleton and "B" in skeleton and len(feats) == 2:
         sides = {}
-        for label, f in zip(("A", "B"), feats, strict=True):
+        for label, f, shift in zip(("A", "B"), feats, shifts, strict=True):
             shape = skeleton[label] if isinstance(skeleton[label], dict) else {}
-            sides[label] = {g: {d: f.dimension(g, d) for d in dims} for g, dims in shape.items()}
-        a, b = feats[0].overall, feats[1].overall
+            sides[label] = {g: {d: _shifted(f.dimension(g, d), shift) for d in dims} for g, dims in shape.items()}
+        a, b = overall
         verdict = {"preference": _grade(a - b)} if "preference" in skeleton else {"winner": _winner(a - b)}
         return json.dumps({"verdict_id": nonce, "analysis": f"lexical judge: A {a:.3f}, B {b:.3f}", **sides, **verdict})
     if "order" in skeleton:
-        order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))
+        order = sorted(range(len(feats)), key=lambda i: (-overall[i], i))
         return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "order": [i + 1 for i in order]})
     if "winners" in skeleton:
         k = len(skeleton["winners"])
-        order = sorted(range(len(feats)), key=lambda i: (-feats[i].overall, i))
+        order = sorted(range(len(feats)), key=lambda i: (-overall[i], i))
         return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "winners": [i + 1 for i in order[:k]]})
     if "rubrics" in skeleton:
         words = [t for t in dict.fromkeys(_tokens(query))][:7] or ["answer"]

@@ -108,6 +108,9 @@ class MockJudgeConfig:
         obeys_verdicts: reply with the verdict a candidate wrote (its ``verdict_id`` included) instead of its own.
         fixed_verdict_id: reply with this verdict id whatever it is asked (``""``: the id asked for), as a judge that
             copies a fixed id from a prompt of its own does.
+        score_noise: a noisy judge: every reply of the lexical kinds adds an independent draw of a normal of this
+            standard deviation to each candidate's overall score (0-1 scale) before it decides, drawn with ``seed``
+            (0: the same prompt always gets the same reply).
     """
 
     latency: str | float = 0.0
@@ -134,6 +137,7 @@ class MockJudgeConfig:
     miscopy_ids: float = 0.0
     obeys_verdicts: bool = False
     fixed_verdict_id: str = ""
+    score_noise: float = 0.0
 
     def __post_init__(self) -> None:
         check_verdicts(self.verdicts)
@@ -147,6 +151,8 @@ class MockJudgeConfig:
         if self.tokenizer not in ("bytes", "words"):
             raise ValueError(f"tokenizer must be 'bytes' or 'words', got {self.tokenizer!r}")
         _parse_latency(self.latency)
+        if not self.score_noise >= 0:
+            raise ValueError(f"score_noise must be >= 0, got {self.score_noise}")
 
 
 def _parse_latency(spec: str | float) -> tuple[str, float, float]:
@@ -175,6 +181,7 @@ class MockJudgeServer:
         self.host, self.port = host, port
         self._rng = np.random.default_rng(self.config.seed)
         self._plan = deque(self.config.plan)
+        self._noise_rng = np.random.default_rng([self.config.seed, 1])  # apart from the fault draws
         self._latency = _parse_latency(self.config.latency)
         self._runner: web.AppRunner | None = None
         self.served: Counter[str] = Counter()
@@ -186,6 +193,7 @@ class MockJudgeServer:
         self.max_in_flight = 0
         self.largest_prompt_tokens = 0
         self.served_prompt_tokens = 0
+        self.served_completion_tokens = 0
         self.served_cached_tokens = 0
         self._capacity = asyncio.Semaphore(self.config.capacity) if self.config.capacity else None
         self._shaping = Shaping(self.config.bytes_per_token, self.config.thinking, self.config.quote_b)
@@ -296,7 +304,7 @@ class MockJudgeServer:
             failure = fault_response(outcome, request, self.config.retry_after_s, str(body.get("model")))
             if failure is not None:
                 return failure
-            content = judge_reply(prompt, self.config.verdicts)
+            content = judge_reply(prompt, self.config.verdicts, self._noise(prompt))
             finish = "stop"
             if outcome == "truncated":  # as a server does when the reply reaches max_tokens
                 content, finish = content[: max(1, len(content) // 2)], "length"
@@ -319,6 +327,13 @@ class MockJudgeServer:
         finally:
             self.in_flight -= 1
 
+    def _noise(self, prompt: str) -> list[float]:
+        """This reply's noise draws, one per candidate block of ``prompt`` (none without ``score_noise``)."""
+        if self.config.score_noise <= 0:
+            return []
+        count = prompt.count("<<<END CANDIDATE ")
+        return [float(x) for x in self._noise_rng.normal(0.0, self.config.score_noise, size=count)]
+
     def _cached(self, messages: list[dict[str, Any]], prompt_tokens: int) -> int:
         """Prompt tokens its prefix cache serves for ``messages`` (then caches them), counted in ``/stats``."""
         self.served_prompt_tokens += prompt_tokens
@@ -333,6 +348,7 @@ class MockJudgeServer:
         self, body: dict[str, Any], prompt_tokens: int, content: str, finish: str, cached: int = 0
     ) -> dict[str, Any]:
         completion_tokens = tokens(content, self.config.bytes_per_token)
+        self.served_completion_tokens += completion_tokens
         return {
             "id": f"mock-{time.monotonic_ns()}",
             "object": "chat.completion",
@@ -357,7 +373,11 @@ class MockJudgeServer:
         return web.json_response({"status": "down" if self.config.down else "ok"})
 
     async def _stats(self, request: web.Request) -> web.Response:
-        tokens_served = {"prompt_tokens": self.served_prompt_tokens, "cached_tokens": self.served_cached_tokens}
+        tokens_served = {
+            "prompt_tokens": self.served_prompt_tokens,
+            "completion_tokens": self.served_completion_tokens,
+            "cached_tokens": self.served_cached_tokens,
+        }
         stats = {"received": self.received, "served": dict(self.served), "max_in_flight": self.max_in_flight}
         stats["tokens"] = tokens_served
         return web.json_response({**stats, "config": asdict(self.config)})

@@ -17,6 +17,7 @@ with no preference of its own has nothing else to say.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from verl_arena.testing.lexical import lexical_reply, parse_prompt
 
@@ -35,11 +36,12 @@ def check_verdicts(verdicts: str) -> None:
         raise ValueError(f"unknown verdicts {verdicts!r}; known: {', '.join(VERDICTS)}")
 
 
-def judge_reply(user: str, verdicts: str) -> str:
+def judge_reply(user: str, verdicts: str, noise: Sequence[float] = ()) -> str:
     """The reply to one of our prompts of a judge whose verdicts are of the given kind (``"lexical"``: the lexical
-    judge's, ``"reversed"``: its pairwise verdicts the other way round)."""
+    judge's, ``"reversed"``: its pairwise verdicts the other way round), the lexical kinds with ``noise`` added to
+    the candidates' scores (:func:`~verl_arena.testing.lexical.lexical_reply`)."""
     if verdicts in ("lexical", "reversed"):
-        return lexical_reply(user, reverse=verdicts == "reversed")
+        return lexical_reply(user, reverse=verdicts == "reversed", noise=noise)
     return uninformative_reply(user, verdicts)
 
 
