@@ -140,13 +140,13 @@ def test_probe_outcomes_are_kept_in_the_verdict_cache(adversarial_judge, tmp_pat
 
 
 def test_a_failure_nobody_caused_keeps_the_counted_fallback(adversarial_judge):
-    # the query itself is refused: so is the query control (two short neutral candidates), so the judge cannot judge
-    # this query: the group is voided as the judge's fault, and no candidate is probed or blamed
+    # the query itself is refused: so is the query control (two short neutral candidates, twice), so the judge cannot
+    # judge this query: the group is voided as the judge's fault, and no candidate is probed or blamed
     result, stats = rank(adversarial_judge, group(), "round_robin", query=f"{QUERY} {PHRASE['refused']}")
     assert result.voided and result.void_reason == "judge_fault" and not any(result.forfeited)
     assert result.failure_reasons == {"refused": 28} and "refused" in result.details["judge_fault"]
     assert stats["judge"]["query_controls_failed"] == 1 and "probes" not in stats["judge"]
-    assert "attributed" not in stats["judge"] and stats["http"]["sent"] <= 2 * 28 + 1
+    assert "attributed" not in stats["judge"] and stats["http"]["sent"] <= 2 * 28 + 2
 
 
 def test_infrastructure_failures_are_never_probed(mock_judge):

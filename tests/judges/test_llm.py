@@ -105,22 +105,22 @@ def test_a_failure_pinned_on_nobody_is_judged_on_less_of_both(mock_judge):
 
 @pytest.mark.parametrize("kind", ["truncated", "empty", "wrong_schema"])
 def test_a_judge_that_fails_the_query_control_is_not_asked_again_in_that_group(mock_judge, kind):
-    # an unusable reply, then the query control (two short neutral candidates) unusable too: the judge cannot judge
-    # this query, so the judgment fails as its own fault after two requests: no re-ask, no probe, no smaller ask
+    # an unusable reply, then the query control (two short neutral candidates) unusable too, twice: the judge cannot
+    # judge this query, so the judgment fails as its own fault after three requests: no re-ask, no probe, no smaller ask
     url, server = mock_judge(faults={kind: 1.0})
     judge = LLMJudge(judge_config(url))
     with pytest.raises(JudgeError) as info:
         run(judge.compare(QUERY, GOOD, POOR))
     assert info.value.judge_fault and not info.value.input_related and "neutral comparison" in str(info.value)
-    assert requests(server) == 2 and judge.faults.counts == {"controls": 1, "query_controls_failed": 1}
+    assert requests(server) == 3 and judge.faults.counts == {"controls": 2, "query_controls_failed": 1}
     assert info.value.usage["prompt_tokens"] > 0 and info.value.attempts == 1  # its one reply, not asked again
     # every later judgment of the group fails the same way without a request; another query asks its own control
     with pytest.raises(JudgeError) as again:
         run(judge.compare(QUERY, POOR, GOOD))
-    assert again.value.judge_fault and requests(server) == 2
+    assert again.value.judge_fault and requests(server) == 3
     with pytest.raises(JudgeError):
         run(judge.compare("another query", GOOD, POOR))
-    assert requests(server) == 4
+    assert requests(server) == 6
 
 
 def test_cache_reuses_verdicts_per_order(mock_judge, tmp_path):
@@ -262,3 +262,11 @@ def test_a_malformed_strength_is_asked_again_and_counted_against_the_judge(mock_
         run(judge.compare(QUERY, GOOD, POOR))
     assert info.value.reason == "parse" and "preference" in str(info.value)
     assert judge.faults.counts == {"controls": 1, "probes": 4, "unattributed": 1}
+
+
+def test_a_query_control_that_fails_once_is_asked_once_more(mock_judge):
+    # a judge that cuts a share of its replies at random: the query control failing once must not lose the group
+    url, server = mock_judge(plan=["truncated", "truncated", "ok", "ok"])  # reply, control, control again, re-ask
+    judge = LLMJudge(judge_config(url))
+    verdict = run(judge.compare(QUERY, GOOD, POOR))
+    assert verdict.winner == "a" and requests(server) == 4 and "query_controls_failed" not in judge.faults.counts

@@ -174,20 +174,22 @@ class Asker:
         *,
         once: bool = False,
         before_again: Callable[[], Awaitable[None]] | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> tuple[T, list[ChatResult]]:
         """The parsed reply to the prompt ``render(verdict_id)`` (``parse(text, verdict_id)``), asking again as the
         module docstring says. ``shown``: the candidates as the judge reads them, where a planted verdict id is looked
         for. ``once``: one request with the room a re-ask has, and no second (a diagnostic: a tracing probe or
         control). ``before_again``: awaited before asking again after an unusable reply; it raises ``JudgeError`` when
-        asking again is pointless (the judge fails the group's query control). Raises ``JudgeError`` when the judgment
-        fails (:class:`PlantedVerdictId`: candidates planted the id)."""
+        asking again is pointless (the judge fails the group's query control). ``ready``: checked by each request once
+        it has its turn, before it is sent (see :meth:`~verl_arena.judges.http.ChatClient.chat`). Raises
+        ``JudgeError`` when the judgment fails (:class:`PlantedVerdictId`: candidates planted the id)."""
         results: list[ChatResult] = []
         asked = verdict_id
         seen: Counter[str] = Counter()  # the foreign ids replied, as read, over the asks (each with its own id)
         for fresh in range(FRESH_IDS + 1):
             try:
                 parsed, used = await self._exchange(
-                    template, render(asked), functools.partial(_parse, parse, asked), once, before_again
+                    template, render(asked), functools.partial(_parse, parse, asked), once, before_again, ready
                 )
                 return parsed, results + used
             except _Miscopied as exc:
@@ -225,21 +227,24 @@ class Asker:
         parse: Callable[[str], T],
         once: bool = False,
         before_again: Callable[[], Awaitable[None]] | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> tuple[T, list[ChatResult]]:
         """One question: the parsed reply, asking once more when the first reply is unusable (the same question with
         more room when it was cut at ``max_tokens``, else a follow-up naming what was wrong) unless ``before_again``
         raises; with ``once``, one request with a re-ask's room and no second. ``_Miscopied`` when a reply's verdict
         carries another id."""
         if once:
-            only = await self.client.chat(messages, seed=self.config.seed, max_tokens=self._room(None, messages))
+            room = self._room(None, messages)
+            only = await self.client.chat(messages, seed=self.config.seed, max_tokens=room, ready=ready)
             return self._second(parse, only, [only])
-        first = await self.client.chat(messages, seed=self.config.seed)
+        first = await self.client.chat(messages, seed=self.config.seed, ready=ready)
         if first.finish_reason == "length":
             await _gated(before_again, first)
             self.counts["reasked"] += 1
             self.counts["reasked_truncated"] += 1
             logger.debug("judge reply cut at max_tokens; asking again with more room")
-            second = await self.client.chat(messages, seed=self.config.seed, max_tokens=self._room(first, messages))
+            room = self._room(first, messages)
+            second = await self.client.chat(messages, seed=self.config.seed, max_tokens=room, ready=ready)
             return self._second(parse, second, [first, second])
         try:
             return parse(first.text), [first]
@@ -255,7 +260,7 @@ class Asker:
                 {"role": "assistant", "content": first.text[:4000]},
                 {"role": "user", "content": retry},
             ]
-        second = await self.client.chat(follow_up, seed=self.config.seed)
+        second = await self.client.chat(follow_up, seed=self.config.seed, ready=ready)
         return self._second(parse, second, [first, second])
 
     def _second(

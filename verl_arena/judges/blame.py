@@ -27,8 +27,8 @@ fallback applies, and a group in which most candidates end up blamed is voided a
 Before any suspect is probed, the judge is asked the group's *query control*: the same query, rubrics and template,
 with two short neutral candidates in place of the group's (:meth:`ProbeMaker.query_control`), once per group (its
 *scope*: the query, its context and the judge) and remembered. Nothing a candidate wrote is in it, so when the judge
-fails it too (a reply cut at ``max_tokens``, no verdict, a timeout), the judge cannot judge this query at all: the
-failure is the judge's own (``JudgeError.judge_fault``; the tournament voids the group), no probe is asked, and the
+fails it too, twice (a reply cut at ``max_tokens``, no verdict, a timeout), the judge cannot judge this query at all:
+the failure is the judge's own (``JudgeError.judge_fault``; the tournament voids the group), no probe is asked, and the
 group's later failures are not traced either. A judge that cuts every reply short would otherwise spend a probe and a
 control per candidate and slot, and the smaller asks after them, on every judgment it fails. Probes and controls are
 diagnostics: one request each, with the room a re-ask has (:meth:`~verl_arena.judges.asking.Asker.ask`, ``once``).
@@ -216,7 +216,11 @@ class FaultTracer:
         return faulty
 
     async def _answers(self, control: BlameProbe) -> str | None:
+        """``None`` when the judge answers the query control, once of two tries (a judge that fails a share of its
+        replies at random must not lose the group for one of them); else the failure's reason."""
         outcome, reason = await self.check(control)
+        if outcome in ("fault", "slow"):
+            outcome, reason = await self.check(control, fresh=True)
         if outcome in ("fault", "slow"):
             self.counts["query_controls_failed"] += 1
             logger.info("the judge fails a short neutral comparison (%s): it cannot judge that query", reason)

@@ -39,7 +39,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,8 +105,9 @@ class _Heard:
 
 
 def _estimate_tokens(messages: Sequence[dict[str, Any]]) -> int:
-    """A cheap upper-ish estimate used before the server reports usage (about 3 characters per token)."""
-    return sum(len(str(m.get("content", ""))) for m in messages) // 3 + 8 * len(messages)
+    """A cheap upper-ish estimate used where the server reports no usage (about 3 bytes of UTF-8 per token: a CJK
+    character is a token or more)."""
+    return sum(len(str(m.get("content", "")).encode()) for m in messages) // 3 + 8 * len(messages)
 
 
 class ChatClient:
@@ -144,9 +145,12 @@ class ChatClient:
         max_tokens: int | None = None,
         json_mode: bool | None = None,
         seed: int | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> ChatResult:
         """Send one chat request (retrying as configured) and return the reply; ``JudgeError`` when it fails.
-        ``max_tokens``, ``json_mode`` and ``seed`` override the configuration's for this request."""
+        ``max_tokens``, ``json_mode`` and ``seed`` override the configuration's for this request. ``ready`` is called
+        once the request has its turn, before it is sent: a ``JudgeError`` it raises fails the request unsent (a
+        request queued behind others whose group the judge has been found unable to judge meanwhile)."""
         cfg = self.config
         body: dict[str, Any] = {
             "messages": messages,
@@ -177,7 +181,7 @@ class ChatClient:
                     attempts += 1
                     if attempts > 1:
                         self._stats.retries += 1
-                    return await self._attempt(body, estimate, attempts, started, ticket)
+                    return await self._attempt(body, estimate, attempts, started, ticket, ready)
         except RetryableFailure as exc:
             self._stats.failures[exc.reason] += 1
             message = f"judge request failed after {attempts} attempts: {exc}"
@@ -266,13 +270,22 @@ class ChatClient:
         state.pulse.fire()
 
     async def _attempt(
-        self, body: dict[str, Any], estimate: int, attempt: int, started: float, ticket: Ticket
+        self,
+        body: dict[str, Any],
+        estimate: int,
+        attempt: int,
+        started: float,
+        ticket: Ticket,
+        ready: Callable[[], None] | None = None,
     ) -> ChatResult:
         """One attempt of a request: its turn and the rate limits, an endpoint, the exchange; what the attempt said
-        about the endpoint's health goes to the router, and unused tokens back to the bucket."""
+        about the endpoint's health goes to the router, and unused tokens back to the bucket. ``ready``: see
+        :meth:`chat`."""
         state = self._loop_state()
         self._stats.attempts += 1
         async with state.gate.slot(ticket):
+            if ready is not None:
+                ready()
             if state.rpm is not None:
                 await state.rpm.acquire(1)
             if state.tpm is not None:

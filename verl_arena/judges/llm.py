@@ -54,6 +54,7 @@ from verl_arena.judges.context import ContextSource, JudgeContext
 from verl_arena.judges.grading import break_tie
 from verl_arena.judges.http import ChatClient, ChatResult, call_meta, total_usage
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
+from verl_arena.judges.priority import group_ticket
 from verl_arena.judges.served import ServedFit
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
@@ -63,6 +64,8 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+#: the turn of a query control among the judge's requests: before every group's (a group's arrival time is later)
+QUERY_CONTROL_PRIORITY = -1.0
 #: the shares a failure pinned on nobody is asked again at (see ``LLMJudge._asked``)
 SHRINK = (0.5, 0.25)
 
@@ -358,13 +361,14 @@ class LLMJudge:
         if (reason := self.faults.hopeless(scope)) is not None:
             raise incapable(reason)
         gate = partial(self._judgeable, query, context)
+        ready = partial(self._not_hopeless, scope)
         for scale in (1.0, *SHRINK):
             shown = self.budget.shown(template, query, context, candidates, k, scale=scale)
             if scale < 1:
                 self.counts["shrunk"] += 1
             try:
                 parsed, results = await self.asker.ask(
-                    template, partial(render, shown), parse, verdict_id, shown, before_again=gate
+                    template, partial(render, shown), parse, verdict_id, shown, before_again=gate, ready=ready
                 )
                 return parsed, results, scale
             except PlantedVerdictId as exc:  # the verdict id it carries is written in these candidates' text
@@ -393,7 +397,15 @@ class LLMJudge:
         """Before asking again after an unusable reply: raises the judge's fault when it fails the query control of
         the group (asked once per group, at its first unusable reply)."""
         control, scope = self.probes.query_control(query, context), self.probes.scope(query, context)
-        if (reason := await self.faults.judgeable(control, scope)) is not None:
+        with group_ticket(QUERY_CONTROL_PRIORITY):  # it decides whether the rest of its group is worth asking
+            reason = await self.faults.judgeable(control, scope)
+        if reason is not None:
+            raise incapable(reason)
+
+    def _not_hopeless(self, scope: str) -> None:
+        """Before a request of ``scope`` is sent: raises the judge's fault when it failed the scope's query control
+        while the request waited for its turn."""
+        if (reason := self.faults.hopeless(scope)) is not None:
             raise incapable(reason)
 
     async def _repeated(
