@@ -11,16 +11,10 @@ read.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
-import httpx
 import numpy as np
 import pytest
+from serve_model import served_requests, transformers_serve
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.cpu.tiny_model import build_tiny_model
@@ -31,43 +25,13 @@ from verl_arena.testing.travel import QUERY, plan_group
 pytestmark = pytest.mark.e2e
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """``(base_url, model directory, log file)`` of a ``transformers serve`` process on loopback."""
-    cli = Path(sys.executable).with_name("transformers")
     model = build_tiny_model(tmp_path_factory.mktemp("model"))
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    address = ["--host", "127.0.0.1", "--port", str(port)]
-    command = [str(cli), "serve", str(model), *address, "--device", "cpu", "--log-level", "info"]
-    with log.open("w") as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/v1", model, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # a loaded machine, a generation in progress: it would not stop in time
-            proc.kill()
-            proc.wait(timeout=30)
+    with transformers_serve(model, log) as url:
+        yield url, model, log
 
 
 def test_a_garbage_judge_served_by_transformers_voids_every_group_and_blames_nobody(served):
@@ -97,8 +61,8 @@ def test_a_garbage_judge_served_by_transformers_voids_every_group_and_blames_nob
     assert all(r.voided and r.void_reason in ("judge_fault", "failed_judgments") for r in results)
     assert not any(any(r.forfeited) for r in results) and all(a == 0.0 for r in results for a in r.advantages)
     metrics = service.metrics()
-    served_requests = log.read_text().count('"POST /v1/chat/completions HTTP/1.1" 200')
-    assert metrics["http"]["requests"] > 0 and served_requests == metrics["http"]["requests"]  # all reached it
+    served = log.read_text().count('"POST /v1/chat/completions HTTP/1.1" 200')
+    assert metrics["http"]["requests"] > 0 and served == metrics["http"]["requests"]  # all reached it
     # every reply was cut at max_tokens, and so was the query control (two short neutral candidates; both groups answer
     # the same query): the judge cannot judge, so no judgment was asked again, traced or asked on less of both
     assert metrics["judge"]["query_controls_failed"] == 1 and not metrics["judge"].get("reasked_truncated")
@@ -113,7 +77,7 @@ def test_a_garbage_judge_served_by_transformers_is_stopped_before_a_run(served):
     url, model, log = served
     judge = {"endpoints": [{"base_url": url, "model": str(model)}], "template": "generic", "max_tokens": 48}
     judge |= {"context_tokens": 2048, "tokenizer": str(model), "timeout_s": 120}
-    before = log.read_text().count("POST /v1/chat/completions")
+    before = served_requests(log)
     with pytest.raises(ConfigError, match=f"the judge cannot judge: {url}.*cut at max_tokens"):
         require_competence(judge)
-    assert log.read_text().count("POST /v1/chat/completions") - before == 2
+    assert served_requests(log) - before == 2
