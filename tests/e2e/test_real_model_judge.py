@@ -45,20 +45,18 @@ def _judge(tmp_path, url: str, model, **overrides) -> str:
     return str(path)
 
 
+def _rank(tmp_path, judge: str, *extra: str) -> int:
+    """``verl-arena rank`` of the first example group with ``judge``."""
+    (tmp_path / "group.jsonl").write_text(GROUP + "\n", encoding="utf-8")
+    return main(
+        ["rank", str(tmp_path / "group.jsonl"), "-o", str(tmp_path / "out.jsonl"), "--judge-config", judge, *extra]
+    )
+
+
 def test_the_tiny_comparison_stops_rank_before_the_run(served, tmp_path, capsys):
     url, model, log = served
-    (tmp_path / "group.jsonl").write_text(GROUP + "\n", encoding="utf-8")
     before = served_requests(log)
-    code = main(
-        [
-            "rank",
-            str(tmp_path / "group.jsonl"),
-            "-o",
-            str(tmp_path / "out.jsonl"),
-            "--judge-config",
-            _judge(tmp_path, url, model),
-        ]
-    )
+    code = _rank(tmp_path, _judge(tmp_path, url, model))
     (line,) = [x for x in capsys.readouterr().err.splitlines() if "cannot judge" in x]
     assert code == 3 and "cut at max_tokens" in line and not (tmp_path / "out.jsonl").exists()
     assert served_requests(log) - before == 3  # reachability, then the comparison in both orders
@@ -66,24 +64,10 @@ def test_the_tiny_comparison_stops_rank_before_the_run(served, tmp_path, capsys)
 
 def test_without_it_rank_exits_3_blaming_nobody_and_counting_what_the_server_saw(served, tmp_path, capsys):
     url, model, _ = served
-    (tmp_path / "group.jsonl").write_text(GROUP + "\n", encoding="utf-8")
     proxy = RecordingProxy(url)  # what reached the server: its own log shows only the requests it finished
     with proxy as proxied:
         judge = _judge(tmp_path, proxied, model, competence_check=False)
-        code = main(
-            [
-                "rank",
-                str(tmp_path / "group.jsonl"),
-                "-o",
-                str(tmp_path / "out.jsonl"),
-                "--judge-config",
-                judge,
-                "--no-cache",
-                "--json",
-                "--judgment-log",
-                str(tmp_path / "log.jsonl"),
-            ]
-        )
+        code = _rank(tmp_path, judge, "--no-cache", "--json", "--judgment-log", str(tmp_path / "log.jsonl"))
     summary = strict_json(capsys.readouterr().out)
     assert code == 3 and summary["void_reasons"] == {"judge_fault": 1} and summary["forfeits"] == 0
     assert summary["judge_requests"] + summary["preflight"]["requests"] == proxy.chats

@@ -146,13 +146,7 @@ class _FamilyProgress:
 
     async def ticking(self, work: Any) -> Any:
         """``work``, the judges' requests and failures shown beside the bar from the first request on."""
-        ticker = asyncio.ensure_future(self._tick())
-        try:
-            return await work
-        finally:
-            ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticker
+        return await progress.beside(self._tick(), work)
 
     async def _tick(self) -> None:
         while self.meter is None:  # the probes are being built

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["DELAY_S", "JudgeMeter", "add_quiet_argument", "bar", "note", "say", "with_meter"]
+__all__ = ["DELAY_S", "JudgeMeter", "add_quiet_argument", "bar", "beside", "note", "say", "with_meter"]
 
 #: seconds a run lasts before its bar is shown
 DELAY_S = 2.0
@@ -113,14 +113,17 @@ class JudgeMeter:
             await asyncio.sleep(every_s)
 
 
-async def with_meter(meter: JudgeMeter | None, work: Awaitable[T]) -> T:
-    """``work``, with ``meter`` ticking beside it (nothing beside it when ``None``)."""
-    if meter is None:
-        return await work
-    ticking = asyncio.ensure_future(meter.tick())
+async def beside(background: Awaitable[Any], work: Awaitable[T]) -> T:
+    """``work``, with ``background`` running beside it until ``work`` ends (then it is stopped)."""
+    running = asyncio.ensure_future(background)
     try:
         return await work
     finally:
-        ticking.cancel()
+        running.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await ticking
+            await running
+
+
+async def with_meter(meter: JudgeMeter | None, work: Awaitable[T]) -> T:
+    """``work``, with ``meter`` ticking beside it (nothing beside it when ``None``)."""
+    return await work if meter is None else await beside(meter.tick(), work)
