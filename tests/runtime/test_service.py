@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from helpers import DETAIL_QUERY, detail_groups, judge_config, make_group
 
-from verl_arena import ConfigError, Tournament
+from verl_arena import ConfigError, JudgeError, Tournament
 from verl_arena.runtime.service import JudgeService, as_tournament
 from verl_arena.testing import SimulatedJudge
 
@@ -39,6 +39,23 @@ def test_deadline_voids_the_group_and_counts_the_calls():
     assert result.failure_reasons == {}  # the judgments in flight did not fail: they were stopped
     assert result.advantages == [0.0] * 8 and result.comparisons == 7  # the seeding wave was in flight
     assert service.metrics()["groups"]["voided:deadline"] == 1
+
+
+def test_a_group_voided_at_its_deadline_names_what_used_its_time(caplog):
+    # the judgments with one candidate fail at once, the others never end: the deadline voids the group, and the result
+    # counts the judgments that failed before it, and the warning says so with the requests spent
+    class Failing:
+        async def compare(self, query, a, b):
+            if "c0" in (a.id, b.id):
+                raise JudgeError("unusable after asking again", reason="parse", input_related=True)
+            await asyncio.sleep(60)
+
+    service = JudgeService(judge_impl=Failing(), deadline_s=0.5)
+    result = run(service.rank_group(QUERY, make_group(range(4)), "round_robin", group_id="slow"))
+    assert result.voided and result.void_reason == "deadline"
+    assert result.failure_reasons == {"parse": 3} and result.failures == 3
+    (said,) = [r.getMessage() for r in caplog.records if "voided (deadline) after" in r.getMessage()]
+    assert said.endswith("failed judgments: parse 3")
 
 
 def test_unexpected_error_voids_instead_of_crashing(caplog):

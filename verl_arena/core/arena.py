@@ -118,6 +118,7 @@ class Arena:
         #: the group's suspicions: candidates whose failures were weighed beside controls
         self.exits = exits if exits is not None else Suspicions()
         self.pace = watch.pace if watch is not None else None
+        self._watch = watch
         self._log: list[tuple[int, Match]] = []
         self._seq = 0
 
@@ -278,6 +279,11 @@ class Arena:
             **fields, failed=True, error=f"{exc.reason}: {exc}", usage=usage, input_related=related, judge_fault=fault
         )
 
+    def _noted(self, exc: JudgeError) -> None:
+        """Tell the runtime's watch of a failed judgment as it fails (before its round ends: what a deadline names)."""
+        if self._watch is not None:
+            self._watch.failures[exc.reason] += 1
+
     def _shown(self, player: int) -> Candidate:
         """The candidate as the judge is given it: marked to forfeit once it stalled the judge in pairs."""
         return self.stalls.mark(self.candidates[player], player)
@@ -345,6 +351,7 @@ class Arena:
             with tally() as spent:
                 verdict = await self.judge.compare(self.query, *shown)
         except JudgeError as exc:
+            self._noted(exc)
             return exc, dict(spent)
         except asyncio.CancelledError:  # a straggler's judgment stopped, or the group's deadline: what it sent counts
             self.exits.spent.update(spent)
@@ -430,6 +437,7 @@ class Arena:
             with tally() as spent:
                 chosen = await self.judge.select(self.query, [self._shown(p) for p in group], k)
         except JudgeError as exc:
+            self._noted(exc)
             if self.on_judge_error == "raise":
                 raise
             return self._failed(exc, spent, **fields)
@@ -448,6 +456,7 @@ class Arena:
             with tally() as spent:
                 ordered = await self.judge.order(self.query, [self._shown(p) for p in group])
         except JudgeError as exc:
+            self._noted(exc)
             if self.on_judge_error == "raise":
                 raise
             return self._failed(exc, spent, **fields)

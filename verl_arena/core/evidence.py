@@ -160,10 +160,13 @@ class GroupWatch:
         pace: the clock that tells stragglers (``None``: none are looked for).
         interim: set by the tournament: the group's result with every suspect forfeiting, while a suspect's probes are
             still out (``None``: no such result, or the evidence cleared a suspect since).
+        failures: every judgment of the group that failed so far, by reason, those asked again since included: what
+            used the group's time, named when its deadline voids it.
     """
 
     pace: Pace | None = None
     interim: GroupResult | None = None
+    failures: Counter[str] = dataclasses.field(default_factory=Counter)
 
 
 class Suspicions:

@@ -301,10 +301,12 @@ class Tournament:
         group_id: str | None = None,
         comparisons: int = 0,
         usage: Mapping[str, int] | None = None,
+        failures: Mapping[str, int] | None = None,
     ) -> GroupResult:
         """A voided result for a group that could not be ranked (e.g. ``reason="deadline"``): equal ranks and
-        rewards, zero advantages, ``details["void_reason"]`` set. No judgment is counted as failed: the judgments that
-        were under way are simply not known; ``comparisons`` and ``usage`` say what they cost, if known."""
+        rewards, zero advantages, ``details["void_reason"]`` set. ``failures``: the judgments that failed before it
+        was voided, by reason (the judgments still under way are not known); ``comparisons`` and ``usage`` say what
+        they cost, if known."""
         n = len(candidates)
         ranks, rewards, advantages = _no_signal(n)
         return GroupResult(
@@ -316,8 +318,8 @@ class Tournament:
             comparisons=comparisons,
             depth=0,
             degraded=True,
-            failures=0,
-            failure_reasons={},
+            failures=sum((failures or {}).values()),
+            failure_reasons=dict(failures or {}),
             voided=True,
             matches=[],
             topology=self.topology,

@@ -19,7 +19,7 @@ from verl_arena.core.judge_counts import judgment_kind
 __all__ = ["COUNTS", "judge_spending", "spending_words"]
 
 #: the keys of a judgment's usage that count things (requests, cache hits, ...) rather than tokens
-COUNTS = frozenset({"requests", "retries", "cache_hits", "shortcuts", "unreported_requests"})
+COUNTS = frozenset({"requests", "retries", "cache_hits", "shortcuts", "unreported_requests", "unusable_replies"})
 
 
 class Spent(Protocol):

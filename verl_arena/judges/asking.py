@@ -40,6 +40,7 @@ from typing import TypeVar
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.normalise import normalise
+from verl_arena.core.spending import note
 from verl_arena.core.types import Candidate
 from verl_arena.judges.budget import PromptBudget
 from verl_arena.judges.config import JudgeConfig
@@ -52,6 +53,9 @@ __all__ = ["FRESH_IDS", "Asker", "PlantedVerdictId", "RepeatedVerdictId", "plant
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
+#: the count (in a judgment's and its group's usage, :mod:`~verl_arena.core.spending`) of replies that were not a
+#: verdict: cut at ``max_tokens``, unparsable or empty (what used a group's time when its deadline voids it)
+UNUSABLE_REPLIES = "unusable_replies"
 #: fresh verdict ids a judgment is asked with, at most, after the judge miscopied its verdict id
 FRESH_IDS = 3
 #: a verdict id shorter than this is not looked for in the candidates' text (it would be found anywhere)
@@ -239,6 +243,7 @@ class Asker:
             return self._second(parse, only, [only])
         first = await self.client.chat(messages, seed=self.config.seed, ready=ready)
         if first.finish_reason == "length":
+            note(UNUSABLE_REPLIES)
             await _gated(before_again, first)
             self.counts["reasked"] += 1
             self.counts["reasked_truncated"] += 1
@@ -251,6 +256,7 @@ class Asker:
         except ForeignVerdictId as exc:
             raise _Miscopied(exc.ids, [first]) from None
         except ParseError as exc:
+            note(UNUSABLE_REPLIES)
             await _gated(before_again, first)
             self.counts["reasked"] += 1
             logger.debug("judge reply unusable (%s); asking again", exc)
@@ -274,6 +280,7 @@ class Asker:
         except ForeignVerdictId as exc:
             raise _Miscopied(exc.ids, results) from None
         except ParseError as exc:
+            note(UNUSABLE_REPLIES)
             reason = (
                 "truncated" if second.finish_reason == "length" else "empty" if not second.text.strip() else "parse"
             )

@@ -175,8 +175,26 @@ class _GroupRun:
             reason = "saturated"
         if reason in ("deadline", "saturated") and self.judge_down():  # a judge that is down, not a slow one
             reason = UNAVAILABLE
+        failed = +self.watch.failures
+        if failed or self.spent.get("unusable_replies"):
+            causes = ", ".join(f"{r} {n}" for r, n in failed.most_common()) or "none"
+            group = "group" if self.group_id is None else f"group {self.group_id!r}"
+            logger.warning(
+                "%s: voided (%s) after %d requests, %d replies unusable (cut at max_tokens, or not a verdict); "
+                "failed judgments: %s",
+                group,
+                reason,
+                self.spent.get("requests", 0),
+                self.spent.get("unusable_replies", 0),
+                causes,
+            )
         return self.tournament.void(
-            self.candidates, reason, group_id=self.group_id, comparisons=self.counting.calls, usage=dict(self.spent)
+            self.candidates,
+            reason,
+            group_id=self.group_id,
+            comparisons=self.counting.calls,
+            usage=dict(self.spent),
+            failures=failed,
         )
 
 
