@@ -496,6 +496,18 @@ def test_a_reward_worker_that_cannot_start_stops_the_trainer_instead_of_leaving_
         RewardLoopManager(config)
 
 
+@pytest.mark.slow
+def test_a_judge_that_cannot_judge_stops_the_trainer_at_its_start(cluster, mock_judge):
+    """The tiny comparison at the reward manager's start: a judge that cuts every reply gives no verdict, so the job
+    stops there, saying what came back, instead of voiding every group of every step."""
+    url, _ = mock_judge(faults={"truncated": 1.0})
+    config = trainer_config(cluster, url, name="arena_cannot_judge")
+    with pytest.raises(
+        RuntimeError, match=r"reward worker 0 failed to start.*the judge cannot judge.*cut at max_tokens"
+    ):
+        RewardLoopManager(config)
+
+
 def test_more_rollouts_waiting_than_the_reward_workers_accept_is_named_with_the_workers_to_ask_for(caplog):
     config = verl_config(
         [
