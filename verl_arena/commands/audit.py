@@ -129,48 +129,41 @@ def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]
 
 
 class _FamilyProgress:
-    """The audit's progress: a bar over its judgments, naming how many probe families are done."""
+    """The audit's progress: a bar over its judgments, naming how many probe families are done, with the judges'
+    requests and failures beside it from the first request on (:class:`~verl_arena.commands.progress.JudgeMeter`)."""
 
     def __init__(self, args: argparse.Namespace, probes: list[Any], judges: list[Any]) -> None:
-        self.args, self.family_of = args, {p.name: p.family for p in probes}
+        self.family_of = {p.name: p.family for p in probes}
         self.left: Counter[str] = Counter()
-        self.finished, self.shown = 0, None
-        self.meter: progress.JudgeMeter | None = None
-        self.judges = judges
+        self.finished = 0
+        self.shown = progress.bar(args, None, "judgment", desc=self._desc())  # its total once the probes are built
+        self.meter = progress.JudgeMeter(self.shown, judges)
 
     def planned(self, by_probe: dict[str, int]) -> None:
         for name, n in by_probe.items():
             self.left[self.family_of[name]] += n
-        self.shown = progress.bar(self.args, sum(by_probe.values()), "judgment", desc=self._desc())
-        self.meter = progress.JudgeMeter(self.shown, self.judges)
+        self.shown.total = sum(by_probe.values())
+        self.shown.set_description(self._desc(), refresh=False)
 
     async def ticking(self, work: Any) -> Any:
-        """``work``, the judges' requests and failures shown beside the bar from the first request on."""
-        return await progress.beside(self._tick(), work)
-
-    async def _tick(self) -> None:
-        while self.meter is None:  # the probes are being built
-            await asyncio.sleep(0.1)
-        await self.meter.tick()
+        """``work``, with the meter ticking beside the bar."""
+        return await progress.with_meter(self.meter, work)
 
     def judged(self, judged: Any) -> None:
         family = self.family_of[judged.probe]
         self.left[family] -= 1
-        if self.meter is not None:
-            self.meter.judged(judged.error)
-        if self.shown is not None:
-            if not self.left[family]:
-                self.finished += 1
-                self.shown.set_description(self._desc(family), refresh=False)
-            self.shown.update()
+        self.meter.judged(judged.error)
+        if not self.left[family]:
+            self.finished += 1
+            self.shown.set_description(self._desc(family), refresh=False)
+        self.shown.update()
 
     def _desc(self, last: str | None = None) -> str:
         done = f"probe families done: {self.finished} of {len(self.left)}"
         return f"{done} (last: {last})" if last else done
 
     def close(self) -> None:
-        if self.shown is not None:
-            self.shown.close()
+        self.shown.close()
 
 
 @dataclass

@@ -33,6 +33,7 @@ __all__ = [
     "Preflight",
     "add_mock_latency_argument",
     "add_preflight_argument",
+    "judge_stat",
     "judge_unusable",
     "mock_latency",
     "preflight_judges",
@@ -86,10 +87,10 @@ async def _context_refusal(config: Any) -> tuple[str | None, int]:
     how many servers were asked."""
     from verl_arena.core.errors import ConfigError
     from verl_arena.judges.config import parse_judge_config
-    from verl_arena.judges.served import fit_to_servers
+    from verl_arena.judges.served import fit_to_servers, models_queries
 
     members = parse_judge_config(config).member_configs()
-    asked = sum(e.base_url is not None for m in members for e in m.endpoints)
+    asked = sum(models_queries(m) for m in members)
     try:
         await asyncio.gather(*(fit_to_servers(m) for m in members))
     except ConfigError as exc:
@@ -118,16 +119,17 @@ class Preflight:
         ``GET /models`` reads and tokens), and the ``GET /models`` reads the ``judges`` made themselves
         (``model_queries``)."""
         report["preflight"] = {"requests": self.requests, "model_queries": self.model_queries, **self.usage}
-        report["model_queries"] = sum(_model_queries(j) for j in judges)
+        report["model_queries"] = sum(
+            judge_stat(j.stats(), "judge", "model_queries") for j in judges if hasattr(j, "stats")
+        )
 
 
-def _model_queries(judge: Any) -> int:
-    """The ``GET /models`` reads a judge made (an ensemble's members added up)."""
-    stats = judge.stats() if hasattr(judge, "stats") else {}
+def judge_stat(stats: Mapping[str, Any], section: str, key: str) -> int:
+    """One counter of a judge's ``stats()`` (``stats[section][key]``), an ensemble's members added up."""
     members = stats.get("members")
     if members is not None:
-        return sum(int((m.get("judge") or {}).get("model_queries", 0)) for m in members)
-    return int((stats.get("judge") or {}).get("model_queries", 0))
+        return sum(judge_stat(m, section, key) for m in members)
+    return int((stats.get(section) or {}).get(key, 0))
 
 
 def preflight_judges(configs: Mapping[str, Any], command: str) -> Preflight:
@@ -181,6 +183,7 @@ def _competent(
     usable = True
     checks = asyncio.run(check_competence(config, answering))
     for check in checks:
+        usage.update(check.usage)
         if not check.judged:
             usable = False
             print(
@@ -190,8 +193,6 @@ def _competent(
             )
         elif check.cause:
             print(f"verl-arena {command}: warning: {judge} at {check.describe()}", file=sys.stderr)
-    for check in checks:
-        usage.update(check.usage)
     return usable, sum(c.requests for c in checks)
 
 

@@ -13,8 +13,10 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
+
+from verl_arena.commands.judge_checks import judge_stat
 
 T = TypeVar("T")
 
@@ -60,17 +62,6 @@ def say(args: argparse.Namespace, prefix: str = "") -> Callable[[str], None] | N
     return (lambda message: note(f"{prefix}{message}")) if prefix else note
 
 
-def _requests(stats: Mapping[str, Any]) -> tuple[int, int]:
-    """Requests sent to the judge (those in flight included) and answered, from a judge's ``stats()`` (an
-    ensemble's members added up)."""
-    members = stats.get("members")
-    if members is not None:
-        counts = [_requests(m) for m in members]
-        return sum(c[0] for c in counts), sum(c[1] for c in counts)
-    http = stats.get("http") or {}
-    return int(http.get("sent", 0)) + int(http.get("in_flight", 0)), int(http.get("requests", 0))
-
-
 class JudgeMeter:
     """What the judges are doing, in a bar's postfix refreshed every second from the start (:meth:`tick`): requests
     sent and answered, judgments failed and the latest failure's cause. A judge that answers nothing shows so from
@@ -96,9 +87,9 @@ class JudgeMeter:
     def words(self) -> str:
         """``requests 12 sent, 3 answered; 2 judgments failed (last: truncated)``."""
         sent = answered = 0
-        for judge in self.judges:
-            s, a = _requests(judge.stats())
-            sent, answered = sent + s, answered + a
+        for stats in (judge.stats() for judge in self.judges):  # requests in flight are sent already
+            sent += judge_stat(stats, "http", "sent") + judge_stat(stats, "http", "in_flight")
+            answered += judge_stat(stats, "http", "requests")
         said = f"requests {sent} sent, {answered} answered"
         if self.failed:
             said += f"; {self.failed} judgment{'s' if self.failed != 1 else ''} failed (last: {self.cause})"

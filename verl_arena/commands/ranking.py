@@ -201,7 +201,7 @@ def _rank_groups(args: argparse.Namespace, run: _RankRun, service: Any, writer: 
         writer.write(group, result)
         tally.add(result)
         for match in result.matches:
-            meter.judged((match.error or "error").split(":", 1)[0] if match.failed else None)
+            meter.judged(match.reason if match.failed else None)
         bar.update()
 
     async def main() -> None:

@@ -37,7 +37,7 @@ from verl_arena.core.concurrency import gather_or_cancel
 from verl_arena.core.errors import InvalidJudgeOutput, JudgeError
 from verl_arena.core.evidence import GroupWatch, Suspicions, watch_stragglers, weigh_concentration
 from verl_arena.core.judge import Judge
-from verl_arena.core.spending import tally
+from verl_arena.core.spending import spent_usage, tally
 from verl_arena.core.stalls import StallWatch, blames_nobody, settle_forfeits, settle_stalls
 from verl_arena.core.types import OTHER_ORDER_KEY, Candidate, Match
 
@@ -229,7 +229,7 @@ class Arena:
         with tally() as spent:
             reply = await self.ask(match.kind, shown, match.k)
         usage = Counter(match.usage)
-        usage.update(_spent(spent, getattr(reply, "usage", None) or {}))
+        usage.update(spent_usage(spent, getattr(reply, "usage", None) or {}))
         where = (match.stage, match.round)
         if match.kind == "compare":
             a, b = match.players
@@ -272,7 +272,7 @@ class Arena:
         self.failure_reasons[exc.reason] += 1
         logger.debug("%s: judgment failed (%s): %s", self.group, exc.reason, exc)
         self.stalls.failed(fields["players"], exc)
-        usage = _spent(spent, getattr(exc, "usage", None) or {})
+        usage = spent_usage(spent, getattr(exc, "usage", None) or {})
         related = bool(getattr(exc, "input_related", False))
         fault = bool(getattr(exc, "judge_fault", False))
         return Match(
@@ -323,7 +323,7 @@ class Arena:
             match = await self._compare_one(a, b, other_order=other_order, **where)
         else:
             match = await self._select_one(failed.players, failed.k, **where)
-        reason = (failed.error or "error").split(":", 1)[0]
+        reason = failed.reason
         self.failure_reasons[reason] -= 1
         if self.failure_reasons[reason] <= 0:
             del self.failure_reasons[reason]
@@ -358,7 +358,7 @@ class Arena:
             raise
         if not stalled:  # a forfeit verdict is no verdict to recall if the staller is cleared
             self.memo[key] = verdict
-        return verdict, _spent(spent, getattr(verdict, "usage", None) or {})
+        return verdict, spent_usage(spent, getattr(verdict, "usage", None) or {})
 
     def _pair_shown(self, a: int, b: int, other_order: bool = False) -> list[Candidate]:
         """The pair as the judge is shown it: stallers marked to forfeit, and a re-ask in the other order marked."""
@@ -527,7 +527,7 @@ class ReplayArena(Arena):
                 f"(repeat {repeat}); was it recorded with other options or candidates?"
             ) from None
         if match.failed or match.error:  # failed, or failed and settled as a stall forfeit
-            self.failure_reasons[(match.error or "error").split(":", 1)[0]] += 1
+            self.failure_reasons[match.reason] += 1
         return match
 
     async def _settle(self, matches: list[Match], other_order: bool = False) -> list[Match]:
@@ -545,11 +545,3 @@ class ReplayArena(Arena):
 
     async def _order_one(self, group: tuple[int, ...], *, stage: str, round: int, level: int, repeat: int) -> Match:
         return self._lookup(("order", stage, repeat, round, group, 0))
-
-
-def _spent(counted: Mapping[str, int], reported: Mapping[str, Any]) -> dict[str, int]:
-    """A judgment's usage: every request counted where it was sent, or, when none was counted here (a judge in
-    another process, a simulated one), what the judge reported."""
-    if counted:
-        return dict(counted)
-    return {k: v for k, v in reported.items() if isinstance(v, int | float)}

@@ -272,7 +272,7 @@ async def replay_beside_control(arena: WeighingArena, match: Match, player: int)
 
 
 def _cause(failed: Sequence[Match]) -> str:
-    counts = Counter((m.error or "error").split(":", 1)[0] for m in failed)
+    counts = Counter(m.reason for m in failed)
     return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items()))
 
 

@@ -96,7 +96,7 @@ def logged_kinds(matches: Iterable[Match]) -> tuple[Counter[str], int]:
 
 
 def _stalled(match: Match) -> bool:
-    return match.failed and (match.error or "").split(":", 1)[0] == "stall"
+    return match.failed and match.reason == "stall"
 
 
 def judge_counts(result: GroupResult, spent: Mapping[str, float] | None = None) -> JudgeCounts:

@@ -16,8 +16,9 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
-__all__ = ["note", "spend", "tally"]
+__all__ = ["note", "spend", "spent_usage", "tally"]
 
 _OPEN: ContextVar[tuple[Counter[str], ...]] = ContextVar("verl_arena_open_tallies", default=())
 
@@ -40,6 +41,14 @@ def spend(usage: Mapping[str, int | float]) -> None:
     counted = {k: v for k, v in usage.items() if isinstance(v, int | float) and v}
     for counter in _OPEN.get():
         counter.update(counted)
+
+
+def spent_usage(counted: Mapping[str, int], reported: Mapping[str, Any] | None) -> dict[str, int | float]:
+    """A judgment's usage: what a :func:`tally` counted where its requests were sent, or, when it counted nothing (a
+    judge in another process, a simulated one), the numbers the judge ``reported``."""
+    if counted:
+        return dict(counted)
+    return {k: v for k, v in (reported or {}).items() if isinstance(v, int | float)}
 
 
 def note(key: str, n: int = 1) -> None:

@@ -211,5 +211,5 @@ def concentrated(matches: Sequence[Match], stalled: Collection[int] = ()) -> lis
 def judge_faults(matches: Sequence[Match]) -> str | None:
     """The reasons of the judgments of ``matches`` that failed as the judge's own fault (``Match.judge_fault``), e.g.
     ``"miscopied_id"`` or ``"timeout x3"``; ``None`` when there is none."""
-    counts = Counter((m.error or "error").split(":", 1)[0] for m in matches if m.judge_fault)
+    counts = Counter(m.reason for m in matches if m.judge_fault)
     return ", ".join(r if c == 1 else f"{r} x{c}" for r, c in sorted(counts.items())) or None

@@ -170,6 +170,11 @@ class Match:
     judge_fault: bool = False
 
     @property
+    def reason(self) -> str:
+        """The failure's reason: ``error`` up to its first colon (``"error"`` when it names none)."""
+        return (self.error or "error").split(":", 1)[0]
+
+    @property
     def forfeits(self) -> tuple[int, ...]:
         """Players who lost this judgment because their own content broke (or stalled) the judge."""
         if self.verdict is None or not self.verdict.forfeit:

@@ -22,6 +22,7 @@ from verl_arena.core.errors import ConfigError, JudgeError
 from verl_arena.core.spending import tally
 from verl_arena.core.types import PairVerdict
 from verl_arena.evaluation.data import System, Task
+from verl_arena.evaluation.spending import judgment_usage
 from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 
@@ -97,7 +98,7 @@ class Judgment:
             scores={first: float(verdict.score_a), second: float(verdict.score_b)},
             dimensions={first: flat_dimensions(dims.get("A")), second: flat_dimensions(dims.get("B"))},
             forfeit=[{"a": first, "b": second}[side] for side in verdict.forfeit],
-            usage={k: float(v) for k, v in (spent or verdict.usage).items() if isinstance(v, int | float)},
+            usage=judgment_usage(spent or {}, verdict.usage),
             shortcut=(verdict.meta or {}).get("shortcut"),
         )
 
@@ -250,7 +251,7 @@ async def judge_keys(
             note = "; more failures of this kind are counted, not logged" if first_time else ""
             level = logging.WARNING if first_time else logging.DEBUG
             logger.log(level, "task %s, %s vs %s, judge %s: failed (%s)%s", task, first, second, judge, exc, note)
-            usage = {k: float(v) for k, v in (spent or exc.usage or {}).items()}
+            usage = judgment_usage(spent, exc.usage)
             judgment = Judgment(task, judge, first, second, None, error=exc.reason, usage=usage)
         else:
             judgment = Judgment.from_verdict(task, judge, first, second, verdict, spent)

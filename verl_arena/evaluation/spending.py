@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from verl_arena.core.judge_counts import judgment_kind
+from verl_arena.core.spending import spent_usage
 
-__all__ = ["COUNTS", "judge_spending", "spending_words"]
+__all__ = ["COUNTS", "judge_spending", "judgment_usage", "spending_words"]
 
 #: the keys of a judgment's usage that count things (requests, cache hits, ...) rather than tokens
 COUNTS = frozenset({"requests", "retries", "cache_hits", "shortcuts", "unreported_requests", "unusable_replies"})
@@ -27,6 +28,12 @@ class Spent(Protocol):
 
     usage: dict[str, float]
     error: str | None
+
+
+def judgment_usage(counted: Mapping[str, int], reported: Mapping[str, Any] | None) -> dict[str, float]:
+    """What one judgment spent, as a judgment keeps it: counted where its requests were sent, else as the judge
+    reported it (:func:`~verl_arena.core.spending.spent_usage`)."""
+    return {k: float(v) for k, v in spent_usage(counted, reported).items()}
 
 
 def judge_spending(judgments: Sequence[Spent]) -> dict[str, Any]:

@@ -196,14 +196,9 @@ class FaultTracer:
                 self._scopes.popitem(last=False)
         return await asyncio.shield(asked)
 
-    async def culprits(
-        self, error: JudgeError, suspects: Sequence[Suspect], control: BlameProbe | None = None, scope: str = ""
-    ) -> list[int]:
+    async def culprits(self, error: JudgeError, suspects: Sequence[Suspect]) -> list[int]:
         """Indices (into ``suspects``) of the candidates that caused ``error``; re-raises ``error`` if none can be
-        blamed. ``control``: the query control of ``scope``, asked first (the module docstring); when the judge fails
-        it, ``error`` is raised as the judge's fault (:func:`incapable`)."""
-        if control is not None and await self.judgeable(control, scope) is not None:
-            raise incapable(error.reason, error.usage, error.attempts) from error
+        blamed."""
         reasons = await asyncio.gather(*(self._blame(s) for s in suspects))
         faulty = [i for i, reason in enumerate(reasons) if reason is not None]
         if not faulty:

@@ -37,6 +37,7 @@ from verl_arena.judges.causes import reason_words
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_config
 from verl_arena.judges.http import ChatClient
 from verl_arena.judges.parsing import ParseError, parse_pairwise
+from verl_arena.judges.preflight import addressed_endpoints
 from verl_arena.judges.templates import Template, load_template, make_nonce
 
 __all__ = ["CACHE_ENV", "Competence", "check_competence", "require_competence"]
@@ -195,21 +196,6 @@ async def _check(endpoint: EndpointConfig, config: JudgeConfig, template: Templa
     return Competence(url, model, True, "", **spent)
 
 
-def _endpoints(config: JudgeConfig) -> list[tuple[EndpointConfig, JudgeConfig]]:
-    """Every endpoint with an address, of the judge and its ensemble's members, each once, with its judge's
-    configuration."""
-    seen: set[tuple[str, str | None, str]] = set()
-    out = []
-    for member in config.member_configs():
-        for endpoint in member.endpoints:
-            key = (endpoint.base_url or "", endpoint.model, member.template)
-            if endpoint.base_url is None or key in seen:
-                continue
-            seen.add(key)
-            out.append((endpoint, member))
-    return out
-
-
 async def check_competence(
     config: JudgeConfig | Mapping[str, Any], answering: Collection[tuple[str, str]] | None = None
 ) -> list[Competence]:
@@ -223,7 +209,7 @@ async def check_competence(
     known = _remembered()
     out: list[Competence | None] = []
     todo: list[tuple[int, str, Any]] = []
-    for endpoint, member in _endpoints(cfg):
+    for endpoint, member in addressed_endpoints(cfg, per_template=True):
         if answering is not None and (str(endpoint.base_url), str(endpoint.model)) not in answering:
             continue
         template = load_template(member.template, member.language, kind="pairwise")

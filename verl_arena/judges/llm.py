@@ -70,10 +70,6 @@ QUERY_CONTROL_PRIORITY = -1.0
 SHRINK = (0.5, 0.25)
 
 
-def _parse_probe(template: Template, text: str, verdict_id: str) -> Any:
-    return parse_pairwise(text, template, verdict_id)
-
-
 def _no_answer(c: Candidate) -> bool:
     return bool(c.meta.get("no_answer"))
 
@@ -360,7 +356,7 @@ class LLMJudge:
         scope = self.probes.scope(query, context)
         if (reason := self.faults.hopeless(scope)) is not None:
             raise incapable(reason)
-        gate = partial(self._judgeable, query, context)
+        gate = partial(self._judgeable, query, context, None)
         ready = partial(self._not_hopeless, scope)
         for scale in (1.0, *SHRINK):
             shown = self.budget.shown(template, query, context, candidates, k, scale=scale)
@@ -393,12 +389,15 @@ class LLMJudge:
                         untraced = traced
         raise untraced
 
-    async def _judgeable(self, query: str, context: JudgeContext) -> None:
-        """Before asking again after an unusable reply: raises the judge's fault when it fails the query control of
-        the group (asked once per group, at its first unusable reply)."""
+    async def _judgeable(self, query: str, context: JudgeContext, error: JudgeError | None) -> None:
+        """Before asking again after an unusable reply, and before tracing ``error``: raises the judge's fault (with
+        ``error``'s reason and usage, where there is one) when it fails the group's query control (asked once per
+        group, ahead of every group's requests)."""
         control, scope = self.probes.query_control(query, context), self.probes.scope(query, context)
         with group_ticket(QUERY_CONTROL_PRIORITY):  # it decides whether the rest of its group is worth asking
             reason = await self.faults.judgeable(control, scope)
+        if reason is not None and error is not None:
+            raise incapable(error.reason, error.usage, error.attempts) from error
         if reason is not None:
             raise incapable(reason)
 
@@ -492,8 +491,9 @@ class LLMJudge:
         self, render: Callable[[str], list[dict[str, str]]], verdict_id: str, shown: Sequence[Candidate]
     ) -> None:
         """One probe or control judgment, one request with a re-ask's room (raises ``JudgeError`` when it fails)."""
-        parse = partial(_parse_probe, self.pairwise)
-        await self.asker.ask(self.pairwise, render, parse, verdict_id, shown, once=True)
+        await self.asker.ask(
+            self.pairwise, render, lambda t, v: parse_pairwise(t, self.pairwise, v), verdict_id, shown, once=True
+        )
 
     async def _trace(
         self,
@@ -505,9 +505,9 @@ class LLMJudge:
     ) -> list[int]:
         """The candidates that caused ``error`` (see :mod:`~verl_arena.judges.blame`); raises ``error`` if
         none can be blamed."""
+        await self._judgeable(query, context, error)
         suspects = [self.probes.suspect(query, c, s, context) for c, s in zip(candidates, shown, strict=True)]
-        control = self.probes.query_control(query, context)
-        culprits = await self.faults.culprits(error, suspects, control, self.probes.scope(query, context))
+        culprits = await self.faults.culprits(error, suspects)
         logger.info(
             "judge failure (%s) traced to candidate(s) %s: they forfeit",
             error.reason,

@@ -34,7 +34,7 @@ from verl_arena.judges.config import EndpointConfig, JudgeConfig, parse_judge_co
 from verl_arena.judges.pools import connection_pools, request_timeout
 from verl_arena.judges.responses import FinalFailure, RetryableFailure, read_answer
 
-__all__ = ["EndpointCheck", "preflight"]
+__all__ = ["EndpointCheck", "addressed_endpoints", "preflight"]
 
 #: the reply tokens the pre-flight request asks for
 PREFLIGHT_MAX_TOKENS = 8
@@ -68,14 +68,14 @@ class EndpointCheck:
         return f"{self.base_url} (model {self.model}): {self.cause}"
 
 
-def _endpoints(config: JudgeConfig) -> list[tuple[EndpointConfig, JudgeConfig]]:
-    """Every endpoint with an address, of the judge and of its ensemble's members, each once, with its judge's
-    configuration (the request options, the timeout)."""
-    seen: set[tuple[str, str | None]] = set()
+def addressed_endpoints(config: JudgeConfig, *, per_template: bool = False) -> list[tuple[EndpointConfig, JudgeConfig]]:
+    """Every endpoint with an address, of the judge and of its ensemble's members, each once (once per template with
+    ``per_template``), with its judge's configuration (the request options, the timeout, the template)."""
+    seen: set[tuple[str, str | None, str]] = set()
     out = []
     for member in config.member_configs():
         for endpoint in member.endpoints:
-            key = (endpoint.base_url or "", endpoint.model)
+            key = (endpoint.base_url or "", endpoint.model, member.template if per_template else "")
             if endpoint.base_url is None or key in seen:
                 continue
             seen.add(key)
@@ -125,4 +125,4 @@ async def preflight(config: JudgeConfig | Mapping[str, Any]) -> list[EndpointChe
     """One tiny chat request to every endpoint of ``config`` (an ensemble's members' too), all at once, each within
     the judge's ``timeout_s``; what each did, in the configuration's order. Never raises for an endpoint's trouble."""
     cfg = parse_judge_config(config)
-    return list(await asyncio.gather(*(_check(endpoint, member) for endpoint, member in _endpoints(cfg))))
+    return list(await asyncio.gather(*(_check(endpoint, member) for endpoint, member in addressed_endpoints(cfg))))

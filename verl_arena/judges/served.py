@@ -24,7 +24,7 @@ import httpx
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges.config import EndpointConfig, JudgeConfig, window_sizing
 
-__all__ = ["ServedFit", "fit_to_servers", "served_window"]
+__all__ = ["ServedFit", "fit_to_servers", "models_queries", "served_window"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +61,11 @@ async def served_window(client: httpx.AsyncClient, endpoint: EndpointConfig) -> 
     except (httpx.HTTPError, ValueError) as exc:
         logger.debug("%s/models not read (%s): the context stays as configured", endpoint.url, type(exc).__name__)
         return None
+
+
+def models_queries(config: JudgeConfig) -> int:
+    """The ``GET /models`` requests :func:`fit_to_servers` sends for ``config``: one per endpoint with an address."""
+    return sum(e.base_url is not None for e in config.endpoints)
 
 
 async def fit_to_servers(config: JudgeConfig, *, timeout_s: float = MODELS_TIMEOUT_S) -> JudgeConfig:
@@ -115,7 +120,7 @@ class ServedFit:
         await asyncio.shield(pending)
 
     async def _fit(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.queries += sum(e.base_url is not None for e in self.config.endpoints)
+        self.queries += models_queries(self.config)
         try:
             fitted = await fit_to_servers(self.config)
         finally:

@@ -26,7 +26,7 @@ import functools
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from verl_arena.core.spending import tally
 from verl_arena.core.types import Candidate, PairVerdict
 from verl_arena.evaluation.audit.data import AuditTask
 from verl_arena.evaluation.audit.registry import NotApplicable, Probe, ProbeTask, language_of
+from verl_arena.evaluation.spending import judgment_usage
 from verl_arena.judges.order_swap import OrderSwapJudge
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, ScreenedGroup
 
@@ -132,17 +133,12 @@ async def _ask(
         level = logging.DEBUG if reason in said else logging.WARNING
         said.add(reason)
         logger.log(level, "audit: probe %s on task %s (%s) failed: %s%s", probe, task, order, exc, note)
-        return Judged(probe, task, order, None, error=reason, usage=_usage(spent, exc.usage))
+        return Judged(probe, task, order, None, error=reason, usage=judgment_usage(spent, exc.usage))
     outcome, diff, forfeits = outcome_of(verdict, side)
     shortcut = (verdict.meta or {}).get("shortcut")
     diff = diff if math.isfinite(diff) else float("nan")
-    usage = _usage(spent, verdict.usage)
+    usage = judgment_usage(spent, verdict.usage)
     return Judged(probe, task, order, outcome, diff, forfeits, None, shortcut, verdict.raw, usage)
-
-
-def _usage(spent: Mapping[str, int], reported: Mapping[str, Any] | None) -> dict[str, float]:
-    """What a judgment spent: as counted where its requests were sent, else as the judge reported it."""
-    return {k: float(v) for k, v in (spent or reported or {}).items() if isinstance(v, int | float)}
 
 
 async def run_audit(
