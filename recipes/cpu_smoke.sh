@@ -217,7 +217,10 @@ if [[ "${SUBMIT}" == "1" ]]; then
     trainer_pid=$!
     echo "job ${SUBMISSION_ID} submitted to ${RAY_ADDRESS:-http://127.0.0.1:8265}; its log: ${WORKDIR}/train.log"
 else
-    VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
+    # OMP_NUM_THREADS: Ray gives a worker one thread unless told; the actor trains while the rollout waits, so each
+    # may use every core
+    OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(nproc)}" \
+        VERL_PLATFORM=cpu WANDB_MODE=disabled TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1 \
         "${TRAINER[@]}" > "${WORKDIR}/train.log" 2>&1 &
     trainer_pid=$!
     echo "trainer started (pid ${trainer_pid}); its log: ${WORKDIR}/train.log"

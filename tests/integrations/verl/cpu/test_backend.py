@@ -53,6 +53,10 @@ def test_the_overrides_of_a_cpu_run_compose_with_verls_config():
     assert config.ray_kwargs.ray_init.num_gpus == 3  # a logical GPU per training process and per judge replica
     assert config.actor_rollout_ref.rollout.name == config.reward.reward_model.rollout.name == backend.ROLLOUT_NAME
     assert config.reward.reward_model.n_gpus_per_node == 1
+    for role in (config.actor_rollout_ref.actor, config.actor_rollout_ref.ref):
+        assert dict(role.fsdp_config.mixed_precision) == dict.fromkeys(
+            ("param_dtype", "reduce_dtype", "buffer_dtype"), "fp32"
+        )
     plain = backend.cpu_overrides()
     assert verl_config(plain).ray_kwargs.ray_init.num_gpus == 1
     assert not [o for o in plain if o.startswith("reward.")]  # no judge replicas: verl's reward model left alone

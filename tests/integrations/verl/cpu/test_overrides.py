@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from helpers import fresh_python
 
-from verl_arena.integrations.verl.cpu.overrides import ROLLOUT_NAME, cpu_overrides
+from verl_arena.integrations.verl.cpu.overrides import FULL_PRECISION, ROLLOUT_NAME, cpu_overrides
 
 
 def test_the_overrides_are_read_without_importing_verl_or_activating_anything():
@@ -19,7 +19,14 @@ def test_the_overrides_are_read_without_importing_verl_or_activating_anything():
     )
     done = fresh_python(code, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["[]", "19"]
+    assert done.stdout.split() == ["[]", "21"]
+
+
+def test_the_actor_and_the_reference_compute_in_full_precision_on_the_cpu():
+    overrides = cpu_overrides()
+    for role in ("actor", "ref"):  # verl's bf16 default is about 18x slower on a CPU without bf16 instructions
+        assert f"++actor_rollout_ref.{role}.fsdp_config.mixed_precision={FULL_PRECISION}" in overrides
+    assert FULL_PRECISION.count("fp32") == 3
 
 
 def test_a_cluster_job_leaves_ray_to_its_nodes_and_judge_replicas_get_the_cpu_rollout():
