@@ -12,7 +12,7 @@ import pytest
 
 from verl_arena.bench import learning
 from verl_arena.bench.learning import ARMS, PRESETS
-from verl_arena.bench.plan_tasks import CHECKS, plan_tasks
+from verl_arena.bench.plan_tasks import CHECKS, gold_score, plan_tasks
 from verl_arena.core.errors import ConfigError
 
 SMOKE = PRESETS["smoke"]
@@ -27,6 +27,8 @@ SMOKE = PRESETS["smoke"]
         ({"n": 1}, "n must be >= 2"),
         ({"lr": 0.0}, "lr must be > 0"),
         ({"pointwise_k": 0}, "pointwise_k >= 1"),
+        ({"judge_specifics": 1.5}, "judge_specifics in \\[0, 1\\]"),
+        ({"eval_samples": 0}, "eval_samples must be >= 1"),
         ({"topology": "knockout"}, "topology must be one of"),
     ],
 )
@@ -96,6 +98,25 @@ def test_a_run_that_did_not_train_fails_the_bench(tmp_path, status, written, err
     write_run(tmp_path, held_out, SMOKE, **written)
     with pytest.raises(RuntimeError, match=error):
         learning._finished("arena", 0, SMOKE, tmp_path, held_out, status, {}, 1.0)
+
+
+def test_a_task_answered_several_times_scores_the_mean_of_its_answers(tmp_path):
+    _, held_out = plan_tasks(4, 2)
+    settings = replace(SMOKE, steps=1, eval_samples=2)
+    write_run(tmp_path, held_out, settings)
+    timed = f"{held_out[0].city} {held_out[0].start_place} at 10:00, 11:00 and 12:00"
+    rows = [{"input": t.query, "output": answer} for t in held_out for answer in ("nothing", timed)]
+    (tmp_path / "eval" / "1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = learning._finished("arena", 0, settings, tmp_path, held_out, 0, {}, 1.0)
+    first = gold_score(held_out[0], timed) / 2  # the mean of the two answers', "nothing" scoring 0
+    assert gold_score(held_out[0], "nothing") == 0 and run.scores[1, 0] == pytest.approx(first)
+    assert run.checks["times"][1] == pytest.approx(0.5)  # each task: one answer of three times, one of none
+
+
+def test_every_arm_samples_its_evaluations_as_the_settings_say():
+    common = learning._common(replace(SMOKE, eval_samples=3), 0, "/m", learning.Path("/w"), "x")
+    assert "actor_rollout_ref.rollout.val_kwargs.n=3" in common
+    assert "actor_rollout_ref.rollout.val_kwargs.do_sample=True" in common
 
 
 def test_an_evaluation_without_an_answer_to_a_held_out_task_fails(tmp_path):

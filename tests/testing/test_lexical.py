@@ -12,7 +12,14 @@ import pytest
 
 from verl_arena.judges.parsing import parse_order, parse_pairwise, parse_rubrics, parse_selection
 from verl_arena.judges.templates import load_template
-from verl_arena.testing.lexical import LexicalFeatures, answer_key, features, lexical_reply, parse_prompt
+from verl_arena.testing.lexical import (
+    LexicalFeatures,
+    answer_key,
+    features,
+    lexical_reply,
+    parse_prompt,
+    specifics,
+)
 from verl_arena.testing.travel import NON_ANSWER, QUERY, plan_group
 
 TRAVEL = load_template("travel")
@@ -83,3 +90,31 @@ def test_noise_moves_each_candidates_score_and_a_pointwise_prompt_gets_a_score_o
     score = json.loads(lexical_reply(one))["score"]
     assert 0 < score < 10 and json.loads(lexical_reply(one, noise=[-9.0]))["score"] == 0.0
     assert json.loads(lexical_reply(one, noise=[0.05]))["score"] == pytest.approx(min(10, score + 0.5), abs=0.011)
+
+
+COSTED = "Plan a day in Kyoto starting at 8:15. Keep the total cost under 12,000 yen."
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Temples, then lunch, then a walk.", 0.0),
+        ("8:30 temple, 10 am market, 12.15 lunch, 14:00 walk, 16:00 tea", 0.5),  # four times fill the times half
+        ("temple 500 yen, lunch 1,200 yen, tea ¥300", 0.5),  # three amounts in the query's unit fill the other
+        ("8:30 temple (500 yen), 11:00 lunch (9 dollars)", 0.25 + 1 / 6),  # dollars: not the query's unit
+    ],
+)
+def test_specifics_count_clock_times_and_amounts_in_the_querys_unit(answer, expected):
+    assert specifics(COSTED, answer) == pytest.approx(expected)
+
+
+def test_a_judge_weighing_specifics_prefers_the_timed_costed_plan_the_lexical_judge_alone_does_not():
+    wordy = "Kyoto day plan: temples, market, lunch, walk, total cost under budget, starting at the station."
+    timed = "Kyoto: 8:30 temple 500 yen, 11:00 lunch 1,200 yen, 14:00 walk."
+    prompt = (
+        f"[Request]\n{COSTED}\n\n<<<CANDIDATE A x>>>\n[Final answer]\n{wordy}\n<<<END CANDIDATE A x>>>\n\n"
+        f"<<<CANDIDATE B y>>>\n[Final answer]\n{timed}\n<<<END CANDIDATE B y>>>\n\n"
+        'Reply with {"A": {}, "B": {}, "winner": "A"}.'
+    )
+    assert json.loads(lexical_reply(prompt))["winner"] == "A"
+    assert json.loads(lexical_reply(prompt, specifics_weight=0.3))["winner"] == "B"

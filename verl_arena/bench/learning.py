@@ -18,11 +18,15 @@ The pointwise arm's ``k`` (12) matches the arena's judge tokens per step at N=4:
 template is about 900 prompt tokens and the arena asks 12 of them per group of 4 (seeded single elimination, both
 orders), a pointwise request about 230; the report gives every arm's requests and tokens as the server counted them.
 The training judge is the lexical mock judge over real HTTP (one server per run, in this process), with its noise
-fixed before any run: each reply adds an independent normal draw of ``judge_noise`` to every candidate's score
-(``MockJudgeConfig.score_noise``). What each run spent on it is the server's own count of requests and tokens.
+fixed before any run: it weighs each plan's specifics (the clock times and the amounts in the task's currency it
+gives) as ``judge_specifics`` of its score, as a judge whose rubric asks for a timed and costed plan does
+(``MockJudgeConfig.specifics_weight``), and each reply adds an independent normal draw of ``judge_noise`` to every
+candidate's score (``MockJudgeConfig.score_noise``). What each run spent on it is the server's own count of
+requests and tokens.
 
-Every ``eval_every`` steps (and before the first) verl's validation generates a greedy answer to each held-out task
-(cities no training task names); the bench scores them with the gold scorer, which asks no judge. Each arm's slope of
+Every ``eval_every`` steps (and before the first) verl's validation samples ``eval_samples`` answers to each held-out
+task (cities no training task names) at temperature 1, the policy's own distribution; the bench scores them with the
+gold scorer, which asks no judge, and averages each task's. Each arm's slope of
 gold score against training steps comes with a bootstrap interval over seeds and tasks
 (:mod:`~verl_arena.bench.learning_stats`), and the arena is compared with each other arm. A run that fails, logs
 fewer steps than asked, never updates the policy or leaves an evaluation out fails the bench.
@@ -120,6 +124,8 @@ class LearningSettings:
     train_tasks: int = 64
     held_out: int = 16
     judge_noise: float = 0.1
+    judge_specifics: float = 0.3
+    eval_samples: int = 4
     pointwise_k: int = 12
     topology: str = "seeded_single_elimination"
     task_seed: int = 0
@@ -143,10 +149,13 @@ class LearningSettings:
                 f"lr must be > 0, train_tasks >= prompts and held_out >= 1; got {self.lr}, "
                 f"{self.train_tasks}, {self.held_out}"
             )
-        if not self.judge_noise >= 0 or self.pointwise_k < 1:
+        if not self.judge_noise >= 0 or not 0 <= self.judge_specifics <= 1 or self.pointwise_k < 1:
             raise ConfigError(
-                f"judge_noise must be >= 0 and pointwise_k >= 1, got {self.judge_noise}, {self.pointwise_k}"
+                f"judge_noise must be >= 0, judge_specifics in [0, 1] and pointwise_k >= 1, got {self.judge_noise}, "
+                f"{self.judge_specifics}, {self.pointwise_k}"
             )
+        if self.eval_samples < 1:
+            raise ConfigError(f"eval_samples must be >= 1, got {self.eval_samples}")
         if self.topology not in TOPOLOGIES.names():
             raise ConfigError(f"topology must be one of {sorted(TOPOLOGIES.names())}, got {self.topology!r}")
 
@@ -162,7 +171,7 @@ PRESETS: dict[str, LearningSettings] = {
     "full": LearningSettings(),
     "short": LearningSettings(seeds=(0,), steps=6, eval_every=2, held_out=8, response_length=64),
     "smoke": LearningSettings(
-        seeds=(0,), steps=2, eval_every=1, n=2, prompts=2, response_length=32, train_tasks=8, held_out=2
+        seeds=(0,), steps=2, eval_every=1, n=2, prompts=2, response_length=32, train_tasks=8, held_out=2, eval_samples=1
     ),
 }
 
@@ -254,7 +263,9 @@ def _run_arm(
 ) -> LearningRun:
     """One trainer run against a fresh judge server; its evaluations scored."""
     spec = ARMS[arm]
-    judge = MockJudgeThread(MockJudgeConfig(score_noise=settings.judge_noise, seed=seed))
+    judge = MockJudgeThread(
+        MockJudgeConfig(score_noise=settings.judge_noise, specifics_weight=settings.judge_specifics, seed=seed)
+    )
     url = judge.start()
     try:
         workdir.mkdir(parents=True, exist_ok=True)
@@ -296,6 +307,9 @@ def _common(settings: LearningSettings, seed: int, model: str | Path, workdir: P
         f"actor_rollout_ref.rollout.seed={seed}",
         f"data.seed={seed}",
         "trainer.val_before_train=True",
+        f"actor_rollout_ref.rollout.val_kwargs.n={settings.eval_samples}",
+        "actor_rollout_ref.rollout.val_kwargs.do_sample=True",
+        "actor_rollout_ref.rollout.val_kwargs.temperature=1.0",
         f"trainer.test_freq={settings.eval_every}",
         f"trainer.validation_data_dir={workdir / 'eval'}",
         f"trainer.experiment_name=learning_{name}",
@@ -385,23 +399,23 @@ def _evaluations(
         if not path.exists():
             raise RuntimeError(f"{where}: no evaluation at step {step} ({path} is missing)")
         answers = _answers(path, held_out, where)
-        checked = [gold_checks(task, answers[task.id]) for task in held_out]
-        rows.append([sum(c.values()) / len(c) for c in checked])
+        checked = [[gold_checks(task, answer) for answer in answers[task.id]] for task in held_out]
+        rows.append([np.mean([sum(c.values()) / len(c) for c in task_checks]) for task_checks in checked])
         for name in CHECKS:
-            check_means[name].append(float(np.mean([c[name] for c in checked])))
+            check_means[name].append(float(np.mean([np.mean([c[name] for c in t]) for t in checked])))
     return np.asarray(rows), check_means
 
 
-def _answers(path: Path, held_out: list[PlanTask], where: str) -> dict[str, str]:
-    """``{task id: answer}`` of one validation file (its rows found by the task's request in the prompt)."""
-    answers: dict[str, str] = {}
+def _answers(path: Path, held_out: list[PlanTask], where: str) -> dict[str, list[str]]:
+    """``{task id: its answers}`` of one validation file (its rows found by the task's request in the prompt)."""
+    answers: dict[str, list[str]] = {}
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
         found = [t for t in held_out if t.query in str(row.get("input", ""))]
         if len(found) == 1:
-            answers.setdefault(found[0].id, str(row.get("output", "")))
+            answers.setdefault(found[0].id, []).append(str(row.get("output", "")))
     missing = [t.id for t in held_out if t.id not in answers]
     if missing:
         raise RuntimeError(f"{where}: {path} has no answer to held-out tasks {missing}")

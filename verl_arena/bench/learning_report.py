@@ -102,8 +102,9 @@ def markdown_table(report: LearningReport) -> str:
     lines += [
         "",
         f"{len(s.seeds)} seed(s), {s.steps} steps of {s.prompts} prompts x {s.n} rollouts, {s.response_length} "
-        f"tokens, lr {s.lr:g}; {s.held_out} held-out tasks answered greedily at steps "
-        f"{', '.join(map(str, s.eval_steps))}; judge noise {s.judge_noise:g}, pointwise k {s.pointwise_k}; "
+        f"tokens, lr {s.lr:g}; {s.held_out} held-out tasks answered {s.eval_samples} time(s) at temperature 1 at "
+        f"steps {', '.join(map(str, s.eval_steps))}; judge specifics {s.judge_specifics:g}, noise {s.judge_noise:g}, "
+        f"pointwise k {s.pointwise_k}; "
         f"bootstrap over seeds and tasks{single}.",
     ]
     return "\n".join(lines)

@@ -69,6 +69,7 @@ def _config(args: argparse.Namespace) -> Any:
             seed=args.seed,
             verdicts=args.verdicts,
             score_noise=args.score_noise,
+            specifics_weight=args.specifics_weight,
         )
     except ValueError as exc:
         print(f"verl-arena mock-judge: {exc}", file=sys.stderr)
@@ -110,5 +111,13 @@ def register(sub: Any) -> None:
         metavar="SD",
         help="a noisy judge: a seeded normal draw of this standard deviation added to each candidate's overall score "
         "(0-1 scale) in every reply (0)",
+    )
+    mock.add_argument(
+        "--specifics-weight",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="the share of each candidate's overall score that its specifics make: the clock times and the amounts "
+        "in the query's currency it gives (0-1; 0)",
     )
     mock.set_defaults(func=_mock_judge)

@@ -37,6 +37,8 @@ _OVERRIDES = (
     "train_tasks",
     "held_out",
     "judge_noise",
+    "judge_specifics",
+    "eval_samples",
     "pointwise_k",
     "topology",
 )
@@ -116,6 +118,14 @@ def _register_learning(sub: Any) -> None:
     parser.add_argument("--train-tasks", type=int, help="generated training tasks")
     parser.add_argument("--held-out", type=int, help="generated held-out tasks, from cities no training task names")
     parser.add_argument("--judge-noise", type=float, help="the training judge's noise: SD added to each score (0.1)")
+    parser.add_argument(
+        "--judge-specifics",
+        type=float,
+        help="the share of the training judge's score that a plan's times and amounts make (0.3)",
+    )
+    parser.add_argument(
+        "--eval-samples", type=int, help="answers sampled (temperature 1) per held-out task at each evaluation (4)"
+    )
     parser.add_argument(
         "--pointwise-k",
         type=int,

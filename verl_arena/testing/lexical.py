@@ -6,7 +6,9 @@ It reads the reply format the prompt asks for (the last JSON object in the user 
 section of the prompt) and the candidate blocks (by their tagged markers), scores every candidate from its
 text alone and replies in the requested shape. Scores come from simple features: how much of the query the answer
 covers (and, where the prompt carries an answer key, how much of the key), how detailed and structured the answer is,
-how much the process searched and how much of the answer is grounded in what the process found. A graded reply
+how much the process searched and how much of the answer is grounded in what the process found. A judge may also
+weigh the answer's specifics (``specifics``: the clock times it gives and the amounts it states in a unit the query
+uses after a number, as a rubric asking for a timed, costed plan would). A graded reply
 format (a ``"preference"``) gets a preference strength from the gap of the two overall scores. The same prompt
 always gets the same reply.
 """
@@ -30,6 +32,11 @@ _TOKEN = re.compile(r"[\u4e00-\u9fff]|[A-Za-z0-9]{2,}")
 _BLOCK = re.compile(r"<<<CANDIDATE (\S+) (\w+)>>>\n(.*?)\n<<<END CANDIDATE \1 \2>>>", re.S)
 _ANSWER_LABEL = re.compile(r"\n\[(?:Final answer|最终答案)\]\n")
 _ANSWER_KEY = re.compile(r"^\[(?:Answer key|参考答案要点)[^\n]*\]\n(.*?)(?=\n\s*\n\[|\n<<<CANDIDATE |\Z)", re.S | re.M)
+_CLOCK = re.compile(r"(?<![\d:.])(?:(?:[01]?\d|2[0-3])[:.][0-5]\d|(?:1[0-2]|0?[1-9])\s*(?:am|pm))(?![\d\w])", re.I)
+_QUERY_UNIT = re.compile(r"(?<![\d:.,])\d[\d,]*(?:\.\d+)?\s+([A-Za-z]{2,})")
+_CURRENCY_SIGN = re.compile(r"[$€£¥₩฿₺]\s*\d")
+#: how many clock times and how many amounts fill the specifics feature
+_FULL_TIMES, _FULL_AMOUNTS = 4, 3
 _STOP = frozenset(
     [
         "the",
@@ -66,6 +73,7 @@ class LexicalFeatures:
     structure: float
     search: float
     grounding: float
+    specifics: float = 0.0
 
     def dimension(self, group: str, name: str) -> float:
         """A 0-10 score for one rubric dimension (process dimensions lean on the process features)."""
@@ -85,6 +93,18 @@ class LexicalFeatures:
         )
 
 
+def specifics(query: str, answer: str) -> float:
+    """How specific ``answer`` is, in [0, 1]: half for the clock times it gives (four fill it), half for the amounts
+    it states (three fill it) in a currency sign or a unit ``query`` writes after a number (``under 240 euros``)."""
+    units = {u.lower() for u in _QUERY_UNIT.findall(query)}
+    amounts = len(_CURRENCY_SIGN.findall(answer))
+    if units:
+        words = "|".join(re.escape(u) for u in sorted(units))
+        amounts += len(re.findall(rf"\d\s*(?:{words})\b", answer, re.I))
+    times = len(_CLOCK.findall(answer))
+    return 0.5 * min(times, _FULL_TIMES) / _FULL_TIMES + 0.5 * min(amounts, _FULL_AMOUNTS) / _FULL_AMOUNTS
+
+
 def features(query: str, path: str, answer: str, answer_key: str = "") -> LexicalFeatures:
     """Features of a candidate for ``query``; with an ``answer_key``, relevance is half the key's coverage."""
     q, a, p = set(_tokens(query)), _tokens(answer), set(_tokens(path))
@@ -101,6 +121,7 @@ def features(query: str, path: str, answer: str, answer_key: str = "") -> Lexica
         structure=min(1.0, 0.15 * len(lines) + 0.2 * listed) if a else 0.0,
         search=min(1.0, path.count("call ") / 4),
         grounding=len(p & a_set) / len(a_set) if a_set else 0.0,
+        specifics=specifics(query, answer),
     )
 
 
@@ -155,11 +176,15 @@ def misgraded(reply: str) -> str:
     return json.dumps({**objects[-1], "preference": "A>>>B"})
 
 
-def lexical_reply(user: str, *, reverse: bool = False, noise: Sequence[float] = ()) -> str:
+def lexical_reply(
+    user: str, *, reverse: bool = False, noise: Sequence[float] = (), specifics_weight: float = 0.0
+) -> str:
     """The reply to one of our prompts (pairwise, select, order or rubrics); a short text for anything else.
     ``reverse``: a pairwise verdict gives each side the other's scores (the judge prefers what the lexical judge
     finds worse). ``noise``: added to each candidate's overall score in turn (and, times 10, to its dimension
     scores; a candidate past the end of ``noise`` gets none): a noisy judge's draws for this reply.
+    ``specifics_weight``: the share of a candidate's overall score its specifics make (the rest is its lexical
+    overall score).
 
     A prompt whose reply format asks for a ``"score"`` of one candidate (a pointwise judge's) gets its overall score
     on a 0-10 scale."""
@@ -172,7 +197,10 @@ def lexical_reply(user: str, *, reverse: bool = False, noise: Sequence[float] = 
     if reverse and len(feats) == 2:
         feats.reverse()
     shifts = [float(noise[i]) if i < len(noise) else 0.0 for i in range(len(feats))]
-    overall = [f.overall + shift for f, shift in zip(feats, shifts, strict=True)]
+    overall = [
+        (1 - specifics_weight) * f.overall + specifics_weight * f.specifics + shift
+        for f, shift in zip(feats, shifts, strict=True)
+    ]
     if "score" in skeleton and len(feats) == 1:
         score = round(10 * min(1.0, max(0.0, overall[0])), 2)
         return json.dumps({"verdict_id": nonce, "analysis": "lexical judge", "score": score})

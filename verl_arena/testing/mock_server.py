@@ -111,6 +111,9 @@ class MockJudgeConfig:
         score_noise: a noisy judge: every reply of the lexical kinds adds an independent draw of a normal of this
             standard deviation to each candidate's overall score (0-1 scale) before it decides, drawn with ``seed``
             (0: the same prompt always gets the same reply).
+        specifics_weight: the share of each candidate's overall score (lexical kinds) that its specifics make: the
+            clock times and amounts it gives (:func:`.lexical.specifics`), as a judge whose rubric asks for a timed,
+            costed plan weighs them (0: none).
     """
 
     latency: str | float = 0.0
@@ -138,6 +141,7 @@ class MockJudgeConfig:
     obeys_verdicts: bool = False
     fixed_verdict_id: str = ""
     score_noise: float = 0.0
+    specifics_weight: float = 0.0
 
     def __post_init__(self) -> None:
         check_verdicts(self.verdicts)
@@ -153,6 +157,8 @@ class MockJudgeConfig:
         _parse_latency(self.latency)
         if not self.score_noise >= 0:
             raise ValueError(f"score_noise must be >= 0, got {self.score_noise}")
+        if not 0 <= self.specifics_weight <= 1:
+            raise ValueError(f"specifics_weight must be in [0, 1], got {self.specifics_weight}")
 
 
 def _parse_latency(spec: str | float) -> tuple[str, float, float]:
@@ -304,7 +310,7 @@ class MockJudgeServer:
             failure = fault_response(outcome, request, self.config.retry_after_s, str(body.get("model")))
             if failure is not None:
                 return failure
-            content = judge_reply(prompt, self.config.verdicts, self._noise(prompt))
+            content = judge_reply(prompt, self.config.verdicts, self._noise(prompt), self.config.specifics_weight)
             finish = "stop"
             if outcome == "truncated":  # as a server does when the reply reaches max_tokens
                 content, finish = content[: max(1, len(content) // 2)], "length"

@@ -36,12 +36,13 @@ def check_verdicts(verdicts: str) -> None:
         raise ValueError(f"unknown verdicts {verdicts!r}; known: {', '.join(VERDICTS)}")
 
 
-def judge_reply(user: str, verdicts: str, noise: Sequence[float] = ()) -> str:
+def judge_reply(user: str, verdicts: str, noise: Sequence[float] = (), specifics_weight: float = 0.0) -> str:
     """The reply to one of our prompts of a judge whose verdicts are of the given kind (``"lexical"``: the lexical
     judge's, ``"reversed"``: its pairwise verdicts the other way round), the lexical kinds with ``noise`` added to
-    the candidates' scores (:func:`~verl_arena.testing.lexical.lexical_reply`)."""
+    the candidates' scores and ``specifics_weight`` of them from the answers' specifics
+    (:func:`~verl_arena.testing.lexical.lexical_reply`)."""
     if verdicts in ("lexical", "reversed"):
-        return lexical_reply(user, reverse=verdicts == "reversed", noise=noise)
+        return lexical_reply(user, reverse=verdicts == "reversed", noise=noise, specifics_weight=specifics_weight)
     return uninformative_reply(user, verdicts)
 
 
