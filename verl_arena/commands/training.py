@@ -88,22 +88,18 @@ _CHECK_WIDTH = 31
 def _doctor(args: argparse.Namespace) -> int:
     from verl_arena.integrations.verl.doctor import planned_checks
 
-    steps = planned_checks(ray=args.ray, judge_config=args.judge_config)
-    shown, ok = progress.bar(args, len(steps), "check"), True
-    try:
-        for what, step in steps:
-            shown.set_description(what)
-            for c in step():
-                ok = ok and c.ok
-                shown.write(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{_CHECK_WIDTH}}  {c.detail}", file=sys.stdout)
-            shown.update()
-    finally:
-        shown.close()
+    say, ok = progress.say(args, "doctor: ") or (lambda _: None), True
+    for what, step in planned_checks(ray=args.ray, judge_config=args.judge_config):
+        say(f"{what} ...")  # a line on stderr before each step, never a bar redrawn between the results
+        for c in step():
+            ok = ok and c.ok
+            print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{_CHECK_WIDTH}}  {c.detail}", flush=True)
     return 0 if ok else 1
 
 
 def _check(args: argparse.Namespace) -> int:
     from verl_arena.core.errors import ConfigError
+    from verl_arena.integrations.verl.plugin_loading import skip_reason
     from verl_arena.integrations.verl.startup import check_arena_options, compose_trainer_config
 
     try:
@@ -118,6 +114,10 @@ def _check(args: argparse.Namespace) -> int:
             "algorithm.adv_estimator=tournament, so nothing of verl-arena's runs"
         )
         return 0
+    skipped = skip_reason()
+    if skipped is not None:
+        print(f"verl-arena check: verl would not load verl-arena: {skipped}", file=sys.stderr)
+        return 2
     for line in _summary(check, config):
         print(line)
     return 0

@@ -105,6 +105,14 @@ def test_check_command_exits_2_naming_the_mistake(overrides, expected, capsys):
     assert expected in capsys.readouterr().err
 
 
+def test_check_command_names_a_setting_that_keeps_verl_from_loading_the_plugin(capsys, monkeypatch):
+    monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "other_plugin")
+    assert main(["check", "--", *ARENA]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("verl-arena check: verl would not load verl-arena: VERL_USE_EXTERNAL_PLUGINS=other_plugin")
+    assert "(VERL_USE_EXTERNAL_PLUGINS=other_plugin,verl_arena)" in err and len(err.splitlines()) == 1
+
+
 def test_check_command_says_when_nothing_of_the_arena_runs(capsys):
     assert main(["check", "--", "algorithm.adv_estimator=grpo"]) == 0
     assert "neither reward.reward_manager.name=arena nor algorithm.adv_estimator=tournament" in capsys.readouterr().out

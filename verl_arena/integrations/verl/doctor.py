@@ -28,9 +28,11 @@ import json, verl
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY
 from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
 from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
-print(json.dumps({"verl": verl.__version__, "estimator": "tournament" in ADV_ESTIMATOR_REGISTRY,
-                  "reward_manager": "arena" in REWARD_MANAGER,
-                  "agent_loops": sorted(k for k in _agent_loop_registry if k.startswith("arena_"))}))
+from verl_arena.integrations.verl.plugin_loading import skip_reason
+estimator = "tournament" in ADV_ESTIMATOR_REGISTRY
+print(json.dumps({"verl": verl.__version__, "estimator": estimator, "reward_manager": "arena" in REWARD_MANAGER,
+                  "agent_loops": sorted(k for k in _agent_loop_registry if k.startswith("arena_")),
+                  "skipped": None if estimator else skip_reason()}))
 """
 
 _IN_RAY = """
@@ -38,10 +40,16 @@ import json, ray
 ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
 @ray.remote
 def probe():
+    import sys
+    try:
+        from verl_arena.integrations.verl.plugin_loading import skip_reason
+    except ImportError as exc:
+        return {"python": sys.executable, "missing": str(exc)}
     import verl
     from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY
     from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
-    return ["tournament" in ADV_ESTIMATOR_REGISTRY, "arena" in REWARD_MANAGER]
+    found = ["tournament" in ADV_ESTIMATOR_REGISTRY, "arena" in REWARD_MANAGER]
+    return {"python": sys.executable, "found": found, "skipped": None if all(found) else skip_reason()}
 print(json.dumps(ray.get(probe.remote())))
 ray.shutdown()
 """
@@ -81,9 +89,7 @@ def check_registration() -> list[Check]:
         Check(
             "advantage estimator 'tournament'",
             found["estimator"],
-            "registered"
-            if found["estimator"]
-            else "missing: is verl-arena installed in this environment? (pip install verl-arena)",
+            "registered" if found["estimator"] else f"missing: {found['skipped'] or 'verl did not register it'}",
         ),
         Check(
             "reward manager 'arena'", found["reward_manager"], "registered" if found["reward_manager"] else "missing"
@@ -94,12 +100,22 @@ def check_registration() -> list[Check]:
 
 def check_ray() -> list[Check]:
     """The plugin's registrations inside a Ray worker."""
+    name = "registration in a Ray worker"
     found, error = _python(_IN_RAY, 300)
     if found is None:
-        return [Check("registration in a Ray worker", False, error)]
-    if all(found):
-        return [Check("registration in a Ray worker", True, "estimator and reward manager registered")]
-    return [Check("registration in a Ray worker", False, f"estimator={found[0]} reward manager={found[1]}")]
+        return [Check(name, False, error)]
+    if "missing" in found:
+        return [
+            Check(
+                name,
+                False,
+                f"the worker's Python ({found['python']}) cannot import verl-arena ({found['missing']}): install it "
+                "in the environment every Ray worker runs in (on every node; with uv, in the driver's uv project)",
+            )
+        ]
+    if all(found["found"]):
+        return [Check(name, True, f"estimator and reward manager registered ({found['python']})")]
+    return [Check(name, False, f"missing in {found['python']}: {found['skipped'] or 'verl did not register it'}")]
 
 
 def check_judge(path: str) -> list[Check]:
