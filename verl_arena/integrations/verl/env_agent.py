@@ -143,13 +143,19 @@ class ArenaEnvAgentLoop(_AnchorMixin, AgentLoopBase):
                 break
             previous = list(messages)
             messages.append({"role": "user", "content": self._cut(step.observation, env)})
-            merged, mask, log_probs = await self.ct_merge_context_msg(
+            merged, mask, log_probs = await self._merge_context(
                 previous, messages, state.prompt_ids, state.mask, state.log_probs or None
             )
             if len(mask) >= response_length:
                 break
             state.prompt_ids, state.mask = merged.token_ids, mask
             state.log_probs = log_probs or []
+
+    async def _merge_context(self, previous: list[dict[str, Any]], messages: list[dict[str, Any]], *args: Any) -> Any:
+        """Merge the observation appended to ``messages`` into the runtime tokens: verl 0.9.1 calls the merge
+        ``ct_merge_context_msg``, verl main (0.10.0.dev, 1dda039) ``ct_merge_non_assistant_msg``; same arguments."""
+        merge = getattr(self, "ct_merge_context_msg", None) or self.ct_merge_non_assistant_msg
+        return await merge(previous, messages, *args)
 
     @staticmethod
     def _cut(observation: str, env: EnvConfig) -> str:
