@@ -456,12 +456,16 @@ def printed_overrides(output: str) -> list[str]:
     return words[words.index("verl.trainer.main_ppo") + 1 :]
 
 
-# slime's rollout code on the CPU, without SGLang (slime's source: $SLIME_PATH or ../shared/peers/slime)
+# slime's rollout code on the CPU, without SGLang (slime's source: $SLIME_PATH, else the peers cache)
+
+#: where fetched peer sources are extracted, outside the repository (``.ci/run`` looks in the same place)
+PEERS = Path(os.environ.get("VERL_ARENA_PEERS") or Path.home() / ".cache" / "verl-arena" / "peers")
 
 
 def find_slime() -> Path | None:
-    """slime's source tree: ``$SLIME_PATH`` or ``../shared/peers/slime`` next to the repository."""
-    for candidate in (os.environ.get("SLIME_PATH"), ROOT.parent / "shared" / "peers" / "slime"):
+    """slime's source tree: ``$SLIME_PATH``, else ``$VERL_ARENA_PEERS/slime`` (``~/.cache/verl-arena/peers``), else
+    ``../shared/peers/slime`` next to the repository."""
+    for candidate in (os.environ.get("SLIME_PATH"), PEERS / "slime", ROOT.parent / "shared" / "peers" / "slime"):
         if candidate and (Path(candidate) / "slime" / "rollout" / "sglang_rollout.py").is_file():
             return Path(candidate).resolve()
     return None
@@ -470,7 +474,10 @@ def find_slime() -> Path | None:
 SLIME = find_slime()
 
 
-SKIP_REASON = "slime's source not found: set SLIME_PATH to a slime checkout (CI uses ../shared/peers/slime)"
+SKIP_REASON = (
+    f"slime's source not found: set SLIME_PATH to a slime checkout or extract one into {PEERS / 'slime'} "
+    "(../shared/peers/README.md says which commit)"
+)
 
 
 def import_slime() -> Any:
