@@ -93,12 +93,14 @@ def _doctor(args: argparse.Namespace) -> int:
         say(f"{what} ...")  # a line on stderr before each step, never a bar redrawn between the results
         for c in step():
             ok = ok and c.ok
-            print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name:<{_CHECK_WIDTH}}  {c.detail}", flush=True)
+            status = "FAIL" if not c.ok else "note" if c.note else "ok  "
+            print(f"{status}  {c.name:<{_CHECK_WIDTH}}  {c.detail}", flush=True)
     return 0 if ok else 1
 
 
 def _check(args: argparse.Namespace) -> int:
     from verl_arena.core.errors import ConfigError
+    from verl_arena.integrations.verl.doctor import verl_version_check
     from verl_arena.integrations.verl.plugin_loading import skip_reason
     from verl_arena.integrations.verl.startup import check_arena_options, compose_trainer_config
 
@@ -120,6 +122,11 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     for line in _summary(check, config):
         print(line)
+    import verl
+
+    version = verl_version_check(verl.__version__)
+    if version.note or not version.ok:
+        print(f"note  verl {version.detail}")
     return 0
 
 

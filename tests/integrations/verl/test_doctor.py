@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from verl_arena.cli import main
-from verl_arena.integrations.verl.doctor import check_judge, check_registration, planned_checks
+from verl_arena.integrations.verl.doctor import check_judge, check_registration, planned_checks, verl_version_check
 
 pytest.importorskip("verl")
 
@@ -71,3 +71,19 @@ def test_an_install_whose_plugin_verl_does_not_load_is_named_with_the_fix(monkey
     estimator = checks["advantage estimator 'tournament'"]
     assert not estimator.ok and "VERL_USE_EXTERNAL_PLUGINS=none turns verl's plugin loading off" in estimator.detail
     assert not checks["reward manager 'arena'"].ok and not checks["agent loops"].ok
+
+
+@pytest.mark.parametrize(
+    ("version", "ok", "note", "said"),
+    [
+        ("0.9.1", True, False, "0.9.1 (tested: 0.9.1, 0.10.0.dev (verl main at 1dda039))"),
+        ("0.10.0.dev0", True, False, "(tested: "),
+        ("0.9.3", True, True, "0.9.3: untested (tested: 0.9.1, "),
+        ("0.10.1", True, True, "untested"),
+        ("0.9.0", False, False, "0.9.0: not supported (supported: >=0.9.1,<0.11)"),
+        ("0.11.0", False, False, "not supported"),
+    ],
+)
+def test_a_verl_the_tests_never_ran_against_is_named_untested(version, ok, note, said):
+    check = verl_version_check(version)
+    assert (check.ok, check.note) == (ok, note) and said in check.detail

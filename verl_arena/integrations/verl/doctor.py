@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Check", "planned_checks", "run_checks"]
+__all__ = ["SUPPORTED_VERLS", "TESTED_VERLS", "Check", "planned_checks", "run_checks", "verl_version_check"]
 
 _REGISTRATION = """
 import json, verl
@@ -57,11 +57,32 @@ ray.shutdown()
 
 @dataclass(frozen=True)
 class Check:
-    """One check's outcome."""
+    """One check's outcome: failed, passed, or passed with a note (something to know that stops nothing)."""
 
     name: str
     ok: bool
     detail: str
+    note: bool = False
+
+
+#: the verl releases the tests run against, and verl main (the next release) at the commit its CI job installs
+TESTED_VERLS = ("0.9.1", "0.10.0.dev (verl main at 1dda039)")
+#: the verls the plugin supports
+SUPPORTED_VERLS = ">=0.9.1,<0.11"
+
+
+def verl_version_check(version: str) -> Check:
+    """Whether ``version`` is supported, and a note when the tests never ran against it."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    parsed = Version(version)
+    if not SpecifierSet(SUPPORTED_VERLS).contains(parsed, prereleases=True):
+        return Check("verl version", False, f"{version}: not supported (supported: {SUPPORTED_VERLS})")
+    tested = parsed.base_version == "0.9.1" or (parsed.release[:2] == (0, 10) and parsed.is_prerelease)
+    if tested:
+        return Check("verl version", True, f"{version} (tested: {', '.join(TESTED_VERLS)})")
+    return Check("verl version", True, f"{version}: untested (tested: {', '.join(TESTED_VERLS)})", note=True)
 
 
 def _python(code: str, timeout: float) -> tuple[Any, str]:
@@ -80,12 +101,9 @@ def check_registration() -> list[Check]:
     found, error = _python(_REGISTRATION, 300)
     if found is None:
         return [Check("import verl", False, error)]
-    from packaging.version import Version
-
-    version_ok = Version("0.9.1") <= Version(found["verl"]) < Version("0.10")
     loops = found["agent_loops"]
     return [
-        Check("verl version", version_ok, f"{found['verl']} (supported: >=0.9.1,<0.10)"),
+        verl_version_check(found["verl"]),
         Check(
             "advantage estimator 'tournament'",
             found["estimator"],
