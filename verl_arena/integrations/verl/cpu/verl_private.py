@@ -9,6 +9,8 @@ from typing import Any
 
 import verl
 
+from verl_arena.integrations.verl.doctor import TESTED_VERLS
+
 __all__ = ["PRIVATE_NAMES", "resolve"]
 
 #: private verl names the CPU backend relies on (``module:attribute``), all checked at import
@@ -28,7 +30,7 @@ def resolve(name: str) -> tuple[Any, str]:
         raise ImportError(f"verl-arena's CPU backend needs {module_name}, which verl {verl.__version__} lacks") from exc
     if not hasattr(module, attribute):
         raise ImportError(
-            f"verl-arena's CPU backend needs {name}, which verl {verl.__version__} does not have; it was written for "
-            "verl 0.9.x"
+            f"verl-arena's CPU backend needs {name}, which verl {verl.__version__} does not have; it is tested with "
+            f"verl {' and '.join(TESTED_VERLS)}"
         )
     return module, attribute
