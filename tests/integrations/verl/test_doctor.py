@@ -47,8 +47,18 @@ def test_a_hosted_endpoint_is_left_to_the_training_job_and_the_others_are_asked(
         ("judge configuration", True),
         ("hosted judge verl", True),
         (f"endpoint {url}", True),
+        (f"judging at {url}", True),
     ]
-    assert "resolved by the training job" in checks[1].detail and server.received == 1
+    assert "resolved by the training job" in checks[1].detail
+    assert "a verdict in both orders of a tiny comparison (2 requests)" in checks[3].detail
+    assert server.received == 3  # the reachability request, then the comparison in both orders
+
+
+def test_a_judge_that_answers_but_cannot_judge_fails_the_doctor_saying_what_came_back(mock_judge, tmp_path):
+    url, _ = mock_judge(faults={"truncated": 1.0})
+    checks = check_judge(write_judge(tmp_path / "judge.yaml", {"base_url": url, "model": "m"}))
+    assert [(c.name, c.ok) for c in checks][1:] == [(f"endpoint {url}", True), (f"judging at {url}", False)]
+    assert "cut at max_tokens" in checks[2].detail
 
 
 def test_the_planned_checks_come_in_order_and_the_judges_reads_the_named_file(tmp_path):

@@ -8,8 +8,9 @@ training job. The doctor checks, each in a fresh interpreter so nothing already 
 - verl is installed in the supported range and importing it registers the plugin's estimator, reward manager and
   agent loops;
 - optionally, the same inside a Ray worker;
-- optionally, a judge configuration: it validates, its API-key variables are set, and every endpoint answers the
-  pre-flight request ``rank``, ``eval`` and ``audit`` send before a run.
+- optionally, a judge configuration: it validates, its API-key variables are set, every endpoint answers the
+  pre-flight request ``rank``, ``eval`` and ``audit`` send before a run, and each one that answers gives a verdict in
+  both orders of the tiny comparison they (and the trainer's start) ask (:mod:`~verl_arena.judges.competence`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verl_arena.judges.competence import Competence
 
 __all__ = ["SUPPORTED_VERLS", "TESTED_VERLS", "Check", "planned_checks", "run_checks", "verl_version_check"]
 
@@ -142,6 +146,7 @@ def check_judge(path: str) -> list[Check]:
     import asyncio
 
     from verl_arena.core.errors import ConfigError
+    from verl_arena.judges.competence import check_competence
     from verl_arena.judges.loading import check_judge_config, read_judge_file
     from verl_arena.judges.preflight import preflight
 
@@ -153,9 +158,22 @@ def check_judge(path: str) -> list[Check]:
     for endpoint in config.endpoints:
         if endpoint.hosted is not None:
             checks.append(Check(f"hosted judge {endpoint.hosted}", True, "resolved by the training job at start-up"))
-    for answer in asyncio.run(preflight(config)):
+    answers = asyncio.run(preflight(config))
+    for answer in answers:
         checks.append(Check(f"endpoint {answer.base_url}", answer.answered, f"model {answer.model}: {answer.cause}"))
-    return checks
+    answering = {(a.base_url, a.model) for a in answers if a.answered}
+    return checks + [_competence_check(c) for c in asyncio.run(check_competence(config, answering))]
+
+
+def _competence_check(competence: Competence) -> Check:
+    """One endpoint's tiny comparison as a check: no verdict fails, a verdict for the non-answer is a note."""
+    name = f"judging at {competence.base_url}"
+    if not competence.judged:
+        return Check(name, False, f"model {competence.model}: {competence.cause}")
+    if competence.cause:
+        return Check(name, True, f"model {competence.model}: {competence.cause}", note=True)
+    how = "remembered from an earlier check" if competence.cached else f"{competence.requests} requests"
+    return Check(name, True, f"model {competence.model}: a verdict in both orders of a tiny comparison ({how})")
 
 
 def planned_checks(
