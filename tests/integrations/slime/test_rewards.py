@@ -15,6 +15,7 @@ from helpers import arena_args, judge_config, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verl_arena.core.errors import ConfigError
 from verl_arena.core.rewards import group_advantages
 from verl_arena.integrations.slime.config import arena_config
 from verl_arena.integrations.slime.rewards import eval_rm, group_rm, reward_post_process
@@ -127,12 +128,21 @@ def test_a_dead_judge_voids_the_group_and_never_raises_into_slime(mock_judge):
     assert metrics["arena/voided_groups"] == 1 and metrics["arena/failed_judgments"] > 0
 
 
+def test_a_judge_that_answers_but_cannot_judge_stops_slime_at_its_first_group_saying_why(mock_judge):
+    url, server = mock_judge(faults={"truncated": 1.0})
+    options = arena_args(judge=judge_config(url, timeout_s=0.5), topology="round_robin", judge_deadline_s=5.0)
+    group = [sample(8, i, f"Plan {i}: Colosseum, Vatican, trattoria number {i}.") for i in range(4)]
+    with pytest.raises(ConfigError, match=r"the judge cannot judge: .*cut at max_tokens"):
+        asyncio.run(group_rm(options, group))
+    assert server.received == 2  # the tiny comparison in both orders, and no group's judgment after it
+
+
 # -- the anchor ----------------------------------------------------------------------------------------------------
 
 
 def test_the_reference_anchor_is_the_samples_reference_and_the_old_spelling_warns(mock_judge, caplog):
     url, server = mock_judge(latency=0.0)
-    judge = judge_config(url)
+    judge = judge_config(url, competence_check=False)  # every prompt read is a group's
     with caplog.at_level("WARNING", logger="verl_arena.validation"):
         assert arena_config(arena_args(judge=judge, topology="anchor", anchor="label")).anchor == "reference"
     assert [r.getMessage() for r in caplog.records if r.name == "verl_arena.validation"] == [

@@ -407,7 +407,7 @@ def test_evaluation_is_a_win_rate_against_the_reference(slime_rollout, rollout, 
     assert travel["rewards"] == [1.0, 0.0, 0.0]  # beats a one-line reference, loses to a full plan, no reference
     verdicts = [s.metadata["arena_eval"] for s in travel["samples"]]
     assert [v["judged"] for v in verdicts] == [True, True, False] and verdicts[2]["reason"] == "no reference"
-    assert len(server.recent) == 4  # two judged samples, both orders each
+    assert len(server.recent) == 2 + 4  # the tiny comparison at the start, then two judged samples in both orders
     assert args.group_rm is True  # the training arguments are left as they were
 
 

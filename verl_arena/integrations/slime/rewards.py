@@ -50,6 +50,7 @@ from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import anchors_of, candidate_of, query_of, reference_of, trajectory_of
 from verl_arena.integrations.slime.steps import rollout_step
+from verl_arena.judges.competence import require_competence
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
 from verl_arena.outcomes.hack_screen import screen_out, screened_group
@@ -97,11 +98,16 @@ HELDOUT_TALLIES = _SharedStepMetrics()
 
 def judge_service(cfg: SlimeArenaConfig, args: Any) -> JudgeService:
     """This process's judge service for ``cfg``'s judge and step budget (one per distinct pair), with the judges slime
-    hosts (``hosted: slime:NAME``) resolved from slime's arguments ``args``."""
+    hosts (``hosted: slime:NAME``) resolved from slime's arguments ``args``. Its first call asks each endpoint the
+    tiny comparison (:func:`~verl_arena.judges.competence.require_competence`): a judge that gives no verdict raises
+    ``ConfigError`` naming what came back, as the trainer's start does under verl."""
     judge = hosted_judge(cfg.judge, args)
     budget = cfg.step_budget
     key = judge.model_dump_json() + (budget.model_dump_json() if budget is not None else "")
     if key not in _services:
+        for check in require_competence(judge):  # a judge that gives no verdict stops the job at its first group
+            if check.checked and check.cause:  # a failed request is left to the run's retries and alarms
+                logger.warning("the judge at %s", check.describe())
         _services[key] = JudgeService(judge, deadline_s=cfg.judge_deadline_s, step_budget=budget)
     return _services[key]
 
