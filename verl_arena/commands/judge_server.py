@@ -117,7 +117,7 @@ def register(sub: Any) -> None:
         type=float,
         default=0.0,
         metavar="W",
-        help="the share of each candidate's overall score that its specifics make: the clock times and the amounts "
-        "in the query's currency it gives (0-1; 0)",
+        help="the share of each candidate's overall score, from 0 to 1, that its specifics make: the clock times and "
+        "the amounts in the query's currency it gives (0)",
     )
     mock.set_defaults(func=_mock_judge)

@@ -100,7 +100,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from verl_arena.core.errors import ConfigError
-    from verl_arena.integrations.verl.doctor import verl_version_check
+    from verl_arena.integrations.verl.doctor import installed_verl_check
     from verl_arena.integrations.verl.plugin_loading import skip_reason
     from verl_arena.integrations.verl.startup import check_arena_options, compose_trainer_config
 
@@ -122,9 +122,7 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     for line in _summary(check, config):
         print(line)
-    import verl
-
-    version = verl_version_check(verl.__version__)
+    version = installed_verl_check()
     if version.note or not version.ok:
         print(f"note  verl {version.detail}")
     return 0

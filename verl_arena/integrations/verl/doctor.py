@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from verl_arena.judges.competence import Competence
 
-__all__ = ["SUPPORTED_VERLS", "TESTED_VERLS", "Check", "planned_checks", "run_checks", "verl_version_check"]
+__all__ = [
+    "SUPPORTED_VERLS",
+    "TESTED_VERLS",
+    "Check",
+    "installed_verl_check",
+    "planned_checks",
+    "run_checks",
+    "verl_version_check",
+]
 
 _REGISTRATION = """
 import json, verl
@@ -98,6 +106,13 @@ def _python(code: str, timeout: float) -> tuple[Any, str]:
 
 #: the agent loops the plugin registers (kept here so the check needs no verl import in this process)
 AGENT_LOOPS = ("arena_tool_agent", "arena_single_turn_agent", "arena_env_agent")
+
+
+def installed_verl_check() -> Check:
+    """:func:`verl_version_check` of the verl this process imports."""
+    import verl
+
+    return verl_version_check(verl.__version__)
 
 
 def check_registration() -> list[Check]:
