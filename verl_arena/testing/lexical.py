@@ -73,7 +73,6 @@ class LexicalFeatures:
     structure: float
     search: float
     grounding: float
-    specifics: float = 0.0
 
     def dimension(self, group: str, name: str) -> float:
         """A 0-10 score for one rubric dimension (process dimensions lean on the process features)."""
@@ -121,7 +120,6 @@ def features(query: str, path: str, answer: str, answer_key: str = "") -> Lexica
         structure=min(1.0, 0.15 * len(lines) + 0.2 * listed) if a else 0.0,
         search=min(1.0, path.count("call ") / 4),
         grounding=len(p & a_set) / len(a_set) if a_set else 0.0,
-        specifics=specifics(query, answer),
     )
 
 
@@ -194,12 +192,14 @@ def lexical_reply(
     nonce = skeleton.get("verdict_id", "")  # the judgment's verdict id, to echo
     key = answer_key(user)
     feats = [features(query, path, answer, key) for path, answer in candidates]
+    specific = [specifics(query, answer) if specifics_weight else 0.0 for _, answer in candidates]  # read when weighed
     if reverse and len(feats) == 2:
         feats.reverse()
+        specific.reverse()
     shifts = [float(noise[i]) if i < len(noise) else 0.0 for i in range(len(feats))]
     overall = [
-        (1 - specifics_weight) * f.overall + specifics_weight * f.specifics + shift
-        for f, shift in zip(feats, shifts, strict=True)
+        (1 - specifics_weight) * f.overall + specifics_weight * sp + shift
+        for f, sp, shift in zip(feats, specific, shifts, strict=True)
     ]
     if "score" in skeleton and len(feats) == 1:
         score = round(10 * min(1.0, max(0.0, overall[0])), 2)
