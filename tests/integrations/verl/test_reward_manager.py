@@ -324,6 +324,7 @@ def test_validation_samples_compare_with_the_reference_and_never_wait(cluster, j
     url, server = judge
     tokenizer = hf_tokenizer(str(cluster))
     worker = ray.remote(RewardLoopWorker).remote(trainer_config(cluster, url, name="arena_val"))
+    ray.get(worker.__ray_ready__.remote(), timeout=120)  # started: the judge answered its tiny comparison
     before = server.received
     good = row(tokenizer, "val-1", 0, "Day 1: a balanced plan with times and prices for pandas", {}, split="test")
     empty = row(tokenizer, "val-2", 0, "", {}, split="test")

