@@ -31,7 +31,7 @@ from helpers import ROOT
 
 from verl_arena.bench.step import read_step_metrics
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("cluster_recipe")]  # one worker makes its fixture once
 
 ray = pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")

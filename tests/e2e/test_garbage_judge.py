@@ -22,7 +22,7 @@ from verl_arena.judges.competence import require_competence
 from verl_arena.runtime.service import JudgeService
 from verl_arena.testing.travel import QUERY, plan_group
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("transformers_serve_tiny")]  # one worker makes its fixture once
 
 
 @pytest.fixture(scope="module")

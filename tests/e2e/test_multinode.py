@@ -62,7 +62,7 @@ from verl_arena.runtime.actors import (  # noqa: E402
 from verl_arena.runtime.pool import JudgePool, _shard_config  # noqa: E402
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread  # noqa: E402
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]  # ray.init() without an address joins this cluster
 
 NAMESPACE = "verl_arena_multinode_tests"
 QUERY = "Plan two days in Chengdu with pandas"

@@ -19,7 +19,7 @@ from serve_model import served_requests, transformers_serve
 from verl_arena.cli import main
 from verl_arena.integrations.verl.cpu.real_model import ModelUnavailable, build_real_model
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.alone]  # a CPU shared with a trainer times its replies out
 
 GROUP = (ROOT / "examples" / "travel_groups.jsonl").read_text(encoding="utf-8").splitlines()[0]
 

@@ -68,6 +68,7 @@ def busy_run(tmp_path_factory) -> BusyRun:
             process.wait()
 
 
+@pytest.mark.xdist_group("busy_run")  # one worker makes the run both read
 def test_two_steps_train_on_the_tournaments_rewards_and_advantages(busy_run, capsys):
     tmp_path = busy_run.workdir
     log = (tmp_path / "train.log").read_text(errors="replace") if (tmp_path / "train.log").exists() else ""
@@ -225,6 +226,7 @@ def test_a_reward_worker_that_cannot_start_stops_the_trainer(tmp_path):
     assert "sk-set-where" not in done.stdout + done.stderr
 
 
+@pytest.mark.xdist_group("busy_run")  # one worker makes the run both read
 def test_the_smoke_run_prints_each_step_while_the_trainer_runs_beside_two_busy_processes(busy_run):
     """The mock judge is waited for by readiness; each step's line is printed as the step ends, not after the run."""
     assert busy_run.returncode == 0, "".join(busy_run.lines)[-3000:]

@@ -57,6 +57,12 @@ def test_the_overrides_of_a_cpu_run_compose_with_verls_config():
         assert dict(role.fsdp_config.mixed_precision) == dict.fromkeys(
             ("param_dtype", "reduce_dtype", "buffer_dtype"), "fp32"
         )
+    # the trainer's own Ray starts no dashboard and no idle workers ahead of its actors (seconds of CPU each start)
+    assert config.ray_kwargs.ray_init.include_dashboard is False
+    assert dict(config.ray_kwargs.ray_init._system_config) == {
+        "enable_worker_prestart": False,
+        "prestart_worker_first_driver": False,
+    }
     plain = backend.cpu_overrides()
     assert verl_config(plain).ray_kwargs.ray_init.num_gpus == 1
     assert not [o for o in plain if o.startswith("reward.")]  # no judge replicas: verl's reward model left alone

@@ -29,6 +29,9 @@ def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bo
     local = [
         f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
         "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
+        # seconds of CPU at each start that a laptop run never uses: the dashboard, and idle workers started ahead
+        "++ray_kwargs.ray_init.include_dashboard=False",
+        "++ray_kwargs.ray_init._system_config={enable_worker_prestart:false,prestart_worker_first_driver:false}",
     ]
     return [
         "trainer.device=cpu",
