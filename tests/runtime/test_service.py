@@ -78,8 +78,11 @@ def test_bad_options_still_raise():
 
 def test_judge_down_voids_every_group_within_the_deadline(mock_judge):
     url, _ = mock_judge(down=True)
-    config = judge_config(url, timeout_s=0.1, retry={"max_attempts": 100, "initial_wait_s": 0.05, "max_wait_s": 0.2})
-    service = JudgeService(config, deadline_s=1.0)
+    retry = {"max_attempts": 100, "initial_wait_s": 0.05, "max_wait_s": 0.2}
+    # the breaker trips after two refusals; the deadline leaves a loaded machine (CI: four workers on two cores) time to
+    # see them: a breaker not yet tripped at the deadline reads as a slow judge ("deadline"), not a down one
+    config = judge_config(url, timeout_s=0.1, failure_threshold=2, retry=retry)
+    service = JudgeService(config, deadline_s=3.0)
 
     async def many():
         return await asyncio.gather(
