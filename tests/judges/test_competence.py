@@ -60,8 +60,10 @@ def test_failed_requests_are_reachabilitys_business_not_competences(mock_judge):
     url, server = mock_judge(faults={"401": 1.0})
     (check,) = asyncio.run(check_competence(config(url)))
     assert check.judged and not check.checked and "could not be asked" in check.cause and "401" in check.cause
+    # one order or both reached the server: an order that fails for good cancels the other, sent or not yet
+    first = server.received
     asyncio.run(check_competence(config(url)))
-    assert server.received == 4  # not remembered
+    assert first in (1, 2) and server.received > first  # asked again: a failed check is not remembered
 
 
 def test_it_can_be_switched_off_and_limited_to_the_endpoints_that_answered(mock_judge):
