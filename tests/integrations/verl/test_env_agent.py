@@ -8,6 +8,7 @@ ends with the server holding no open episode: episodes are closed on success, li
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 
 import httpx
@@ -78,9 +79,10 @@ def env_server():
 
 
 def play(
-    tokenizer, policy, env: dict, *overrides: str, task: int = TASK, cancel_after: float | None = None, step: int = 1
+    tokenizer, policy, env: dict, *overrides: str, task: int = TASK, cancel_mid_episode: bool = False, step: int = 1
 ):
-    """One episode through the agent loop (built inside the event loop that runs it, as verl does)."""
+    """One episode through the agent loop (built inside the event loop that runs it, as verl does);
+    ``cancel_mid_episode``: cancelled once the policy is asked for its first action, and expected to raise."""
     config = verl_config(
         [
             "actor_rollout_ref.rollout.response_length=2048",
@@ -104,10 +106,12 @@ def play(
         run = loop.run(
             {"temperature": 1.0}, raw_prompt=PROMPT, session_id=1, extra_info={"data_idx": task}, global_steps=step
         )
-        if cancel_after is None:
+        if not cancel_mid_episode:
             return await run
         task_ = asyncio.ensure_future(run)
-        await asyncio.sleep(cancel_after)
+        deadline = time.monotonic() + 60
+        while not policy.prompts and not task_.done() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         task_.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task_
@@ -271,8 +275,8 @@ def test_beside_another_reward_manager_the_error_names_the_reward_manager_too(to
 
 def test_a_cancelled_rollout_still_closes_its_episode(tokenizer, env_server):
     url, stats = env_server()
-    policy = ScriptedPolicy(tokenizer, solver(TASK), delay=0.2)
-    play(tokenizer, policy, {"url": url, "adapter": "textcraft"}, cancel_after=0.5)
+    policy = ScriptedPolicy(tokenizer, solver(TASK), delay=600)  # the episode is open while the policy thinks
+    play(tokenizer, policy, {"url": url, "adapter": "textcraft"}, cancel_mid_episode=True)
     assert stats()["created"] == 1 and stats()["open"] == 0
 
 
