@@ -89,7 +89,7 @@ def _doctor(args: argparse.Namespace) -> int:
     from verl_arena.integrations.verl.doctor import planned_checks
 
     say, ok = progress.say(args, "doctor: ") or (lambda _: None), True
-    for what, step in planned_checks(ray=args.ray, judge_config=args.judge_config):
+    for what, step in planned_checks(ray=args.ray, judge_config=args.judge_config, py_executable=args.py_executable):
         say(f"{what} ...")  # a line on stderr before each step, never a bar redrawn between the results
         for c in step():
             ok = ok and c.ok
@@ -219,6 +219,12 @@ def register(sub: Any) -> None:
         "configuration (keys set, endpoints answering). Exits 1 if a check fails.",
     )
     doctor.add_argument("--ray", action="store_true", help="also check inside a Ray worker")
+    doctor.add_argument(
+        "--py-executable",
+        metavar="COMMAND",
+        help="check inside a Ray worker started with this interpreter command, as the trainer starts its workers: "
+        "the value of ray_kwargs.ray_init.runtime_env.py_executable (verl main), e.g. 'uv run --frozen'; implies --ray",
+    )
     doctor.add_argument("--judge-config", help="also check this judge configuration (YAML)")
     progress.add_quiet_argument(doctor)
     doctor.set_defaults(func=_doctor)

@@ -5,11 +5,22 @@ by one (each endpoint's pre-flight answers are in ``tests/judges/test_preflight.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import yaml
 
 from verl_arena.cli import main
-from verl_arena.integrations.verl.doctor import check_judge, check_registration, planned_checks, verl_version_check
+from verl_arena.integrations.verl.doctor import (
+    check_judge,
+    check_ray,
+    check_registration,
+    planned_checks,
+    verl_version_check,
+)
 
 pytest.importorskip("verl")
 
@@ -97,3 +108,42 @@ def test_an_install_whose_plugin_verl_does_not_load_is_named_with_the_fix(monkey
 def test_a_verl_the_tests_never_ran_against_is_named_untested(version, ok, note, said):
     check = verl_version_check(version)
     assert (check.ok, check.note) == (ok, note) and said in check.detail
+
+
+def uv_project(folder) -> str:
+    """A uv project without verl-arena (a trainer's project that never added it), synced; its ``uv run`` command."""
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    (folder / "pyproject.toml").write_text(
+        '[project]\nname = "trainer-project"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = []\n'
+    )
+    subprocess.run([uv, "sync", "--quiet", "--project", str(folder), "--python", sys.executable], check=True)
+    return f"{uv} run --project {folder} --frozen"
+
+
+@pytest.mark.slow
+def test_workers_that_run_a_uv_project_without_the_plugin_are_named_with_the_fix(tmp_path, capsys):
+    command = uv_project(tmp_path)
+    assert main(["doctor", "--py-executable", command]) == 1
+    out = capsys.readouterr().out
+    assert "ok    advantage estimator 'tournament'" in out  # the driver's own Python has it
+    (line,) = [line for line in out.splitlines() if "registration in a Ray worker" in line]
+    assert line.startswith("FAIL") and f"({tmp_path}/.venv/bin/python) cannot import verl-arena" in line
+    assert "uv add verl-arena" in line
+
+
+def test_a_workers_interpreter_that_does_not_run_here_is_named():
+    (check,) = check_ray("/nonexistent/python3")
+    assert not check.ok and "'/nonexistent/python3' fails here: cannot start '/nonexistent/python3'" in check.detail
+
+
+@pytest.mark.slow
+def test_the_worker_check_starts_ray_workers_with_the_given_interpreter(tmp_path, monkeypatch):
+    (check,) = check_ray(sys.executable)
+    assert check.ok and f"({sys.executable})" in check.detail
+    # an interpreter that runs the probe here but no Ray worker: the check names it after its wait, never hangs
+    wrapper = tmp_path / "python-for-the-probe-only"
+    wrapper.write_text(f'#!/bin/sh\ncase "$1" in *worker_probe.py) exec {sys.executable} "$@";; esac\nexit 1\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr("verl_arena.integrations.verl.doctor.WORKER_START_S", 15.0)
+    (check,) = check_ray(str(wrapper))
+    assert not check.ok and f"no Ray worker started with '{wrapper}' within 15 s" in check.detail

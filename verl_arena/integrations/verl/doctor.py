@@ -16,10 +16,13 @@ training job. The doctor checks, each in a fresh interpreter so nothing already 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -47,10 +50,9 @@ print(json.dumps({"verl": verl.__version__, "estimator": estimator, "reward_mana
                   "skipped": None if estimator else skip_reason()}))
 """
 
-_IN_RAY = """
-import json, ray
-ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-@ray.remote
+#: what a Ray worker's Python finds: run as a script by the interpreter command the trainer gives its workers, and
+#: as a Ray task (``probe`` below)
+_WORKER_PROBE = """
 def probe():
     import sys
     try:
@@ -62,9 +64,29 @@ def probe():
     from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
     found = ["tournament" in ADV_ESTIMATOR_REGISTRY, "arena" in REWARD_MANAGER]
     return {"python": sys.executable, "found": found, "skipped": None if all(found) else skip_reason()}
-print(json.dumps(ray.get(probe.remote())))
+if __name__ == "__main__":
+    import json
+    print(json.dumps(probe()))
+"""
+
+#: the probe in a Ray worker started with the trainer's worker interpreter (``runtime_env.py_executable``); verl main
+#: turns Ray's own uv hook off the same way before it starts Ray
+_IN_RAY = (
+    _WORKER_PROBE.split("if __name__")[0]
+    + """
+import json, os, sys
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+import ray
+py_executable, timeout = json.loads(sys.argv[1])
+ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False,
+         runtime_env={"py_executable": py_executable} if py_executable else None)
+try:
+    print(json.dumps(ray.get(ray.remote(probe).remote(), timeout=timeout)))
+except ray.exceptions.GetTimeoutError:
+    print(json.dumps({"python": py_executable or sys.executable, "never_started": timeout}))
 ray.shutdown()
 """
+)
 
 
 @dataclass(frozen=True)
@@ -97,8 +119,18 @@ def verl_version_check(version: str) -> Check:
     return Check("verl version", True, f"{version}: untested (tested: {', '.join(TESTED_VERLS)})", note=True)
 
 
-def _python(code: str, timeout: float) -> tuple[Any, str]:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+def _python(code: str, timeout: float, *args: str) -> tuple[Any, str]:
+    return _run([sys.executable, "-c", code, *args], timeout)
+
+
+def _run(argv: list[str], timeout: float) -> tuple[Any, str]:
+    """The JSON a command prints last, or ``None`` and why it printed none."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError as exc:
+        return None, f"cannot start {argv[0]!r}: {exc.strerror}"
+    except subprocess.TimeoutExpired:
+        return None, f"no answer within {timeout:.0f} s"
     if done.returncode != 0:
         return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
     return json.loads(done.stdout.strip().splitlines()[-1]), ""
@@ -135,24 +167,52 @@ def check_registration() -> list[Check]:
     ]
 
 
-def check_ray() -> list[Check]:
-    """The plugin's registrations inside a Ray worker."""
+#: how long a Ray worker may take to start with the workers' interpreter (``uv run`` may first sync an environment)
+WORKER_START_S = 120.0
+
+
+def check_ray(py_executable: str | None = None) -> list[Check]:
+    """The plugin's registrations inside a Ray worker, started with ``py_executable`` (the trainer's
+    ``ray_kwargs.ray_init.runtime_env.py_executable``; ``None``: Ray's default, this Python) when given.
+
+    That interpreter is first run here as the worker would run it, since a Ray worker that cannot start only hangs.
+    """
     name = "registration in a Ray worker"
-    found, error = _python(_IN_RAY, 300)
+    if py_executable:
+        with tempfile.TemporaryDirectory() as folder:
+            script = Path(folder) / "verl_arena_worker_probe.py"
+            script.write_text(_WORKER_PROBE)
+            found, error = _run([*shlex.split(py_executable), str(script)], 300)
+        if found is None:
+            return [Check(name, False, f"the workers' interpreter {py_executable!r} fails here: {error}")]
+        if "missing" in found or not all(found["found"]):
+            return [_worker_check(name, found)]
+    found, error = _python(_IN_RAY, 300 + WORKER_START_S, json.dumps([py_executable, WORKER_START_S]))
     if found is None:
         return [Check(name, False, error)]
-    if "missing" in found:
+    if "never_started" in found:
         return [
             Check(
                 name,
                 False,
-                f"the worker's Python ({found['python']}) cannot import verl-arena ({found['missing']}): install it "
-                "in the environment every Ray worker runs in (on every node; with uv, in the driver's uv project)",
+                f"no Ray worker started with {found['python']!r} within {WORKER_START_S:.0f} s: it must run a Python "
+                "with the driver's Ray version",
             )
         ]
+    return [_worker_check(name, found)]
+
+
+def _worker_check(name: str, found: dict[str, Any]) -> Check:
+    if "missing" in found:
+        return Check(
+            name,
+            False,
+            f"the worker's Python ({found['python']}) cannot import verl-arena ({found['missing']}): install it in the "
+            "environment every Ray worker runs in, on every node (with uv workers: uv add verl-arena in their project)",
+        )
     if all(found["found"]):
-        return [Check(name, True, f"estimator and reward manager registered ({found['python']})")]
-    return [Check(name, False, f"missing in {found['python']}: {found['skipped'] or 'verl did not register it'}")]
+        return Check(name, True, f"estimator and reward manager registered ({found['python']})")
+    return Check(name, False, f"missing in {found['python']}: {found['skipped'] or 'verl did not register it'}")
 
 
 def check_judge(path: str) -> list[Check]:
@@ -192,17 +252,20 @@ def _competence_check(competence: Competence) -> Check:
 
 
 def planned_checks(
-    *, ray: bool = False, judge_config: str | None = None
+    *, ray: bool = False, judge_config: str | None = None, py_executable: str | None = None
 ) -> list[tuple[str, Callable[[], list[Check]]]]:
-    """The requested checks in order, each with what it does in words (for progress: each can take many seconds)."""
+    """The requested checks in order, each with what it does in words (for progress: each can take many seconds).
+    ``py_executable`` (the workers' interpreter command) implies ``ray``."""
     steps: list[tuple[str, Callable[[], list[Check]]]] = [("importing verl in a fresh interpreter", check_registration)]
-    if ray:
-        steps.append(("starting Ray and importing verl in a worker", check_ray))
+    if ray or py_executable:
+        where = f" started with {py_executable!r}" if py_executable else ""
+        steps.append((f"starting Ray and importing verl in a worker{where}", lambda: check_ray(py_executable)))
     if judge_config:
         steps.append((f"checking the judge of {judge_config}", lambda: check_judge(judge_config)))
     return steps
 
 
-def run_checks(*, ray: bool = False, judge_config: str | None = None) -> list[Check]:
+def run_checks(*, ray: bool = False, judge_config: str | None = None, py_executable: str | None = None) -> list[Check]:
     """All requested checks, in order."""
-    return [check for _, step in planned_checks(ray=ray, judge_config=judge_config) for check in step()]
+    steps = planned_checks(ray=ray, judge_config=judge_config, py_executable=py_executable)
+    return [check for _, step in steps for check in step()]
