@@ -428,6 +428,16 @@ def rollout_scores(workdir: Path, step: int) -> dict[tuple[str, str], float]:
     return out
 
 
+def response_runs(output: Any) -> list[tuple[int, list[int]]]:
+    """An agent loop output's response in runs of trained (1) and untrained (0) tokens, in order."""
+    runs: list[tuple[int, list[int]]] = []
+    for token, trained in zip(output.response_ids, output.response_mask, strict=True):
+        if not runs or runs[-1][0] != trained:
+            runs.append((trained, []))
+        runs[-1][1].append(token)
+    return runs
+
+
 # verl's own trainer config, composed with overrides; a recipe's printed command
 def verl_config(overrides: Sequence[str] = ()):
     """verl's ``ppo_trainer`` config composed with Hydra, as ``python -m verl.trainer.main_ppo ...`` would."""

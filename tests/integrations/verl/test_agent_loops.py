@@ -9,7 +9,7 @@ import json
 from collections import defaultdict
 
 import pytest
-from helpers import verl_config
+from helpers import response_runs, verl_config
 
 from verl_arena.core.errors import ConfigError
 from verl_arena.integrations.verl.cpu.tiny_model import build_tokenizer
@@ -205,3 +205,24 @@ def test_the_multi_turn_trajectory_is_recorded_and_rendered(tokenizer):
 def test_single_turn_loop_has_the_anchor_too(tokenizer):
     output, server = run(ArenaSingleTurnAgentLoop, tokenizer, 0)
     assert output.extra_fields["arena_anchor"] is True and server.sampling[0]["temperature"] == 0.0
+
+
+def test_the_policy_reads_its_chat_template_of_the_prompt_and_of_each_tool_result(tokenizer):
+    """What the policy (and so the judge) reads is the tokenizer's chat template on this verl: the prompt with the tools
+    in it, then each tool result as the template renders it alone, with no second system prompt (verl main tokenizes
+    agent loops through Continuous Token only; the same text comes out of verl 0.9.1)."""
+    tools = [SCHEMA.model_dump(exclude_unset=True, exclude_none=True)]
+    output, _ = run(ArenaToolAgentLoop, tokenizer, 1)
+    template = tokenizer.apply_chat_template
+    assert tokenizer.decode(output.prompt_ids) == template(
+        PROMPT, tools=tools, add_generation_prompt=True, tokenize=False
+    )
+    runs = [(trained, tokenizer.decode(ids)) for trained, ids in response_runs(output)]
+    tool_message = [{"role": "tool", "content": "panda base: opens 7:30, tickets 55 yuan"}]
+    assert runs == [
+        (1, TURNS[0]),
+        (0, template(tool_message, add_generation_prompt=True, tokenize=False)),
+        (1, TURNS[1]),
+    ]
+    single, _ = run(ArenaSingleTurnAgentLoop, tokenizer, 1)
+    assert tokenizer.decode(single.prompt_ids) == template(PROMPT, add_generation_prompt=True, tokenize=False)

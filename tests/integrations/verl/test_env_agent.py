@@ -8,12 +8,13 @@ ends with the server holding no open episode: episodes are closed on success, li
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import defaultdict
 
 import httpx
 import pytest
-from helpers import verl_config
+from helpers import response_runs, verl_config
 
 from verl_arena.integrations.verl.cpu.tiny_model import build_tokenizer
 
@@ -319,3 +320,22 @@ def test_replies_with_the_action_below_its_line_reach_the_goal_like_the_plain_co
     assert extra["env_success"] == 1.0 and extra["env_reward"] == 1.0 and extra["env_error"] == ""
     assert extra["env_turns"] == len(commands)  # no step was spent on a command the server could not read
     assert stats()["steps"] == 2 * len(commands) and stats()["open"] == 0
+
+
+def test_the_policy_reads_each_observation_as_its_chat_template_renders_a_user_turn(tokenizer, env_server):
+    """On this verl (0.9.1 or main, whose agent loops tokenize through Continuous Token only): one system prompt, the
+    task and the first observation in the prompt; every later observation, untrained, exactly as the tokenizer's chat
+    template renders a user turn alone, followed by the generation prompt."""
+    url, _ = env_server()
+    output = play(tokenizer, ScriptedPolicy(tokenizer, solver(TASK)), {"url": url, "adapter": "textcraft"})
+    observations = [m["content"] for m in json.loads(output.extra_fields["arena_messages"]) if m["role"] == "tool"]
+    prompt = tokenizer.decode(output.prompt_ids)
+    assert prompt.count("<|im_start|>system") == 1 and prompt.endswith(
+        f"{observations[0]}<|im_end|>\n<|im_start|>assistant\n"
+    )
+    untrained = [tokenizer.decode(ids) for trained, ids in response_runs(output) if not trained]
+    template = tokenizer.apply_chat_template
+    user_turns = [
+        template([{"role": "user", "content": o}], add_generation_prompt=True, tokenize=False) for o in observations
+    ]
+    assert untrained == user_turns[1 : len(untrained) + 1] and len(untrained) == len(solve(TASK)) - 1
