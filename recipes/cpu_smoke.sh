@@ -38,6 +38,10 @@
 # tiny random model (its verdicts are noise: groups are voided and counted; the check that stops a job whose judge
 # gives no verdict, judge.competence_check, is off for it); "lexical" marks that model so its replica answers with the
 # lexical mock judge (verdicts parse, rewards mean something).
+#
+# TRAINER_MODE=separate_async: verl's fully asynchronous trainer. A standalone transformers server (one more logical
+# GPU) generates the next step's groups while the trainer trains on the last ones, and takes each step's weights through
+# Ray's object store (actor_rollout_ref.rollout.checkpoint_engine.backend=object_store, the CPU's stand-in for NCCL).
 set -euo pipefail
 JUDGE_KEY_ENVS="${JUDGE_KEY_ENVS-}"  # the mock judge needs no key (SUBMIT=1 with JUDGE_CONFIG: name its key variables)
 # shellcheck source=recipes/common.sh
@@ -56,6 +60,12 @@ HOSTED_JUDGE="${HOSTED_JUDGE:-}"
 MOCK_LATENCY="${MOCK_LATENCY:-0.01}"
 REWARD="${REWARD:-arena}"
 SUBMIT="${SUBMIT:-0}"
+TRAINER_MODE="${TRAINER_MODE:-sync}"
+case "${TRAINER_MODE}" in
+    sync) ROLLOUT_PROCESSES=0 ;;
+    separate_async) ROLLOUT_PROCESSES=1 ;;
+    *) echo "TRAINER_MODE must be sync or separate_async, not '${TRAINER_MODE}'" >&2; exit 2 ;;
+esac
 case "${HOSTED_JUDGE}" in
     ""|model|lexical) ;;
     *) echo "HOSTED_JUDGE must be empty, model or lexical, not '${HOSTED_JUDGE}'" >&2; exit 2 ;;
@@ -132,8 +142,19 @@ else
     JUDGE=("+reward.reward_kwargs.judge.endpoints=[{base_url: '${ARENA_READY_URL}', model: mock}]")
 fi
 mapfile -t CPU < <(python3 -c 'import sys; from verl_arena.integrations.verl.cpu.overrides import cpu_overrides
-print("\n".join(cpu_overrides(judge_processes=int(sys.argv[1]), local_ray=sys.argv[2] == "0")))' \
-    "${JUDGE_PROCESSES}" "${SUBMIT}" 2>/dev/null)
+judge, rollout, submit = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+print("\n".join(cpu_overrides(judge_processes=judge, rollout_processes=rollout, local_ray=submit == "0")))' \
+    "${JUDGE_PROCESSES}" "${ROLLOUT_PROCESSES}" "${SUBMIT}" 2>/dev/null)
+
+ASYNC=()
+if [[ "${TRAINER_MODE}" == "separate_async" ]]; then
+    # one PPO mini-batch a step (train_batch_size = parameter_sync_step x ppo_mini_batch_size), one batch ahead
+    ASYNC=(
+        "trainer.v1.trainer_mode=separate_async"
+        "trainer.v1.separate_async.parameter_sync_step=1"
+        "trainer.v1.separate_async.num_warmup_batches=1"
+    )
+fi
 
 if [[ "${REWARD}" == "rule" ]]; then
     REWARD_OPTIONS=(
@@ -166,6 +187,7 @@ fi
 
 OVERRIDES=(
     "${CPU[@]}"
+    "${ASYNC[@]}"
     "${POLL[@]}"
     "${REWARD_OPTIONS[@]}"
     "reward.num_workers=1"

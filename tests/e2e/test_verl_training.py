@@ -124,6 +124,22 @@ def test_multi_round_with_the_tool_agent_and_a_horizon_curriculum(tmp_path):
         assert steps[step]["arena/judgments"] == sum(e["result"]["comparisons"] for e in entries if e["step"] == step)
 
 
+def test_verls_fully_asynchronous_trainer_trains_on_groups_judged_while_it_trained(tmp_path):
+    """``trainer.v1.trainer_mode=separate_async``: a standalone server generates the next step's groups while the
+    trainer trains, the arena ranks them meanwhile, and the next step trains on them with the weights moved on."""
+    _, steps = smoke(tmp_path, TRAINER_MODE="separate_async")
+    entries = logged(tmp_path)
+    assert sorted(steps) == [1, 2]
+    # step 2 trains on rollouts generated before step 1's weights reached the server: one version behind
+    assert steps[1]["training/off_policy/trajectory_staleness/max"] == 0
+    assert steps[2]["training/off_policy/trajectory_staleness/max"] == 1
+    for step in (1, 2):
+        assert steps[step]["critic/advantages/max"] > 0 and steps[step]["arena/failed_judgments"] == 0
+        assert steps[step]["arena/judgments"] == sum(e["result"]["comparisons"] for e in entries if e["step"] == step)
+    # the rollouts of one step are judged and trained on the weights of that step: verl's recomputed log-probs agree
+    assert all(steps[step]["training/rollout_probs_diff_max"] < 1e-3 for step in (1, 2))
+
+
 def test_a_judge_that_is_down_never_stops_training(tmp_path, mock_judge):
     url, server = mock_judge(down=True)
     judge = {

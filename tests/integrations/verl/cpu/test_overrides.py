@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from helpers import fresh_python
 
-from verl_arena.integrations.verl.cpu.overrides import FULL_PRECISION, ROLLOUT_NAME, cpu_overrides
+from verl_arena.integrations.verl.cpu.overrides import FULL_PRECISION, OBJECT_STORE, ROLLOUT_NAME, cpu_overrides
 
 
 def test_the_overrides_are_read_without_importing_verl_or_activating_anything():
@@ -35,3 +35,11 @@ def test_a_cluster_job_leaves_ray_to_its_nodes_and_judge_replicas_get_the_cpu_ro
     assert "trainer.n_gpus_per_node=2" in job and f"reward.reward_model.rollout.name={ROLLOUT_NAME}" in job
     local = cpu_overrides(processes=2, judge_processes=1)
     assert "+ray_kwargs.ray_init.num_gpus=3" in local and set(job) < set(local)
+
+
+def test_standalone_rollout_servers_get_their_logical_gpus_and_the_object_store_weight_sync():
+    overrides = cpu_overrides(processes=1, rollout_processes=2)
+    assert "+ray_kwargs.ray_init.num_gpus=3" in overrides  # one trainer, two standalone rollout servers
+    assert "actor_rollout_ref.rollout.n_gpus_per_node=2" in overrides
+    assert f"actor_rollout_ref.rollout.checkpoint_engine.backend={OBJECT_STORE}" in overrides
+    assert not [o for o in cpu_overrides() if "checkpoint_engine" in o]  # synchronous training keeps verl's own

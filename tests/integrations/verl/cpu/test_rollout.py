@@ -7,6 +7,7 @@ worker-side adapter that hands them over (slow: a replica on real Ray, as verl l
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -87,28 +88,52 @@ def test_the_next_rollouts_come_from_the_loaded_weights(models):
     before, wanted = generate(served, **TRACED), generate(trained, **TRACED)
     assert before.log_probs != wanted.log_probs  # two different policies
     state = load_file(models[1] / "model.safetensors")
-    assert served.load_weights(state, global_steps=3) == len(state)
+    assert asyncio.run(served.load_weights(state, global_steps=3)) == len(state)
     after = generate(served, **TRACED)
     assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
     assert after.extra_fields == {"global_steps": 3}
     assert served.stats() == {"weight_updates": 1, "global_steps": 3, "batches": [1, 1]}
     with pytest.raises(KeyError, match=r"weights the rollout model does not have: \['model.no_such.weight'\]"):
-        served.load_weights({"model.no_such.weight": torch.zeros(1)})
+        asyncio.run(served.load_weights({"model.no_such.weight": torch.zeros(1)}))
+
+
+def test_weights_arriving_while_a_batch_is_sampled_load_after_it(models):
+    """A standalone server (verl's asynchronous trainers) gets weights while it samples: the batch under way ends
+    with the weights it began with, and the next one samples from the new ones."""
+    served, trained = server(models[0]), server(models[1])
+    before, wanted = generate(served, **TRACED), generate(trained, **TRACED)
+    release, sample = threading.Event(), served.batcher.run
+    served.batcher.run = lambda draws: release.wait(30) and sample(draws)  # a batch that samples when released
+
+    async def weights_mid_batch():
+        sampling = asyncio.ensure_future(served.generate("during", PROMPT, TRACED))
+        await asyncio.sleep(0.1)  # the batch has started (it waits 0.01 s for company) and waits for the release
+        loading = asyncio.ensure_future(served.load_weights(load_file(models[1] / "model.safetensors"), 1))
+        await asyncio.sleep(0.1)
+        assert not loading.done()  # the weights wait for the batch
+        release.set()
+        return await sampling, await loading, await served.generate("after", PROMPT, TRACED)
+
+    during, loaded, after = asyncio.run(weights_mid_batch())
+    assert (during.token_ids, during.log_probs) == (before.token_ids, before.log_probs) and loaded > 0
+    assert (after.token_ids, after.log_probs) == (wanted.token_ids, wanted.log_probs)
 
 
 def test_the_adapter_knows_its_replica_and_takes_full_weights_only(models, monkeypatch):
-    def adapter(rank: int) -> TransformersServerAdapter:
+    def adapter(rank: int, **named: int) -> TransformersServerAdapter:
         monkeypatch.setenv("RANK", str(rank))
         return TransformersServerAdapter(
-            rollout_config(tensor_model_parallel_size=2), HFModelConfig(path=str(models[0])), None
+            rollout_config(tensor_model_parallel_size=2), HFModelConfig(path=str(models[0])), None, **named
         )
 
-    assert [(a.replica_rank, a.leader) for a in map(adapter, (0, 1, 2, 3))] == [
+    assert [(a.replica_rank, a.is_leader_rank) for a in map(adapter, (0, 1, 2, 3))] == [
         (0, True),
         (0, False),
         (1, True),
         (1, False),
     ]
+    # beside a standalone replica, verl names the replica (its worker's rank counts from 0 in its own group)
+    assert (adapter(0, replica_rank=5).replica_rank, adapter(0, replica_rank=5).is_leader_rank) == (5, True)
     follower, consumed = adapter(3), []
 
     def weights():

@@ -7,7 +7,9 @@ verl's real trainer (``python -m verl.trainer.main_ppo``, v1 path, FSDP2 actor) 
 - a CPU platform (:mod:`.platform`, through verl's ``PlatformRegistry``), selected with ``VERL_PLATFORM=cpu``;
 - a rollout backend that runs on a CPU (:mod:`.rollout`, ``actor_rollout_ref.rollout.name=transformers``);
 - its FSDP training engines registered for the ``cpu`` device (verl's public ``EngineRegistry.register``);
-- a process-group backend without a duplicate ``cpu`` device (verl builds ``cpu:gloo,<device>:<backend>``).
+- a process-group backend without a duplicate ``cpu`` device (verl builds ``cpu:gloo,<device>:<backend>``);
+- for the asynchronous trainers' standalone rollout servers, a checkpoint engine that needs no GPU transport
+  (:mod:`.weight_sync`, ``actor_rollout_ref.rollout.checkpoint_engine.backend=object_store``).
 
 Nothing here is active unless ``VERL_PLATFORM=cpu`` is set: verl-arena's plugin then imports this module in every
 process that imports verl, and importing it activates the backend.
@@ -35,6 +37,7 @@ __all__ = ["PRIVATE_NAMES", "ROLLOUT_NAME", "activate", "cpu_overrides"]
 logger = logging.getLogger(__name__)
 
 _ROLLOUT_MODULE = "verl_arena.integrations.verl.cpu.rollout"
+_WEIGHT_SYNC_MODULE = "verl_arena.integrations.verl.cpu.weight_sync"
 
 
 def _replica_class() -> type:
@@ -74,6 +77,7 @@ def activate() -> None:
         EngineRegistry.register(model_type="language_model", backend=["fsdp", "fsdp2"], device="cpu")(
             FSDPEngineWithLMHead
         )
+    importlib.import_module(_WEIGHT_SYNC_MODULE)  # registers the object-store checkpoint engine
     for name in PRIVATE_NAMES[1:]:
         module, attribute = resolved[name]
         current = getattr(module, attribute)

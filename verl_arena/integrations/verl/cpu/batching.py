@@ -66,6 +66,8 @@ class Batcher:
         self.batches: list[int] = []  # the size of every batch run, for the stats
         self._waiting: list[tuple[Draw, asyncio.Future[Draw]]] = []
         self._drainer: asyncio.Task[None] | None = None
+        #: held while a batch is sampled (the server loads new weights only between batches)
+        self.running = asyncio.Lock()
 
     async def submit(self, draw: Draw) -> Draw:
         """``draw`` sampled, in a batch with whatever else was submitted meanwhile."""
@@ -84,7 +86,8 @@ class Batcher:
                 continue
             self.batches.append(len(batch))
             try:
-                await asyncio.to_thread(self.run, [d for d, _ in batch])
+                async with self.running:
+                    await asyncio.to_thread(self.run, [d for d, _ in batch])
             except Exception as exc:  # every request of the batch gets the error
                 for _, future in batch:
                     if not future.done():

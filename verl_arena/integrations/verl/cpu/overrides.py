@@ -8,26 +8,32 @@ imports): a recipe that only needs the overrides reads them here without importi
 
 from __future__ import annotations
 
-__all__ = ["FULL_PRECISION", "ROLLOUT_NAME", "cpu_overrides"]
+__all__ = ["FULL_PRECISION", "OBJECT_STORE", "ROLLOUT_NAME", "cpu_overrides"]
 
 #: ``actor_rollout_ref.rollout.name`` of the transformers rollout
 ROLLOUT_NAME = "transformers"
+#: ``actor_rollout_ref.rollout.checkpoint_engine.backend`` of the CPU's weight sync to standalone servers
+OBJECT_STORE = "object_store"
 #: FSDP computes in full precision on the CPU: verl's default, bf16 parameters, runs a 135M model's forward and
 #: backward about 18x slower on a CPU without bf16 instructions (132 s against 7.4 s for 4 x 112 tokens, one thread)
 FULL_PRECISION = "{param_dtype:fp32,reduce_dtype:fp32,buffer_dtype:fp32}"
 
 
-def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bool = True) -> list[str]:
+def cpu_overrides(
+    *, processes: int = 1, judge_processes: int = 0, rollout_processes: int = 0, local_ray: bool = True
+) -> list[str]:
     """The verl trainer overrides of a CPU run, next to ``VERL_PLATFORM=cpu``.
 
     Args:
         processes: training processes (logical GPUs given to Ray, one per process).
         judge_processes: logical GPUs of a reward-model pool verl hosts the judge on (its replicas on the CPU).
+        rollout_processes: logical GPUs of standalone rollout servers (``trainer.v1.trainer_mode=separate_async``),
+            which take the trained weights through the object store (:mod:`.weight_sync`).
         local_ray: the trainer starts its own Ray and gives it its logical GPUs and CPUs; ``False`` for a job on a
             running cluster, whose nodes were started with them (``ray start --num-gpus 1 --num-cpus 8``).
     """
     local = [
-        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes}",
+        f"+ray_kwargs.ray_init.num_gpus={processes + judge_processes + rollout_processes}",
         "ray_kwargs.ray_init.num_cpus=16",  # logical: actors reserve CPUs; the machine may have two
         # seconds of CPU at each start that a laptop run never uses: the dashboard, and idle workers started ahead
         "++ray_kwargs.ray_init.include_dashboard=False",
@@ -51,6 +57,18 @@ def cpu_overrides(*, processes: int = 1, judge_processes: int = 0, local_ray: bo
         "data.dataloader_num_workers=0",
         "actor_rollout_ref.rollout.agent.num_workers=1",
         *_hosted_judge_overrides(judge_processes),
+        *_standalone_rollout_overrides(rollout_processes),
+    ]
+
+
+def _standalone_rollout_overrides(rollout_processes: int) -> list[str]:
+    """Standalone transformers servers on the CPU, one logical GPU each, synced through the object store."""
+    if rollout_processes <= 0:
+        return []
+    return [
+        "actor_rollout_ref.rollout.nnodes=1",
+        f"actor_rollout_ref.rollout.n_gpus_per_node={rollout_processes}",
+        f"actor_rollout_ref.rollout.checkpoint_engine.backend={OBJECT_STORE}",
     ]
 
 

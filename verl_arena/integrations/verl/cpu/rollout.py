@@ -29,6 +29,7 @@ import ray
 import torch
 from verl.workers.rollout.base import BaseRollout
 from verl.workers.rollout.replica import RolloutReplica, TokenOutput
+from verl.workers.rollout.utils import ensure_async_iterator
 
 from verl_arena.integrations.verl.cpu.batching import Batcher, Seeds
 from verl_arena.integrations.verl.cpu.chat_server import ChatServer
@@ -94,9 +95,11 @@ class TransformersServer:
             extra_fields={"global_steps": self.global_steps},
         )
 
-    def load_weights(self, state: dict[str, torch.Tensor], global_steps: int | None = None) -> int:
-        """Load trained weights (all of them: anything unexpected or missing is an error)."""
-        self.model.load_state_dict(state, strict=False, assign=False)
+    async def load_weights(self, state: dict[str, torch.Tensor], global_steps: int | None = None) -> int:
+        """Load trained weights (all of them: anything unexpected or missing is an error), between batches: a batch
+        being sampled finishes with the weights it started with."""
+        async with self.batcher.running:
+            self.model.load_state_dict(state, strict=False, assign=False)
         unknown = sorted(set(state) - set(self.model.state_dict()))
         if unknown:
             raise KeyError(f"weights the rollout model does not have: {unknown[:5]}")
@@ -175,15 +178,20 @@ class TransformersReplica(RolloutReplica):
 
 
 class TransformersServerAdapter(BaseRollout):
-    """The hybrid worker's side: hands the trainer's weights to its replica's server."""
+    """The trainer's side of a replica: hands the trained weights to its server. In the hybrid actor worker of
+    synchronous training they come straight from the trainer (verl's ``naive`` checkpoint engine); beside a standalone
+    replica (``separate_async``), verl's checkpoint-engine worker receives them
+    (:mod:`~verl_arena.integrations.verl.cpu.weight_sync`) and verl names the replica."""
 
-    def __init__(self, config: Any, model_config: Any, device_mesh: Any, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, config: Any, model_config: Any, device_mesh: Any, *args: Any, replica_rank: int = -1, **kwargs: Any
+    ) -> None:
         super().__init__(config, model_config, device_mesh)
         c = self.config
         ranks_per_replica = c.tensor_model_parallel_size * c.data_parallel_size * c.pipeline_model_parallel_size
         rank = int(os.environ.get("RANK", 0))
-        self.replica_rank = rank // ranks_per_replica
-        self.leader = rank % ranks_per_replica == 0
+        self.replica_rank = rank // ranks_per_replica if replica_rank < 0 else replica_rank
+        self.is_leader_rank = rank % ranks_per_replica == 0
 
     async def resume(self, tags: list[str]) -> None:
         return None
@@ -195,9 +203,10 @@ class TransformersServerAdapter(BaseRollout):
         if wire_format != "named_tensors":
             raise NotImplementedError(f"the transformers rollout takes full weights, not {wire_format!r}")
         state = {}
-        for name, tensor in weights:  # every rank consumes the generator: it may gather across ranks
+        # every rank consumes the weights (a synchronous or asynchronous iterable): reading may gather across ranks
+        async for name, tensor in ensure_async_iterator(weights):
             full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
             state[name] = full.detach().to("cpu", copy=True)
-        if self.leader:
+        if self.is_leader_rank:
             server = ray.get_actor(_server_name(self.replica_rank))
             await server.load_weights.remote(state, kwargs.get("global_steps"))
