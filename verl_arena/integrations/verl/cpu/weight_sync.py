@@ -12,7 +12,6 @@ to. One copy a sync, no process group: enough for a 135M policy on a laptop, not
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncGenerator, Iterable
 from typing import Any
@@ -22,25 +21,10 @@ import torch
 from verl.checkpoint_engine.base import CheckpointEngine, CheckpointEngineRegistry
 from verl.workers.rollout.utils import ensure_async_iterator
 
+from verl_arena.integrations.verl.cpu.mailbox import WeightMailbox
 from verl_arena.integrations.verl.cpu.overrides import OBJECT_STORE
 
 __all__ = ["ObjectStoreCheckpointEngine"]
-
-
-class _Mailbox:
-    """Holds one sync's weights (a reference in the object store) until every rollout worker has taken it."""
-
-    def __init__(self) -> None:
-        self._weights: list[ray.ObjectRef] = []
-        self._posted = asyncio.Event()
-
-    async def post(self, weights: list[ray.ObjectRef]) -> None:
-        self._weights = weights
-        self._posted.set()
-
-    async def take(self) -> list[ray.ObjectRef]:
-        await self._posted.wait()
-        return self._weights
 
 
 @CheckpointEngineRegistry.register(OBJECT_STORE)
@@ -69,7 +53,7 @@ class ObjectStoreCheckpointEngine(CheckpointEngine):
         return {"mailbox": [name] * actor_wg_world_size}, {"mailbox": [name] * rollout_world_size}
 
     def init_process_group(self, mailbox: str, **_: Any) -> None:
-        self._mailbox = ray.remote(_Mailbox).options(name=mailbox, get_if_exists=True, num_cpus=0).remote()
+        self._mailbox = ray.remote(WeightMailbox).options(name=mailbox, get_if_exists=True, num_cpus=0).remote()
 
     def finalize(self) -> None:
         if self.is_master and self._mailbox is not None:
