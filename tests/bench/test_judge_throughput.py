@@ -56,3 +56,4 @@ def test_the_smallest_run_reports_ratios_of_its_own_timings_and_survives_faults_
     text = format_report(report)
     assert "2 groups x 3 candidates, seeded_single_elimination with order swapping" in text
     assert "judge down: 2 of 2 groups voided" in text and "raised: None" in text
+    assert set(report["request_profile"]) == {"pool", "bare"} and "CPU per request, us" in text

@@ -15,6 +15,7 @@ and a judge that is down (every group must come back voided, with zero advantage
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import subprocess
 import sys
@@ -22,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from verl_arena.bench.request_profile import profile_requests
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.judges.pools import connection_pools
@@ -123,17 +125,31 @@ def _pool_run(
     return time.perf_counter() - start, results
 
 
-def _bare_run(url: str, cap: int, groups: list[list[Candidate]], topology: str) -> float:
-    async def main() -> None:
-        judge = _BareJudge(url, cap)
-        tournament = Tournament.from_options(topology)
-        try:
-            await asyncio.gather(*(tournament.rank("plan a day", g, judge) for g in groups))
-        finally:
-            await judge.aclose()
+async def _bare_ranking(url: str, cap: int, groups: list[list[Candidate]], topology: str) -> None:
+    judge = _BareJudge(url, cap)
+    tournament = Tournament.from_options(topology)
+    try:
+        await asyncio.gather(*(tournament.rank("plan a day", g, judge) for g in groups))
+    finally:
+        await judge.aclose()
 
+
+async def _service_ranking(url: str, cap: int, groups: list[list[Candidate]], topology: str) -> None:
+    """What a pool actor runs, in this process: its :class:`~verl_arena.runtime.service.JudgeService`."""
+    from verl_arena.runtime.service import JudgeService
+
+    service = JudgeService(_pool_config(url, cap))
+    try:
+        await asyncio.gather(
+            *(service.rank_group("plan a day", g, topology, group_id=f"g{i}") for i, g in enumerate(groups))
+        )
+    finally:
+        await service.aclose()
+
+
+def _bare_run(url: str, cap: int, groups: list[list[Candidate]], topology: str) -> float:
     start = time.perf_counter()
-    asyncio.run(main())
+    asyncio.run(_bare_ranking(url, cap, groups, topology))
     return time.perf_counter() - start
 
 
@@ -145,9 +161,11 @@ def run_judge_bench(
     topology: str = "seeded_single_elimination",
     fault_rate: float = 0.1,
     down_deadline_s: float = 20.0,
+    profile_groups: int = 16,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the throughput and robustness measurements; returns a JSON-ready report."""
+    """Run the throughput and robustness measurements; returns a JSON-ready report. ``profile_groups`` of the groups
+    (0: none) are ranked again at the smallest concurrency to profile a request's CPU (:mod:`.request_profile`)."""
     import ray
 
     say = progress or (lambda _msg: None)
@@ -167,11 +185,21 @@ def run_judge_bench(
     if started_ray:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        with _MockProcess("--latency", str(latency)) as url:
-            for cap in concurrencies:
-                bound = max(depth * latency, groups * calls * latency / cap)
-                report["throughput"].append(_throughput(url, cap, bound, data, topology, say))
         cap = min(concurrencies)
+        with _MockProcess("--latency", str(latency)) as url:
+            for q in concurrencies:
+                bound = max(depth * latency, groups * calls * latency / q)
+                report["throughput"].append(_throughput(url, q, bound, data, topology, say))
+            if profile_groups:
+                say(f"Q={cap}: CPU per request, the pool's code and the bare client, profiled ...")
+                sample = data[:profile_groups]
+                report["request_profile"] = profile_requests(
+                    {
+                        "pool": functools.partial(_service_ranking, url, cap, sample, topology),
+                        "bare": functools.partial(_bare_ranking, url, cap, sample, topology),
+                    },
+                    requests=len(sample) * calls,
+                )
         report["faults"] = _under_faults(latency, fault_rate, cap, data, topology, say)
         report["down"] = _judge_down(down_deadline_s, cap, data, topology, say)
     finally:
@@ -260,6 +288,21 @@ def _judge_down(
     }
 
 
+def _profile_lines(profile: dict[str, dict[str, float]]) -> list[str]:
+    """A concern a row, microseconds of profiled CPU per request for the pool's code and the bare client."""
+    pool, bare = profile["pool"], profile["bare"]
+    concerns = [c for c in pool if c != "total" and c != "unprofiled_cpu_us"]
+    concerns += [c for c in bare if c not in pool]
+    lines = [
+        f"CPU per request, us (profiled; unprofiled total {pool['unprofiled_cpu_us']:.0f} pool, "
+        f"{bare['unprofiled_cpu_us']:.0f} bare):",
+        f"  {'concern':<22} {'pool':>7} {'bare':>7}",
+    ]
+    for concern in [*concerns, "total"]:
+        lines.append(f"  {concern:<22} {pool.get(concern, 0.0):>7.0f} {bare.get(concern, 0.0):>7.0f}")
+    return lines
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The report as text."""
     r = report
@@ -273,6 +316,8 @@ def format_report(report: dict[str, Any]) -> str:
             f"{t['concurrency']:>5} {t['bound_s']:>8.2f} {t['pool_s']:>8.2f} {t['bare_s']:>8.2f} "
             f"{t['pool_over_bound']:>10.3f} {t['pool_over_bare']:>9.3f} {t['bare_over_bound']:>10.3f}"
         )
+    if "request_profile" in r:
+        lines.extend(_profile_lines(r["request_profile"]))
     f = r["faults"]
     lines.append(
         f"faults {f['fault_rate']:.0%}: {f['groups_completed']} groups completed in {f['wall_s']:.1f} s, "

@@ -133,6 +133,7 @@ def _throughput(args: argparse.Namespace) -> int:
         topology=args.topology,
         fault_rate=args.fault_rate,
         down_deadline_s=args.down_deadline,
+        profile_groups=args.profile_groups,
         progress=progress.say(args),
     )
     if args.json:
@@ -334,6 +335,13 @@ def _register_throughput(sub: Any) -> None:
     parser.add_argument("--topology", default="seeded_single_elimination", choices=TOPOLOGIES.names())
     parser.add_argument("--fault-rate", type=float, default=0.1, help="injected fault rate of the fault run (0.1)")
     parser.add_argument("--down-deadline", type=float, default=20.0, help="group deadline of the judge-down run (20)")
+    parser.add_argument(
+        "--profile-groups",
+        type=int,
+        default=16,
+        help="groups ranked again, in this process under cProfile, to show where a request's CPU goes in the pool's "
+        "code and in the bare client (16; 0: no profile)",
+    )
     parser.add_argument("--json", action="store_true")
     progress.add_quiet_argument(parser)
     parser.set_defaults(func=_throughput)

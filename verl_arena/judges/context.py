@@ -11,6 +11,7 @@ is always the data's, where a candidate carries one.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections import Counter
@@ -35,9 +36,10 @@ class JudgeContext:
     rubrics: list[Any] | None
     answer_key: str | None = None
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """The context's part of cache keys, verdict ids and probe keys (without an answer key, what it always was)."""
+        """The context's part of cache keys, verdict ids and probe keys (without an answer key, what it always was);
+        computed once (a request reads it about six times)."""
         text = json.dumps(self.rubrics, sort_keys=True, ensure_ascii=False)
         return text if self.answer_key is None else f"{text}\x1fanswer_key\x1f{self.answer_key}"
 
