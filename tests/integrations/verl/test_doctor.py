@@ -144,6 +144,6 @@ def test_the_worker_check_starts_ray_workers_with_the_given_interpreter(tmp_path
     wrapper = tmp_path / "python-for-the-probe-only"
     wrapper.write_text(f'#!/bin/sh\ncase "$1" in *worker_probe.py) exec {sys.executable} "$@";; esac\nexit 1\n')
     wrapper.chmod(0o755)
-    monkeypatch.setattr("verl_arena.integrations.verl.doctor.WORKER_START_S", 15.0)
+    monkeypatch.setattr("verl_arena.integrations.verl.doctor.WORKER_START_S", 5.0)
     (check,) = check_ray(str(wrapper))
-    assert not check.ok and f"no Ray worker started with '{wrapper}' within 15 s" in check.detail
+    assert not check.ok and f"no Ray worker started with '{wrapper}' within 5 s" in check.detail
