@@ -50,9 +50,8 @@ print(json.dumps({"verl": verl.__version__, "estimator": estimator, "reward_mana
                   "skipped": None if estimator else skip_reason()}))
 """
 
-#: what a Ray worker's Python finds: run as a script by the interpreter command the trainer gives its workers, and
-#: as a Ray task (``probe`` below)
-_WORKER_PROBE = """
+#: what a Ray worker's Python finds (``probe()``), run as a script by the workers' interpreter command and as a Ray task
+_PROBE = """
 def probe():
     import sys
     try:
@@ -64,15 +63,21 @@ def probe():
     from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
     found = ["tournament" in ADV_ESTIMATOR_REGISTRY, "arena" in REWARD_MANAGER]
     return {"python": sys.executable, "found": found, "skipped": None if all(found) else skip_reason()}
-if __name__ == "__main__":
-    import json
-    print(json.dumps(probe()))
 """
+
+#: the probe as a script, run by the interpreter command the trainer gives its workers
+_WORKER_PROBE = (
+    _PROBE
+    + """
+import json
+print(json.dumps(probe()))
+"""
+)
 
 #: the probe in a Ray worker started with the trainer's worker interpreter (``runtime_env.py_executable``); verl main
 #: turns Ray's own uv hook off the same way before it starts Ray
 _IN_RAY = (
-    _WORKER_PROBE.split("if __name__")[0]
+    _PROBE
     + """
 import json, os, sys
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")

@@ -29,11 +29,11 @@ import ray
 import torch
 from verl.workers.rollout.base import BaseRollout
 from verl.workers.rollout.replica import RolloutReplica, TokenOutput
-from verl.workers.rollout.utils import ensure_async_iterator
 
 from verl_arena.integrations.verl.cpu.batching import Batcher, Seeds
 from verl_arena.integrations.verl.cpu.chat_server import ChatServer
 from verl_arena.integrations.verl.cpu.sampling import Draw, generation_threads, sample_batch
+from verl_arena.integrations.verl.cpu.weight_sync import full_weights
 
 __all__ = ["TransformersReplica", "TransformersServer", "TransformersServerAdapter"]
 
@@ -202,11 +202,7 @@ class TransformersServerAdapter(BaseRollout):
     async def update_weights(self, weights: Any, wire_format: str = "named_tensors", **kwargs: Any) -> None:
         if wire_format != "named_tensors":
             raise NotImplementedError(f"the transformers rollout takes full weights, not {wire_format!r}")
-        state = {}
-        # every rank consumes the weights (a synchronous or asynchronous iterable): reading may gather across ranks
-        async for name, tensor in ensure_async_iterator(weights):
-            full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
-            state[name] = full.detach().to("cpu", copy=True)
+        state = await full_weights(weights, keep=self.is_leader_rank)  # every rank reads: it may gather across ranks
         if self.is_leader_rank:
             server = ray.get_actor(_server_name(self.replica_rank))
             await server.load_weights.remote(state, kwargs.get("global_steps"))

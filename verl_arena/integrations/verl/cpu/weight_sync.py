@@ -24,7 +24,18 @@ from verl.workers.rollout.utils import ensure_async_iterator
 from verl_arena.integrations.verl.cpu.mailbox import WeightMailbox
 from verl_arena.integrations.verl.cpu.overrides import OBJECT_STORE
 
-__all__ = ["ObjectStoreCheckpointEngine"]
+__all__ = ["ObjectStoreCheckpointEngine", "full_weights"]
+
+
+async def full_weights(weights: Any, *, keep: bool = True) -> dict[str, torch.Tensor]:
+    """Read every weight of ``weights`` (a synchronous or asynchronous iterable of ``(name, tensor)``; reading may
+    gather a sharded tensor across ranks, so every rank reads them all) and, if ``keep``, a full CPU copy of each."""
+    state = {}
+    async for name, tensor in ensure_async_iterator(weights):
+        full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
+        if keep:
+            state[name] = full.detach().to("cpu", copy=True)
+    return state
 
 
 @CheckpointEngineRegistry.register(OBJECT_STORE)
@@ -62,11 +73,7 @@ class ObjectStoreCheckpointEngine(CheckpointEngine):
 
     async def send_weights(self, weights: Iterable[tuple[str, torch.Tensor]], global_steps: int | None = None) -> None:
         """Every rank reads the weights (reading may gather across ranks); the first rank posts them."""
-        state = {}
-        async for name, tensor in ensure_async_iterator(weights):
-            full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
-            if self.is_master:
-                state[name] = full.detach().to("cpu", copy=True)
+        state = await full_weights(weights, keep=self.is_master)
         if self.is_master:
             self._sent = ray.put(state)
             await self._mailbox.post.remote([self._sent])
