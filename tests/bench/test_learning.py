@@ -6,6 +6,7 @@ refuses a run that did not train, and its report (the trainer runs in tests/e2e/
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 
 import pytest
@@ -125,3 +126,28 @@ def test_an_evaluation_without_an_answer_to_a_held_out_task_fails(tmp_path):
     path.write_text(json.dumps({"input": held_out[0].query, "output": "x"}) + "\n")
     with pytest.raises(RuntimeError, match=f"no answer to held-out tasks \\['{held_out[1].id}'\\]"):
         learning._answers(path, held_out, "arm arena")
+
+
+def test_a_resumed_bench_reads_its_finished_runs_and_refuses_ones_trained_otherwise(tmp_path, monkeypatch):
+    settings = replace(SMOKE, arms=("arena", "shuffled"))
+    trained = []
+
+    def train(script, settings, arm, seed, folder, tasks, held_out, model, timeout_s, say):
+        trained.append(arm)
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        write_run(folder, held_out, settings, answer=f"{held_out[0].city} 9:00" if arm == "arena" else "x")
+        return learning._finished(arm, seed, settings, folder, held_out, 0, {"requests": 3}, 5.0)
+
+    monkeypatch.setattr(learning, "_run_arm", train)
+    recipe = tmp_path / "recipe.sh"
+    recipe.write_text("")
+    first = learning.run_learning_bench(settings, model=tmp_path, workdir=tmp_path / "w", recipe=recipe)
+    (tmp_path / "w" / "shuffled_seed0" / learning.RUN_FILE).unlink()  # the bench stopped during its second run
+    again = learning.run_learning_bench(settings, model=tmp_path, workdir=tmp_path / "w", recipe=recipe, resume=True)
+    assert trained == ["arena", "shuffled", "shuffled"]
+    assert [r.to_dict() for r in again] == [r.to_dict() for r in first]
+    with pytest.raises(ConfigError, match=r"lr 1e-05 there, 2e-05 now.*use another --workdir"):
+        learning.run_learning_bench(
+            replace(settings, lr=2e-5), model=tmp_path, workdir=tmp_path / "w", recipe=recipe, resume=True
+        )

@@ -26,7 +26,9 @@ requests and tokens.
 
 Every ``eval_every`` steps (and before the first) verl's validation samples ``eval_samples`` answers to each held-out
 task (cities no training task names) at temperature 1, the policy's own distribution; the bench scores them with the
-gold scorer, which asks no judge, and averages each task's. Each arm's slope of
+gold scorer, which asks no judge, and averages each task's. Every finished run leaves its result in its folder
+(``run.json``, with the settings and model it trained with), so a bench stopped part way goes on with ``resume``: the
+full setting takes hours, and its runs can come from several sittings. Each arm's slope of
 gold score against training steps comes with a bootstrap interval over seeds and tasks
 (:mod:`~verl_arena.bench.learning_stats`), and the arena is compared with each other arm. A run that fails, logs
 fewer steps than asked, never updates the policy or leaves an evaluation out fails the bench.
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -55,13 +58,17 @@ from verl_arena.core.topologies import TOPOLOGIES
 from verl_arena.integrations.verl.trainer_log import read_step_metrics
 from verl_arena.testing.mock_server import MockJudgeConfig, MockJudgeThread
 
-__all__ = ["ARMS", "PRESETS", "LearningRun", "LearningSettings", "run_learning_bench"]
+__all__ = ["ARMS", "PRESETS", "RUN_FILE", "LearningRun", "LearningSettings", "run_learning_bench"]
 
 #: the shuffled control's estimator (``verl_arena.integrations.verl.shuffled.SHUFFLED_ESTIMATOR``, named here so the
 #: bench does not import verl)
 SHUFFLED_ESTIMATOR = "tournament_shuffled"
 #: the step metrics a run keeps
 STEP_KEYS = ("timing_s/step", "timing_s/gen", "critic/score/mean", "actor/grad_norm", "actor/pg_loss")
+#: a finished run's result, in its folder
+RUN_FILE = "run.json"
+#: the settings that may differ between the runs of one bench (each run is one arm and seed)
+PER_RUN = ("arms", "seeds")
 
 
 @dataclass(frozen=True)
@@ -203,6 +210,20 @@ class LearningRun:
             "wall_s": self.wall_s,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LearningRun:
+        """The run :meth:`to_dict` wrote."""
+        return cls(
+            arm=data["arm"],
+            seed=int(data["seed"]),
+            eval_steps=tuple(int(s) for s in data["eval_steps"]),
+            scores=np.asarray(data["gold"], dtype=float),
+            checks={k: [float(x) for x in v] for k, v in data["checks"].items()},
+            steps={int(s): dict(m) for s, m in data["steps"].items()},
+            judge=dict(data["judge"]),
+            wall_s=float(data["wall_s"]),
+        )
+
 
 def run_learning_bench(
     settings: LearningSettings,
@@ -212,9 +233,12 @@ def run_learning_bench(
     recipe: str | Path | None = None,
     timeout_s: float = 7200.0,
     progress: Callable[[str], None] | None = None,
+    resume: bool = False,
 ) -> list[LearningRun]:
     """Train every arm of ``settings`` once per seed (arms inner, so a stopped bench has every arm of its first
-    seeds); raises ``RuntimeError`` on the first run that failed or did not train."""
+    seeds); with ``resume``, a run already finished in ``workdir`` with the same settings and model is read, not
+    trained again. Raises ``RuntimeError`` on the first run that failed or did not train, ``ConfigError`` when a
+    finished run to resume trained with other settings."""
     settings.check()
     script = Path(recipe) if recipe is not None else default_recipe()
     if not script.is_file():
@@ -224,15 +248,39 @@ def run_learning_bench(
     root.mkdir(parents=True, exist_ok=True)
     tasks_path, held_out = _write_tasks(root, settings)
     runs = []
+    fingerprint = _fingerprint(settings, model)
     for seed in settings.seeds:
         for arm in settings.arms:
-            say(f"bench learning: arm {arm}, seed {seed}, {settings.steps} steps ...")
-            run = _run_arm(
-                script, settings, arm, seed, root / f"{arm}_seed{seed}", tasks_path, held_out, model, timeout_s, say
-            )
-            say(f"bench learning: arm {arm}, seed {seed}: gold {_curve(run)} in {run.wall_s:.0f} s")
+            folder = root / f"{arm}_seed{seed}"
+            if resume and (folder / RUN_FILE).exists():
+                run = load_run(folder, fingerprint)
+                say(f"bench learning: arm {arm}, seed {seed}: gold {_curve(run)}, finished earlier ({folder})")
+            else:
+                say(f"bench learning: arm {arm}, seed {seed}, {settings.steps} steps ...")
+                run = _run_arm(script, settings, arm, seed, folder, tasks_path, held_out, model, timeout_s, say)
+                (folder / RUN_FILE).write_text(json.dumps({"settings": fingerprint, "run": run.to_dict()}) + "\n")
+                say(f"bench learning: arm {arm}, seed {seed}: gold {_curve(run)} in {run.wall_s:.0f} s")
             runs.append(run)
     return runs
+
+
+def _fingerprint(settings: LearningSettings, model: str | Path) -> dict[str, Any]:
+    """What every run of one bench shares: its settings but the arms and seeds, and the model."""
+    shared = {k: v for k, v in settings_dict(settings).items() if k not in PER_RUN}
+    return {**shared, "model": str(Path(model).expanduser().resolve())}
+
+
+def load_run(folder: Path, fingerprint: dict[str, Any]) -> LearningRun:
+    """The finished run in ``folder``; ``ConfigError`` naming each setting it trained with otherwise."""
+    saved = json.loads((folder / RUN_FILE).read_text())
+    differ = {k: (saved["settings"].get(k), v) for k, v in fingerprint.items() if saved["settings"].get(k) != v}
+    if differ:
+        said = "; ".join(f"{k} {old!r} there, {new!r} now" for k, (old, new) in sorted(differ.items()))
+        raise ConfigError(
+            f"cannot resume {folder / RUN_FILE}: it trained with other settings ({said}); use another --workdir "
+            "or the same settings"
+        )
+    return LearningRun.from_dict(saved["run"])
 
 
 def _curve(run: LearningRun) -> str:
@@ -269,6 +317,7 @@ def _run_arm(
     url = judge.start()
     try:
         workdir.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(workdir / "eval", ignore_errors=True)  # an unfinished run's evaluations
         (workdir / "judge.yaml").write_text(yaml.safe_dump({"endpoints": [{"base_url": url, "model": "mock"}]}))
         ctx = {"judge_url": url, "tasks": str(tasks), "k": str(settings.pointwise_k)}
         env = {

@@ -63,6 +63,8 @@ def _learning(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         settings.check()
+        if args.resume and not args.workdir:
+            raise ConfigError("--resume reads the runs finished in --workdir: name it")
         model = Path(args.model) if args.model else build_real_model()
         workdir = args.workdir or tempfile.mkdtemp(prefix="verl_arena_bench_learning_")
         runs = run_learning_bench(
@@ -72,6 +74,7 @@ def _learning(args: argparse.Namespace) -> int:
             recipe=args.recipe,
             timeout_s=args.timeout,
             progress=progress.say(args),
+            resume=args.resume,
         )
     except (ConfigError, ModelUnavailable) as exc:
         print(f"verl-arena bench learning: {exc}", file=sys.stderr)
@@ -134,6 +137,11 @@ def _register_learning(sub: Any) -> None:
     parser.add_argument("--topology", choices=TOPOLOGIES.names(), help="the arena's topology (its default)")
     parser.add_argument("--model", help="the policy's transformers directory (default: verl-arena real-model's)")
     parser.add_argument("--workdir", help="where each run's files go (default: a temporary folder)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="read the runs already finished in --workdir (same settings and model) instead of training them again",
+    )
     parser.add_argument("--recipe", help="the CPU recipe (default: recipes/cpu_smoke.sh of this checkout)")
     parser.add_argument("--timeout", type=float, default=7200.0, help="seconds one trainer run may take (7200)")
     parser.add_argument("--plot", help="write the learning curves to this PNG")
