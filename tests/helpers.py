@@ -380,6 +380,7 @@ class Status(Enum):
 def sample(group: int | None, index: int, response: str = "", reward: Any = None, **fields: Any) -> SimpleNamespace:
     fields.setdefault("status", Status.COMPLETED)
     fields.setdefault("rollout_id", None)
+    fields.setdefault("metadata", {})
     return SimpleNamespace(
         group_index=group,
         index=index,
@@ -387,7 +388,6 @@ def sample(group: int | None, index: int, response: str = "", reward: Any = None
         response=response,
         reward=reward,
         label=None,
-        metadata={},
         **fields,
     )
 

@@ -17,9 +17,10 @@ from pydantic import ValidationError
 from verl_arena import Tournament
 from verl_arena.outcomes.heldout import heldout_sampled
 from verl_arena.runtime import JudgeService
-from verl_arena.runtime.heldout import HeldoutJudgeConfig
+from verl_arena.runtime.heldout import HeldoutJudgeConfig, HeldoutJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
+from verl_arena.runtime.stages.heldout import HeldoutStage
 from verl_arena.testing.travel import QUERY, plan_group
 
 GROUPS = [f"g{i}" for i in range(6)]
@@ -50,14 +51,20 @@ async def train(train_url: str, heldout_options: dict | None, log: Path | None =
                 *(coord.submit(group_id, str(i), c, len(plans), QUERY, step=1) for i, c in enumerate(plans))
             )
             trained[group_id] = trained_on(answers)
-        pending = coord.heldout.pending() if coord.heldout is not None else 0
-        if coord.heldout is not None and drain:
-            await coord.heldout.drain()
+        pending = judging(coord).pending() if judging(coord) is not None else 0
+        if judging(coord) is not None and drain:
+            await judging(coord).drain()
         return trained, coord.step_metrics.pop(), coord, pending
     finally:
-        if coord.heldout is not None:
-            await coord.heldout.aclose()
+        if judging(coord) is not None:
+            await judging(coord).aclose()
         await ranker.aclose()
+
+
+def judging(coord: GroupCoordinator) -> HeldoutJudging | None:
+    """The coordinator's held-out judge (its stage's), if it has one."""
+    stage = coord.stages.get("heldout")
+    return stage.judging if isinstance(stage, HeldoutStage) else None
 
 
 def test_an_agreeing_heldout_judge_agrees_on_every_decisive_verdict(mock_judge):
@@ -131,7 +138,7 @@ def test_the_share_samples_the_same_groups_every_time(mock_judge):
     assert 0 < len(expected) < len(groups)
     _, metrics, coord, _ = asyncio.run(train(train_url, heldout(heldout_url, share=0.4), groups=groups))
     assert metrics["hack/heldout_groups"] == coord.stats()["heldout:groups"] == len(expected)
-    assert [g for g in groups if coord.heldout.sampled(g)] == expected
+    assert [g for g in groups if judging(coord).sampled(g)] == expected
 
 
 @pytest.mark.parametrize(
@@ -147,7 +154,7 @@ def test_the_defaults_look_at_a_tenth_of_the_groups_and_none_without_the_option(
     config = HeldoutJudgeConfig(judge=judge_config("http://127.0.0.1:9/v1"))
     assert (config.share, config.max_verdicts, config.max_concurrency, config.max_queued_groups) == (0.1, 4, 4, 64)
     assert CoordinatorOptions().heldout_judge is None
-    assert GroupCoordinator(JudgeService(judge_impl=object()), Tournament(), CoordinatorOptions()).heldout is None
+    assert judging(GroupCoordinator(JudgeService(judge_impl=object()), Tournament(), CoordinatorOptions())) is None
 
 
 def test_a_bad_heldout_judge_configuration_is_refused_naming_the_field():

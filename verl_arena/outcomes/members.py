@@ -37,6 +37,7 @@ __all__ = [
     "length_reward_corr",
     "member_outcomes",
     "stand_in_reward",
+    "zero_answers",
 ]
 
 #: the least step a stand-in reward moves by (a normal single-precision number, never flushed to zero)
@@ -430,6 +431,15 @@ def _changed(record: Any, skip: str = "") -> dict[str, Any]:
             plain = type(value) in _PLAIN or not dataclasses.is_dataclass(value)
             changed[name] = value if plain else dataclasses.asdict(value)
     return changed
+
+
+def zero_answers(members: Sequence[str], expected: int, *, incomplete: bool = False, voided: bool = False) -> Answers:
+    """Reward 0 for each of ``members`` (a group with nothing to rank, or one zeroed for arriving incomplete), and a
+    stand-in that does not vote for anyone else; ``voided``: the ranking failed."""
+    summary = GroupSummary(size=len(members), expected=expected, incomplete=incomplete, voided=voided, degraded=voided)
+    outcome = MemberOutcome(0.0, summary)
+    late = MemberOutcome(stand_in_reward([0.0] * len(members)), summary, late=True, votes=False)
+    return Answers(dict.fromkeys(members, outcome), late)
 
 
 def member_outcomes(

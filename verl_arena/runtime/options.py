@@ -21,13 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.tournament import Tournament, takes_marked_anchors
 from verl_arena.judges.config import JudgeConfig
-from verl_arena.outcomes.env import EnvReward
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
-from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.deadlines import check_tracing_room
-from verl_arena.runtime.heldout import HeldoutJudgeConfig
+from verl_arena.runtime.stages import StageOptions
 from verl_arena.runtime.step_budget import StepBudgetConfig
 from verl_arena.validation import renamed_value
 
@@ -39,15 +37,11 @@ ANCHORS: tuple[AnchorMode, ...] = ("greedy", "first", "reference")
 RENAMED_ANCHORS: dict[str, AnchorMode] = {"data": "reference", "label": "reference"}
 
 
-class OutcomeOptions(BaseModel):
-    """What becomes of a ranked group, wherever it was ranked.
+class OutcomeOptions(StageOptions):
+    """What becomes of a ranked group, wherever it was ranked: the options of the group stages
+    (:class:`~verl_arena.runtime.stages.StageOptions`) and these.
 
     Args:
-        judgment_log: a JSONL file receiving every ranked group's full result with its training step;
-            ``verl-arena replay`` rebuilds the ranks and advantages from it.
-        judgment_log_content: also write each candidate as the judge read it (answer, process, rubrics, answer key)
-            to the judgment log, so ``verl-arena eval rejudge`` can try another judge on training's own verdicts;
-            the log grows to about the size of the judge's prompts.
         drop_groups: the groups the trainer's group filter may drop from the update instead of training on zero
             advantages: ``"none"``, ``"voided"`` or ``"no_signal"`` (voided, or every member tied); verl drops them
             with ``algorithm.filter_groups.enable=true algorithm.filter_groups.metric=arena_filter``, slime with
@@ -66,8 +60,6 @@ class OutcomeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    judgment_log: str | None = None
-    judgment_log_content: bool = False
     drop_groups: DropMode = "none"
     drop_max_share: float = Field(default=0.5, gt=0, le=1)
     judge_alarm: JudgeAlarmConfig = Field(default_factory=lambda: JudgeAlarmConfig())
@@ -169,12 +161,6 @@ class CoordinatorOptions(OutcomeOptions):
         stored_groups: finished groups each coordinator shard keeps in Ray's key-value store (about 1.5 KB each for a
             group of 16), so that a coordinator restarted after its node failed answers their members again; the oldest
             are deleted beyond it, and all of them when the job ends. Keep it above the groups of a step or two.
-        env_reward: how an episode's outcome combines with the tournament: ``"tournament"`` (reported only),
-            ``"success_first"`` (successful episodes rank above failed ones, the tournament orders each side) or
-            ``"weighted"`` (see :func:`~verl_arena.outcomes.env.combine`).
-        env_weight: the environment reward's weight with ``env_reward=weighted``.
-        hack_alarm: when the step metrics warn that rollouts looking like known hacks take a rising share of the
-            wins (see :class:`HackAlarmConfig`).
         eager: eager judging: a group's first-wave judgments start as soon as both of their rollouts arrived, on a
             judge with room to spare, instead of when the group's last rollout arrives; the ranking is the same. What
             can be asked ahead depends on the topology and the anchor (docs/training-verl.md, "Eager judging").
@@ -198,24 +184,16 @@ class CoordinatorOptions(OutcomeOptions):
             judge is asked only where the scores tie (see :class:`~verl_arena.outcomes.verifiable.VerifiableConfig`);
             ``None`` (the default): the judge ranks every group. Its groups are judged when their last rollout
             arrived (no eager judging, no tail hiding: the scores decide first whether the judge is needed).
-        heldout_judge: a second judge, never trained against, asked again a sample of the training judge's decisive
-            verdicts after the groups' members were answered, in the background; its agreement is reported per step
-            (``hack/heldout_agreement``) and it never touches a reward (see
-            :class:`~verl_arena.runtime.heldout.HeldoutJudgeConfig`); ``None`` (the default): none.
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
     incomplete: Literal["rank", "zero"] = "rank"
     stored_groups: int = Field(default=10_000, ge=1)
-    env_reward: EnvReward = "success_first"
-    env_weight: float = Field(default=0.5, ge=0, le=1)
-    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
     eager: bool = True
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
     verifiable: VerifiableConfig | None = None
-    heldout_judge: HeldoutJudgeConfig | None = None
 
     @model_validator(mode="after")
     def _verifiable_waits(self) -> CoordinatorOptions:

@@ -46,24 +46,22 @@ from typing import Any, Protocol
 from verl_arena.core.errors import ConfigError
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.outcomes.env import EnvOutcome, combine, env_outcome
 from verl_arena.outcomes.hack_detectors import MemberFeatures
-from verl_arena.outcomes.hack_screen import SCREEN_KEY, screen_out, screened_group
-from verl_arena.outcomes.judgment_log import JudgmentLog
 from verl_arena.outcomes.members import (
     Answers,
     GroupSummary,
     MemberOutcome,
     member_outcomes,
-    stand_in_reward,
+    zero_answers,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.eager import EagerJudging
-from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.latecomers import Placeable, placed_outcome
 from verl_arena.runtime.options import CoordinatorOptions
+from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext
+from verl_arena.runtime.stages.env_outcomes import env_failed
 from verl_arena.runtime.tail import Head, anchor_here, ask_placement, head_due, placed, start_head, whole_group
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
@@ -134,8 +132,10 @@ class _Pending:
     waited: bool = False
     #: the head whose placement judgments were asked ahead (lasting prefetches, dropped when the group is finished)
     asked_ahead: Head | None = None
-    #: what ranked it (its candidates and result), for the held-out judge once its members are answered
+    #: what the judge ranked (its candidates and result), to place latecomers among
     ranked: tuple[list[Candidate], GroupResult] | None = None
+    #: the group as its stages saw it, once it is ranked
+    record: GroupRecord | None = None
 
 
 class GroupCoordinator:
@@ -185,8 +185,8 @@ class GroupCoordinator:
         self.store = store
         self.recovered = recovered and store is not None
         self.step_metrics = StepMetrics()
-        log = options.judgment_log
-        self.judgment_log = JudgmentLog(log, content=options.judgment_log_content) if log else None
+        #: the group stages the options turn on (:mod:`~verl_arena.runtime.stages`)
+        self.stages = Pipeline.build(options, StageContext(self.step_metrics))
         self.group_filter = options.group_filter()
         self._stored: deque[str] = deque()
         self._stored_loaded = False
@@ -199,11 +199,9 @@ class GroupCoordinator:
         self.counts: Counter[str] = Counter()
         # with verifiable scores, whether a group needs the judge is known only once it is complete
         self.eager = EagerJudging(ranker, tournament, enabled=options.eager and options.verifiable is None)
-        heldout = options.heldout_judge
-        self.heldout = HeldoutJudging(heldout, self.step_metrics) if heldout is not None else None
-        # results without their match logs where nothing here reads one (no judgment log, no held-out judge), from a
+        # results without their match logs where no stage reads one (no judgment log, no held-out judge), from a
         # ranker that sends them (:mod:`~verl_arena.core.match_digest`): the same answers, read for less
-        compact = self.judgment_log is None and self.heldout is None and getattr(ranker, "compact_results", False)
+        compact = not self.stages.reads_matches and getattr(ranker, "compact_results", False)
         self._rank_options: dict[str, Any] = {"compact": True} if compact else {}
 
     # -- members ----------------------------------------------------------------------------------------------------
@@ -399,13 +397,12 @@ class GroupCoordinator:
             self.counts["errors"] += 1
             outcome, placed = answers.late, None
         self.counts["late_placed" if outcome.votes else "late_unplaced"] += 1
-        if placed is not None and self.judgment_log is not None:
+        if placed is not None:
             candidates = placeable.with_newcomer(newcomer)
-            try:
-                await self.judgment_log.awrite(placeable.query, placed, candidates, step=placeable.step)
-            except (OSError, ValueError):
-                logger.exception("group %s: could not write the judgment log", group_id)
-                self.counts["log_errors"] += 1
+            record = GroupRecord(
+                group_id, placeable.query, {}, step=placeable.step, candidates=candidates, result=placed
+            )
+            await self.stages.placed(record)
         current = self._finished.get(group_id, answers)  # other latecomers may have been placed meanwhile
         placed_answers = Answers({**current.members, entry.member: outcome}, current.late)
         self._remember(group_id, placed_answers)
@@ -460,7 +457,7 @@ class GroupCoordinator:
         ranked member (they do not depend on the head's ranking then)."""
         candidate, head = group.members[member], group.head
         assert head is not None
-        if self.options.tail_opponents is not None or _env_failed(candidate):
+        if self.options.tail_opponents is not None or env_failed(candidate):
             return
         group.asked_ahead = head
         ask_placement(self.ranker, head, group.query, group_id, candidate, self.counts)
@@ -472,7 +469,7 @@ class GroupCoordinator:
             return
         if self.options.tail_share >= 1 and not group.waited:
             return
-        members = [m for m in sorted(group.members, key=_member_order) if not _env_failed(group.members[m])]
+        members = [m for m in sorted(group.members, key=_member_order) if not env_failed(group.members[m])]
         here = anchor_here(self.options, self.tournament, members, group.anchors, group.reference)
         if not head_due(self.options, len(members), group.expected, group.waited, here):
             return
@@ -547,8 +544,8 @@ class GroupCoordinator:
         assert group.done is not None
         if not group.done.done():
             group.done.set_result(answers)
-        if self.heldout is not None and group.ranked is not None:  # in the background, after the answers
-            self.heldout.submit(group_id, group.step, group.query, *group.ranked)
+        if group.record is not None:  # the stages' work after the answers (the held-out judge's, in the background)
+            self.stages.finished(group.record)
 
     async def _drop_asked_ahead(self, group_id: str, head: Head) -> None:
         try:
@@ -593,131 +590,69 @@ class GroupCoordinator:
             self.counts["recalled"] += 1
             self._remember(group_id, Answers.decode(value))
 
-    def _zero(self, group: _Pending, *, incomplete: bool, voided: bool = False) -> Answers:
-        summary = GroupSummary(
-            size=len(group.members), expected=group.expected, incomplete=incomplete, voided=voided, degraded=voided
-        )
-        outcome = MemberOutcome(0.0, summary)
-        late = MemberOutcome(stand_in_reward([0.0] * len(group.members)), summary, late=True, votes=False)
-        return Answers({m: outcome for m in group.members}, late)
+    @staticmethod
+    def _zero(group: _Pending, *, incomplete: bool, voided: bool = False) -> Answers:
+        return zero_answers(list(group.members), group.expected, incomplete=incomplete, voided=voided)
 
     async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
+        """Rank the group through the stages (:mod:`~verl_arena.runtime.stages`): they take members out or place them
+        below the others before the judge ranks the rest, and change or record the result after."""
         everyone = sorted(group.members, key=_member_order)
-        outcomes_of = {m: env_outcome(group.members[m]) for m in everyone}
-        env_failed = [m for m in everyone if _env_failed(group.members[m])]
-        members = [m for m in everyone if m not in env_failed]
-        if env_failed:
-            logger.warning("group %s: the environment failed for %s; left out of the ranking", group_id, env_failed)
-        screened = self._screened(group_id, group, members)
-        played = [outcomes_of[m] for m in members if m not in screened]
-        answers = await self._rank_members(group_id, group, members, screened, played, incomplete)
-        if not env_failed:
-            return answers
-        # the environment's failure for everyone is nobody's fault: the member does not vote (a stand-in reward)
-        failed = {
-            m: dataclasses.replace(
-                answers.late,
-                late=False,
-                env_error=True,
-                env_success=0.0,
-                env_turns=o.turns,
-                env_cause=o.cause,
-                env_recovered=float(o.recovered),
-                env_replays=float(o.replays),
-            )
-            for m in env_failed
-            if (o := outcomes_of[m]) is not None
-        }
-        return Answers({**answers.members, **failed}, answers.late)
-
-    def _screened(self, group_id: str, group: _Pending, members: list[str]) -> dict[str, str]:
-        """The ``members`` a hack detector set to screen flags, with its name (:mod:`~verl_arena.outcomes.hack_screen`):
-        the judge does not see them; a tail head that ranked one of them is dropped."""
-        found = screen_out(
-            [group.members[m] for m in members],
-            group.query,
-            self.options.hack_alarm.screening,
-            thresholds=self.options.hack_alarm,
-            features=[group.features.get(m) for m in members],
-        )
-        screened = {m: name for m, name in zip(members, found, strict=True) if name}
-        if not screened:
-            return screened
-        logger.warning(
-            "group %s: %s flagged by hack detectors set to screen (hack_alarm.screen): not shown to the judge, ranked "
-            "below the group's other members",
+        record = GroupRecord(
             group_id,
-            screened,
+            group.query,
+            {m: group.members[m] for m in everyone},
+            step=group.step,
+            expected=group.expected,
+            incomplete=incomplete,
+            features={m: group.features.get(m) for m in everyone},
         )
-        self.counts["screened"] += len(screened)
-        if group.head is not None and not screened.keys().isdisjoint(group.head.members):
+        group.record = record
+        self.stages.before_rank(record)
+        if record.screened and group.head is not None and not record.screened.keys().isdisjoint(group.head.members):
             group.head.cancel()  # it ranked a screened member: the group is ranked again without it
             group.head = None
             self.counts["tail_heads_dropped"] += 1
-        return screened
+        answers = await self._rank_members(group_id, group, record)
+        return self.stages.answered(record, answers)
 
-    async def _rank_members(
-        self,
-        group_id: str,
-        group: _Pending,
-        members: list[str],
-        screened: dict[str, str],
-        played: list[EnvOutcome | None],
-        incomplete: bool,
-    ) -> Answers:
-        """Rank ``members``: those ``screened`` below the others, which the judge ranks (their environment outcomes
-        ``played``, ``None`` for a member that played none)."""
+    async def _rank_members(self, group_id: str, group: _Pending, record: GroupRecord) -> Answers:
+        """Rank the record's members: the judge ranks those no stage took out, and the stages see the result."""
+        incomplete = record.incomplete
+        voting = record.voting
         if incomplete:
             logger.warning(
                 "group %s: %d of %d members arrived within %.0f s",
                 group_id,
-                len(members),
+                len(voting),
                 group.expected,
                 self.options.arrival_timeout_s,
             )
-        ranked = [m for m in members if m not in screened]
-        if len(members) < 2 or (incomplete and self.options.incomplete == "zero"):
+        if len(voting) < 2 or (incomplete and self.options.incomplete == "zero"):
             if group.head is not None:
                 group.head.cancel()
             return self._zero(group, incomplete=incomplete)
-        candidates, anchor, result, judged = await self._judged(group_id, group, ranked)
-        if result is not None and all(o is not None for o in played):
-            outcomes = [o for o in played if o is not None]
-            result = combine(result, outcomes, self.options.env_reward, self.options.env_weight)
-        if screened:
-            flagged = [(group.members[m], name) for m, name in screened.items()]
-            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-            candidates, result = screened_group(tournament, result, candidates, len(ranked), flagged)
-            if "judge_void" in result.details[SCREEN_KEY]:
-                logger.warning(
-                    "group %s: the judge voided the ranking of its unflagged members (%s); the screened members still "
-                    "rank below them",
-                    group_id,
-                    result.details[SCREEN_KEY]["judge_void"],
-                )
-        assert result is not None
-        if self.judgment_log is not None:
-            try:
-                await self.judgment_log.awrite(group.query, result, candidates, step=group.step)
-            except (OSError, ValueError):
-                logger.exception("group %s: could not write the judgment log", group_id)
-                self.counts["log_errors"] += 1
-        order = [*ranked, *screened]
+        ranked = record.ranked
+        record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, ranked)
+        record.judged = group.ranked
+        record.tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=record.anchor)
+        await self.stages.after_rank(record)
+        assert record.result is not None
         outcomes, late = member_outcomes(
-            result,
-            candidates,
+            record.result,
+            record.candidates,
             members=len(ranked),
-            anchor=anchor,
+            anchor=record.anchor,
             expected=group.expected,
             incomplete=incomplete,
             group_filter=self.group_filter,
             judged=judged,
             query=group.query,
             hack_thresholds=self.options.hack_alarm,
-            features=[group.features.get(m) for m in order],
-            screened=list(screened.values()),
+            features=[group.features.get(m) for m in voting],
+            screened=list(record.screened.values()),
         )
-        return Answers(dict(zip(order, outcomes, strict=True)), late)
+        return Answers(dict(zip(voting, outcomes, strict=True)), late)
 
     async def _judged(
         self, group_id: str, group: _Pending, members: list[str]
@@ -802,17 +737,11 @@ class GroupCoordinator:
             **dict(self.counts),
             **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
             **dict(self.eager.counts),
-            **({f"heldout:{k}": v for k, v in self.heldout.stats().items()} if self.heldout is not None else {}),
+            **self.stages.stats(),
             "pending_groups": len(self._pending),
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),
         }
-
-
-def _env_failed(candidate: Candidate) -> bool:
-    """The environment failed for this member (it is left out of the ranking)."""
-    played = env_outcome(candidate)
-    return played is not None and bool(played.error)
 
 
 def _member_order(member: str) -> tuple[int, str]:

@@ -249,7 +249,7 @@ def test_a_rollout_a_screening_detector_flags_is_not_judged_and_ranks_below_its_
 
 
 def test_a_held_out_judge_checks_the_training_judge_in_the_background_and_is_logged(mock_judge):
-    from verl_arena.integrations.slime.rewards import heldout_judging
+    from verl_arena.integrations.slime.rewards import group_stages
 
     url, _ = mock_judge(latency=0.0)
     heldout_url, heldout_server = mock_judge(latency=0.0, verdicts="reversed")
@@ -262,9 +262,9 @@ def test_a_held_out_judge_checks_the_training_judge_in_the_background_and_is_log
 
     async def scenario() -> list[float]:
         rewards = await group_rm(options, group)
-        held = heldout_judging(arena_config(options))
+        held = group_stages(arena_config(options)).get("heldout")
         assert held is not None
-        await held.drain()
+        await held.judging.drain()
         return rewards
 
     rewards = asyncio.run(scenario())
@@ -276,3 +276,31 @@ def test_a_held_out_judge_checks_the_training_judge_in_the_background_and_is_log
     again: dict[str, float] = {}
     log_rollout(2, options, group, again, 0.5)
     assert "hack/heldout_judgments" not in again  # each tally is logged once
+
+
+def test_slime_runs_the_group_stages_verl_runs_environment_outcomes_included(mock_judge, tmp_path):
+    """An episode's outcome in ``sample.metadata["env"]`` ranks the group as under verl (``success_first``), a rollout
+    whose environment failed for everyone is left out and does not vote, and the judgment log gets the group's step."""
+    url, _ = mock_judge(latency=0.0)
+    log = tmp_path / "judgments.jsonl"
+    options = arena_args(judge=judge_config(url), topology="round_robin", judgment_log=str(log))
+    # the judge prefers the longer plans; the environment says the two shortest succeeded, and the last one failed
+    texts = [PLANS[0], PLANS[1] + " Gelato at 16.", PLANS[2] + " Gelato at 16, Pantheon at 17.", PLANS[0]]
+    outcomes = [
+        {"success": True, "reward": 1.0, "turns": 3},
+        {"success": False, "reward": 0.0, "turns": 5},
+        {"success": False, "reward": 0.0, "turns": 5},
+        {"error": "env_http: the server is gone", "turns": 1},
+    ]
+    pairs = enumerate(zip(texts, outcomes, strict=True))
+    group = [sample(4, i, text, metadata={"env": env}) for i, (text, env) in pairs]
+    rewards = asyncio.run(group_rm(options, group))
+    arena = [s.metadata["arena"] for s in group]
+    assert rewards[0] > max(rewards[1:3])  # the one success ranks first, whatever the judge preferred
+    assert arena[3]["env_error"] and arena[3]["votes"] is False and all(a.get("votes", True) for a in arena[:3])
+    for s, r in zip(group, rewards, strict=True):
+        s.reward = r
+    _, advantages = reward_post_process(options, group)
+    assert advantages[3] == 0.0 and advantages[0] == max(advantages)
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["result"]["details"]["env"]["success"] == [True, False, False] and "step" in entry

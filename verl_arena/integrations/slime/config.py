@@ -14,8 +14,6 @@ import yaml
 from pydantic import Field
 
 from verl_arena.core.errors import ConfigError
-from verl_arena.outcomes.hack_alarm import HackAlarmConfig
-from verl_arena.runtime.heldout import HeldoutJudgeConfig
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -39,14 +37,6 @@ class SlimeArenaConfig(ArenaOptions):
             ``anchor=reference``), if not ``sample.label``.
         drop_resample: with ``drop_groups``, ``verl_arena.slime.keep_group`` drops a marked group even when slime
             must sample more prompts to fill the batch (DAPO-style); by default only from slime's surplus.
-        hack_alarm: the hack detectors: a detector set to screen (``hack_alarm.screen``, by default those whose
-            false-positive rate on the honest corpus is at most 1%) keeps the rollouts it flags from the judge and
-            ranks them below every unflagged rollout of their group (they vote, with the group's lowest reward); the
-            alarm warns when look-alike hacks take a rising share of the wins (``log_rollout``). See
-            :class:`~verl_arena.outcomes.hack_alarm.HackAlarmConfig`.
-        heldout_judge: a second judge, never trained against, asked again a sample of the training judge's decisive
-            verdicts in the background; its agreement is logged by ``log_rollout`` (``hack/heldout_agreement``) and
-            it never touches a reward (see :class:`~verl_arena.runtime.heldout.HeldoutJudgeConfig`).
     """
 
     truncated: Literal["judge", "lose"] = "judge"
@@ -54,8 +44,6 @@ class SlimeArenaConfig(ArenaOptions):
     generate_function_path: str | None = None
     reference_key: str | None = Field(default=None, min_length=1)
     drop_resample: bool = False
-    hack_alarm: HackAlarmConfig = Field(default_factory=lambda: HackAlarmConfig())
-    heldout_judge: HeldoutJudgeConfig | None = None
 
 
 _validated: dict[str, SlimeArenaConfig] = {}

@@ -7,12 +7,13 @@
   runtime of this process (one judge budget for the job: slime judges every group in its rollout manager) and returns
   one reward per rollout; each rollout's outcome (rank, points, judge calls, tokens, degraded, voided, order
   disagreement, forfeit, the hack detectors' screening, whose regular expressions run in a thread, not on slime's
-  event loop) goes to ``sample.metadata["arena"]``. A rollout a hack detector set to screen flags
-  (``arena_hack_alarm.screen``) is not shown to the judge and ranks below every unflagged rollout of its group, tied
-  with the other flagged ones; it votes (:mod:`~verl_arena.outcomes.hack_screen`). With ``arena_step_budget``, each
-  group draws on its rollout step's budget (the step :func:`~verl_arena.integrations.slime.rollout.rollout`
-  recorded); with ``arena_heldout_judge``, a sample
-  of the verdicts is asked again in the background. Judge trouble never raises into slime: a
+  event loop) goes to ``sample.metadata["arena"]``. The group goes through the same group stages as under verl
+  (:func:`group_stages`): a rollout a hack detector set to screen flags (``arena_hack_alarm.screen``) is not shown to
+  the judge and ranks below every unflagged rollout of its group, tied with the other flagged ones, and votes
+  (:mod:`~verl_arena.outcomes.hack_screen`); episodes' outcomes combine with the ranking (``arena_env_reward``); the
+  judgment log gets the whole group with its step; with ``arena_heldout_judge``, a sample of the verdicts is asked
+  again in the background. With ``arena_step_budget``, each group draws on its rollout step's budget (the step
+  :func:`~verl_arena.integrations.slime.rollout.rollout` recorded). Judge trouble never raises into slime: a
   group that cannot be ranked in time is voided (equal rewards, counted). Samples of one group that carry different
   prompts are ranked per prompt (slime only groups samples of one prompt; a prompt alone in its group gets reward 0).
   With topology ``anchor_set`` and ``source: marked``, the prompt's anchors come from the data:
@@ -35,7 +36,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import logging
 import threading
@@ -53,16 +53,22 @@ from verl_arena.integrations.slime.steps import rollout_step
 from verl_arena.judges.competence import require_competence
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
-from verl_arena.outcomes.hack_screen import screen_out, screened_group
-from verl_arena.outcomes.judgment_log import JudgmentLog
-from verl_arena.outcomes.members import GroupSummary, MemberOutcome, member_outcomes
+from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, zero_answers
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors
-from verl_arena.runtime.heldout import HeldoutJudging
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
+from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext
 
-__all__ = ["GROUP_KEY", "METADATA_KEY", "eval_rm", "group_and_rollout", "group_rm", "reward_post_process"]
+__all__ = [
+    "GROUP_KEY",
+    "METADATA_KEY",
+    "eval_rm",
+    "group_and_rollout",
+    "group_rm",
+    "group_stages",
+    "reward_post_process",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -71,9 +77,8 @@ METADATA_KEY = "arena"
 #: the id of the tournament that ranked the sample (``group-<group_index>``, or per prompt in a mixed group)
 GROUP_KEY = "arena_group"
 _services: dict[str, JudgeService] = {}
-_logs: dict[str, JudgmentLog] = {}
 _filters: dict[tuple[str, float], GroupFilter] = {}
-_heldout: dict[str, HeldoutJudging] = {}
+_pipelines: dict[str, Pipeline] = {}
 
 
 class _SharedStepMetrics(StepMetrics):
@@ -112,15 +117,15 @@ def judge_service(cfg: SlimeArenaConfig, args: Any) -> JudgeService:
     return _services[key]
 
 
-def heldout_judging(cfg: SlimeArenaConfig) -> HeldoutJudging | None:
-    """This process's held-out judge for ``cfg.heldout_judge`` (``None`` without one); its tallies go to
-    :data:`HELDOUT_TALLIES`, which :func:`~verl_arena.integrations.slime.rollout.log_rollout` logs."""
-    if cfg.heldout_judge is None:
-        return None
-    key = cfg.heldout_judge.model_dump_json()
-    if key not in _heldout:
-        _heldout[key] = HeldoutJudging(cfg.heldout_judge, HELDOUT_TALLIES)
-    return _heldout[key]
+def group_stages(cfg: SlimeArenaConfig) -> Pipeline:
+    """This process's group stages for ``cfg`` (:mod:`~verl_arena.runtime.stages`: the environment outcomes, the hack
+    screen, the judgment log, the held-out judge), one pipeline per distinct options, as verl's rendezvous runs them;
+    the held-out judge's tallies go to :data:`HELDOUT_TALLIES`, which
+    :func:`~verl_arena.integrations.slime.rollout.log_rollout` logs."""
+    key = cfg.model_dump_json()
+    if key not in _pipelines:
+        _pipelines[key] = Pipeline.build(cfg, StageContext(HELDOUT_TALLIES))
+    return _pipelines[key]
 
 
 def _samples_of(rollout: Any) -> list[Any]:
@@ -139,10 +144,10 @@ def _group_key(trajectories: list[Any], query: str, mixed: bool) -> str:
 async def _rank(
     cfg: SlimeArenaConfig, args: Any, query: str, trajectories: list[Any], mixed: bool
 ) -> tuple[str, list[MemberOutcome]]:
-    """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too).
-
-    A rollout a hack detector set to screen flags (``arena_hack_alarm.screen``) is not shown to the judge and ranks
-    below the others (``screened`` naming the detector), as the coordinator ranks it for verl."""
+    """The group id and the outcomes of one prompt's rollouts (``mixed``: the slime group holds other prompts too),
+    ranked through the group stages as the coordinator ranks a group for verl: a rollout a hack detector set to screen
+    flags (``arena_hack_alarm.screen``) is not shown to the judge and ranks below the others (``screened`` naming the
+    detector), one whose environment failed for everyone is left out and does not vote."""
     key = _group_key(trajectories, query, mixed)
     if len(trajectories) < 2:
         return key, [MemberOutcome(0.0, GroupSummary(size=1, expected=1))] * len(trajectories)
@@ -150,93 +155,64 @@ async def _rank(
     members = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
     # what the hack detectors read of each rollout, measured in a thread (not on slime's loop)
     features = await asyncio.to_thread(_features, members, query)
-    found = screen_out(members, query, cfg.hack_alarm.screening, thresholds=cfg.hack_alarm, features=features)
-    if any(found):
-        logger.warning(
-            "group %s: %s flagged by hack detectors set to screen (arena_hack_alarm.screen): not shown to the judge, "
-            "ranked below the group's other rollouts",
-            key,
-            {i: name for i, name in enumerate(found) if name},
-        )
-    kept = [i for i, name in enumerate(found) if not name]
-    flagged = [i for i, name in enumerate(found) if name]
-    candidates = [members[i] for i in kept]
+    record = GroupRecord(
+        key,
+        query,
+        {c.id: c for c in members},
+        step=step,
+        expected=len(trajectories),
+        features={c.id: f for c, f in zip(members, features, strict=True)},
+    )
+    stages = group_stages(cfg)
+    stages.before_rank(record)
+    if len(record.voting) < 2:
+        answers = zero_answers(list(record.members), record.expected)
+    else:
+        answers = await _ranked(cfg, args, record, trajectories, stages)
+    answers = stages.answered(record, answers)
+    stages.finished(record)  # the held-out judge's work, in the background: it never holds up the rollout
+    return key, [answers.members.get(c.id, answers.late) for c in members]
+
+
+async def _ranked(
+    cfg: SlimeArenaConfig, args: Any, record: GroupRecord, trajectories: list[Any], stages: Pipeline
+) -> Answers:
+    """The answers of a group with at least two members to rank: the judge ranks the members no stage took out (the
+    judge ranks nothing with fewer than two), against a reference and the data's anchors where they apply."""
+    key, query, ranked = record.group_id, record.query, record.ranked
+    candidates = [record.members[m] for m in ranked]
     anchor = 0
     if cfg.anchor == "greedy":
-        marked = [
-            j for j, i in enumerate(kept) if (getattr(trajectories[i], "metadata", None) or {}).get("arena_anchor")
-        ]
+        marked = [j for j, m in enumerate(ranked) if _metadata(trajectories[int(m)]).get("arena_anchor")]
         anchor = marked[0] if marked else 0
     elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
         candidates.append(Candidate("__reference__", reference))
         anchor = len(candidates) - 1
     candidates.extend(_data_anchors(cfg, trajectories, key))  # after the members and the reference: never rewarded
-    group = _Ranked(key, step, query, candidates, len(kept), anchor, len(trajectories))
-    screened = [(members[i], found[i]) for i in flagged]
-    ranked = await _ranked(cfg, args, group, [features[i] for i in (*kept, *flagged)], screened)
-    outcomes: list[MemberOutcome] = [MemberOutcome(0.0)] * len(trajectories)
-    for i, outcome in zip((*kept, *flagged), ranked, strict=True):
-        outcomes[i] = outcome
-    return key, outcomes
-
-
-@dataclasses.dataclass(frozen=True)
-class _Ranked:
-    """What one prompt's tournament ranks: its ``candidates`` (the first ``members`` of them the rollouts the judge
-    sees, a reference and anchors may follow), the anchor's index, and the rollouts the group expected."""
-
-    key: str
-    step: int | None
-    query: str
-    candidates: list[Candidate]
-    members: int
-    anchor: int
-    expected: int
-
-
-async def _ranked(
-    cfg: SlimeArenaConfig,
-    args: Any,
-    group: _Ranked,
-    features: list[MemberFeatures],
-    screened: list[tuple[Candidate, str]],
-) -> list[MemberOutcome]:
-    """The outcomes of the group's members the judge ranks, then of the ``screened`` ones (placed below them,
-    :func:`~verl_arena.outcomes.hack_screen.screened_group`; the judge ranks nothing with fewer than two members)."""
-    key, query, candidates = group.key, group.query, group.candidates
-    tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=group.anchor)
-    result = None
-    if group.members >= 2:
+    record.candidates, record.anchor = candidates, anchor
+    record.tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
+    if len(ranked) >= 2:
         service = judge_service(cfg, args)
-        result = await service.rank_group(query, candidates, tournament, group_id=key, step=group.step)
-        heldout = heldout_judging(cfg)
-        if heldout is not None:  # in the background: it never holds up the rollout, nor touches a reward
-            heldout.submit(key, group.step, query, candidates, result)
-    if screened:
-        candidates, result = screened_group(tournament, result, candidates, group.members, screened)
-    assert result is not None
-    if cfg.judgment_log:
-        log = _logs.setdefault(cfg.judgment_log, JudgmentLog(cfg.judgment_log, content=cfg.judgment_log_content))
-        try:
-            await log.awrite(query, result, candidates)
-        except (OSError, ValueError):
-            logger.exception("group %s: could not write the judgment log", key)
+        record.result = await service.rank_group(query, candidates, record.tournament, group_id=key, step=record.step)
+        record.judged = (list(candidates), record.result)
+    await stages.after_rank(record)
+    assert record.result is not None
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
-    outcomes, _ = member_outcomes(
-        result,
-        candidates,
-        members=group.members,
-        anchor=group.anchor,
-        expected=group.expected,
+    outcomes, late = member_outcomes(
+        record.result,
+        record.candidates,
+        members=len(ranked),
+        anchor=anchor,
+        expected=record.expected,
         group_filter=_filters[filter_key],
         query=query,
         hack_thresholds=cfg.hack_alarm,
-        features=features,
-        screened=[name for _, name in screened],
+        features=[record.features.get(m) for m in record.voting],
+        screened=list(record.screened.values()),
     )
-    return outcomes
+    return Answers(dict(zip(record.voting, outcomes, strict=True)), late)
 
 
 def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
@@ -248,6 +224,10 @@ def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> l
     anchors = anchors_of(trajectories, cfg, key)
     check_data_anchors(tournament, anchors, f"sample.metadata[{cfg.anchors_key!r}]", key)
     return anchors
+
+
+def _metadata(sample: Any) -> dict[str, Any]:
+    return getattr(sample, "metadata", None) or {}
 
 
 def _features(candidates: list[Candidate], query: str) -> list[MemberFeatures]:

@@ -12,6 +12,7 @@ from verl_arena.core.errors import ConfigError
 from verl_arena.core.types import FORMAT_REWARD_KEY, Candidate
 from verl_arena.integrations.slime.config import SlimeArenaConfig
 from verl_arena.judges.rendering import anchor_candidates, candidate_from_messages, split_think, truncate_middle
+from verl_arena.outcomes.env import ENV_META
 from verl_arena.runtime.data_anchors import same_anchors
 
 __all__ = ["anchors_of", "candidate_of", "query_of", "reference_of", "status_of", "trajectory_of"]
@@ -71,12 +72,11 @@ def candidate_of(sample: Any, member: str, cfg: SlimeArenaConfig) -> Candidate:
     A recorded conversation in ``sample.metadata`` (tool calls and results) becomes the process; otherwise the
     response's ``<think>`` part is the process and the rest the answer. A failed or aborted sample, one without an
     answer, and (with ``truncated="lose"``) one cut at the length limit have no answer and lose without a judge call.
-    ``metadata["format_reward"]`` is passed on for Tournament-GRPO's format reward.
+    ``metadata["format_reward"]`` is passed on for Tournament-GRPO's format reward, and ``metadata["env"]`` (an
+    episode's outcome: reward, success, turns, error, crash; :mod:`~verl_arena.outcomes.env`) for ``env_reward``.
     """
     metadata = getattr(sample, "metadata", None) or {}
-    meta: dict[str, Any] = {}
-    if FORMAT_REWARD_KEY in metadata:
-        meta[FORMAT_REWARD_KEY] = metadata[FORMAT_REWARD_KEY]
+    meta: dict[str, Any] = {key: metadata[key] for key in (FORMAT_REWARD_KEY, ENV_META) if key in metadata}
     recorded = _recorded(metadata)
     if recorded is not None:
         candidate = candidate_from_messages(

@@ -1,0 +1,131 @@
+# Copyright 2026 verl-arena developers
+# SPDX-License-Identifier: Apache-2.0
+"""What a group stage is: the plain record of one group it reads and fills, the hooks it may take, and the registry
+the pipeline is built from.
+
+A stage is one training-time group feature. It sees a :class:`GroupRecord`, never the coordinator that gathered the
+group, so the same stage runs wherever groups are ranked (verl's rendezvous, slime's group reward model). Its hooks,
+each a no-op unless it overrides it, run in :data:`~verl_arena.runtime.stages.ORDER`:
+
+- :meth:`GroupStage.before_rank`: the group is complete (or closed); a stage may take members out of the ranking
+  (``left_out``: they do not vote) or place them below it (``screened``);
+- :meth:`GroupStage.after_rank`: the judge ranked the members left (``record.result``); a stage may change the result
+  or the candidates, or record them;
+- :meth:`GroupStage.placed`: a latecomer was placed among the members answered (``record.result``: the placement);
+- :meth:`GroupStage.answered`: the members' outcomes, which a stage may add to (members it left out);
+- :meth:`GroupStage.finished`: the members have their answers; work that must not hold them up starts here.
+
+Each stage counts what it did in :meth:`GroupStage.stats` under names of its own. A registered factory builds the
+stage from the adapter's validated options and a :class:`StageContext`, or returns ``None`` where the options leave
+the stage off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from verl_arena.core.registry import Registry
+from verl_arena.core.tournament import Tournament
+from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.outcomes.hack_detectors import MemberFeatures
+from verl_arena.outcomes.members import Answers
+from verl_arena.outcomes.step_metrics import StepMetrics
+
+__all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory"]
+
+
+@dataclass
+class GroupRecord:
+    """One group on its way through the pipeline.
+
+    Args:
+        group_id: the group (verl: the prompt's ``uid``; slime: ``group-<group_index>``).
+        query: the prompt.
+        members: every member present, by member key, in member order.
+        step: the training step that produced the group.
+        expected: the members the group expected.
+        incomplete: closed before every member came.
+        features: the hack detectors' features of each member measured where it was produced (``None``: measure here).
+        left_out: members taken out of the ranking, which do not vote, and why.
+        screened: members ranked below every other, and the detector that flagged each.
+        candidates: what ranked the group once it is ranked: the ranked members, then a reference and the data's
+            anchors, then the screened members.
+        anchor: the anchor's index among ``candidates``.
+        tournament: the group's own tournament (its seed and anchor), once ranked.
+        result: the group's result once ranked.
+        judged: the judge's own candidates and result, before any stage changed them (``None``: nothing was judged).
+    """
+
+    group_id: str
+    query: str
+    members: dict[str, Candidate]
+    step: int | None = None
+    expected: int = 0
+    incomplete: bool = False
+    features: dict[str, MemberFeatures | None] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+    screened: dict[str, str] = field(default_factory=dict)
+    candidates: list[Candidate] = field(default_factory=list)
+    anchor: int = 0
+    tournament: Tournament | None = None
+    result: GroupResult | None = None
+    judged: tuple[list[Candidate], GroupResult] | None = None
+
+    @property
+    def ranked(self) -> list[str]:
+        """The members the judge ranks: every member no stage left out or screened."""
+        return [m for m in self.members if m not in self.left_out and m not in self.screened]
+
+    @property
+    def voting(self) -> list[str]:
+        """The members that get the group's outcomes: the ranked ones, then the screened ones."""
+        return [*self.ranked, *self.screened]
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What the process that ranks the groups gives its stages.
+
+    Args:
+        step_metrics: where a stage that reports per step after the members were answered (the held-out judge) puts
+            its tallies.
+    """
+
+    step_metrics: StepMetrics
+
+
+class GroupStage:
+    """A stage's hooks, each doing nothing until a stage overrides it (see the module docstring)."""
+
+    #: the stage's name in the registry and in :data:`~verl_arena.runtime.stages.ORDER`
+    name: ClassVar[str] = ""
+    #: whether the stage reads the judge's match log (when none does, rankers may send results without it)
+    reads_matches: ClassVar[bool] = False
+
+    def before_rank(self, record: GroupRecord) -> None:
+        """The group is about to be ranked."""
+
+    async def after_rank(self, record: GroupRecord) -> None:
+        """The judge ranked the group (``record.result``)."""
+
+    async def placed(self, record: GroupRecord) -> None:
+        """A latecomer was placed among the members answered (``record.result``: the placement judgments)."""
+
+    def answered(self, record: GroupRecord, answers: Answers) -> Answers:
+        """The members' outcomes, as this stage leaves them."""
+        return answers
+
+    def finished(self, record: GroupRecord) -> None:
+        """The members were answered."""
+
+    def stats(self) -> dict[str, float]:
+        """What the stage did, by name."""
+        return {}
+
+
+#: builds a stage from an adapter's validated options, or ``None`` where they leave it off
+StageFactory = Callable[[Any, StageContext], GroupStage | None]
+#: every stage, by name
+STAGES: Registry[StageFactory] = Registry("group stage")
