@@ -106,6 +106,15 @@ def test_tiers_breaks_ties_within_tiers_only():
     assert run(qualities, scores, judge="ties")[1].sent == []
 
 
+def test_tiers_keeps_the_scores_first_when_every_tier_is_judged():
+    """Every tier holds two rollouts, so the judge orders all four in one tournament; it prefers the two that scored 0,
+    and they still rank below the two that scored 1 (the judge's order alone once ranked the failures first)."""
+    outcomes, ranker, _ = run([0.1, 0.9, 0.2, 0.8], [1.0, 0.0, 1.0, 0.0], judge="tiers")
+    assert ranker.sent == [["0", "1", "2", "3"]]
+    assert [o.rank for o in outcomes] == [1.0, 2.0, 0.0, 3.0]  # 2 over 0 and 1 over 3, as the judge prefers
+    assert min(outcomes[0].reward, outcomes[2].reward) > max(outcomes[1].reward, outcomes[3].reward)
+
+
 @pytest.mark.parametrize("judge", ["ties", "tiers"])
 def test_a_rollout_that_breaks_the_scorer_ranks_below_every_honest_failure(judge):
     # rollout 0 is the judge's favourite and broke the scorer; the others failed honestly (score 0)

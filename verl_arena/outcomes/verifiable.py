@@ -188,7 +188,7 @@ def verifiable_result(
     }
     if plan.voided:
         return dataclasses.replace(unjudged, details={**unjudged.details, **details, "void_reason": SCORER_FAULT})
-    if judged is not None and len(plan.judged) == n:
+    if judged is not None and len(plan.judged) == n and len(set(plan.tiers)) == 1:  # the scores all tie
         return dataclasses.replace(judged, details={**judged.details, **details})
     base = dataclasses.replace(unjudged, voided=False, degraded=False, details={"digests": unjudged.details["digests"]})
     within = [0.0] * n
