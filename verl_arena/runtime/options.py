@@ -23,7 +23,6 @@ from verl_arena.core.tournament import Tournament, takes_marked_anchors
 from verl_arena.judges.config import JudgeConfig
 from verl_arena.outcomes.group_filter import DropMode, GroupFilter
 from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
-from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.deadlines import check_tracing_room
 from verl_arena.runtime.stages import StageOptions
 from verl_arena.runtime.step_budget import StepBudgetConfig
@@ -180,10 +179,6 @@ class CoordinatorOptions(OutcomeOptions):
             worst included; ``None``: all of them (the most faithful placement, one judgment per ranked member, and
             the only wave whose judgments are known before the members present are ranked: a late member's are then
             asked as it arrives, while their tournament still runs; with a number they wait for its end).
-        verifiable: hybrid RLVR + judge: each rollout's verifiable score (a rule's) ranks its group first, and the
-            judge is asked only where the scores tie (see :class:`~verl_arena.outcomes.verifiable.VerifiableConfig`);
-            ``None`` (the default): the judge ranks every group. Its groups are judged when their last rollout
-            arrived (no eager judging, no tail hiding: the scores decide first whether the judge is needed).
     """
 
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
@@ -193,7 +188,6 @@ class CoordinatorOptions(OutcomeOptions):
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
-    verifiable: VerifiableConfig | None = None
 
     @model_validator(mode="after")
     def _verifiable_waits(self) -> CoordinatorOptions:

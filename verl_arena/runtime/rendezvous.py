@@ -55,7 +55,6 @@ from verl_arena.outcomes.members import (
     zero_answers,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
-from verl_arena.outcomes.verifiable import SCORER_FAULT, plan_judging, verifiable_result, verifiable_score
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.latecomers import Placeable, placed_outcome
@@ -633,7 +632,7 @@ class GroupCoordinator:
                 group.head.cancel()
             return self._zero(group, incomplete=incomplete)
         ranked = record.ranked
-        record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, ranked)
+        record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, record)
         record.judged = group.ranked
         record.tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=record.anchor)
         await self.stages.after_rank(record)
@@ -655,11 +654,12 @@ class GroupCoordinator:
         return Answers(dict(zip(voting, outcomes, strict=True)), late)
 
     async def _judged(
-        self, group_id: str, group: _Pending, members: list[str]
+        self, group_id: str, group: _Pending, record: GroupRecord
     ) -> tuple[list[Candidate], int, GroupResult | None, tuple[float, float]]:
-        """What ranks ``members`` (their candidates, then a reference and the data's anchors), the anchor's index, the
-        judge's result (``None`` for fewer than two members: nothing to judge) and when the group went to the judge and
-        for how long."""
+        """What ranks the record's ranked members (their candidates, then a reference and the data's anchors), the
+        anchor's index, the result (``None`` for fewer than two members: nothing to judge) and when the group went to
+        the judge and for how long."""
+        members = record.ranked
         if len(members) < 2:
             if group.head is not None:
                 group.head.cancel()
@@ -682,41 +682,13 @@ class GroupCoordinator:
             result: GroupResult = await wave
             self.eager.used(group.head.task.result().details.get("prefetch") or {})
             self.eager.used(result.details.get("prefetch") or {})
-        elif self.options.verifiable is not None:
-            candidates, anchor = self._candidates(group, members)
-            judged_at, started = self._wall_clock(), self._clock()
-            result = await self._rank_verifiable(group_id, group, members, candidates)
         else:
             candidates, anchor = self._candidates(group, members)
-            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-            await self.eager.ranking(group_id)
+            record.candidates, record.anchor = candidates, anchor
             judged_at, started = self._wall_clock(), self._clock()
-            result = await self.ranker.rank_group(
-                group.query, candidates, tournament, group_id=group_id, step=group.step, **self._rank_options
-            )
-            self.eager.used(result.details.get("prefetch") or {})
+            result = await self.stages.rank(record, _SubsetJudge(self, group_id, group))
         group.ranked = (candidates, result)
         return candidates, anchor, result, (judged_at, self._clock() - started)
-
-    async def _rank_verifiable(
-        self, group_id: str, group: _Pending, members: list[str], candidates: list[Candidate]
-    ) -> GroupResult:
-        """Rank by the members' verifiable scores, the judge ordering only what they leave tied
-        (:mod:`~verl_arena.outcomes.verifiable`)."""
-        assert self.options.verifiable is not None
-        scores = [verifiable_score(c) for c in candidates[: len(members)]]
-        plan = plan_judging(scores, self.options.verifiable.judge)
-        if plan.voided:
-            logger.warning("group %s: the verifiable scorer failed for every rollout: %s", group_id, scores[0].error)
-        unjudged = self.tournament.void(candidates, SCORER_FAULT, group_id=group_id)
-        judged, asked = None, 0
-        if plan.judged:
-            subset, anchor = self._candidates(group, [members[i] for i in plan.judged])
-            tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-            judged = await self.ranker.rank_group(group.query, subset, tournament, group_id=group_id, step=group.step)
-            asked = self.tournament.judge_calls(len(subset))
-        saved = self.tournament.judge_calls(len(candidates)) - asked  # as the topology plans them
-        return verifiable_result(plan, scores, unjudged, judged, saved=saved)
 
     @staticmethod
     def _candidates(group: _Pending, members: list[str]) -> tuple[list[Candidate], int]:
@@ -742,6 +714,32 @@ class GroupCoordinator:
             "waiting_members": sum(len(g.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),
         }
+
+
+@dataclass
+class _SubsetJudge:
+    """The judge of one pending group, for a stage that owns its ranking (a
+    :class:`~verl_arena.runtime.stages.SubsetJudge`): ranks some of its members against its reference and anchors, the
+    judgments asked ahead reaching the ranker first."""
+
+    coordinator: GroupCoordinator
+    group_id: str
+    group: _Pending
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.coordinator.tournament
+
+    async def __call__(self, members: Sequence[str]) -> GroupResult:
+        coordinator, group_id, group = self.coordinator, self.group_id, self.group
+        candidates, anchor = coordinator._candidates(group, list(members))
+        tournament = coordinator.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
+        await coordinator.eager.ranking(group_id)
+        result = await coordinator.ranker.rank_group(
+            group.query, candidates, tournament, group_id=group_id, step=group.step, **coordinator._rank_options
+        )
+        coordinator.eager.used(result.details.get("prefetch") or {})
+        return result
 
 
 def _member_order(member: str) -> tuple[int, str]:

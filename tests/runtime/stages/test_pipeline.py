@@ -33,7 +33,9 @@ def test_the_options_turn_stages_on_and_the_pipeline_keeps_the_order(tmp_path):
     off = CoordinatorOptions(hack_alarm={"screen": dict.fromkeys(["judge_directed", "keyword_stuffing"], "log")})
     assert "hack_screen" in names(Pipeline.build(off, CONTEXT))  # the other default screens still screen
     everything = CoordinatorOptions(
-        judgment_log=str(tmp_path / "log.jsonl"), heldout_judge={"judge": judge_config("http://127.0.0.1:9/v1")}
+        judgment_log=str(tmp_path / "log.jsonl"),
+        heldout_judge={"judge": judge_config("http://127.0.0.1:9/v1")},
+        verifiable={"judge": "tiers"},
     )
     built = Pipeline.build(everything, CONTEXT)
     assert names(built) == list(ORDER) and built.reads_matches

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from verl_arena.core.errors import ConfigError
+from verl_arena.outcomes.verifiable import VerifiableConfig
 from verl_arena.runtime.options import ArenaOptions
 from verl_arena.validation import validate
 
@@ -44,6 +45,16 @@ class SlimeArenaConfig(ArenaOptions):
     generate_function_path: str | None = None
     reference_key: str | None = Field(default=None, min_length=1)
     drop_resample: bool = False
+
+    @field_validator("verifiable")
+    @classmethod
+    def _slime_scorer(cls, verifiable: VerifiableConfig | None) -> VerifiableConfig | None:
+        if verifiable is not None and verifiable.score == "verl":
+            raise ValueError(
+                "score 'verl' names verl's reward function, which slime does not have: name your rule as "
+                "package.module:function (called with data_source, solution_str, ground_truth and extra_info)"
+            )
+        return verifiable
 
 
 _validated: dict[str, SlimeArenaConfig] = {}

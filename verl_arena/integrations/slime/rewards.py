@@ -36,25 +36,29 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.rewards import group_advantages
 from verl_arena.core.tournament import Tournament, takes_marked_anchors
-from verl_arena.core.types import Candidate, PairVerdict
+from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
 from verl_arena.integrations.slime.samples import anchors_of, candidate_of, query_of, reference_of, trajectory_of
 from verl_arena.integrations.slime.steps import rollout_step
+from verl_arena.integrations.slime.verifiable import SampleScorer
 from verl_arena.judges.competence import require_competence
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
 from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, zero_answers
 from verl_arena.outcomes.step_metrics import StepMetrics
+from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.data_anchors import check_data_anchors
 from verl_arena.runtime.rendezvous import group_seed
 from verl_arena.runtime.service import JudgeService
@@ -79,6 +83,7 @@ GROUP_KEY = "arena_group"
 _services: dict[str, JudgeService] = {}
 _filters: dict[tuple[str, float], GroupFilter] = {}
 _pipelines: dict[str, Pipeline] = {}
+_scorers: dict[str, SampleScorer] = {}
 
 
 class _SharedStepMetrics(StepMetrics):
@@ -153,8 +158,9 @@ async def _rank(
         return key, [MemberOutcome(0.0, GroupSummary(size=1, expected=1))] * len(trajectories)
     step = rollout_step("step_budget", args) if cfg.step_budget is not None else rollout_step()
     members = [candidate_of(s, str(i), cfg) for i, s in enumerate(trajectories)]
-    # what the hack detectors read of each rollout, measured in a thread (not on slime's loop)
-    features = await asyncio.to_thread(_features, members, query)
+    # what the hack detectors read of each rollout, and its verifiable score, measured in a thread (not on slime's
+    # loop)
+    features = await asyncio.to_thread(_measured, cfg, trajectories, members, query)
     record = GroupRecord(
         key,
         query,
@@ -178,23 +184,16 @@ async def _ranked(
     cfg: SlimeArenaConfig, args: Any, record: GroupRecord, trajectories: list[Any], stages: Pipeline
 ) -> Answers:
     """The answers of a group with at least two members to rank: the judge ranks the members no stage took out (the
-    judge ranks nothing with fewer than two), against a reference and the data's anchors where they apply."""
+    judge ranks nothing with fewer than two), against a reference and the data's anchors where they apply, unless a
+    stage ranks the group (verifiable scores)."""
     key, query, ranked = record.group_id, record.query, record.ranked
-    candidates = [record.members[m] for m in ranked]
-    anchor = 0
-    if cfg.anchor == "greedy":
-        marked = [j for j, m in enumerate(ranked) if _metadata(trajectories[int(m)]).get("arena_anchor")]
-        anchor = marked[0] if marked else 0
-    elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
-        candidates.append(Candidate("__reference__", reference))
-        anchor = len(candidates) - 1
-    candidates.extend(_data_anchors(cfg, trajectories, key))  # after the members and the reference: never rewarded
-    record.candidates, record.anchor = candidates, anchor
-    record.tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=anchor)
+    extras = _extras(cfg, trajectories, key)
+    record.candidates, record.anchor = _what_ranks(cfg, record, trajectories, ranked, extras)
+    record.tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=record.anchor)
     if len(ranked) >= 2:
-        service = judge_service(cfg, args)
-        record.result = await service.rank_group(query, candidates, record.tournament, group_id=key, step=record.step)
-        record.judged = (list(candidates), record.result)
+        judge = _SlimeJudge(cfg, args, record, trajectories, extras)
+        record.result = await stages.rank(record, judge)
+        record.judged = (list(record.candidates), record.result)
     await stages.after_rank(record)
     assert record.result is not None
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
@@ -204,7 +203,7 @@ async def _ranked(
         record.result,
         record.candidates,
         members=len(ranked),
-        anchor=anchor,
+        anchor=record.anchor,
         expected=record.expected,
         group_filter=_filters[filter_key],
         query=query,
@@ -213,6 +212,52 @@ async def _ranked(
         screened=list(record.screened.values()),
     )
     return Answers(dict(zip(record.voting, outcomes, strict=True)), late)
+
+
+def _extras(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
+    """What every ranking of the group is judged against besides its members: the reference (``anchor=reference``),
+    then the data's anchors (never rewarded)."""
+    extras = []
+    if cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
+        extras.append(Candidate("__reference__", reference))
+    return [*extras, *_data_anchors(cfg, trajectories, key)]
+
+
+def _what_ranks(
+    cfg: SlimeArenaConfig, record: GroupRecord, trajectories: list[Any], members: Sequence[str], extras: list[Candidate]
+) -> tuple[list[Candidate], int]:
+    """The candidates that rank ``members`` (theirs, then ``extras``) and the anchor's index: the reference, else the
+    member slime sampled as the anchor (``metadata["arena_anchor"]``), else the first."""
+    candidates = [record.members[m] for m in members]
+    if extras and extras[0].id == "__reference__":
+        return [*candidates, *extras], len(candidates)
+    marked = [j for j, m in enumerate(members) if _metadata(trajectories[int(m)]).get("arena_anchor")]
+    return [*candidates, *extras], marked[0] if cfg.anchor == "greedy" and marked else 0
+
+
+@dataclasses.dataclass
+class _SlimeJudge:
+    """The judge of one slime group, for a stage that owns its ranking (a
+    :class:`~verl_arena.runtime.stages.SubsetJudge`)."""
+
+    cfg: SlimeArenaConfig
+    args: Any
+    record: GroupRecord
+    trajectories: list[Any]
+    extras: list[Candidate]
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.cfg.built_tournament()
+
+    async def __call__(self, members: Sequence[str]) -> GroupResult:
+        record = self.record
+        candidates, anchor = _what_ranks(self.cfg, record, self.trajectories, members, self.extras)
+        tournament = self.tournament.for_group(seed=group_seed(record.group_id), anchor=anchor)
+        service = judge_service(self.cfg, self.args)
+        return await service.rank_group(
+            record.query, candidates, tournament, group_id=record.group_id, step=record.step
+        )
 
 
 def _data_anchors(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
@@ -230,7 +275,14 @@ def _metadata(sample: Any) -> dict[str, Any]:
     return getattr(sample, "metadata", None) or {}
 
 
-def _features(candidates: list[Candidate], query: str) -> list[MemberFeatures]:
+def _measured(
+    cfg: SlimeArenaConfig, trajectories: list[Any], candidates: list[Candidate], query: str
+) -> list[MemberFeatures]:
+    """Each candidate's hack-detector features; with ``verifiable``, its score goes to its ``meta["verifiable"]``."""
+    if cfg.verifiable is not None:
+        scorer = _scorers.setdefault(cfg.verifiable.score, SampleScorer(cfg.verifiable))
+        for candidate, sample in zip(candidates, trajectories, strict=True):
+            candidate.meta[VERIFIABLE_META] = scorer.meta(sample)
     return [member_features(c, query) for c in candidates]
 
 

@@ -5,7 +5,7 @@ reads and fills, its hooks, the registry), one module each (the stage, its facto
 ranks groups (verl's rendezvous, slime's group reward model) runs the stages its options turn on, in
 :data:`~verl_arena.runtime.stages.pipeline.ORDER` (:mod:`.pipeline`)."""
 
-from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext
+from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext, SubsetJudge
 from verl_arena.runtime.stages.pipeline import ORDER, Pipeline, StageOptions
 
-__all__ = ["ORDER", "STAGES", "GroupRecord", "GroupStage", "Pipeline", "StageContext", "StageOptions"]
+__all__ = ["ORDER", "STAGES", "GroupRecord", "GroupStage", "Pipeline", "StageContext", "StageOptions", "SubsetJudge"]

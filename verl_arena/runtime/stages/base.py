@@ -9,6 +9,8 @@ each a no-op unless it overrides it, run in :data:`~verl_arena.runtime.stages.OR
 
 - :meth:`GroupStage.before_rank`: the group is complete (or closed); a stage may take members out of the ranking
   (``left_out``: they do not vote) or place them below it (``screened``);
+- :meth:`GroupStage.rank`: a stage that owns the ranking of some groups ranks them (the first stage that returns a
+  result ranks the group; with none, the judge ranks the members left, as the topology says);
 - :meth:`GroupStage.after_rank`: the judge ranked the members left (``record.result``); a stage may change the result
   or the candidates, or record them;
 - :meth:`GroupStage.placed`: a latecomer was placed among the members answered (``record.result``: the placement);
@@ -22,9 +24,9 @@ the stage off.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from verl_arena.core.registry import Registry
 from verl_arena.core.tournament import Tournament
@@ -33,7 +35,7 @@ from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.members import Answers
 from verl_arena.outcomes.step_metrics import StepMetrics
 
-__all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory"]
+__all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory", "SubsetJudge"]
 
 
 @dataclass
@@ -96,6 +98,16 @@ class StageContext:
     step_metrics: StepMetrics
 
 
+class SubsetJudge(Protocol):
+    """What ranks a group for a stage that owns its ranking: ``await judge(members)`` ranks those of the record's
+    ranked members (against the group's reference and anchors, with the group's own tournament) through the judge."""
+
+    #: the configured tournament (its topology and options; each group gets its own seed and anchor)
+    tournament: Tournament
+
+    async def __call__(self, members: Sequence[str]) -> GroupResult: ...
+
+
 class GroupStage:
     """A stage's hooks, each doing nothing until a stage overrides it (see the module docstring)."""
 
@@ -106,6 +118,10 @@ class GroupStage:
 
     def before_rank(self, record: GroupRecord) -> None:
         """The group is about to be ranked."""
+
+    async def rank(self, record: GroupRecord, judge: SubsetJudge) -> GroupResult | None:
+        """The group's result, if this stage ranks it (``record.candidates``: what ranks it); ``None``: not this one."""
+        return None
 
     async def after_rank(self, record: GroupRecord) -> None:
         """The judge ranked the group (``record.result``)."""

@@ -9,22 +9,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from verl_arena.core.types import GroupResult
 from verl_arena.outcomes.members import Answers
-from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext
+from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext, SubsetJudge
 from verl_arena.runtime.stages.env_outcomes import EnvOutcomeOptions
 from verl_arena.runtime.stages.hack_screen import HackScreenOptions
 from verl_arena.runtime.stages.heldout import HeldoutOptions
 from verl_arena.runtime.stages.judgment_log import JudgmentLogOptions
+from verl_arena.runtime.stages.verifiable import VerifiableOptions
 
 __all__ = ["ORDER", "Pipeline", "StageOptions"]
 
 #: the order the stages' hooks run in: the environment leaves out its failures before the screen looks at the rest;
-#: outcomes combine with the judge's ranking before the screened members go below it, and the log writes the whole
-#: group; the held-out judge starts once everything else is done
-ORDER = ("env_outcomes", "hack_screen", "judgment_log", "heldout")
+#: verifiable scores rank what is left (the judge only where they tie); outcomes combine with that ranking before the
+#: screened members go below it, and the log writes the whole group; the held-out judge starts once everything else
+#: is done
+ORDER = ("env_outcomes", "hack_screen", "verifiable", "judgment_log", "heldout")
 
 
-class StageOptions(EnvOutcomeOptions, HackScreenOptions, JudgmentLogOptions, HeldoutOptions):
+class StageOptions(EnvOutcomeOptions, HackScreenOptions, VerifiableOptions, JudgmentLogOptions, HeldoutOptions):
     """The options of every stage (each documented in its stage's options model)."""
 
 
@@ -53,6 +56,15 @@ class Pipeline:
         """Every stage's :meth:`GroupStage.before_rank`."""
         for stage in self.stages:
             stage.before_rank(record)
+
+    async def rank(self, record: GroupRecord, judge: SubsetJudge) -> GroupResult:
+        """The result of the first stage that ranks the group (:meth:`GroupStage.rank`), else ``judge``'s of every
+        ranked member."""
+        for stage in self.stages:
+            result = await stage.rank(record, judge)
+            if result is not None:
+                return result
+        return await judge(record.ranked)
 
     async def after_rank(self, record: GroupRecord) -> None:
         """Every stage's :meth:`GroupStage.after_rank`."""
