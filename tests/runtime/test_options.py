@@ -84,3 +84,15 @@ def test_a_step_budget_with_fallbacks_is_refused_for_anchors_from_the_data():
     assert options.step_budget is not None and options.step_budget.fallback == ()
     drawn = ArenaOptions(judge=judge, topology="anchor_set", tournament={"anchors": 2}, step_budget={"calls": 100})
     assert drawn.step_budget is not None and drawn.step_budget.fallback == ("budgeted", "anchor")
+
+
+def test_eager_judging_is_auto_off_where_an_option_needs_the_whole_group_and_an_explicit_true_there_is_refused():
+    judge = {"endpoints": [{"base_url": "http://localhost:1/v1", "model": "m"}]}
+    assert CoordinatorOptions().eager == "auto" and CoordinatorOptions().judges_eagerly
+    assert not CoordinatorOptions(verifiable={}).judges_eagerly and not CoordinatorOptions(eager=False).judges_eagerly
+    assert ArenaRewardConfig(judge=judge).coordinator_options().judges_eagerly
+    assert ArenaRewardConfig(judge=judge, eager=False, step_budget={"calls": 9}).coordinator_options().eager is False
+    with pytest.raises(ValidationError, match=r"eager: true cannot work with verifiable.*leave eager unset"):
+        CoordinatorOptions(eager=True, verifiable={})
+    with pytest.raises(ValidationError, match=r"eager: true cannot work with step_budget.*leave eager unset"):
+        ArenaRewardConfig(judge=judge, eager=True, step_budget={"calls": 9})

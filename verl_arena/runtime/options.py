@@ -163,7 +163,9 @@ class CoordinatorOptions(OutcomeOptions):
         eager: eager judging: a group's first-wave judgments start as soon as both of their rollouts arrived, on a
             judge with room to spare, instead of when the group's last rollout arrives; the ranking is the same. What
             can be asked ahead depends on the topology and the anchor (docs/training-verl.md, "Eager judging").
-            Counted in ``arena/prefetched`` and ``arena/prefetch_unused``.
+            Counted in ``arena/prefetched`` and ``arena/prefetch_unused``. ``"auto"`` (the default): on, except where
+            another option decides a group's judging only once the group is complete (``verifiable``,
+            ``step_budget``), which turns it off; ``true`` with either is refused.
         tail_share: hide the slow tail of a group's rollouts: once this share of its expected members has arrived
             (two at least), its tournament starts on the members present, and the members that come later are placed
             with one wave of judgments against the ranked ones and each other when the group closes, so about one judge
@@ -184,10 +186,25 @@ class CoordinatorOptions(OutcomeOptions):
     arrival_timeout_s: float = Field(default=1800.0, gt=0)
     incomplete: Literal["rank", "zero"] = "rank"
     stored_groups: int = Field(default=10_000, ge=1)
-    eager: bool = True
+    eager: bool | Literal["auto"] = "auto"
     tail_share: float = Field(default=1.0, gt=0, le=1)
     tail_wait_s: float | None = Field(default=None, gt=0)
     tail_opponents: int | None = Field(default=None, ge=1)
+
+    @property
+    def judges_eagerly(self) -> bool:
+        """Whether groups are judged eagerly: ``eager`` resolved against the options that turn ``auto`` off (the
+        step budget resolves it where it is configured: see ``ArenaRewardConfig.coordinator_options``)."""
+        return self.eager is True or (self.eager == "auto" and self.verifiable is None)
+
+    @model_validator(mode="after")
+    def _eager_is_possible(self) -> CoordinatorOptions:
+        if self.eager is True and self.verifiable is not None:
+            raise ValueError(
+                "eager: true cannot work with verifiable: the verifiable scores decide whether a group goes to the "
+                "judge only once all its rollouts are scored; leave eager unset (auto) or set it to false"
+            )
+        return self
 
     @model_validator(mode="after")
     def _verifiable_waits(self) -> CoordinatorOptions:

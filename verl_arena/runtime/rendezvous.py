@@ -196,8 +196,7 @@ class GroupCoordinator:
         self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
-        # with verifiable scores, whether a group needs the judge is known only once it is complete
-        self.eager = EagerJudging(ranker, tournament, enabled=options.eager and options.verifiable is None)
+        self.eager = EagerJudging(ranker, tournament, enabled=options.judges_eagerly)
         # results without their match logs where no stage reads one (no judgment log, no held-out judge), from a
         # ranker that sends them (:mod:`~verl_arena.core.match_digest`): the same answers, read for less
         compact = not self.stages.reads_matches and getattr(ranker, "compact_results", False)

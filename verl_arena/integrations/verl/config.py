@@ -134,12 +134,21 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         return split is not None and str(split) in self.validation_splits
 
     def coordinator_options(self) -> CoordinatorOptions:
-        """The group coordinator's options, as validated here (no eager judging under a step budget: the budget
-        chooses a group's topology once the group is complete)."""
+        """The group coordinator's options, as validated here, ``eager`` resolved: ``auto`` is off under a step
+        budget (the budget chooses a group's topology once the group is complete)."""
         options = CoordinatorOptions.of(self)
-        if self.step_budget is not None and options.eager:
+        if self.step_budget is not None and options.eager == "auto":
             options = options.model_copy(update={"eager": False})
         return options
+
+    @model_validator(mode="after")
+    def _eager_under_a_budget(self) -> ArenaRewardConfig:
+        if self.eager is True and self.step_budget is not None:
+            raise ValueError(
+                "eager: true cannot work with step_budget: the budget chooses a group's topology only once the group "
+                "is complete; leave eager unset (auto) or set it to false"
+            )
+        return self
 
 
 class TournamentAdvantageConfig(BaseModel):

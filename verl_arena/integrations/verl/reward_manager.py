@@ -160,11 +160,13 @@ class ArenaRewardManager(RewardManagerBase):
         cls._ledger = VoteLedger(job) if algorithm.get("adv_estimator") == "tournament" else None  # its only reader
         cls._class_initialized = True
         logger.info(
-            "arena reward manager: %s tournaments of %d, judge %s, coordinator %s",
+            "arena reward manager: %s tournaments of %d, judge %s, coordinator %s, eager judging %s%s",
             arena.topology,
             group_size,
             [f"{e.model} at {e.base_url}" for e in arena.judge.endpoints],
             coordinator_names(arena.name, job, arena.coordinator_shards),
+            "on" if options.judges_eagerly else "off",
+            f" (eager: {arena.eager})" if arena.eager == "auto" else "",
         )
 
     # -- one trajectory ---------------------------------------------------------------------------------------------
