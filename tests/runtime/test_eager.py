@@ -20,6 +20,7 @@ from verl_arena.runtime import JudgeService
 from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator, group_seed
+from verl_arena.runtime.stages.eager import EagerStage
 
 SAYABLE = sorted(set(TOPOLOGIES.names()) - {"multi_round", "listwise"})
 
@@ -28,6 +29,13 @@ def _coordinator(topology: str, eager: bool, **options) -> tuple[GroupCoordinato
     judge = KeyedJudge()
     options = CoordinatorOptions(eager=eager, **options)
     return GroupCoordinator(JudgeService(judge_impl=judge), Tournament.from_options(topology), options), judge
+
+
+def eager_of(coord: GroupCoordinator) -> EagerJudging:
+    """The coordinator's eager judging (its stage's)."""
+    stage = coord.stages.get("eager")
+    assert isinstance(stage, EagerStage)
+    return stage.eager
 
 
 def _group(n: int, tag: str) -> list[Candidate]:
@@ -70,7 +78,7 @@ def test_eager_answers_are_the_plain_answers_and_prefetch_only_the_first_wave(to
         asked_before_last = Counter(judge.calls[: stats.get("prefetched", 0)])
         assert not asked_before_last - wave  # only first-wave compares were asked ahead
         assert stats.get("prefetch_unused", 0) == 0 and stats.get("prefetch_used", 0) == stats.get("prefetched", 0)
-        assert eager.ranker.prefetches.pending() == 0 and eager.eager.pending() == 0  # nothing left behind
+        assert eager.ranker.prefetches.pending() == 0 and eager_of(eager).pending() == 0  # nothing left behind
         if topology in ("anchor", "seeded_single_elimination") and order[-1] != anchor and n > 2:
             assert stats["prefetched"] > 0  # everyone here before the last met the marked anchor ahead
 
@@ -106,7 +114,7 @@ def test_an_environment_failure_or_an_incomplete_group_leaves_prefetches_unused_
             group[7] = Candidate("7", "broke", "path", {ENV_META: {"error": "env crashed"}})
         order = list(range(8 if fail_last else 7))
         await _arrive(coord, "g", group, order, None)
-        return coord.stats(), coord.ranker.prefetches.pending(), coord.eager.pending()
+        return coord.stats(), coord.ranker.prefetches.pending(), eager_of(coord).pending()
 
     stats, held, groups = asyncio.run(scenario("zero", fail_last=False))  # timed out: zero rewards, never ranked
     assert stats["prefetched"] > 0 and stats["prefetch_unused"] == stats["prefetched"]

@@ -64,7 +64,7 @@ async def train(train_url: str, heldout_options: dict | None, log: Path | None =
 def judging(coord: GroupCoordinator) -> HeldoutJudging | None:
     """The coordinator's held-out judge (its stage's), if it has one."""
     stage = coord.stages.get("heldout")
-    return stage.judging if isinstance(stage, HeldoutStage) else None
+    return stage.heldout if isinstance(stage, HeldoutStage) else None
 
 
 def test_an_agreeing_heldout_judge_agrees_on_every_decisive_verdict(mock_judge):

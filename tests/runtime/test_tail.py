@@ -279,7 +279,7 @@ def test_an_anchor_topology_waits_for_a_late_greedy_anchor_before_starting(topol
     async def scenario():
         coord = coordinator(judge, topology=topology, tail_share=0.5, anchor="greedy")
         first = [asyncio.ensure_future(coord.submit("a", str(i), group[i], 8, "q")) for i in range(6)]
-        await until(lambda: "a" in coord._pending and len(coord._pending["a"].members) == 6, "six members")
+        await until(lambda: "a" in coord._pending and len(coord._pending["a"].record.members) == 6, "six members")
         for _ in range(100):
             await asyncio.sleep(0)
         assert coord.counts["tail_heads"] == 0 and judge.calls == 0  # six of eight here, but not the anchor

@@ -40,7 +40,7 @@ import logging
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from verl_arena.core.errors import ConfigError
@@ -56,7 +56,6 @@ from verl_arena.outcomes.members import (
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
-from verl_arena.runtime.eager import EagerJudging
 from verl_arena.runtime.latecomers import Placeable, placed_outcome
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext
@@ -110,17 +109,11 @@ class Submission:
 
 @dataclass
 class _Pending:
-    expected: int
-    query: str
+    #: the group as its stages see it: its query, step, members and what ranks with them
+    record: GroupRecord
     first_arrival: float
-    step: int | None = None
     last_arrival: float = 0.0  # when its last member so far arrived (the coordinator's monotonic clock)
-    members: dict[str, Candidate] = field(default_factory=dict)
-    features: dict[str, MemberFeatures | None] = field(default_factory=dict)
-    anchors: list[str] = field(default_factory=list)
-    reference: Candidate | None = None
-    #: the data's anchors (``anchor_set``, ``source: marked``), as its first member brought them, and that member
-    data_anchors: tuple[Candidate, ...] = ()
+    #: the member that brought the data's anchors (``record.data_anchors``) first
     anchors_from: str = ""
     done: asyncio.Future[Answers] | None = None
     timer: asyncio.TimerHandle | None = None
@@ -133,8 +126,6 @@ class _Pending:
     asked_ahead: Head | None = None
     #: what the judge ranked (its candidates and result), to place latecomers among
     ranked: tuple[list[Candidate], GroupResult] | None = None
-    #: the group as its stages saw it, once it is ranked
-    record: GroupRecord | None = None
 
 
 class GroupCoordinator:
@@ -185,7 +176,7 @@ class GroupCoordinator:
         self.recovered = recovered and store is not None
         self.step_metrics = StepMetrics()
         #: the group stages the options turn on (:mod:`~verl_arena.runtime.stages`)
-        self.stages = Pipeline.build(options, StageContext(self.step_metrics))
+        self.stages = Pipeline.build(options, StageContext(self.step_metrics, ranker, tournament))
         self.group_filter = options.group_filter()
         self._stored: deque[str] = deque()
         self._stored_loaded = False
@@ -196,7 +187,6 @@ class GroupCoordinator:
         self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
-        self.eager = EagerJudging(ranker, tournament, enabled=options.judges_eagerly)
         # results without their match logs where no stage reads one (no judgment log, no held-out judge), from a
         # ranker that sends them (:mod:`~verl_arena.core.match_digest`): the same answers, read for less
         compact = not self.stages.reads_matches and getattr(ranker, "compact_results", False)
@@ -320,7 +310,8 @@ class GroupCoordinator:
                 self.counts["overflow"] += 1
                 return MemberOutcome(0.0, GroupSummary(expected=entry.expected), overflow=True, votes=False)
             group = self._open(group_id, entry)
-        duplicate = member in group.members
+        record = group.record
+        duplicate = member in record.members
         if group.closing and not duplicate:  # it is being ranked without this member: a latecomer
             assert group.done is not None
             return self._latecomer(entry, group.done)
@@ -329,29 +320,20 @@ class GroupCoordinator:
         else:
             self._check_anchors(group_id, group, entry)
             candidate = entry.candidate
-            group.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
-            group.features[member] = entry.features
+            record.members[member] = Candidate(member, candidate.answer, candidate.path, dict(candidate.meta))
+            record.features[member] = entry.features
             group.last_arrival = self._clock()
             if entry.anchor:
-                group.anchors.append(member)
+                record.marked.append(member)
             reference = entry.reference
-            if reference is not None and group.reference is None:
-                group.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
+            if reference is not None and record.reference is None:
+                record.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
         if not duplicate and not group.closing and group.head is not None:
             self._ask_placement(group_id, group, member)
-        if len(group.members) >= group.expected and not group.closing:
+        if record.complete and not group.closing:
             self._close(group_id, reason="complete")
         elif not duplicate and not group.closing and group.head is None:
-            # its first-wave judgments whose two rollouts are here may start
-            self.eager.arrived(
-                group_id,
-                group_seed(group_id),
-                group.query,
-                group.members,
-                group.expected,
-                group.anchors,
-                group.reference,
-            )
+            self.stages.admitted(record, member)  # eager judging: first-wave judgments whose rollouts are here
             # the tail-hiding schedule: members arriving together (a batch) all join the head, which starts next tick
             asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
@@ -414,27 +396,31 @@ class GroupCoordinator:
             return
         candidates, result = group.ranked
         members = next((i for i, c in enumerate(candidates) if c.id not in answers.members), len(candidates))
-        self._placeable[group_id] = Placeable(group.query, group.step, candidates, members, result)
+        self._placeable[group_id] = Placeable(group.record.query, group.record.step, candidates, members, result)
         while len(self._placeable) > PLACEABLE_GROUPS:
             self._placeable.popitem(last=False)
 
     def _check_anchors(self, group_id: str, group: _Pending, entry: Submission) -> None:
         """Keep the data's anchors the group's first member brought (if the tournament can use them); refuse a later
         member that brings others."""
-        if not group.members:
+        record = group.record
+        if not record.members:
             check_data_anchors(self.tournament, entry.anchors, "the data's anchors", group_id)
-            group.data_anchors, group.anchors_from = entry.anchors, entry.member
-        elif not same_anchors(group.data_anchors, entry.anchors):
+            record.data_anchors, group.anchors_from = entry.anchors, entry.member
+        elif not same_anchors(record.data_anchors, entry.anchors):
             raise ConfigError(
                 f"group {group_id}: member {entry.member} brings {len(entry.anchors)} anchors from the data that "
-                f"differ from the {len(group.data_anchors)} of member {group.anchors_from}: every row of a prompt must "
-                "carry the same anchors (verl: extra_info[anchors_key], slime: sample.metadata[anchors_key])"
+                f"differ from the {len(record.data_anchors)} of member {group.anchors_from}: every row of a prompt "
+                "must carry the same anchors (verl: extra_info[anchors_key], slime: sample.metadata[anchors_key])"
             )
 
     def _open(self, group_id: str, entry: Submission) -> _Pending:
         """A new pending group, closed by a timer ``arrival_timeout_s`` from now if its members do not all come."""
         loop = asyncio.get_running_loop()
-        group = _Pending(expected=entry.expected, query=entry.query, first_arrival=self._clock(), step=entry.step)
+        record = GroupRecord(
+            group_id, entry.query, {}, step=entry.step, expected=entry.expected, seed=group_seed(group_id)
+        )
+        group = _Pending(record, first_arrival=self._clock())
         group.done = loop.create_future()
         group.timer = loop.call_later(self.options.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
         if self.options.tail_wait_s is not None:
@@ -453,12 +439,12 @@ class GroupCoordinator:
     def _ask_placement(self, group_id: str, group: _Pending, member: str) -> None:
         """A member came while the group's head runs: ask its placement judgments now, if the wave will meet every
         ranked member (they do not depend on the head's ranking then)."""
-        candidate, head = group.members[member], group.head
+        candidate, head = group.record.members[member], group.head
         assert head is not None
         if self.options.tail_opponents is not None or env_failed(candidate):
             return
         group.asked_ahead = head
-        ask_placement(self.ranker, head, group.query, group_id, candidate, self.counts)
+        ask_placement(self.ranker, head, group.record.query, group_id, candidate, self.counts)
 
     def _start_head_if_due(self, group_id: str) -> None:
         """Start ranking the members present if the tail-hiding schedule says so (once per group)."""
@@ -467,17 +453,19 @@ class GroupCoordinator:
             return
         if self.options.tail_share >= 1 and not group.waited:
             return
-        members = [m for m in sorted(group.members, key=_member_order) if not env_failed(group.members[m])]
-        here = anchor_here(self.options, self.tournament, members, group.anchors, group.reference)
-        if not head_due(self.options, len(members), group.expected, group.waited, here):
+        record = group.record
+        members = [m for m in sorted(record.members, key=_member_order) if not env_failed(record.members[m])]
+        here = anchor_here(self.options, self.tournament, members, record.marked, record.reference)
+        if not head_due(self.options, len(members), record.expected, group.waited, here):
             return
-        candidates = self._candidates(group, members)
-        tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=candidates[1])
+        candidates = record.what_ranks(members)
+        tournament = self.tournament.for_group(seed=record.seed, anchor=candidates[1])
         clocks = self._wall_clock(), self._clock()
-        before = self.eager.ranking(group_id)  # the judgments asked ahead reach the ranker first
+        before = self.stages.judging(record)  # the judgments asked ahead reach the ranker first
         group.head = start_head(
-            self.ranker, group.query, members, candidates, tournament, group_id, clocks, before, step=group.step
+            self.ranker, record.query, members, candidates, tournament, group_id, clocks, before, step=record.step
         )
+        record.ranking_started = True
         self.counts["tail_heads"] += 1
 
     def _waited(
@@ -524,7 +512,7 @@ class GroupCoordinator:
             answers = self._zero(group, incomplete=incomplete, voided=True)
         # the judge time the group's members waited for after the last of them arrived (after its close, on a timeout)
         answers = answers.with_exposed(self._clock() - (closed if incomplete else group.last_arrival))
-        await self.eager.finished(group_id)  # judgments asked ahead of a group never ranked are dropped
+        await self.stages.closed(group.record)  # eager judging: judgments asked ahead and never used are dropped
         if group.asked_ahead is not None:  # and the placement judgments its wave did not use (or it had none)
             await self._drop_asked_ahead(group_id, group.asked_ahead)
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
@@ -590,22 +578,14 @@ class GroupCoordinator:
 
     @staticmethod
     def _zero(group: _Pending, *, incomplete: bool, voided: bool = False) -> Answers:
-        return zero_answers(list(group.members), group.expected, incomplete=incomplete, voided=voided)
+        return zero_answers(list(group.record.members), group.record.expected, incomplete=incomplete, voided=voided)
 
     async def _rank(self, group_id: str, group: _Pending, incomplete: bool) -> Answers:
         """Rank the group through the stages (:mod:`~verl_arena.runtime.stages`): they take members out or place them
         below the others before the judge ranks the rest, and change or record the result after."""
-        everyone = sorted(group.members, key=_member_order)
-        record = GroupRecord(
-            group_id,
-            group.query,
-            {m: group.members[m] for m in everyone},
-            step=group.step,
-            expected=group.expected,
-            incomplete=incomplete,
-            features={m: group.features.get(m) for m in everyone},
-        )
-        group.record = record
+        record = group.record
+        record.members = {m: record.members[m] for m in sorted(record.members, key=_member_order)}
+        record.incomplete = incomplete
         self.stages.before_rank(record)
         if record.screened and group.head is not None and not record.screened.keys().isdisjoint(group.head.members):
             group.head.cancel()  # it ranked a screened member: the group is ranked again without it
@@ -623,7 +603,7 @@ class GroupCoordinator:
                 "group %s: %d of %d members arrived within %.0f s",
                 group_id,
                 len(voting),
-                group.expected,
+                record.expected,
                 self.options.arrival_timeout_s,
             )
         if len(voting) < 2 or (incomplete and self.options.incomplete == "zero"):
@@ -633,7 +613,7 @@ class GroupCoordinator:
         ranked = record.ranked
         record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, record)
         record.judged = group.ranked
-        record.tournament = self.tournament.for_group(seed=group_seed(group_id), anchor=record.anchor)
+        record.tournament = self.tournament.for_group(seed=record.seed, anchor=record.anchor)
         await self.stages.after_rank(record)
         assert record.result is not None
         outcomes, late = member_outcomes(
@@ -641,13 +621,13 @@ class GroupCoordinator:
             record.candidates,
             members=len(ranked),
             anchor=record.anchor,
-            expected=group.expected,
+            expected=record.expected,
             incomplete=incomplete,
             group_filter=self.group_filter,
             judged=judged,
-            query=group.query,
+            query=record.query,
             hack_thresholds=self.options.hack_alarm,
-            features=[group.features.get(m) for m in voting],
+            features=[record.features.get(m) for m in voting],
             screened=list(record.screened.values()),
         )
         return Answers(dict(zip(voting, outcomes, strict=True)), late)
@@ -662,43 +642,32 @@ class GroupCoordinator:
         if len(members) < 2:
             if group.head is not None:
                 group.head.cancel()
-            candidates, anchor = self._candidates(group, members)
+            candidates, anchor = record.what_ranks(members)
             return candidates, anchor, None, (0.0, 0.0)
         if group.head is not None:
-            candidates, anchor, late = whole_group(group.head, members, group.members.__getitem__)
+            candidates, anchor, late = whole_group(group.head, members, record.members.__getitem__)
             self.counts["tail_late_members"] += len(late)
             judged_at, started = group.head.judged_at, group.head.started
             wave = placed(
                 self.ranker,
                 group.head,
-                group.query,
+                record.query,
                 candidates,
                 late,
                 group_id,
                 self.options.tail_opponents,
-                step=group.step,
+                step=record.step,
             )
             result: GroupResult = await wave
-            self.eager.used(group.head.task.result().details.get("prefetch") or {})
-            self.eager.used(result.details.get("prefetch") or {})
+            self.stages.judged(record, group.head.task.result())
+            self.stages.judged(record, result)
         else:
-            candidates, anchor = self._candidates(group, members)
+            candidates, anchor = record.what_ranks(members)
             record.candidates, record.anchor = candidates, anchor
             judged_at, started = self._wall_clock(), self._clock()
-            result = await self.stages.rank(record, _SubsetJudge(self, group_id, group))
+            result = await self.stages.rank(record, _SubsetJudge(self, record))
         group.ranked = (candidates, result)
         return candidates, anchor, result, (judged_at, self._clock() - started)
-
-    @staticmethod
-    def _candidates(group: _Pending, members: list[str]) -> tuple[list[Candidate], int]:
-        """What ranks ``members``: their candidates (then the reference, if there is one, then the data's anchors),
-        and the anchor's index."""
-        candidates = [group.members[m] for m in members]
-        if group.reference is not None:
-            candidates.append(group.reference)
-            return [*candidates, *group.data_anchors], len(candidates) - 1
-        # the marked anchor, if it is ranked (its environment may have failed): else the first member
-        return [*candidates, *group.data_anchors], next((members.index(a) for a in group.anchors if a in members), 0)
 
     # -- observability ----------------------------------------------------------------------------------------------
 
@@ -707,10 +676,9 @@ class GroupCoordinator:
         return {
             **dict(self.counts),
             **{f"group_filter:{k}": v for k, v in self.group_filter.counts.items()},
-            **dict(self.eager.counts),
             **self.stages.stats(),
             "pending_groups": len(self._pending),
-            "waiting_members": sum(len(g.members) for g in self._pending.values()),
+            "waiting_members": sum(len(g.record.members) for g in self._pending.values()),
             "finished_remembered": len(self._finished),
         }
 
@@ -719,25 +687,29 @@ class GroupCoordinator:
 class _SubsetJudge:
     """The judge of one pending group, for a stage that owns its ranking (a
     :class:`~verl_arena.runtime.stages.SubsetJudge`): ranks some of its members against its reference and anchors, the
-    judgments asked ahead reaching the ranker first."""
+    stages told before and after (the judgments asked ahead reach the ranker first)."""
 
     coordinator: GroupCoordinator
-    group_id: str
-    group: _Pending
+    record: GroupRecord
 
     @property
     def tournament(self) -> Tournament:
         return self.coordinator.tournament
 
     async def __call__(self, members: Sequence[str]) -> GroupResult:
-        coordinator, group_id, group = self.coordinator, self.group_id, self.group
-        candidates, anchor = coordinator._candidates(group, list(members))
-        tournament = coordinator.tournament.for_group(seed=group_seed(group_id), anchor=anchor)
-        await coordinator.eager.ranking(group_id)
+        coordinator, record = self.coordinator, self.record
+        candidates, anchor = record.what_ranks(members)
+        tournament = coordinator.tournament.for_group(seed=record.seed, anchor=anchor)
+        await coordinator.stages.judging(record)
         result = await coordinator.ranker.rank_group(
-            group.query, candidates, tournament, group_id=group_id, step=group.step, **coordinator._rank_options
+            record.query,
+            candidates,
+            tournament,
+            group_id=record.group_id,
+            step=record.step,
+            **coordinator._rank_options,
         )
-        coordinator.eager.used(result.details.get("prefetch") or {})
+        coordinator.stages.judged(record, result)
         return result
 
 

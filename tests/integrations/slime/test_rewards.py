@@ -264,7 +264,7 @@ def test_a_held_out_judge_checks_the_training_judge_in_the_background_and_is_log
         rewards = await group_rm(options, group)
         held = group_stages(arena_config(options)).get("heldout")
         assert held is not None
-        await held.judging.drain()
+        await held.heldout.drain()
         return rewards
 
     rewards = asyncio.run(scenario())

@@ -34,8 +34,8 @@ def test_a_judged_group_goes_to_the_heldout_judge_once_answered_and_an_unjudged_
         result = await service.rank_group(QUERY, plans, Tournament.from_options("round_robin"), group_id="g1")
         stage.finished(GroupRecord("g0", QUERY, {c.id: c for c in plans}, step=1))  # nothing judged: not queued
         stage.finished(GroupRecord("g1", QUERY, {c.id: c for c in plans}, step=1, judged=(plans, result)))
-        await stage.judging.drain()
-        await stage.judging.aclose()
+        await stage.heldout.drain()
+        await stage.heldout.aclose()
         await service.aclose()
 
     asyncio.run(scenario())

@@ -7,6 +7,8 @@ A stage is one training-time group feature. It sees a :class:`GroupRecord`, neve
 group, so the same stage runs wherever groups are ranked (verl's rendezvous, slime's group reward model). Its hooks,
 each a no-op unless it overrides it, run in :data:`~verl_arena.runtime.stages.ORDER`:
 
+- :meth:`GroupStage.admitted`: a member joined a group still incomplete (rendezvous only: slime's groups come whole);
+- :meth:`GroupStage.judging` and :meth:`GroupStage.judged`: around each ranking the judge is asked for;
 - :meth:`GroupStage.before_rank`: the group is complete (or closed); a stage may take members out of the ranking
   (``left_out``: they do not vote) or place them below it (``screened``);
 - :meth:`GroupStage.rank`: a stage that owns the ranking of some groups ranks them (the first stage that returns a
@@ -15,6 +17,7 @@ each a no-op unless it overrides it, run in :data:`~verl_arena.runtime.stages.OR
   or the candidates, or record them;
 - :meth:`GroupStage.placed`: a latecomer was placed among the members answered (``record.result``: the placement);
 - :meth:`GroupStage.answered`: the members' outcomes, which a stage may add to (members it left out);
+- :meth:`GroupStage.closed`: the group is ranked or given up, before anyone is answered;
 - :meth:`GroupStage.finished`: the members have their answers; work that must not hold them up starts here.
 
 Each stage counts what it did in :meth:`GroupStage.stats` under names of its own. A registered factory builds the
@@ -45,9 +48,14 @@ class GroupRecord:
     Args:
         group_id: the group (verl: the prompt's ``uid``; slime: ``group-<group_index>``).
         query: the prompt.
-        members: every member present, by member key, in member order.
+        members: every member present, by member key (in member order once the group is ranked).
         step: the training step that produced the group.
         expected: the members the group expected.
+        seed: the group's tournament seed (a stable function of its id).
+        marked: the members marked as the group's anchor (ArenaRL's greedy rollout), in arrival order.
+        reference: a reference answer ranked with the members (``anchor=reference``), never rewarded.
+        data_anchors: the prompt's anchors from the data (``anchor_set`` with ``source: marked``), never rewarded.
+        ranking_started: a stage started ranking the members present before the group was complete (tail hiding).
         incomplete: closed before every member came.
         features: the hack detectors' features of each member measured where it was produced (``None``: measure here).
         left_out: members taken out of the ranking, which do not vote, and why.
@@ -65,6 +73,11 @@ class GroupRecord:
     members: dict[str, Candidate]
     step: int | None = None
     expected: int = 0
+    seed: int = 0
+    marked: list[str] = field(default_factory=list)
+    reference: Candidate | None = None
+    data_anchors: tuple[Candidate, ...] = ()
+    ranking_started: bool = False
     incomplete: bool = False
     features: dict[str, MemberFeatures | None] = field(default_factory=dict)
     left_out: dict[str, str] = field(default_factory=dict)
@@ -85,6 +98,21 @@ class GroupRecord:
         """The members that get the group's outcomes: the ranked ones, then the screened ones."""
         return [*self.ranked, *self.screened]
 
+    @property
+    def complete(self) -> bool:
+        """Every expected member is here."""
+        return len(self.members) >= self.expected
+
+    def what_ranks(self, members: Sequence[str]) -> tuple[list[Candidate], int]:
+        """What ranks ``members``: their candidates, then the reference if there is one, then the data's anchors; and
+        the anchor's index: the reference, else the first marked member among them, else the first."""
+        candidates = [self.members[m] for m in members]
+        if self.reference is not None:
+            candidates.append(self.reference)
+            return [*candidates, *self.data_anchors], len(candidates) - 1
+        marked = next((list(members).index(a) for a in self.marked if a in members), 0)
+        return [*candidates, *self.data_anchors], marked
+
 
 @dataclass(frozen=True)
 class StageContext:
@@ -93,9 +121,14 @@ class StageContext:
     Args:
         step_metrics: where a stage that reports per step after the members were answered (the held-out judge) puts
             its tallies.
+        ranker: what ranks the groups (``rank_group``; the judge pool's relay may also take prefetches), where a
+            stage asks it directly (eager judging); ``None``: no stage may.
+        tournament: the configured tournament, where a stage plans with it (eager judging).
     """
 
     step_metrics: StepMetrics
+    ranker: Any = None
+    tournament: Tournament | None = None
 
 
 class SubsetJudge(Protocol):
@@ -110,6 +143,18 @@ class SubsetJudge(Protocol):
 
 class GroupStage:
     """A stage's hooks, each doing nothing until a stage overrides it (see the module docstring)."""
+
+    def admitted(self, record: GroupRecord, member: str) -> None:
+        """``member`` joined the group, which is still incomplete."""
+
+    async def judging(self, record: GroupRecord) -> None:
+        """The judge is about to rank the group or part of it (once per group, before its first ranking)."""
+
+    def judged(self, record: GroupRecord, result: GroupResult) -> None:
+        """The judge returned ``result`` for the group or part of it."""
+
+    async def closed(self, record: GroupRecord) -> None:
+        """The group is ranked (or given up), before anyone is answered."""
 
     #: the stage's name in the registry and in :data:`~verl_arena.runtime.stages.ORDER`
     name: ClassVar[str] = ""

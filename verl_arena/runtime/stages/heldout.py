@@ -35,15 +35,15 @@ class HeldoutStage(GroupStage):
     name = "heldout"
     reads_matches = True
 
-    def __init__(self, judging: HeldoutJudging) -> None:
-        self.judging = judging
+    def __init__(self, heldout: HeldoutJudging) -> None:
+        self.heldout = heldout
 
     def finished(self, record: GroupRecord) -> None:
         if record.judged is not None:
-            self.judging.submit(record.group_id, record.step, record.query, *record.judged)
+            self.heldout.submit(record.group_id, record.step, record.query, *record.judged)
 
     def stats(self) -> dict[str, float]:
-        return {f"heldout:{k}": v for k, v in self.judging.stats().items()}
+        return {f"heldout:{k}": v for k, v in self.heldout.stats().items()}
 
 
 @STAGES.register(HeldoutStage.name)

@@ -20,11 +20,11 @@ from verl_arena.runtime.stages.verifiable import VerifiableOptions
 
 __all__ = ["ORDER", "Pipeline", "StageOptions"]
 
-#: the order the stages' hooks run in: the environment leaves out its failures before the screen looks at the rest;
-#: verifiable scores rank what is left (the judge only where they tie); outcomes combine with that ranking before the
-#: screened members go below it, and the log writes the whole group; the held-out judge starts once everything else
-#: is done
-ORDER = ("env_outcomes", "hack_screen", "verifiable", "judgment_log", "heldout")
+#: the order the stages' hooks run in: eager judging first (it asks ahead while members arrive); the environment
+#: leaves out its failures before the screen looks at the rest; verifiable scores rank what is left (the judge only
+#: where they tie); outcomes combine with that ranking before the screened members go below it, and the log writes the
+#: whole group; the held-out judge starts once everything else is done
+ORDER = ("eager", "env_outcomes", "hack_screen", "verifiable", "judgment_log", "heldout")
 
 
 class StageOptions(EnvOutcomeOptions, HackScreenOptions, VerifiableOptions, JudgmentLogOptions, HeldoutOptions):
@@ -51,6 +51,26 @@ class Pipeline:
     def get(self, name: str) -> GroupStage | None:
         """The stage named ``name``, if it runs."""
         return next((stage for stage in self.stages if stage.name == name), None)
+
+    def admitted(self, record: GroupRecord, member: str) -> None:
+        """Every stage's :meth:`GroupStage.admitted`."""
+        for stage in self.stages:
+            stage.admitted(record, member)
+
+    async def judging(self, record: GroupRecord) -> None:
+        """Every stage's :meth:`GroupStage.judging`."""
+        for stage in self.stages:
+            await stage.judging(record)
+
+    def judged(self, record: GroupRecord, result: GroupResult) -> None:
+        """Every stage's :meth:`GroupStage.judged`."""
+        for stage in self.stages:
+            stage.judged(record, result)
+
+    async def closed(self, record: GroupRecord) -> None:
+        """Every stage's :meth:`GroupStage.closed`."""
+        for stage in self.stages:
+            await stage.closed(record)
 
     def before_rank(self, record: GroupRecord) -> None:
         """Every stage's :meth:`GroupStage.before_rank`."""
