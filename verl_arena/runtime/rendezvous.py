@@ -51,7 +51,6 @@ from verl_arena.outcomes.members import (
     Answers,
     GroupSummary,
     MemberOutcome,
-    member_outcomes,
     zero_answers,
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
@@ -610,27 +609,11 @@ class GroupCoordinator:
             if group.head is not None:
                 group.head.cancel()
             return self._zero(group, incomplete=incomplete)
-        ranked = record.ranked
         record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, record)
         record.judged = group.ranked
         record.tournament = self.tournament.for_group(seed=record.seed, anchor=record.anchor)
         await self.stages.after_rank(record)
-        assert record.result is not None
-        outcomes, late = member_outcomes(
-            record.result,
-            record.candidates,
-            members=len(ranked),
-            anchor=record.anchor,
-            expected=record.expected,
-            incomplete=incomplete,
-            group_filter=self.group_filter,
-            judged=judged,
-            query=record.query,
-            hack_thresholds=self.options.hack_alarm,
-            features=[record.features.get(m) for m in voting],
-            screened=list(record.screened.values()),
-        )
-        return Answers(dict(zip(voting, outcomes, strict=True)), late)
+        return record.answers(self.group_filter, self.options.hack_alarm, judged)
 
     async def _judged(
         self, group_id: str, group: _Pending, record: GroupRecord

@@ -56,7 +56,7 @@ from verl_arena.integrations.slime.verifiable import SampleScorer
 from verl_arena.judges.competence import require_competence
 from verl_arena.outcomes.group_filter import GroupFilter
 from verl_arena.outcomes.hack_detectors import MemberFeatures, member_features
-from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, member_outcomes, zero_answers
+from verl_arena.outcomes.members import Answers, GroupSummary, MemberOutcome, zero_answers
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.data_anchors import check_data_anchors
@@ -186,7 +186,7 @@ async def _ranked(
     """The answers of a group with at least two members to rank: the judge ranks the members no stage took out (the
     judge ranks nothing with fewer than two), against a reference and the data's anchors where they apply, unless a
     stage ranks the group (verifiable scores)."""
-    key, query, ranked = record.group_id, record.query, record.ranked
+    key, ranked = record.group_id, record.ranked
     extras = _extras(cfg, trajectories, key)
     record.candidates, record.anchor = _what_ranks(cfg, record, trajectories, ranked, extras)
     record.tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=record.anchor)
@@ -195,23 +195,10 @@ async def _ranked(
         record.result = await stages.rank(record, judge)
         record.judged = (list(record.candidates), record.result)
     await stages.after_rank(record)
-    assert record.result is not None
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
-    outcomes, late = member_outcomes(
-        record.result,
-        record.candidates,
-        members=len(ranked),
-        anchor=record.anchor,
-        expected=record.expected,
-        group_filter=_filters[filter_key],
-        query=query,
-        hack_thresholds=cfg.hack_alarm,
-        features=[record.features.get(m) for m in record.voting],
-        screened=list(record.screened.values()),
-    )
-    return Answers(dict(zip(record.voting, outcomes, strict=True)), late)
+    return record.answers(_filters[filter_key], cfg.hack_alarm)
 
 
 def _extras(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:

@@ -34,8 +34,9 @@ from typing import Any, ClassVar, Protocol
 from verl_arena.core.registry import Registry
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
-from verl_arena.outcomes.hack_detectors import MemberFeatures
-from verl_arena.outcomes.members import Answers
+from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.hack_detectors import HackThresholds, MemberFeatures
+from verl_arena.outcomes.members import Answers, member_outcomes
 from verl_arena.outcomes.step_metrics import StepMetrics
 
 __all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory", "SubsetJudge"]
@@ -102,6 +103,33 @@ class GroupRecord:
     def complete(self) -> bool:
         """Every expected member is here."""
         return len(self.members) >= self.expected
+
+    def answers(
+        self,
+        group_filter: GroupFilter | None,
+        hack_thresholds: HackThresholds | None,
+        judged: tuple[float, float] = (0.0, 0.0),
+    ) -> Answers:
+        """Each voting member's outcome from the ranked group (``result`` over ``candidates``), and a latecomer's
+        stand-in (:func:`~verl_arena.outcomes.members.member_outcomes`; ``judged``: when the group went to the judge
+        and for how long)."""
+        assert self.result is not None
+        voting = self.voting
+        outcomes, late = member_outcomes(
+            self.result,
+            self.candidates,
+            members=len(self.ranked),
+            anchor=self.anchor,
+            expected=self.expected,
+            incomplete=self.incomplete,
+            group_filter=group_filter,
+            judged=judged,
+            query=self.query,
+            hack_thresholds=hack_thresholds,
+            features=[self.features.get(m) for m in voting],
+            screened=list(self.screened.values()),
+        )
+        return Answers(dict(zip(voting, outcomes, strict=True)), late)
 
     def what_ranks(self, members: Sequence[str]) -> tuple[list[Candidate], int]:
         """What ranks ``members``: their candidates, then the reference if there is one, then the data's anchors; and
