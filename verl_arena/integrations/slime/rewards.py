@@ -187,39 +187,21 @@ async def _ranked(
     judge ranks nothing with fewer than two), against a reference and the data's anchors where they apply, unless a
     stage ranks the group (verifiable scores)."""
     key, ranked = record.group_id, record.ranked
-    extras = _extras(cfg, trajectories, key)
-    record.candidates, record.anchor = _what_ranks(cfg, record, trajectories, ranked, extras)
+    if cfg.anchor == "greedy":  # the rollout slime sampled as the anchor (verl_arena.slime.generate marks it)
+        record.marked = [m for m in record.members if _metadata(trajectories[int(m)]).get("arena_anchor")]
+    elif cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
+        record.reference = Candidate("__reference__", reference)
+    record.data_anchors = tuple(_data_anchors(cfg, trajectories, key))  # after the members: never rewarded
+    record.candidates, record.anchor = record.what_ranks(ranked)
     record.tournament = cfg.built_tournament().for_group(seed=group_seed(key), anchor=record.anchor)
     if len(ranked) >= 2:
-        judge = _SlimeJudge(cfg, args, record, trajectories, extras)
-        record.result = await stages.rank(record, judge)
+        record.result = await stages.rank(record, _SlimeJudge(cfg, args, record))
         record.judged = (list(record.candidates), record.result)
     await stages.after_rank(record)
     filter_key = (cfg.drop_groups, cfg.drop_max_share)
     if filter_key not in _filters:
         _filters[filter_key] = cfg.group_filter()
     return record.answers(_filters[filter_key], cfg.hack_alarm)
-
-
-def _extras(cfg: SlimeArenaConfig, trajectories: list[Any], key: str) -> list[Candidate]:
-    """What every ranking of the group is judged against besides its members: the reference (``anchor=reference``),
-    then the data's anchors (never rewarded)."""
-    extras = []
-    if cfg.anchor == "reference" and (reference := reference_of(trajectories[0], cfg)) is not None:
-        extras.append(Candidate("__reference__", reference))
-    return [*extras, *_data_anchors(cfg, trajectories, key)]
-
-
-def _what_ranks(
-    cfg: SlimeArenaConfig, record: GroupRecord, trajectories: list[Any], members: Sequence[str], extras: list[Candidate]
-) -> tuple[list[Candidate], int]:
-    """The candidates that rank ``members`` (theirs, then ``extras``) and the anchor's index: the reference, else the
-    member slime sampled as the anchor (``metadata["arena_anchor"]``), else the first."""
-    candidates = [record.members[m] for m in members]
-    if extras and extras[0].id == "__reference__":
-        return [*candidates, *extras], len(candidates)
-    marked = [j for j, m in enumerate(members) if _metadata(trajectories[int(m)]).get("arena_anchor")]
-    return [*candidates, *extras], marked[0] if cfg.anchor == "greedy" and marked else 0
 
 
 @dataclasses.dataclass
@@ -230,8 +212,6 @@ class _SlimeJudge:
     cfg: SlimeArenaConfig
     args: Any
     record: GroupRecord
-    trajectories: list[Any]
-    extras: list[Candidate]
 
     @property
     def tournament(self) -> Tournament:
@@ -239,7 +219,7 @@ class _SlimeJudge:
 
     async def __call__(self, members: Sequence[str]) -> GroupResult:
         record = self.record
-        candidates, anchor = _what_ranks(self.cfg, record, self.trajectories, members, self.extras)
+        candidates, anchor = record.what_ranks(members)
         tournament = self.tournament.for_group(seed=group_seed(record.group_id), anchor=anchor)
         service = judge_service(self.cfg, self.args)
         return await service.rank_group(
@@ -267,7 +247,9 @@ def _measured(
 ) -> list[MemberFeatures]:
     """Each candidate's hack-detector features; with ``verifiable``, its score goes to its ``meta["verifiable"]``."""
     if cfg.verifiable is not None:
-        scorer = _scorers.setdefault(cfg.verifiable.score, SampleScorer(cfg.verifiable))
+        if cfg.verifiable.score not in _scorers:
+            _scorers[cfg.verifiable.score] = SampleScorer(cfg.verifiable)
+        scorer = _scorers[cfg.verifiable.score]
         for candidate, sample in zip(candidates, trajectories, strict=True):
             candidate.meta[VERIFIABLE_META] = scorer.meta(sample)
     return [member_features(c, query) for c in candidates]
