@@ -60,7 +60,7 @@ def test_the_options_rank_shares_with_the_configuration_are_spelt_as_it_spells_t
     names = {*JudgeConfig.model_fields, *ArenaOptions.model_fields, *(f.name for f in dataclasses.fields(Tournament))}
     parser = rank_parser()
     shared = {"judgment_log", "tournament", "cache_path", "max_concurrency", "timeout_s", "judge_deadline_s"}
-    shared |= {"include_tool_outputs", "order_swap", "template", "language", "rpm", "tpm", "seed"}
+    shared |= {"include_tool_outputs", "orders", "template", "language", "rpm", "tpm", "seed"}
     flags = {a.dest: a.option_strings for a in parser._actions if a.help != "==SUPPRESS=="}
     assert shared <= names
     for dest in shared:

@@ -34,6 +34,6 @@ def test_the_report_says_which_judge_it_audited_and_on_what(capsys):
     report = strict_json(capsys.readouterr().out)
     judge = report["judge"]
     assert judge["models"] == ["mock-lexical-judge"] and judge["builtin_mock"] and judge["ensemble"] is None
-    assert judge["description"] == f"mock-lexical-judge ({judge['template']}/{judge['language']}, order swap on)"
+    assert judge["description"] == f"mock-lexical-judge ({judge['template']}/{judge['language']}, orders: both)"
     assert report["tasks"] == 1 and report["tasks_available"] == 8 and report["seed"] == 3
     assert report["honest_source"] and report["confidence"] == 0.95

@@ -158,7 +158,7 @@ def test_rank_summarizes_judgments_requests_and_cache_hits_as_the_judge_saw_them
             cache,
             "--no-preflight",  # the pre-flight request is no judgment: counted apart (judges/test_preflight.py)
         ]
-        args += [] if order_swap else ["--no-order-swap"]
+        args += [] if order_swap else ["--orders", "given"]
         assert main(args) == 0
         summary = strict_json(capsys.readouterr().out)
         assert summary["judge_requests"] == server.received - before, name

@@ -164,7 +164,7 @@ def test_judging_reuses_the_log_keeps_failures_with_their_reason_and_warns_once_
 
 def test_each_judge_is_asked_one_order_at_a_time_and_a_bad_one_is_named(monkeypatch):
     endpoint = {"endpoints": [{"base_url": "http://127.0.0.1:9/v1", "model": "m"}]}
-    judges = single_order_judges({"plain": endpoint, "swapping": {**endpoint, "order_swap": True}})
+    judges = single_order_judges({"plain": endpoint, "swapping": {**endpoint, "orders": "agree"}})
     assert set(judges) == {"plain", "swapping"}
     assert not any(isinstance(j, OrderSwapJudge) for j in judges.values())  # the evaluation asks both orders itself
     monkeypatch.delenv("NO_SUCH_KEY_VARIABLE", raising=False)

@@ -169,3 +169,35 @@ def test_graded_is_off_by_default_and_validated_where_it_enters():
     on = parse_judge_config({"endpoints": endpoints, "graded": "break_ties"})
     assert on.verdict_settings()["graded"] == "break_ties"
     assert "graded" not in parse_judge_config({"endpoints": endpoints}).verdict_settings()  # old records compare
+
+
+@pytest.mark.parametrize(
+    ("orders", "recorded"),
+    [
+        ("both", {"order_swap": True, "require_agreement": False}),
+        ("agree", {"order_swap": True, "require_agreement": True}),
+        ("drawn", {"order_swap": False, "require_agreement": False, "one_order": True}),
+        ("given", {"order_swap": False, "require_agreement": False}),
+    ],
+)
+def test_the_order_protocol_is_one_option_recorded_as_results_have_always_spelt_it(orders, recorded):
+    """Results ranked before ``orders`` replaced the three options still compare equal on ``rank --resume``."""
+    settings = parse_judge_config(judge_config("http://h:1/v1", orders=orders)).verdict_settings()
+    assert {k: settings[k] for k in ("order_swap", "require_agreement", "one_order") if k in settings} == recorded
+
+
+@pytest.mark.parametrize(
+    ("old", "instead"),
+    [
+        ({"order_swap": False}, "`orders: given` instead of `order_swap: false`"),
+        ({"require_agreement": True}, "`orders: agree` instead of `require_agreement: true`"),
+        ({"one_order": True}, "`orders: drawn` instead of `one_order: true`"),
+        ({"order_swap": True, "require_agreement": True}, "`orders: agree` instead of `order_swap: true, require"),
+    ],
+)
+def test_a_replaced_order_option_is_refused_naming_what_to_write_instead(old, instead):
+    with pytest.raises(ConfigError, match=f"judge: .*replaced by one option, orders .*{instead}"):
+        parse_judge_config(judge_config("http://h:1/v1", **old))
+    member = judge_config("http://h:1/v1", ensemble={"members": [{}, {"temperature": 0.5, **old}]})
+    with pytest.raises(ConfigError, match=r"ensemble.members\[1\]"):
+        parse_judge_config(member)

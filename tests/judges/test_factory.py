@@ -22,9 +22,9 @@ URL = "http://127.0.0.1:9/v1"  # nothing is asked: building a judge sends no req
 
 
 def test_a_judge_is_order_swapped_unless_configured_otherwise():
-    judge = build_judge(judge_config(URL, require_agreement=True))
+    judge = build_judge(judge_config(URL, orders="agree"))
     assert isinstance(judge, OrderSwapJudge) and isinstance(judge.inner, LLMJudge) and judge.require_agreement
-    plain = build_judge(parse_judge_config(judge_config(URL, order_swap=False, template="writing")))
+    plain = build_judge(parse_judge_config(judge_config(URL, orders="given", template="writing")))
     assert isinstance(plain, LLMJudge) and plain.config.template == "writing"
 
 
@@ -59,5 +59,5 @@ def test_a_sides_score_range_is_the_templates_doubled_by_order_swapping(tmp_path
         "user: |\n  $query\n  $candidate_a\n  $candidate_b\n  $reply_format\n"
     )
     assert score_range(parse_judge_config(judge_config(URL, template=str(path)))) == (2.0, 10.0)
-    assert score_range(parse_judge_config(judge_config(URL, template=str(path), order_swap=False))) == (1.0, 5.0)
+    assert score_range(parse_judge_config(judge_config(URL, template=str(path), orders="given"))) == (1.0, 5.0)
     assert score_range(parse_judge_config(judge_config(URL))) == (0.0, 20.0)

@@ -108,22 +108,17 @@ def test_a_one_order_group_replays_to_the_same_result():
     assert [m.verdict.meta["one_order"] for m in redo.matches] == [m.verdict.meta["one_order"] for m in result.matches]
 
 
-def test_the_option_builds_the_one_order_judge_and_turns_order_swap_off():
-    cfg = parse_judge_config(judge_config("http://127.0.0.1:9/v1", one_order=True, seed=4))
-    assert cfg.one_order and not cfg.order_swap and cfg.verdict_settings()["one_order"] is True
+def test_orders_drawn_builds_the_one_order_judge_and_records_it():
+    cfg = parse_judge_config(judge_config("http://127.0.0.1:9/v1", orders="drawn", seed=4))
+    assert not cfg.both_orders and cfg.verdict_settings()["one_order"] is True
     judge = build_judge(cfg)
     assert isinstance(judge, OneOrderJudge) and judge.seed == 4
     assert "one_order" not in parse_judge_config(judge_config("http://127.0.0.1:9/v1")).verdict_settings()
 
 
-@pytest.mark.parametrize(
-    ("extra", "field"), [({"order_swap": True}, "order_swap"), ({"require_agreement": True}, "require_agreement")]
-)
-def test_the_option_refuses_a_second_order_policy_naming_the_field(extra, field):
-    with pytest.raises(ConfigError, match=field):
-        parse_judge_config(judge_config("http://127.0.0.1:9/v1", one_order=True, **extra))
-    with pytest.raises(ConfigError, match="one_order"):
-        parse_judge_config(judge_config("http://127.0.0.1:9/v1", one_order="yes please"))
+def test_orders_is_one_of_its_values_naming_the_field():
+    with pytest.raises(ConfigError, match=r"judge\.orders: Input should be 'both', 'agree', 'drawn' or 'given'"):
+        parse_judge_config(judge_config("http://127.0.0.1:9/v1", orders="one"))
 
 
 def test_a_graded_strength_comes_back_in_the_callers_order():

@@ -86,7 +86,7 @@ def test_the_smallest_window_of_several_endpoints_wins_and_ensemble_members_foll
     fitted = asyncio.run(fit_to_servers(parse_judge_config(judge_config(big, small))))
     assert fitted.context_tokens == 16_384
     # a member that does not set the context inherits "not set" (and follows its server), not the default 32768
-    ensemble = build_judge(judge_config(small, ensemble={"members": [{}, {"temperature": 0.5}]}, order_swap=False))
+    ensemble = build_judge(judge_config(small, ensemble={"members": [{}, {"temperature": 0.5}]}, orders="given"))
     for member in ensemble.members:
         assert "context_tokens" not in member.config.model_fields_set
         compare(member)

@@ -66,12 +66,20 @@ def test_replay_notices_a_tampered_log(tmp_path, capsys):
 
 def test_rank_options_and_json_summary(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    options = ["--topology", "multi_round", "--tournament", "repeats=2", "--no-order-swap"]
+    options = ["--topology", "multi_round", "--tournament", "repeats=2", "--orders", "given"]
     code = main(["rank", str(EXAMPLE), "-o", str(out), "--quiet", "--json", *options])
     assert code == 0
     summary = strict_json(capsys.readouterr().out)
     assert summary["groups"] == 4 and summary["order_disagreement_rate"] is None
     assert all(r["topology"] == "multi_round" for r in lines(out))
+
+
+@pytest.mark.parametrize(("old", "new"), [("--order-swap", "--orders both"), ("--no-order-swap", "--orders given")])
+def test_a_replaced_flag_is_refused_naming_what_replaced_it(tmp_path, capsys, old, new):
+    with pytest.raises(SystemExit) as exited:
+        main(["rank", str(EXAMPLE), "-o", str(tmp_path / "r.jsonl"), old])
+    assert exited.value.code == 2 and not (tmp_path / "r.jsonl").exists()
+    assert capsys.readouterr().err.endswith(f"error: {old} was replaced: use {new} instead\n")
 
 
 @pytest.mark.parametrize(

@@ -209,7 +209,7 @@ def test_a_result_file_of_an_older_release_resumes_groups_with_ids_and_explains_
         (["--tournament", "bracket=standard"], "tournament.bracket 'arenarl' then, 'standard' now (--tournament)"),
         (["--topology", "swiss"], "topology 'seeded_single_elimination' then, 'swiss' now (--topology);"),
         (["--template", "writing"], "judge.template 'generic' then, 'writing' now (--template or --judge-config)"),
-        (["--no-order-swap"], "judge.order_swap True then, False now (--order-swap or --no-order-swap)"),
+        (["--orders", "given"], "judge.order_swap True then, False now (--orders)"),
     ],
 )
 def test_resume_with_other_settings_is_refused_naming_what_differs(rank, tmp_path, change, said):

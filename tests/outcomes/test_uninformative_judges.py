@@ -68,7 +68,7 @@ def test_every_group_judged_without_information_is_voided_and_nobody_gains(serve
 
 @pytest.mark.parametrize("topology", ALL)
 def test_a_slot_judge_without_order_swap_is_voided_where_the_topology_draws_the_slots(servers, topology):
-    results = _rank_all(servers["slot_a"], topology, order_swap=False)
+    results = _rank_all(servers["slot_a"], topology, orders="given")
     if TOPOLOGIES.get(topology).random_slots:
         assert all(r.void_reason == "no_information" for r in results)
     # elsewhere one group cannot tell the slot from the tournament's order; its step metrics can (next test)
@@ -98,7 +98,9 @@ def _step(coordinator: GroupCoordinator, step: int, groups: int = 3) -> None:
     ],
 )
 def test_the_step_metrics_show_it_and_the_judge_alarm_fires_once(servers, kind, order_swap, cause, caplog):
-    service = JudgeService(judge_config(servers[kind], template="travel", order_swap=order_swap), deadline_s=60)
+    service = JudgeService(
+        judge_config(servers[kind], template="travel", orders="both" if order_swap else "given"), deadline_s=60
+    )
     coordinator = GroupCoordinator(service, Tournament("seeded_single_elimination"))
     alarm = JudgeAlarm()
     logged = []
@@ -205,8 +207,8 @@ def test_a_judge_that_always_says_slot_a_slightly_better_is_caught_when_ties_bre
     # the "constant" judge asked for graded verdicts: equal scores, "A>B" every time; break_ties makes each decisive
     swapped = _rank_all(servers["constant"], topology, graded="break_ties")  # its two orders cancel: ties, voided
     assert all(r.void_reason == "no_information" for r in swapped)
-    one = _rank_all(servers["constant"], topology, graded="break_ties", one_order=True)
-    single = _rank_all(servers["constant"], topology, graded="break_ties", order_swap=False)
+    one = _rank_all(servers["constant"], topology, graded="break_ties", orders="drawn")
+    single = _rank_all(servers["constant"], topology, graded="break_ties", orders="given")
     if topology != "anchor":  # anchor's 7 compares: too few to rule out chance (SLOT_CHANCE), as for any slot judge
         assert all(r.void_reason == "no_information" for r in one)  # one order drawn per pair: slot A every time
     if TOPOLOGIES.get(topology).random_slots:

@@ -50,7 +50,8 @@ def test_a_groups_estimate_bounds_the_prompt_tokens_the_judge_reports(mock_judge
 
     async def scenario():
         ranker = JudgeService(
-            judge_config(url, order_swap=order_swap), step_budget=StepBudgetConfig(prompt_tokens=10**9)
+            judge_config(url, orders="both" if order_swap else "given"),
+            step_budget=StepBudgetConfig(prompt_tokens=10**9),
         )
         try:
             result = await ranker.rank_group("q", group, tournament, group_id="g", step=1)

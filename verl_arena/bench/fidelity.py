@@ -41,7 +41,7 @@ class Method:
     drawn per group, so that K = 2, 4 and 8 share their anchors); fidelity is measured over the rollouts alone.
 
     ``orders``: how each compare is put to the judge: ``"shown"`` once, in the topology's slots; ``"both"`` in both
-    orders, summed (``order_swap``, two requests); ``"one"`` once, in slots drawn from the seed (``one_order``).
+    orders, summed (``orders: both``, two requests); ``"one"`` once, in slots drawn from the seed (``orders: drawn``).
 
     ``graded``: the simulated judge's verdicts carry a preference strength (``"record"``: up to 2, in steps of
     half a unit of perceived quality), which also breaks tied verdicts with ``"break_ties"`` (the judge option
@@ -135,8 +135,10 @@ for _k in (2, 4, 8):
         score="gaussian",
     )
 for _topology in ("round_robin", "budgeted"):
-    _method(f"{_topology}/both", _topology, "both orders of every compare, summed (order_swap)", orders="both")
-    _method(f"{_topology}/one", _topology, "one order per compare, slots drawn from the seed (one_order)", orders="one")
+    _method(f"{_topology}/both", _topology, "both orders of every compare, summed (orders: both)", orders="both")
+    _method(
+        f"{_topology}/one", _topology, "one order per compare, slots drawn from the seed (orders: drawn)", orders="one"
+    )
 _method(
     "round_robin/one+graded",
     "round_robin",

@@ -20,7 +20,7 @@ Methods with reference anchors (``anchor_set/K*``) get K more travel plans appen
 (what a frozen reference policy's answers or an anchor pool's would be: the judge reads them like any rollout); an
 anchor pool's prompts are those of ``anchor_set`` with the same K, whichever step supplied the anchors. Every method is
 asked through the default judge stack (order swapping: two requests a compare) except the ``*/one`` methods, asked
-once per compare in slots drawn from the seed (``judge.one_order``).
+once per compare in slots drawn from the seed (``judge.orders: drawn``).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ TOKEN_METHODS = (
     "budgeted/one",
 )
 #: the judge options each order policy of a method asks with (``shown`` and ``both``: the default, order swapping)
-ORDER_OPTIONS: dict[str, dict[str, Any]] = {"shown": {}, "both": {"order_swap": True}, "one": {"one_order": True}}
+ORDER_OPTIONS: dict[str, dict[str, Any]] = {"shown": {}, "both": {"orders": "both"}, "one": {"orders": "drawn"}}
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ as for a pool still filling; ``anchor_pool/K*+peers<M>``: each rollout also meet
 ``peers`` option of :mod:`~verl_arena.core.topologies.anchor_set`; ``anchor_pool/K*+gaussian``: ranked by the
 Gaussian model of the judge's scores, ``score="gaussian"``, instead of Bradley-Terry over the wins; ``/minmax``:
 rewards min-max scaled from the fitted strengths instead of rank quantiles); both advantages are the rollouts' rewards
-standardised among themselves. ``*/one`` methods ask each compare once in slots drawn from the seed (``one_order``),
-``*/both`` in both orders (``order_swap``).
+standardised among themselves. ``*/one`` methods ask each compare once in slots drawn from the seed (``orders: drawn``),
+``*/both`` in both orders (``orders: both``).
 """
 
 from __future__ import annotations

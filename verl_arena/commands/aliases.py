@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["DEPRECATED", "add_renamed", "add_tool_outputs_argument", "resolve"]
+__all__ = ["DEPRECATED", "add_renamed", "add_replaced", "add_tool_outputs_argument", "resolve"]
 
 #: old command -> the words that replace it
 DEPRECATED = {
@@ -95,6 +95,25 @@ def add_renamed(parser: argparse.ArgumentParser, old: str, new: str) -> None:
     hidden = {"default": argparse.SUPPRESS, "help": argparse.SUPPRESS}
     like = {"dest": target.dest, "nargs": target.nargs, "type": target.type, "metavar": target.metavar}
     parser.add_argument(old, action=_Renamed, new=new, target=target, **like, **hidden)
+
+
+class _Replaced(argparse.Action):
+    """A flag replaced by another spelling that is not the same flag: hidden from ``--help``; using it is an error
+    that names what replaced it."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, new: str, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+        self.new = new
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{option_string} was replaced: use {self.new} instead")
+
+
+def add_replaced(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Refuse the flag ``old``, saying to use ``new`` instead (a flag and its value: ``--orders both``)."""
+    parser.add_argument(
+        old, action=_Replaced, new=new, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )
 
 
 def add_tool_outputs_argument(parser: argparse.ArgumentParser, help: str) -> None:

@@ -104,11 +104,11 @@ def _share(value: float) -> str:
 
 
 def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]:
-    """What was audited: models, template, order swap, ensemble, whether it is the built-in mock, and every endpoint
+    """What was audited: models, template, orders, ensemble, whether it is the built-in mock, and every endpoint
     with its failed requests by cause."""
     models = sorted({e.model for e in cfg.endpoints})
     ensemble = None if cfg.ensemble is None else {"members": len(cfg.ensemble.members), "samples": cfg.ensemble.samples}
-    text = f"{', '.join(models)} ({cfg.template}/{cfg.language}, order swap {'on' if cfg.order_swap else 'off'})"
+    text = f"{', '.join(models)} ({cfg.template}/{cfg.language}, orders: {cfg.orders})"
     endpoints: dict[str, dict[str, Any]] = {}
     for row in (row for judge in judges for row in getattr(judge, "health", list)()):
         empty = {"base_url": row["base_url"], "model": row["model"], "failure_causes": {}}
@@ -119,7 +119,7 @@ def _judge_description(cfg: Any, judges: list[Any], mock: Any) -> dict[str, Any]
         "models": models,
         "template": str(cfg.template),
         "language": cfg.language,
-        "order_swap": cfg.order_swap,
+        "orders": cfg.orders,
         "ensemble": ensemble,
         "description": text,
         "builtin_mock": mock is not None,
@@ -241,7 +241,7 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
     from verl_arena.judges import build_judge
 
     judge = audit.judge
-    slot_judge = single_order(judge, lambda: build_judge({**audit.config, "order_swap": False}))
+    slot_judge = single_order(judge, lambda: build_judge({**audit.config, "orders": "given"}))
     asked = _asked_judges(judge, slot_judge)
     families = _FamilyProgress(args, audit.probes, asked)
 
@@ -253,7 +253,7 @@ def _play(args: argparse.Namespace, audit: _Audit) -> tuple[Any, Any]:
                     audit.probes,
                     judge,
                     slot_judge,
-                    swapped=audit.cfg.order_swap,
+                    swapped=audit.cfg.both_orders,
                     reply_skeleton=audit.skeleton,
                     seed=args.seed,
                     on_planned=families.planned,

@@ -16,10 +16,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from verl_arena.commands import progress
-from verl_arena.commands.aliases import add_renamed, add_tool_outputs_argument
+from verl_arena.commands.aliases import add_renamed, add_replaced, add_tool_outputs_argument
 from verl_arena.commands.exit_codes import BAD_INPUT, JUDGE_UNAVAILABLE, OK, interrupted
 from verl_arena.commands.judge_checks import (
     Preflight,
@@ -82,7 +82,7 @@ def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
         "rpm": args.rpm,
         "tpm": args.tpm,
         "timeout_s": args.timeout_s,
-        "order_swap": args.order_swap,
+        "orders": args.orders,
     }
     config.update({k: v for k, v in overrides.items() if v is not None})
     return config
@@ -293,7 +293,7 @@ def _groups_in_flight(judge: Any, tournament: Any) -> int:
     """Enough groups in flight to keep the judge busy, from the topology's mean wave for a group of 8."""
     from verl_arena.offline import groups_in_flight
 
-    requests = (2 if judge.order_swap else 1) * tournament.judge_calls(8) / max(1, tournament.depth(8))
+    requests = (2 if judge.both_orders else 1) * tournament.judge_calls(8) / max(1, tournament.depth(8))
     return groups_in_flight(judge.max_concurrency, requests)
 
 
@@ -335,6 +335,8 @@ _RANK_DESCRIPTION = (
 
 def _judge_arguments(rank: argparse.ArgumentParser) -> None:
     """The judge options of ``rank``."""
+    from verl_arena.judges.config import Orders
+
     rank.add_argument("--judge-config", help="YAML file with the judge configuration (see JudgeConfig)")
     rank.add_argument("--endpoint", action="append", default=[], metavar="URL", help="OpenAI-compatible base URL")
     rank.add_argument("--model", default="qwen3-max", help="model name for --endpoint (qwen3-max)")
@@ -352,8 +354,12 @@ def _judge_arguments(rank: argparse.ArgumentParser) -> None:
     rank.add_argument("--tpm", type=float, help="tokens per minute at most")
     rank.add_argument("--timeout-s", type=float, help="per-request timeout in seconds")
     rank.add_argument(
-        "--order-swap", action=argparse.BooleanOptionalAction, help="judge both orders (default: the configuration's)"
+        "--orders",
+        choices=get_args(Orders),
+        help="how each pair is put to the judge (judge.orders; default: the configuration's, else both)",
     )
+    add_replaced(rank, "--order-swap", "--orders both")
+    add_replaced(rank, "--no-order-swap", "--orders given")
 
 
 def register(sub: Any) -> None:

@@ -207,7 +207,7 @@ def single_order_judges(configs: Mapping[str, Mapping[str, Any]]) -> dict[str, A
     judges = {}
     for name, config in configs.items():
         try:  # a bad field or an unset key variable fails here, before any judgment
-            checked = check_judge_config({**config, "order_swap": False})
+            checked = check_judge_config({**config, "orders": "given"})
         except ConfigError as exc:
             raise ConfigError(f"judge {name!r}: {exc}") from None
         judges[name] = build_judge(checked)

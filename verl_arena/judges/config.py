@@ -28,10 +28,13 @@ from verl_arena.validation import problems, validate
 
 __all__ = [
     "HOSTING_FRAMEWORKS",
+    "REPLACED_ORDER_OPTIONS",
     "EndpointConfig",
     "EnsembleConfig",
     "JudgeConfig",
+    "Orders",
     "RetryConfig",
+    "orders_from_old",
     "parse_judge_config",
     "resolve_hosted",
     "window_sizing",
@@ -42,6 +45,25 @@ HOSTING_FRAMEWORKS = {
     "verl": "verl's trainer (reward.reward_model.enable=True, with the arena reward manager)",
     "slime": "slime's training job (verl_arena.slime hooks, with the model in --sglang-config)",
 }
+
+#: how each pair is put to the judge (``JudgeConfig.orders``)
+Orders = Literal["both", "agree", "drawn", "given"]
+
+#: the order protocol's options before ``orders`` replaced them, and the ``orders`` each spelt when set
+REPLACED_ORDER_OPTIONS = {
+    "order_swap": "`orders: both` (true) or `orders: given` (false)",
+    "require_agreement": "`orders: agree`",
+    "one_order": "`orders: drawn`",
+}
+
+
+def orders_from_old(old: Mapping[str, Any]) -> Orders:
+    """The ``orders`` that the replaced ``order_swap``, ``require_agreement`` and ``one_order`` spelt in ``old``."""
+    if old.get("one_order"):
+        return "drawn"
+    if old.get("order_swap", True) is False:
+        return "given"
+    return "agree" if old.get("require_agreement") else "both"
 
 
 class _Strict(BaseModel):
@@ -200,17 +222,18 @@ class JudgeConfig(_Strict):
             wait for one to come back for this long, then every request fails at once (reason ``"unavailable"``)
             until an endpoint answers a recovery probe again; groups are voided within seconds instead of at their
             deadline.
-        order_swap: judge both orders and sum the scores (ArenaRL's bidirectional protocol).
-        require_agreement: with ``order_swap``, count a win only when both orders agree; otherwise a tie.
-        one_order: instead of order swapping, ask each pair once, in a slot order drawn from ``seed`` (0 when unset),
-            the query and the two candidates (so replays and caches agree): the judge's position bias becomes
-            zero-mean noise at half the requests, and the first-slot share of its verdicts measures the bias
-            (:mod:`~verl_arena.judges.one_order`). It turns ``order_swap`` off; setting both is an error.
+        orders: how each pair is put to the judge. ``"both"`` (the default): in both orders, the two verdicts'
+            scores summed (ArenaRL's bidirectional protocol: the judge's position bias cancels); ``"agree"``: in both
+            orders, a win counted only when the two orders name the same winner, else a tie; ``"drawn"``: once, in a
+            slot order drawn from ``seed`` (0 when unset), the query and the two candidates (so replays and caches
+            agree): the position bias becomes zero-mean noise at half the requests, and the first slot's share of the
+            verdicts measures it (:mod:`~verl_arena.judges.one_order`); ``"given"``: once, in the order the topology
+            passes the pair (the bias stays: for measuring it).
         graded: ``"off"`` (the default): the judge names a winner; ``"record"``: the reply format asks for a
             preference strength instead (``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A``: much or slightly better,
             equal), read strictly and recorded in the verdict's ``meta["strength"]`` (+2 to -2, positive for the
             first side); ``"break_ties"``: record it, and a verdict whose scores tie (or whose two orders disagree
-            under ``require_agreement``) with a nonzero strength goes to the stronger side; a decisive verdict is
+            under ``orders: agree``) with a nonzero strength goes to the stronger side; a decisive verdict is
             never changed (:mod:`~verl_arena.judges.grading`).
         cache_path: sqlite file caching verdicts (``None``: no cache).
         rubrics: ``"none"``, ``"data"`` (use ``candidate.meta["rubrics"]``) or ``"generate"`` (ask the judge for
@@ -244,9 +267,7 @@ class JudgeConfig(_Strict):
     failure_threshold: int = Field(default=5, ge=1)
     cooldown_s: float = Field(default=30.0, ge=0)
     down_wait_s: float = Field(default=5.0, ge=0)
-    order_swap: bool = True
-    require_agreement: bool = False
-    one_order: bool = False
+    orders: Orders = "both"
     graded: Graded = "off"
     cache_path: str | None = None
     rubrics: Literal["none", "data", "generate"] = "data"
@@ -257,14 +278,15 @@ class JudgeConfig(_Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _one_order_replaces_swap(cls, data: Any) -> Any:
-        if not isinstance(data, Mapping) or data.get("one_order") is not True:
-            return data
-        if data.get("order_swap") is True:
-            raise ValueError("one_order asks each pair in one drawn order, order_swap in both: set only one of them")
-        if data.get("require_agreement") is True:
-            raise ValueError("require_agreement needs both orders (order_swap); one_order asks one: drop one of them")
-        return {**data, "order_swap": False}
+    def _replaced_order_options(cls, data: Any) -> Any:
+        old = [key for key in REPLACED_ORDER_OPTIONS if isinstance(data, Mapping) and key in data]
+        if old:
+            said = ", ".join(f"{key}: {json.dumps(data[key])}" for key in old)
+            raise ValueError(
+                f"{' and '.join(old)} are replaced by one option, orders (both, agree, drawn or given): use "
+                f"`orders: {orders_from_old(data)}` instead of `{said}`"
+            )
+        return data
 
     @field_validator("template")
     @classmethod
@@ -309,7 +331,10 @@ class JudgeConfig(_Strict):
         return {
             "models": sorted({e.model or str(e.hosted) for e in self.endpoints}),
             **self.model_dump(include=_VERDICT_FIELDS),
-            **({"one_order": True} if self.one_order else {}),  # recorded when on: older records stay comparable
+            # the order protocol as the records have always spelt it, so that older records stay comparable
+            "order_swap": self.both_orders,
+            "require_agreement": self.orders == "agree",
+            **({"one_order": True} if self.orders == "drawn" else {}),
             **({"graded": self.graded} if self.graded != "off" else {}),
             "extra_body": hashlib.sha256(body.encode()).hexdigest()[:16] if self.extra_body else None,
             "ensemble": None
@@ -320,6 +345,11 @@ class JudgeConfig(_Strict):
                 "combine": ensemble.combine,
             },
         }
+
+    @property
+    def both_orders(self) -> bool:
+        """Whether every pair is judged in both orders (``orders`` ``both`` or ``agree``)."""
+        return self.orders in ("both", "agree")
 
     @property
     def reask_room(self) -> int:
@@ -354,8 +384,6 @@ _VERDICT_FIELDS = frozenset(
         "context_tokens",
         "tokenizer",
         "max_field_chars",
-        "order_swap",
-        "require_agreement",
         "rubrics",
         "no_answer",
     }

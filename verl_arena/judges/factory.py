@@ -22,10 +22,9 @@ __all__ = ["build_judge", "score_range"]
 def build_judge(
     config: JudgeConfig | Mapping[str, Any],
 ) -> LLMJudge | OrderSwapJudge | OneOrderJudge | EnsembleJudge:
-    """The LLM judge, wrapped in order swapping when ``config.order_swap`` is set (the default), or in one drawn
-    order per pair with ``config.one_order``; with an
-    ``ensemble``, one such judge per member and sample, combined. The samples of one member share its HTTP client
-    (so its limits) and its cache."""
+    """The LLM judge, wrapped in order swapping (``config.orders`` ``both``, the default, or ``agree``) or in one
+    drawn order per pair (``drawn``); with an ``ensemble``, one such judge per member and sample, combined. The
+    samples of one member share its HTTP client (so its limits) and its cache."""
     cfg = parse_judge_config(config)
     if cfg.ensemble is None:
         return _single(cfg)
@@ -44,14 +43,14 @@ def score_range(config: JudgeConfig) -> tuple[float, float]:
     """The range of one side's score in a verdict of this judge: the template's scale, doubled with order swapping
     (both orders' scores are added up)."""
     low, high = load_template(config.template, config.language, kind="pairwise").scale
-    orders = 2 if config.order_swap else 1
+    orders = 2 if config.both_orders else 1
     return low * orders, high * orders
 
 
 def _single(cfg: JudgeConfig, **llm: Any) -> LLMJudge | OrderSwapJudge | OneOrderJudge:
     judge = LLMJudge(cfg, **llm)
-    if cfg.one_order:
+    if cfg.orders == "drawn":
         return OneOrderJudge(judge, seed=cfg.seed or 0)
-    if cfg.order_swap:
-        return OrderSwapJudge(judge, require_agreement=cfg.require_agreement, break_ties=cfg.graded == "break_ties")
+    if cfg.both_orders:
+        return OrderSwapJudge(judge, require_agreement=cfg.orders == "agree", break_ties=cfg.graded == "break_ties")
     return judge

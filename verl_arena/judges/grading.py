@@ -22,7 +22,7 @@ winner. Only with ``graded="break_ties"`` does a verdict whose scores tie, but w
 stronger side (:func:`break_tie`): its scores move apart by :data:`TIE_NUDGE` of their size per unit of strength,
 and ``meta["tie_broken"]`` says so. A decisive verdict is never changed. The tie is broken where the verdict is
 final: by the judge itself when it judges one order (plain or one-order judging), by the order swap on the two
-orders' sum (where the two orders tied, or disagreed under ``require_agreement``), never order by order before the
+orders' sum (where the two orders tied, or disagreed under ``orders: agree``), never order by order before the
 sum, so no nudge can tip a sum the scores decided.
 """
 

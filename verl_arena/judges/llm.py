@@ -197,7 +197,7 @@ class LLMJudge:
     def _decided(self, verdict: PairVerdict) -> PairVerdict:
         """A single-order verdict's tie broken by its strength, with ``graded="break_ties"`` and no order swap (which
         breaks the tie of the two orders' sum instead, see :mod:`~verl_arena.judges.grading`)."""
-        if self.config.graded == "break_ties" and not self.config.order_swap:
+        if self.config.graded == "break_ties" and not self.config.both_orders:
             return break_tie(verdict)
         return verdict
 

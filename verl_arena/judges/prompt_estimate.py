@@ -8,7 +8,7 @@ empty candidates, chat-template overhead included, as :class:`~verl_arena.judges
 the largest candidates it can show, in full (two for a pairwise judgment, the whole group for a group judgment), never
 more than the judge's prompt room (``context_tokens - max_tokens`` where ``context_tokens`` is set: the prompt budget
 cuts candidates to fit it; unset, the judge follows the window its server reports, so no room is assumed). A
-judgment sends two requests with ``order_swap`` (pairwise), and each ensemble member and sample asks its own. Tokens
+judgment sends two requests in both orders (pairwise), and each ensemble member and sample asks its own. Tokens
 are counted as the judge's prompt budget counts them: with the judge's tokenizer when one is named, else the UTF-8
 length, which no byte-level tokenizer exceeds.
 
@@ -90,7 +90,7 @@ class PromptEstimate:
             fixed_messages(self.templates[kind], query, len(shown), JudgeContext(None), k)
         )
         prompt = fixed + sum(shown) if self.room is None else min(self.room, fixed + sum(shown))
-        swapped = 2 if kind == "pairwise" and self.config.order_swap else 1
+        swapped = 2 if kind == "pairwise" and self.config.both_orders else 1
         return prompt * swapped * self.asks
 
     def _size(self, candidate: Candidate) -> int:

@@ -167,7 +167,9 @@ _OPTION = {
     "tournament.seed": "--seed",
     "judge.template": "--template or --judge-config",
     "judge.language": "--language or --judge-config",
-    "judge.order_swap": "--order-swap or --no-order-swap",
+    "judge.order_swap": "--orders",
+    "judge.require_agreement": "--orders",
+    "judge.one_order": "--orders",
 }
 
 

@@ -133,9 +133,9 @@ judgments. Every pairwise request costs about the same, some 2,530 prompt tokens
 round robin's prompt tokens K = 2 costs 0.57 at N=8, 0.27 at N=16 and 0.13 at N=32; K = 4 costs 1.14, 0.53 and 0.26;
 K = 8 costs 2.29, 1.07 and 0.52 (`verl-arena bench tokens --sizes 8 16 32 --groups 2 --methods round_robin
 anchor_set/K2 anchor_set/K4 anchor_set/K8 ...`), with the same cacheable share (40-50%) as the other pairwise
-topologies. The `*/one` rows ask each compare once, in slots drawn from the seed (`judge.one_order`): exactly half the
-requests and prompt tokens of order swapping, and, with a smaller cacheable share (40-47% against 47-51%), 53-60% of
-its prefill.
+topologies. The `*/one` rows ask each compare once, in slots drawn from the seed (`judge.orders: drawn`): exactly
+half the requests and prompt tokens of order swapping, and, with a smaller cacheable share (40-47% against
+47-51%), 53-60% of its prefill.
 """
 
 _TRAINING = """\
@@ -148,7 +148,7 @@ group of 8 per prompt, turns each group into advantages with the method under te
 method). The measure is the policy's true expected quality: 0 for the uniform policy, 1 for always the best answer;
 4 seeded runs per method, the same prompts, samples and judge for every method. `pointwise/raw` standardises the
 scores over the whole step instead of per group; `round_robin/minmax` is round robin with Tournament-GRPO's min-max
-rewards over wins; `*/one` asks each compare once in slots drawn from the seed (`judge.one_order`). `anchor_set/K*`
+rewards over wins; `*/one` asks each compare once in slots drawn from the seed (`judge.orders: drawn`). `anchor_set/K*`
 judges every rollout against K answers of a frozen reference policy (the uniform starting policy, drawn afresh for
 every group); `anchor_pool/K*` against the K best-rated answers of the prompt's earlier steps, kept by an
 `AnchorPool` across the run and ranked by a Bradley-Terry fit (the first step, with an empty pool, draws its anchors

@@ -153,7 +153,7 @@ _SHARED = (
     " `arena_NAME: ...` in the YAML of slime's `--custom-config-path`, `NAME: ...` in the YAML file `VERL_ARENA_CONFIG`"
     " names (slime's fallback), and `--NAME` with dashes for underscores where a `verl-arena` command takes it (`rank"
     " --judgment-log`, `--judge-deadline-s`, `--timeout-s`, `--max-concurrency`, `--cache-path`,"
-    " `--no-include-tool-outputs`, `--no-order-swap`, `--tournament KEY=VALUE`). The options inside one join with dots"
+    " `--no-include-tool-outputs`, `--orders`, `--tournament KEY=VALUE`). The options inside one join with dots"
     " on verl's command line (`+reward.reward_kwargs.judge_alarm.window=5`) and nest in YAML (`arena_judge_alarm:"
     " {window: 5}`)."
 )
@@ -198,6 +198,7 @@ def _training_part() -> list[str]:
 
 
 def _renamed_part() -> list[str]:
+    from verl_arena.judges.config import REPLACED_ORDER_OPTIONS
     from verl_arena.runtime.options import RENAMED_ANCHORS
 
     return [
@@ -209,6 +210,12 @@ def _renamed_part() -> list[str]:
         "| option | old value | new value |",
         "|---|---|---|",
         *(f"| `anchor` | `{old}` | `{new}` |" for old, new in RENAMED_ANCHORS.items()),
+        "",
+        "Replaced, and refused with an error that names what to write instead:",
+        "",
+        "| option | instead |",
+        "|---|---|",
+        *(f"| `judge.{old}` | {new} |" for old, new in REPLACED_ORDER_OPTIONS.items()),
     ]
 
 

@@ -14,7 +14,7 @@ from verl_arena.evaluation.audit.advice import ADVICE, advice_for, advice_markdo
 
 
 def test_each_family_gets_its_own_entry_and_a_family_of_your_own_the_general_advice():
-    assert advice_for("position").startswith("turn `order_swap` on")
+    assert advice_for("position").startswith("judge both orders (`orders: both`")
     assert advice_for("hedge") == advice_for("non_answer") == advice_for("opener") != advice_for("fact")
     assert advice_for("content") == ADVICE[0][1]  # the first entry: fix the judge before reading anything else
     custom = advice_for("praise_the_judge")

@@ -155,6 +155,6 @@ def test_a_judgments_outcome_is_its_sides_and_a_forfeit_loses(verdict, side, exp
 def test_the_judge_of_one_order_is_the_inner_judge_the_judge_itself_or_a_new_one():
     inner, built = Longer(), Longer()
     assert single_order(OrderSwapJudge(inner), lambda: built) is inner
-    one_order = SimpleNamespace(config=SimpleNamespace(order_swap=False))
+    one_order = SimpleNamespace(config=SimpleNamespace(orders="given"))
     assert single_order(one_order, lambda: built) is one_order
-    assert single_order(SimpleNamespace(config=SimpleNamespace(order_swap=True)), lambda: built) is built
+    assert single_order(SimpleNamespace(config=SimpleNamespace(orders="both")), lambda: built) is built

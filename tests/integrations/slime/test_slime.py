@@ -371,7 +371,7 @@ def test_evaluation_is_a_win_rate_against_the_reference(slime_rollout, rollout, 
     data = tmp_path / "eval.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows))
     args = _slime_args(slime_rollout, url, generate_function_path="helpers.scripted_generate")
-    args.arena_judge = judge_config(url, order_swap=order_swap)
+    args.arena_judge = judge_config(url, orders="both" if order_swap else "given")
     dataset = {
         "name": "travel",
         "path": str(data),

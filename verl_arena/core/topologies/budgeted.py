@@ -64,7 +64,7 @@ class BudgetedOptions:
         rollout that makes the judge generous to both sides of its compares would gain strength from it (a margin
         does not see it). Worth turning on only where nothing is trained against the ranking (evaluation) and the
         judge's scores are steady; useless for a judge whose two scores always add up to the same total.
-    reask: with a one-order judge (``judge.one_order``), the last calls of the budget, kept for asking pairs it
+    reask: with a one-order judge (``judge.orders: drawn``), the last calls of the budget, kept for asking pairs it
         showed in one slot order only again in the other order: the most doubtful, weakest and most slot-suspect
         first (at most what wave 1 leaves of the budget; calls no such pair can use go to ordinary pairs).
     """

@@ -20,8 +20,8 @@ ADVICE: tuple[tuple[tuple[str, ...], str], ...] = (
     ),
     (
         ("position",),
-        "turn `order_swap` on (the default) so the bias cancels; with it on, a strong position bias still turns "
-        "decisive verdicts into ties, i.e. noise: use a stronger judge or an `ensemble`, and watch "
+        "judge both orders (`orders: both`, the default) so the bias cancels; even then, a strong position bias "
+        "still turns decisive verdicts into ties, i.e. noise: use a stronger judge or an `ensemble`, and watch "
         "`first_slot_win_rate` and `order_disagreement_rate` in training.",
     ),
     (

@@ -101,7 +101,7 @@ def single_order(judge: Any, build: Callable[[], Any]) -> Any:
     not swap, else what ``build`` makes (an ensemble of order-swapped members)."""
     if isinstance(judge, OrderSwapJudge):
         return judge.inner
-    if getattr(getattr(judge, "config", None), "order_swap", True) is False:
+    if getattr(getattr(judge, "config", None), "orders", None) == "given":
         return judge
     return build()
 

@@ -338,9 +338,9 @@ async def _against_reference(
     cfg: SlimeArenaConfig, args: Any, query: str, candidate: Candidate, reference: Candidate
 ) -> tuple[float, list[PairVerdict], bool]:
     """1, 0.5 or 0 for a win, tie or loss against the reference, judged in both orders (by the order-swapping judge,
-    or here when the judge is configured without ``order_swap``)."""
+    or here when the judge asks one order)."""
     service = judge_service(cfg, args)
-    if cfg.judge.order_swap:
+    if cfg.judge.both_orders:
         verdict = await service.compare(query, candidate, reference)
         return {"a": 1.0, "tie": 0.5, "b": 0.0}[verdict.winner], [verdict], "a" in verdict.forfeit
     forward, backward = await asyncio.gather(
