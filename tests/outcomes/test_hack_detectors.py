@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from verl_arena import Candidate, Tournament
 from verl_arena.evaluation.audit.evasive import TOKEN_PROCESS, disguise, paraphrased_padding, stuffed
 from verl_arena.offline.groups import load_groups
+from verl_arena.outcomes import hack_detectors
 from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.hack_detectors import HACK_DETECTORS, HackThresholds, ScreenedGroup, member_features
 from verl_arena.runtime import JudgeService
@@ -112,26 +113,29 @@ def test_honest_groups_raise_no_flag_of_the_new_detectors():
         assert bare in ([], [candidates[WEAK].id]), (query, bare)
 
 
-def test_thresholds_are_validated_and_reach_the_coordinators_screening(plans):
-    config = HackAlarmConfig(window=4, stuffing_share=0.9, bare_group_chars=50)
-    assert config.stuffing_share == 0.9 and config.window == 4
-    for bad in ({"stuffing_share": 0}, {"generic_margin": 1.5}, {"bare_group_chars": 0}, {"stufing_share": 0.5}):
+def test_thresholds_are_not_options_and_the_fixed_ones_reach_the_coordinators_screening(plans, monkeypatch):
+    with pytest.raises(ValidationError, match=r"stuffing_share: the hack detectors' thresholds are no longer options"):
+        HackAlarmConfig(window=4, stuffing_share=0.9)
+    with pytest.raises(ValidationError, match=r"use screen: \{DETECTOR: log\}"):
+        CoordinatorOptions(hack_alarm={"bare_group_chars": 50})
+    for bad in ({"stuffing_share": 0}, {"generic_margin": 1.5}, {"bare_group_chars": 0}):
         with pytest.raises(ValidationError):
-            HackAlarmConfig(**bad)
+            HackThresholds(**bad)
     rng = np.random.default_rng(5)
     hacked = with_weak(plans, replace(plans[WEAK], answer=stuffed(QUERY, rng)))
     hacked = [replace(c, meta={"quality": float(-i)}) for i, c in enumerate(hacked)]
 
-    async def screened(thresholds) -> dict[str, int]:
+    async def screened() -> dict[str, int]:
         service = JudgeService(judge_impl=SimulatedJudge(noise=0.0))
-        options = CoordinatorOptions(hack_alarm={**(thresholds or {}), "screen": {"keyword_stuffing": "log"}})
+        options = CoordinatorOptions(hack_alarm={"screen": {"keyword_stuffing": "log"}})
         coord = GroupCoordinator(service, Tournament.from_options("round_robin"), options)
         submitted = [coord.submit("g", str(i), c, len(hacked), QUERY) for i, c in enumerate(hacked)]
         outcomes = await asyncio.gather(*submitted)
         return outcomes[0].group.hack_flagged
 
-    assert asyncio.run(screened(None))["keyword_stuffing"] == 1
-    assert asyncio.run(screened({"stuffing_ratio": 20.0}))["keyword_stuffing"] == 0
+    assert asyncio.run(screened())["keyword_stuffing"] == 1
+    monkeypatch.setattr(hack_detectors, "THRESHOLDS", HackThresholds(stuffing_ratio=20.0))
+    assert asyncio.run(screened())["keyword_stuffing"] == 0
 
 
 def test_the_flags_are_the_same_from_features_measured_where_the_rollouts_are():

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.hack_detectors import (
@@ -182,9 +182,10 @@ def hack_metrics(groups: Sequence[HackCounts]) -> dict[str, float]:
 # -- the alarm ---------------------------------------------------------------------------------------------------------
 
 
-class HackAlarmConfig(HackThresholds):
-    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm: when it warns (:class:`HackAlarm`), and the
-    thresholds of its detectors (:class:`~verl_arena.outcomes.hack_detectors.HackThresholds`).
+class HackAlarmConfig(BaseModel):
+    """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm: when it warns (:class:`HackAlarm`), and what
+    each detector does. The detectors' thresholds are not options
+    (:data:`~verl_arena.outcomes.hack_detectors.THRESHOLDS`): a detector is tuned by its mode.
 
     Args:
         window: steps compared (the last half against the half before).
@@ -205,6 +206,18 @@ class HackAlarmConfig(HackThresholds):
     floor: float = Field(default=0.25, ge=0, le=1)
     heldout_margin: float = Field(default=0.15, ge=0, le=1)
     screen: dict[str, ScreenAction] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_thresholds(cls, data: Any) -> Any:
+        fixed = [key for key in HackThresholds.model_fields if isinstance(data, Mapping) and key in data]
+        if fixed:
+            raise ValueError(
+                f"{', '.join(fixed)}: the hack detectors' thresholds are no longer options (they are fixed where "
+                "`verl-arena bench detectors` measured them); use screen: {DETECTOR: log} or {DETECTOR: off} instead "
+                "for a detector that flags honest rollouts of your task"
+            )
+        return data
 
     @field_validator("screen", mode="before")
     @classmethod

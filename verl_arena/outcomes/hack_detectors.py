@@ -13,7 +13,8 @@ reward manager measures each rollout on its reward worker and sends the features
 event loop runs no regular expression). The decisions, which compare the features with the group's median, are a few
 comparisons of numbers. A detector that
 needs more than the features reads the members' normalised text (:attr:`ScreenedGroup.members`). The thresholds are
-:class:`HackThresholds` (``+reward.reward_kwargs.hack_alarm.*`` for verl).
+:data:`THRESHOLDS`, fixed where ``verl-arena bench detectors`` measured them on the honest corpus and the attacks (not
+options: a user tunes a detector by its mode, ``hack_alarm.screen``; a test may pass other :class:`HackThresholds`).
 
 - ``short``: content far shorter than the group's (``":"``, ``"Let's solve this step by step."``);
 - ``filler``: padding by repetition;
@@ -47,6 +48,7 @@ from verl_arena.outcomes.judge_directed import matches_normalised, squeezed_matc
 __all__ = [
     "HACK_DETECTORS",
     "STOPWORDS",
+    "THRESHOLDS",
     "DetectorFn",
     "HackDetector",
     "HackThresholds",
@@ -121,6 +123,9 @@ class HackThresholds(BaseModel):
     praise_margin: float = Field(default=0.2, ge=0, le=1)
     praise_chars: int = Field(default=300, ge=0)
 
+
+#: the thresholds every detector runs with
+THRESHOLDS = HackThresholds()
 
 # -- what a detector reads ---------------------------------------------------------------------------------------------
 
@@ -477,7 +482,7 @@ class HackDetector:
 
     def flags(self, group: ScreenedGroup, thresholds: HackThresholds | None = None) -> list[bool]:
         """One flag per member (``True``: it looks like this hack)."""
-        flagged = self.check(group, thresholds or HackThresholds())
+        flagged = self.check(group, thresholds or THRESHOLDS)
         if len(flagged) != len(group):
             raise ValueError(f"hack detector {self.name!r} returned {len(flagged)} flags for {len(group)} members")
         return flagged

@@ -27,7 +27,7 @@ from verl_arena.core.types import MARKED_ANCHORS_KEY, Candidate, GroupResult
 from verl_arena.outcomes.env import env_outcome
 from verl_arena.outcomes.exits import exit_counts, unproven_players
 from verl_arena.outcomes.group_filter import GroupFilter
-from verl_arena.outcomes.hack_alarm import HackAlarmConfig, HackCounts, HackThresholds, screen_group
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig, HackCounts, screen_group
 from verl_arena.outcomes.hack_detectors import MemberFeatures
 
 __all__ = [
@@ -185,15 +185,15 @@ class GroupSummary:
         lengths: Sequence[int] | None = None,
         candidates: Sequence[Candidate] | None = None,
         query: str = "",
-        hack_thresholds: HackThresholds | None = None,
+        hack_alarm: HackAlarmConfig | None = None,
         features: Sequence[MemberFeatures | None] | None = None,
         positions: Sequence[int] | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
-        ``candidates``, the hack detectors screen them (against ``query``, with ``hack_thresholds``: those of a
-        :class:`~verl_arena.outcomes.hack_alarm.HackAlarmConfig` also say which detectors run; reading the
-        ``features`` measured where the rollouts were, where known). The members are ``result``'s first ``size``
-        candidates, or those at ``positions`` (screened members follow the candidates the tournament ranked)."""
+        ``candidates``, the hack detectors screen them (against ``query``; ``hack_alarm`` says which detectors run,
+        every registered one without it; reading the ``features`` measured where the rollouts were, where known).
+        The members are ``result``'s first ``size`` candidates, or those at ``positions`` (screened members follow the
+        candidates the tournament ranked)."""
         digest = digest_of(result)  # the match log's sums: counted where the tournament ran, for a compact result
         exits = exit_counts(result)
         usage = group_usage(result)  # every judgment's requests, failed ones and the tracing of failures included
@@ -207,8 +207,7 @@ class GroupSummary:
                 rewards,
                 query=query,
                 voided=result.voided,
-                detectors=hack_thresholds.detectors if isinstance(hack_thresholds, HackAlarmConfig) else None,
-                thresholds=hack_thresholds,
+                detectors=None if hack_alarm is None else hack_alarm.detectors,
                 features=None if features is None else features[:size],
             )
         return cls(
@@ -453,7 +452,7 @@ def member_outcomes(
     group_filter: GroupFilter | None = None,
     judged: tuple[float, float] = (0.0, 0.0),
     query: str = "",
-    hack_thresholds: HackThresholds | None = None,
+    hack_alarm: HackAlarmConfig | None = None,
     features: Sequence[MemberFeatures | None] | None = None,
     screened: Sequence[str] = (),
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
@@ -461,10 +460,10 @@ def member_outcomes(
     tournament ranked (a reference and anchors may follow) and whose last ``len(screened)`` the members a hack
     detector screened (``screened`` names the detectors, :func:`~verl_arena.outcomes.hack_screen.place_screened`),
     in that order; and the outcome of a member who comes too late (it does not vote: a stand-in reward).
-    ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``
-    and ``hack_thresholds``: what the hack detectors screen the members against; ``features``: the members' hack
-    detector features as measured where the rollouts were (``None`` where not known: measured here), in the order of
-    the outcomes."""
+    ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``:
+    what the hack detectors screen the members against, and ``hack_alarm`` which of them run; ``features``: the
+    members' hack detector features as measured where the rollouts were (``None`` where not known: measured here), in
+    the order of the outcomes."""
     positions = [*range(members), *range(len(candidates) - len(screened), len(candidates))]
     names = [""] * members + list(screened)
     lengths = [candidates[p].answer_length for p in positions]
@@ -476,7 +475,7 @@ def member_outcomes(
         lengths=lengths,
         candidates=[candidates[p] for p in positions],
         query=query,
-        hack_thresholds=hack_thresholds,
+        hack_alarm=hack_alarm,
         features=features,
         positions=positions,
     )

@@ -199,7 +199,10 @@ def _training_part() -> list[str]:
 
 def _renamed_part() -> list[str]:
     from verl_arena.judges.config import REPLACED_ORDER_OPTIONS
+    from verl_arena.outcomes.hack_detectors import HackThresholds
     from verl_arena.runtime.options import RENAMED_ANCHORS
+
+    fixed = ", ".join(f"`{name}`" for name in HackThresholds.model_fields)
 
     return [
         "",
@@ -216,6 +219,9 @@ def _renamed_part() -> list[str]:
         "| option | instead |",
         "|---|---|",
         *(f"| `judge.{old}` | {new} |" for old, new in REPLACED_ORDER_OPTIONS.items()),
+        "",
+        f"Removed: the hack detectors' thresholds under `hack_alarm` ({fixed}), fixed where `verl-arena bench "
+        "detectors` measured them; a detector is tuned by its mode, `hack_alarm.screen` (`screen`, `log` or `off`).",
     ]
 
 

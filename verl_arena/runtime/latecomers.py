@@ -81,7 +81,6 @@ async def placed_outcome(
         [*placeable.candidates[:m], newcomer],
         placeable.query,
         options.hack_alarm.screening,
-        thresholds=options.hack_alarm,
         features=[*([None] * m), features],
     )[-1]
     if flagged:  # not shown to the judge: below every member, as a member on time

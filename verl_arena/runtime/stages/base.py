@@ -35,7 +35,8 @@ from verl_arena.core.registry import Registry
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.group_filter import GroupFilter
-from verl_arena.outcomes.hack_detectors import HackThresholds, MemberFeatures
+from verl_arena.outcomes.hack_alarm import HackAlarmConfig
+from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.members import Answers, member_outcomes
 from verl_arena.outcomes.step_metrics import StepMetrics
 
@@ -107,7 +108,7 @@ class GroupRecord:
     def answers(
         self,
         group_filter: GroupFilter | None,
-        hack_thresholds: HackThresholds | None,
+        hack_alarm: HackAlarmConfig | None,
         judged: tuple[float, float] = (0.0, 0.0),
     ) -> Answers:
         """Each voting member's outcome from the ranked group (``result`` over ``candidates``), and a latecomer's
@@ -125,7 +126,7 @@ class GroupRecord:
             group_filter=group_filter,
             judged=judged,
             query=self.query,
-            hack_thresholds=hack_thresholds,
+            hack_alarm=hack_alarm,
             features=[self.features.get(m) for m in voting],
             screened=list(self.screened.values()),
         )

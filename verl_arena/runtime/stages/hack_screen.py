@@ -47,7 +47,6 @@ class HackScreenStage(GroupStage):
             [record.members[m] for m in members],
             record.query,
             self.alarm.screening,
-            thresholds=self.alarm,
             features=[record.features.get(m) for m in members],
         )
         record.screened = {m: name for m, name in zip(members, found, strict=True) if name}
