@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Turning pydantic's validation errors into one line that names every bad field under its full key, a YAML file that
 cannot be read into one line that names the file (and the line and column of bad YAML), and an old spelling of an
-option's value into its new one, with one warning that names both."""
+option's value into its new one, with one warning that names both; an option that is no longer one into an error
+that says what to do instead."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ValidationError, ValidationInfo
 
 from verl_arena.core.errors import ConfigError, did_you_mean
 
-__all__ = ["problems", "read_yaml", "renamed_value", "validate"]
+__all__ = ["REMOVED", "problems", "read_yaml", "refuse_removed", "removed_options", "renamed_value", "validate"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +63,28 @@ def renamed_value(value: Any, renamed: Mapping[str, str], info: ValidationInfo) 
     key = f"{prefix}{separator}{info.field_name}" if prefix else str(info.field_name)
     logger.warning("%s: %r is deprecated and goes in the next release; use %r (the same)", key, value, renamed[value])
     return renamed[value]
+
+
+#: the options that are no longer options, by their full key in the configuration reference -> what to do instead
+REMOVED: dict[str, str] = {}
+
+
+def removed_options(section: str, options: Mapping[str, str]) -> Mapping[str, str]:
+    """``options`` (a model's former options -> what to do instead), registered in :data:`REMOVED` under ``section``
+    (the model's key prefix in the reference, ``"judge_alarm."``) for the docs; for :func:`refuse_removed`."""
+    REMOVED.update({f"{section}{name}": advice for name, advice in options.items()})
+    return options
+
+
+def refuse_removed(data: Any, options: Mapping[str, str]) -> Any:
+    """``data`` unchanged unless it sets one of ``options`` (see :func:`removed_options`): then ``ValueError`` naming
+    each with what to do instead. For a ``mode="before"`` model validator."""
+    if not isinstance(data, Mapping):
+        return data
+    said = [f"{name} is no longer an option: {advice}" for name, advice in options.items() if name in data]
+    if said:
+        raise ValueError("; ".join(said))
+    return data
 
 
 def _unknown_key_hint(model: type[BaseModel], loc: tuple[Any, ...]) -> str:

@@ -84,9 +84,12 @@ def test_the_reply_budget_must_leave_the_prompt_at_least_half_the_context():
     assert parse_judge_config({"endpoints": [ADDRESS], "context_tokens": 8192, "max_tokens": 4096}).max_tokens == 4096
 
 
-def test_a_cut_reply_is_asked_again_with_four_times_the_room_unless_configured():
+def test_a_cut_reply_is_asked_again_with_four_times_the_room():
     assert parse_judge_config({"endpoints": [ADDRESS], "max_tokens": 300}).reask_room == 1200
-    assert parse_judge_config({"endpoints": [ADDRESS], "max_tokens": 300, "reask_max_tokens": 500}).reask_room == 500
+    with pytest.raises(
+        ConfigError, match=r"judge: reask_max_tokens is no longer an option: .* raise max_tokens instead"
+    ):
+        parse_judge_config({"endpoints": [ADDRESS], "max_tokens": 300, "reask_max_tokens": 500})
 
 
 def test_verdict_settings_record_what_decides_a_verdict_and_nothing_else():

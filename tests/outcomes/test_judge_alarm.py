@@ -58,7 +58,7 @@ def test_each_cause_warns_once_per_onset_and_holds_while_it_lasts(bad, cause, ca
 
 
 def test_too_little_evidence_raises_nothing_and_empty_steps_pass_through():
-    alarm = JudgeAlarm({"window": 3, "min_verdicts": 32, "min_groups": 4})
+    alarm = JudgeAlarm({"window": 3})  # at least 32 verdicts and 4 groups in the window (MIN_VERDICTS, MIN_GROUPS)
     scant = step(verdicts=10, tie_share=1.0, single=10, first_slot_share=1.0, groups=1, no_information=1)
     assert alarm.observe(scant)["arena/judge_alarm"] == 0.0
     assert alarm.observe({}) == {}  # a step without groups does not move the window
@@ -76,7 +76,10 @@ def test_options_are_validated_where_they_enter_and_documented():
     with pytest.raises(ConfigError, match=r"reward\.reward_kwargs\.judge_alarm\.tie_share"):
         verl_config(config)
     config["reward"]["reward_kwargs"]["judge_alarm"] = {"window": 5, "min_groups": 2}
-    assert verl_config(config).judge_alarm == JudgeAlarmConfig(window=5, min_groups=2)
+    with pytest.raises(ConfigError, match=r"judge_alarm: min_groups is no longer an option: fixed at 4; remove it"):
+        verl_config(config)
+    config["reward"]["reward_kwargs"]["judge_alarm"] = {"window": 5}
+    assert verl_config(config).judge_alarm == JudgeAlarmConfig(window=5)
     slime_args = SimpleNamespace(arena_judge=judge, arena_judge_alarm={"windw": 3})
     with pytest.raises(ConfigError, match=r"arena_judge_alarm\.windw"):
         slime_config(slime_args)

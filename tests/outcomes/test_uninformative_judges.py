@@ -182,13 +182,15 @@ def test_slime_logs_the_void_and_the_judge_alarm(servers, monkeypatch):
 
     from helpers import sample
 
+    from verl_arena.outcomes import judge_alarm
     from verl_arena.slime import group_rm, log_rollout
 
     monkeypatch.delenv("VERL_ARENA_CONFIG", raising=False)
+    monkeypatch.setattr(judge_alarm, "MIN_VERDICTS", 4)  # one group of four is evidence enough here
+    monkeypatch.setattr(judge_alarm, "MIN_GROUPS", 1)
     options = SimpleNamespace(
         arena_judge=judge_config(servers["tie"]),
         arena_topology="round_robin",
-        arena_judge_alarm={"min_verdicts": 4, "min_groups": 1},
     )
     group = [sample(3, i, f"Plan {i}: Colosseum, Vatican, trattoria number {i}.") for i in range(4)]
     rewards = asyncio.run(group_rm(options, group))

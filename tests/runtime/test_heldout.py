@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from verl_arena import Tournament
 from verl_arena.outcomes.heldout import heldout_sampled
 from verl_arena.runtime import JudgeService
+from verl_arena.runtime import heldout as runtime_heldout
 from verl_arena.runtime.heldout import HeldoutJudgeConfig, HeldoutJudging
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.rendezvous import GroupCoordinator
@@ -117,10 +118,11 @@ def test_a_heldout_judge_that_is_down_counts_failures_and_changes_nothing(mock_j
     assert metrics["arena/failed_judgments"] == 0  # the training judge's count is its own
 
 
-def test_a_slow_heldout_judge_never_delays_an_answer_and_is_dropped_when_behind(mock_judge):
+def test_a_slow_heldout_judge_never_delays_an_answer_and_is_dropped_when_behind(mock_judge, monkeypatch):
     train_url, _ = mock_judge()
     hung_url, hung = mock_judge(plan=["hang"] * 1000, hang_s=600)
-    options = heldout(hung_url, max_queued_groups=2, max_concurrency=1)
+    monkeypatch.setattr(runtime_heldout, "MAX_QUEUED_GROUPS", 2)
+    options = heldout(hung_url, max_concurrency=1)
     options["judge"]["timeout_s"] = 600.0
     without, _, _, _ = asyncio.run(train(train_url, None))
     with_it, metrics, coord, pending = asyncio.run(train(train_url, options, drain=False))
@@ -143,7 +145,7 @@ def test_the_share_samples_the_same_groups_every_time(mock_judge):
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("share", 0), ("share", 1.5), ("max_verdicts", 0), ("max_concurrency", 0), ("max_queued_groups", 0)],
+    [("share", 0), ("share", 1.5), ("max_verdicts", 0), ("max_concurrency", 0)],
 )
 def test_bad_options_are_refused_naming_the_field(field, value):
     with pytest.raises(ValidationError, match=rf"heldout_judge\.{field}"):
@@ -152,7 +154,9 @@ def test_bad_options_are_refused_naming_the_field(field, value):
 
 def test_the_defaults_look_at_a_tenth_of_the_groups_and_none_without_the_option():
     config = HeldoutJudgeConfig(judge=judge_config("http://127.0.0.1:9/v1"))
-    assert (config.share, config.max_verdicts, config.max_concurrency, config.max_queued_groups) == (0.1, 4, 4, 64)
+    assert (config.share, config.max_verdicts, config.max_concurrency) == (0.1, 4, 4)
+    with pytest.raises(ValidationError, match="max_queued_groups is no longer an option: fixed at 64"):
+        HeldoutJudgeConfig(judge=judge_config("http://127.0.0.1:9/v1"), max_queued_groups=2)
     assert CoordinatorOptions().heldout_judge is None
     assert judging(GroupCoordinator(JudgeService(judge_impl=object()), Tournament(), CoordinatorOptions())) is None
 

@@ -5,7 +5,7 @@ Ray's floor.
 
 B groups of N rollouts are submitted by W reward-worker stand-ins (real Ray actors, each calling the real
 :class:`~verl_arena.runtime.actors.CoordinatorActor` as the ``arena`` reward manager does: by name, on the shard its
-``uid`` hashes to, the members that reach it within ``submit_wait_s`` in one call, each measured for the hack detectors
+``uid`` hashes to, the members that reach it within ``SUBMIT_WAIT_S`` in one call, each measured for the hack detectors
 on its worker, every member of its share at once in a random order across groups) to one coordinator or several shards
 (:mod:`~verl_arena.runtime.sharding`). The judge is either simulated inside the coordinator (a
 :class:`~verl_arena.testing.SimulatedJudge` with a fixed latency, no concurrency cap, through a
@@ -140,7 +140,7 @@ def run_rendezvous_bench(
         spread_s: members are sent at uniformly random times over this many seconds (0: all at once).
         chars: characters of each rollout as the judge reads it (its process and answer).
         seed: the qualities, the arrival order and the workers' shares.
-        wait_s: the reward workers' ``submit_wait_s`` (how long a member waits for others to share its call).
+        wait_s: the reward workers' wait (``SUBMIT_WAIT_S``) (how long a member waits for others to share its call).
     """
     import ray
 

@@ -3,7 +3,7 @@
 """The load of the rendezvous bench (:mod:`verl_arena.bench.rendezvous`): B x N rendered rollouts, dealt in a random
 order to reward-worker stand-ins (Ray actors) that submit them to the coordinator shards as the ``arena`` reward manager
 does (each rollout measured for the hack detectors on its worker, the rollouts that reach a worker within
-``submit_wait_s`` sent in one call, :class:`~verl_arena.runtime.batching.SubmitBatcher`), each member's submit recorded
+``SUBMIT_WAIT_S`` sent in one call, :class:`~verl_arena.runtime.batching.SubmitBatcher`), each member's submit recorded
 as a :data:`MemberRecord`; and the floor (:class:`FloorActor`): a bare actor that takes the same calls and answers each
 group when it is complete, doing nothing else."""
 

@@ -421,7 +421,7 @@ def _register_rendezvous(sub: Any) -> None:
         "--submit-wait",
         type=float,
         default=SUBMIT_WAIT_S,
-        help=f"seconds a member waits on its worker for others to share its call, submit_wait_s ({SUBMIT_WAIT_S})",
+        help=f"seconds a member waits on its worker for others to share its call ({SUBMIT_WAIT_S})",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")

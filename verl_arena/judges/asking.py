@@ -295,8 +295,8 @@ class Asker:
 
     def _room(self, cut: ChatResult | None, messages: list[dict[str, str]]) -> int:
         """Reply tokens for asking again after a reply cut at ``max_tokens`` (``cut``; ``None`` for a diagnostic asked
-        once): ``reask_max_tokens``, or what the judge's context leaves beside the prompt if that is less (never less
-        than ``max_tokens``)."""
+        once): ``REASK_FACTOR`` x ``max_tokens``, or what the judge's context leaves beside the prompt if that is less
+        (never less than ``max_tokens``)."""
         cfg = self.config
         prompt = (cut.usage.get("prompt_tokens") if cut is not None else 0) or self.budget.messages_tokens(messages)
         return max(cfg.max_tokens, min(cfg.reask_room, cfg.context_tokens - prompt))

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from verl_arena.core.errors import ConfigError
 from verl_arena.judges.grading import Graded
 from verl_arena.judges.templates import load_template
-from verl_arena.validation import problems, validate
+from verl_arena.validation import problems, refuse_removed, removed_options, validate
 
 __all__ = [
     "HOSTING_FRAMEWORKS",
@@ -45,6 +45,15 @@ HOSTING_FRAMEWORKS = {
     "verl": "verl's trainer (reward.reward_model.enable=True, with the arena reward manager)",
     "slime": "slime's training job (verl_arena.slime hooks, with the model in --sglang-config)",
 }
+
+#: a reply cut at ``max_tokens`` is asked again with this many times the room (never more than the context leaves
+#: beside the prompt): a cut reply is never read
+REASK_FACTOR = 4
+
+_REMOVED = removed_options(
+    "judge.",
+    {"reask_max_tokens": f"a cut reply is asked again with {REASK_FACTOR} x max_tokens; raise max_tokens instead"},
+)
 
 #: how each pair is put to the judge (``JudgeConfig.orders``)
 Orders = Literal["both", "agree", "drawn", "given"]
@@ -207,8 +216,6 @@ class JudgeConfig(_Strict):
             before the first request, else 32768; set larger than a reported window, it is refused.
         tokenizer: the judge's tokenizer (a Hugging Face name or a local directory) to count tokens exactly; without
             one, tokens are bounded by UTF-8 bytes, which is safe for any byte-level tokenizer but reads less.
-        reask_max_tokens: reply budget when a reply was cut at ``max_tokens`` and the judge is asked again (a cut reply
-            is never read); ``None``: four times ``max_tokens``. Never more than the context leaves beside the prompt.
         json_mode: send ``response_format={"type": "json_object"}``.
         extra_body: extra request fields, e.g. ``{"enable_thinking": False}`` (DashScope) or
             ``{"chat_template_kwargs": {"enable_thinking": False}}`` (vLLM).
@@ -256,7 +263,6 @@ class JudgeConfig(_Strict):
     seed: int | None = None
     context_tokens: int = Field(default=32_768, ge=1024)
     tokenizer: str | None = None
-    reask_max_tokens: int | None = Field(default=None, ge=16)
     json_mode: bool = False
     extra_body: dict[str, Any] = Field(default_factory=dict)
     timeout_s: float = Field(default=120.0, gt=0)
@@ -275,6 +281,11 @@ class JudgeConfig(_Strict):
     max_field_chars: int = Field(default=24_000, ge=200)
     ensemble: EnsembleConfig | None = None
     competence_check: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @model_validator(mode="before")
     @classmethod
@@ -354,7 +365,7 @@ class JudgeConfig(_Strict):
     @property
     def reask_room(self) -> int:
         """Reply tokens for asking again after a reply was cut at ``max_tokens``."""
-        return self.reask_max_tokens or 4 * self.max_tokens
+        return REASK_FACTOR * self.max_tokens
 
     def member_configs(self) -> list[JudgeConfig]:
         """The ensemble's member configurations (this configuration with each member's changes), or ``[self]``."""

@@ -48,7 +48,7 @@ HELDOUT_METRICS = {
     "counted against the training judge or the rollouts)",
     "hack/heldout_groups": "with heldout_judge: groups whose verdicts the held-out judge was asked again",
     "hack/heldout_dropped_groups": "with heldout_judge: sampled groups left unjudged because the held-out judge fell "
-    "behind (max_queued_groups)",
+    "behind (more than 64 groups waiting)",
 }
 
 _LABELS = {"a": "first", "b": "second", "tie": "tie"}

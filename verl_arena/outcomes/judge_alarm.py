@@ -14,8 +14,8 @@ the step metrics and raises a cause when
   no information (``arena/no_information_groups``).
 
 A policy that collapsed to one answer (rollouts that differ only in ways no judge weighs) ties too and raises
-``ties`` and ``no_information`` as well: the judgment log tells the two apart. The share causes need ``min_verdicts``
-verdicts, and ``no_information`` ``min_groups`` groups, in the window. Each cause
+``ties`` and ``no_information`` as well: the judgment log tells the two apart. The share causes need
+:data:`MIN_VERDICTS` verdicts, and ``no_information`` :data:`MIN_GROUPS` groups, in the window. Each cause
 logs one WARNING when it starts (not again until it has cleared); ``arena/judge_alarm`` is 1 on every step on which
 some cause holds, and ``arena/judge_alarm_<cause>`` says which.
 """
@@ -28,9 +28,24 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["JUDGE_ALARM_METRICS", "JudgeAlarm", "JudgeAlarmConfig"]
+from verl_arena.validation import refuse_removed, removed_options
+
+__all__ = ["JUDGE_ALARM_METRICS", "MIN_GROUPS", "MIN_VERDICTS", "JudgeAlarm", "JudgeAlarmConfig"]
+
+#: the fewest verdicts in the window for a share of verdicts (ties, first-slot wins) to count
+MIN_VERDICTS = 32
+#: the fewest groups in the window for the share of groups voided for ``no_information`` to count
+MIN_GROUPS = 4
+
+_REMOVED = removed_options(
+    "judge_alarm.",
+    {
+        "min_verdicts": f"fixed at {MIN_VERDICTS}; remove it",
+        "min_groups": f"fixed at {MIN_GROUPS}; remove it",
+    },
+)
 
 logger = logging.getLogger(__name__)
 
@@ -53,15 +68,14 @@ JUDGE_ALARM_METRICS = {
 
 class JudgeAlarmConfig(BaseModel):
     """``+reward.reward_kwargs.judge_alarm.*`` (``arena_judge_alarm`` for slime): when the step metrics say that the
-    judge's verdicts stopped depending on the content (see :mod:`~verl_arena.outcomes.judge_alarm`).
+    judge's verdicts stopped depending on the content (see :mod:`~verl_arena.outcomes.judge_alarm`). The fewest
+    verdicts (:data:`MIN_VERDICTS`) and groups (:data:`MIN_GROUPS`) in the window for a share to count are fixed.
 
     Args:
         window: training steps summed.
         tie_share: the share of tied pairwise verdicts that raises the alarm.
         first_slot_share: the share of decisive single-order verdicts won by the candidate shown first that raises it.
         no_information_share: the share of groups voided for ``no_information`` that raises it.
-        min_verdicts: the fewest verdicts in the window for the two shares of verdicts to count.
-        min_groups: the fewest groups in the window for the share of voided groups to count.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -69,8 +83,11 @@ class JudgeAlarmConfig(BaseModel):
     tie_share: float = Field(default=0.8, gt=0, le=1)
     first_slot_share: float = Field(default=0.9, gt=0.5, le=1)
     no_information_share: float = Field(default=0.5, gt=0, le=1)
-    min_verdicts: int = Field(default=32, ge=1)
-    min_groups: int = Field(default=4, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
 
 #: per step: (verdicts, ties, single-order verdicts, first-slot wins, groups, groups voided for no_information)
@@ -112,11 +129,11 @@ class JudgeAlarm:
         c = self.config
         verdicts, ties, single, first, groups, voided = (math.fsum(col) for col in zip(*self._steps, strict=True))
         holds = {}
-        if verdicts >= c.min_verdicts and ties / verdicts >= c.tie_share:
+        if verdicts >= MIN_VERDICTS and ties / verdicts >= c.tie_share:
             holds["ties"] = ties / verdicts
-        if single >= c.min_verdicts and first / single >= c.first_slot_share:
+        if single >= MIN_VERDICTS and first / single >= c.first_slot_share:
             holds["first_slot"] = first / single
-        if groups >= c.min_groups and voided / groups >= c.no_information_share:
+        if groups >= MIN_GROUPS and voided / groups >= c.no_information_share:
             holds["no_information"] = voided / groups
         return holds
 

@@ -254,7 +254,7 @@ _RENDEZVOUS = """\
 B groups of 16 rollouts (about 3,000 characters each) are sent all at once, in a random order across groups, by 8
 reward-worker stand-ins to one group coordinator or to two shards of it (`coordinator_shards`). The stand-ins are Ray
 actors that submit as the `arena` reward manager does: each rollout is measured for the hack detectors on its worker,
-the rollouts that reach a worker within `submit_wait_s` (5 ms) go to their shard in one Ray call, and each gets its
+the rollouts that reach a worker within 5 ms (`SUBMIT_WAIT_S`) go to their shard in one Ray call, and each gets its
 answer as soon as its own group is ranked. The tournaments run where training runs them, in a Ray judge pool actor
 (`--judge pool`: a simulated judge with no concurrency cap and a fixed latency per call, 0 or 0.5 s): a coordinator
 sends the groups it closes within 2 ms of each other to the pool in one Ray call, and the pool streams each result

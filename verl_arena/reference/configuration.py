@@ -201,6 +201,7 @@ def _renamed_part() -> list[str]:
     from verl_arena.judges.config import REPLACED_ORDER_OPTIONS
     from verl_arena.outcomes.hack_detectors import HackThresholds
     from verl_arena.runtime.options import RENAMED_ANCHORS
+    from verl_arena.validation import REMOVED
 
     fixed = ", ".join(f"`{name}`" for name in HackThresholds.model_fields)
 
@@ -219,6 +220,7 @@ def _renamed_part() -> list[str]:
         "| option | instead |",
         "|---|---|",
         *(f"| `judge.{old}` | {new} |" for old, new in REPLACED_ORDER_OPTIONS.items()),
+        *(f"| `{key}` | {advice} |" for key, advice in sorted(REMOVED.items())),
         "",
         f"Removed: the hack detectors' thresholds under `hack_alarm` ({fixed}), fixed where `verl-arena bench "
         "detectors` measured them; a detector is tuned by its mode, `hack_alarm.screen` (`screen`, `log` or `off`).",

@@ -11,7 +11,7 @@ a fixed draw from the group's id) are asked again of the held-out judge, in the 
 reported with the next step's.
 
 Nothing here touches a reward or an advantage, and nothing waits for it: a held-out judge that is slow or down only
-counts its own failures, and when more than ``max_queued_groups`` sampled groups wait for it, new ones are dropped
+counts its own failures, and when more than :data:`MAX_QUEUED_GROUPS` sampled groups wait for it, new ones are dropped
 and counted (``hack/heldout_dropped_groups``).
 """
 
@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.judges.config import JudgeConfig
@@ -33,14 +33,24 @@ from verl_arena.judges.factory import build_judge
 from verl_arena.judges.loading import check_judge_config
 from verl_arena.outcomes.heldout import HeldoutTally, ask_again, decisive_compares, heldout_sampled
 from verl_arena.outcomes.step_metrics import StepMetrics
+from verl_arena.validation import refuse_removed, removed_options
 
-__all__ = ["HeldoutJudgeConfig", "HeldoutJudging"]
+__all__ = ["MAX_QUEUED_GROUPS", "HeldoutJudgeConfig", "HeldoutJudging"]
+
+#: sampled groups that may wait for the held-out judge; beyond, new ones are dropped and counted
+MAX_QUEUED_GROUPS = 64
+
+_REMOVED = removed_options(
+    "heldout_judge.",
+    {"max_queued_groups": f"fixed at {MAX_QUEUED_GROUPS}; lower heldout_judge.share if groups are dropped"},
+)
 
 logger = logging.getLogger(__name__)
 
 
 class HeldoutJudgeConfig(BaseModel):
-    """The held-out judge and how much of the training judge's work it checks.
+    """The held-out judge and how much of the training judge's work it checks. At most :data:`MAX_QUEUED_GROUPS`
+    sampled groups wait for it; beyond, new ones are dropped and counted.
 
     Args:
         judge: the held-out judge's configuration (the same schema as the training judge's, see
@@ -50,7 +60,6 @@ class HeldoutJudgeConfig(BaseModel):
         max_verdicts: the most verdicts of one group it asks again (drawn from the group's id among the training
             judge's decisive ones).
         max_concurrency: its judgments in flight at once (per coordinator shard).
-        max_queued_groups: sampled groups that may wait for it; beyond, new ones are dropped and counted.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -59,7 +68,11 @@ class HeldoutJudgeConfig(BaseModel):
     share: float = Field(default=0.1, gt=0, le=1)
     max_verdicts: int = Field(default=4, ge=1)
     max_concurrency: int = Field(default=4, ge=1)
-    max_queued_groups: int = Field(default=64, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @field_validator("judge")
     @classmethod
@@ -109,7 +122,7 @@ class HeldoutJudging:
         matches = _picked(group_id, result, self.config.max_verdicts)
         if not matches:
             return False
-        if self.pending() >= self.config.max_queued_groups:
+        if self.pending() >= MAX_QUEUED_GROUPS:
             self.counts["dropped"] += 1
             self.step_metrics.add(step, group_id, HeldoutTally(dropped=True))
             return False

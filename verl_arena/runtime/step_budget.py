@@ -38,8 +38,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.tournament import Tournament
+from verl_arena.validation import refuse_removed, removed_options
 
-__all__ = ["BUDGET_VOID", "Reservation", "StepBudget", "StepBudgetConfig"]
+__all__ = ["BUDGET_VOID", "WARN_VOIDED_SHARE", "Reservation", "StepBudget", "StepBudgetConfig"]
+
+#: a step whose groups were voided for the budget in a larger share than this logs a warning (once per step)
+WARN_VOIDED_SHARE = 0.5
+
+_REMOVED = removed_options("step_budget.", {"warn_voided_share": f"fixed at {WARN_VOIDED_SHARE}; remove it"})
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +59,9 @@ BUDGET_VOID = "budget"
 
 
 class StepBudgetConfig(BaseModel):
-    """A budget of judge calls, prompt tokens or both per training step, across the judge pool (set at least one).
+    """A budget of judge calls, prompt tokens or both per training step, across the judge pool (set at least one). A
+    step whose groups were voided for the budget in a larger share than :data:`WARN_VOIDED_SHARE` logs a warning (once
+    per step).
 
     Args:
         calls: judge calls (pairwise or group judgments, as the topologies count them) the groups of one training step
@@ -67,8 +75,6 @@ class StepBudgetConfig(BaseModel):
         fallback_options: each fallback topology's own options (e.g. ``{"budgeted": {"budget": 10}}``); the policies
             around the tournament (``on_judge_error``, ``scoring``, ...) and the group's anchor are the configured
             tournament's.
-        warn_voided_share: a step whose groups were voided for the budget in a larger share than this logs a warning
-            (once per step).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -77,7 +83,11 @@ class StepBudgetConfig(BaseModel):
     prompt_tokens: int | None = Field(default=None, ge=1)
     fallback: tuple[str, ...] = ("budgeted", "anchor")
     fallback_options: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    warn_voided_share: float = Field(default=0.5, ge=0, lt=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @field_validator("fallback")
     @classmethod
@@ -272,7 +282,7 @@ class StepBudget:
 
     def _warn_if_most_voided(self, step: int, state: _Step) -> None:
         voided, groups = state.counts["voided_groups"], state.counts["groups"]
-        if state.warned or voided <= self.config.warn_voided_share * groups:
+        if state.warned or voided <= WARN_VOIDED_SHARE * groups:
             return
         state.warned = True
         limits = ", ".join(f"step_budget.{k}={v} ({state.used[k]} used)" for k, v in self.limits.items())

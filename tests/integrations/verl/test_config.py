@@ -5,14 +5,17 @@ the full key; the horizon curriculum; a judge file written as overrides verl's H
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from helpers import verl_config
+from helpers import judge_config, verl_config
 
 from verl_arena.core.errors import ConfigError
 
 pytest.importorskip("verl")
 
 from verl_arena.integrations.verl.config import HorizonSchedule, arena_config, check_algorithm, judge_overrides
+from verl_arena.validation import REMOVED
 
 JUDGE = {"endpoints": [{"base_url": "http://127.0.0.1:8000/v1", "model": "m"}]}
 
@@ -113,3 +116,23 @@ def test_verls_algorithm_keys_read_from_its_source_are_its_algo_configs_fields()
     fields = [f.name for f in dataclasses.fields(AlgoConfig)]
     read = [key for path, name in config._ALGO_CONFIG_SOURCES for key in config._dataclass_fields_in_source(path, name)]
     assert read == fields and "adv_estimator" in read
+
+
+#: what a section needs beside the removed option to be valid otherwise
+_SECTION_NEEDS = {"heldout_judge": {"judge": judge_config("http://127.0.0.1:9/v1")}, "step_budget": {"calls": 10}}
+
+
+@pytest.mark.parametrize("key", sorted(REMOVED))
+def test_every_removed_option_is_refused_where_it_enters_naming_its_full_key_and_what_to_do(key):
+    """No removed option is silently ignored or silently still obeyed: each says what to do instead."""
+    *section, name = key.split(".")
+    kwargs = {"judge": judge_config("http://127.0.0.1:9/v1")}
+    if section:
+        kwargs[section[0]] = {**kwargs.get(section[0], {}), **_SECTION_NEEDS.get(section[0], {}), name: 1}
+    else:
+        kwargs[name] = 1
+    prefix = "reward.reward_kwargs" + "".join(f".{s}" for s in section)
+    with pytest.raises(
+        ConfigError, match=rf"{re.escape(prefix)}: {name} is no longer an option: {re.escape(REMOVED[key])}"
+    ):
+        arena_config({"reward": {"reward_kwargs": kwargs}})

@@ -21,7 +21,7 @@ from verl_arena.core.errors import ConfigError, did_you_mean
 from verl_arena.environments.client import EnvConfig
 from verl_arena.runtime.batching import SUBMIT_WAIT_S
 from verl_arena.runtime.options import ArenaOptions, CoordinatorOptions
-from verl_arena.validation import validate
+from verl_arena.validation import refuse_removed, removed_options, validate
 
 __all__ = [
     "ArenaRewardConfig",
@@ -42,6 +42,14 @@ REWARD_PREFIX = "reward.reward_kwargs"
 #: resources every Ray node has, which do not place an actor on a chosen node
 _RAY_BUILTIN_RESOURCES = {"CPU", "GPU", "memory", "object_store_memory"}
 ESTIMATOR_PREFIX = "algorithm.tournament"
+
+_REMOVED = removed_options(
+    "",
+    {
+        "submit_wait_s": f"a rollout waits {SUBMIT_WAIT_S * 1000:g} ms on its worker for others to share its call; "
+        "remove it"
+    },
+)
 
 
 class HorizonSchedule(BaseModel):
@@ -91,9 +99,6 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         coordinator_shards: group coordinator actors; groups are spread over them by a stable hash of their ``uid``
             (answers do not change). More than one only when one coordinator's event loop cannot keep up with the
             step's rollouts (see the sizing guide in docs/training-verl.md).
-        submit_wait_s: the longest a rollout waits on its reward worker for others to share its call to the group
-            coordinator (the rollouts that finish within it go in one Ray call, and each gets its answer as soon as
-            its own group is ranked); 0 sends the rollouts that are ready at the same moment together, and no others.
         name: prefix of the Ray actor names (the job id is appended).
         step_metrics: add the ``arena/*`` aggregates of each training step to verl's logged metrics.
         horizon: the arena agent loops' interaction-turn curriculum (see :class:`HorizonSchedule`).
@@ -111,7 +116,6 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
     judge_resources: dict[str, float] = Field(default_factory=dict)
     coordinator_resources: dict[str, float] = Field(default_factory=dict)
     coordinator_shards: int = Field(default=1, ge=1)
-    submit_wait_s: float = Field(default=SUBMIT_WAIT_S, ge=0, le=1)
     name: str = "verl_arena"
     step_metrics: bool = True
     horizon: HorizonSchedule | None = None
@@ -140,6 +144,11 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
         if self.step_budget is not None and options.eager == "auto":
             options = options.model_copy(update={"eager": False})
         return options
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @model_validator(mode="after")
     def _eager_under_a_budget(self) -> ArenaRewardConfig:

@@ -7,8 +7,8 @@ into a candidate, measures what the hack detectors read of it
 (:func:`~verl_arena.outcomes.hack_detectors.member_features`: here on the worker, not on the coordinator's event loop)
 and hands both to the group coordinator (a named async Ray
 actor shared by every worker; with ``coordinator_shards`` above 1, the shard its ``uid`` hashes to,
-:mod:`~verl_arena.runtime.sharding`), together with the other rollouts that reach this worker within
-``submit_wait_s`` (one Ray call for all of them, :mod:`~verl_arena.runtime.batching`); the coordinator waits for the
+:mod:`~verl_arena.runtime.sharding`), together with the other rollouts that reach this worker within 5 ms
+(:data:`~verl_arena.runtime.batching.SUBMIT_WAIT_S`: one Ray call for all of them); the coordinator waits for the
 rest of the group (same ``uid``), runs the tournament through the cluster's judge pool, and returns this member's
 reward as soon as its group is ranked. Every answer has the same ``reward_extra_info`` keys. Nothing hangs: the
 coordinator closes late groups, and this manager stops waiting after ``arrival_timeout_s + judge_deadline_s + 60``.
@@ -70,7 +70,7 @@ from verl_arena.outcomes.env import ENV_META
 from verl_arena.outcomes.hack_detectors import member_features
 from verl_arena.outcomes.verifiable import VERIFIABLE_META
 from verl_arena.runtime.actors import CoordinatorActor, coordinator_stream, named_actor_options
-from verl_arena.runtime.batching import SubmitBatcher, Unanswered
+from verl_arena.runtime.batching import SUBMIT_WAIT_S, SubmitBatcher, Unanswered
 from verl_arena.runtime.data_anchors import check_data_anchors
 from verl_arena.runtime.deadlines import member_patience
 from verl_arena.runtime.pool import JudgePool
@@ -288,7 +288,7 @@ class ArenaRewardManager(RewardManagerBase):
         shard = shard_of(uid, len(self._coordinators))
         if shard not in self._batchers:
             send = coordinator_stream(self._coordinators[shard])
-            self._batchers[shard] = SubmitBatcher(send, wait_s=self.arena.submit_wait_s)
+            self._batchers[shard] = SubmitBatcher(send, wait_s=SUBMIT_WAIT_S)
         return self._batchers[shard]
 
     async def _validation(self, query: str, candidate: Any, non_tensor: Any) -> _Answer:
