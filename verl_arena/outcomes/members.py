@@ -17,7 +17,7 @@ import functools
 import json
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,7 +102,8 @@ class GroupSummary:
     and the limit (``calls``, ``prompt_tokens``, both joined by ``+``) that turned its configured topology down, see
     :mod:`~verl_arena.runtime.step_budget`; ``anchors``: the candidates the group carried marked as anchors, from the
     data or an anchor pool, and ``anchor_judgments`` the judgments of a member against one of them, see
-    :mod:`~verl_arena.core.topologies.anchor_set`)."""
+    :mod:`~verl_arena.core.topologies.anchor_set`; ``metrics``: what the group stages reported of the group, by
+    registered name, see :mod:`~verl_arena.outcomes.group_metrics`)."""
 
     size: int = 0
     expected: int = 0
@@ -162,6 +163,7 @@ class GroupSummary:
     budget_limited_by: str = ""
     anchors: int = 0
     anchor_judgments: int = 0
+    metrics: dict[str, float] = field(default_factory=dict, hash=False)
 
     def hack_counts(self) -> HackCounts:
         """The :func:`~verl_arena.outcomes.hack_alarm.screen_group` counts this summary carries."""
@@ -188,6 +190,7 @@ class GroupSummary:
         hack_alarm: HackAlarmConfig | None = None,
         features: Sequence[MemberFeatures | None] | None = None,
         positions: Sequence[int] | None = None,
+        metrics: Mapping[str, float] | None = None,
     ) -> GroupSummary:
         """The summary of a ranked group; ``lengths`` are the members' answer lengths (0: no answer); with the members'
         ``candidates``, the hack detectors screen them (against ``query``; ``hack_alarm`` says which detectors run,
@@ -250,6 +253,7 @@ class GroupSummary:
             **_verifiable_fields(result.details.get("verifiable")),
             **_budget_fields(result.details.get("budget")),
             **_anchor_fields(result, digest),
+            metrics=dict(metrics or {}),
         )
 
 
@@ -455,6 +459,7 @@ def member_outcomes(
     hack_alarm: HackAlarmConfig | None = None,
     features: Sequence[MemberFeatures | None] | None = None,
     screened: Sequence[str] = (),
+    metrics: Mapping[str, float] | None = None,
 ) -> tuple[list[MemberOutcome], MemberOutcome]:
     """Each member's outcome from a group ranked over ``candidates``, whose first ``members`` are the members the
     tournament ranked (a reference and anchors may follow) and whose last ``len(screened)`` the members a hack
@@ -463,7 +468,7 @@ def member_outcomes(
     ``group_filter`` marks the group to drop; ``judged``: when the group went to the judge and for how long; ``query``:
     what the hack detectors screen the members against, and ``hack_alarm`` which of them run; ``features``: the
     members' hack detector features as measured where the rollouts were (``None`` where not known: measured here), in
-    the order of the outcomes."""
+    the order of the outcomes; ``metrics``: the group's per-group metrics (:mod:`.group_metrics`)."""
     positions = [*range(members), *range(len(candidates) - len(screened), len(candidates))]
     names = [""] * members + list(screened)
     lengths = [candidates[p].answer_length for p in positions]
@@ -478,6 +483,7 @@ def member_outcomes(
         hack_alarm=hack_alarm,
         features=features,
         positions=positions,
+        metrics=metrics,
     )
     prefetched = result.details.get("prefetch") or {}  # judgments asked ahead of the tournament (eager judging)
     filtered: dict[str, Any] = {}

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from verl_arena.environments.causes import CAUSES
 from verl_arena.outcomes.exits import CAUSE_CLASSES, CAUSE_WORDS
+from verl_arena.outcomes.group_metrics import GROUP_METRIC_DESCRIPTIONS, group_metric_values
 from verl_arena.outcomes.hack_alarm import hack_metric_descriptions, hack_metrics
 from verl_arena.outcomes.hack_screen import screen_metrics
 from verl_arena.outcomes.heldout import HELDOUT_METRICS, HeldoutTally, heldout_metrics
@@ -31,8 +33,8 @@ def _cause_metric(cause: str) -> str:
     return f"env/{'crashes' if CAUSES[cause].verdict == 'crash' else 'errors'}_{cause}"
 
 
-#: the per-step metrics, and what each one is
-STEP_METRICS = {
+#: the per-step metrics computed here, and what each one is
+_COMPUTED = {
     "arena/rollouts": "rollouts answered",
     "arena/groups": "groups ranked",
     "arena/judgments": "judgments the tournaments made (pairwise or group, failed ones included): asked_judgments + "
@@ -181,6 +183,30 @@ STEP_METRICS = {
     **HELDOUT_METRICS,  # hack/heldout_*: the held-out judge's agreement with the training judge (heldout_judge)
 }
 
+
+#: every per-step metric and what it is: those computed here, then the group stages' per-group metrics
+#: (:mod:`~verl_arena.outcomes.group_metrics`, each registered beside the stage that reports it)
+class _Descriptions(Mapping[str, str]):
+    """Several description tables read as one, in their order, as they are now."""
+
+    def __init__(self, *tables: Mapping[str, str]) -> None:
+        self._tables = tables
+
+    def __getitem__(self, name: str) -> str:
+        for table in self._tables:
+            if name in table:
+                return table[name]
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for table in self._tables for name in table)
+
+    def __len__(self) -> int:
+        return sum(len(table) for table in self._tables)
+
+
+STEP_METRICS: Mapping[str, str] = _Descriptions(_COMPUTED, GROUP_METRIC_DESCRIPTIONS)
+
 _GROUP_SUMS = {
     "arena/judgments": "judgments",
     "arena/asked_judgments": "asked_judgments",
@@ -311,6 +337,7 @@ def summarize(answers: list[tuple[str, Any]]) -> dict[str, float]:
     if hack or screened["hack/screened"]:  # with the detectors' shares, or when one screened: none made up
         out.update({**hack, **screened})
     out.update(heldout_metrics(tallies))
+    out.update(group_metric_values([g.metrics for g in ranked]))
     return out
 
 

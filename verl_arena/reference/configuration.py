@@ -231,6 +231,7 @@ def _metrics_part() -> list[str]:
     from verl_arena.integrations.verl.columns import INFO_DESCRIPTIONS, INFO_KEYS
     from verl_arena.integrations.verl.votes import ESTIMATOR_METRICS
     from verl_arena.outcomes.step_metrics import STEP_METRICS
+    from verl_arena.runtime import stages  # noqa: F401  (the stages register their per-group metrics)
 
     return [
         "",

@@ -29,7 +29,7 @@ def test_the_order_names_every_registered_stage_once():
 
 
 def test_the_options_turn_stages_on_and_the_pipeline_keeps_the_order(tmp_path):
-    assert names(Pipeline.build(CoordinatorOptions(), CONTEXT)) == ["env_outcomes", "hack_screen"]
+    assert names(Pipeline.build(CoordinatorOptions(), CONTEXT)) == ["env_outcomes", "hack_screen", "reward_spread"]
     off = CoordinatorOptions(hack_alarm={"screen": dict.fromkeys(["judge_directed", "keyword_stuffing"], "log")})
     assert "hack_screen" in names(Pipeline.build(off, CONTEXT))  # the other default screens still screen
     everything = CoordinatorOptions(

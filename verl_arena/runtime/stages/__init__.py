@@ -5,10 +5,15 @@ reads and fills, its hooks, the registry), one module each (the stage, its facto
 ranks groups (verl's rendezvous, slime's group reward model) runs the stages its options turn on, in
 :data:`~verl_arena.runtime.stages.pipeline.ORDER` (:mod:`.pipeline`)."""
 
-# every stage module registers its stage on import
-from verl_arena.runtime.stages import eager, env_outcomes, hack_screen, heldout, judgment_log, verifiable
+import importlib
+import pkgutil
+
 from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext, SubsetJudge
 from verl_arena.runtime.stages.pipeline import ORDER, Pipeline, StageOptions
+
+# every other module of this package is one stage, which registers itself on import
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "ORDER",
@@ -19,10 +24,4 @@ __all__ = [
     "StageContext",
     "StageOptions",
     "SubsetJudge",
-    "eager",
-    "env_outcomes",
-    "hack_screen",
-    "heldout",
-    "judgment_log",
-    "verifiable",
 ]

@@ -35,6 +35,7 @@ from verl_arena.core.registry import Registry
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.outcomes.group_filter import GroupFilter
+from verl_arena.outcomes.group_metrics import GROUP_METRICS
 from verl_arena.outcomes.hack_alarm import HackAlarmConfig
 from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.members import Answers, member_outcomes
@@ -68,6 +69,8 @@ class GroupRecord:
         tournament: the group's own tournament (its seed and anchor), once ranked.
         result: the group's result once ranked.
         judged: the judge's own candidates and result, before any stage changed them (``None``: nothing was judged).
+        metrics: the group's numbers a stage reported (:meth:`report`), by registered name
+            (:data:`~verl_arena.outcomes.group_metrics.GROUP_METRICS`); every member's summary carries them.
     """
 
     group_id: str
@@ -89,6 +92,13 @@ class GroupRecord:
     tournament: Tournament | None = None
     result: GroupResult | None = None
     judged: tuple[list[Candidate], GroupResult] | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def report(self, name: str, value: float) -> None:
+        """Report the group's ``value`` of the per-group metric ``name`` (``ConfigError`` for a name nobody
+        registered, :func:`~verl_arena.outcomes.group_metrics.register_group_metric`)."""
+        GROUP_METRICS.get(name)
+        self.metrics[name] = float(value)
 
     @property
     def ranked(self) -> list[str]:
@@ -129,6 +139,7 @@ class GroupRecord:
             hack_alarm=hack_alarm,
             features=[self.features.get(m) for m in voting],
             screened=list(self.screened.values()),
+            metrics=self.metrics,
         )
         return Answers(dict(zip(voting, outcomes, strict=True)), late)
 

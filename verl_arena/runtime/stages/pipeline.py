@@ -23,8 +23,8 @@ __all__ = ["ORDER", "Pipeline", "StageOptions"]
 #: the order the stages' hooks run in: eager judging first (it asks ahead while members arrive); the environment
 #: leaves out its failures before the screen looks at the rest; verifiable scores rank what is left (the judge only
 #: where they tie); outcomes combine with that ranking before the screened members go below it, and the log writes the
-#: whole group; the held-out judge starts once everything else is done
-ORDER = ("eager", "env_outcomes", "hack_screen", "verifiable", "judgment_log", "heldout")
+#: whole group, with the spread of the rewards it ended with; the held-out judge starts once everything else is done
+ORDER = ("eager", "env_outcomes", "hack_screen", "verifiable", "reward_spread", "judgment_log", "heldout")
 
 
 class StageOptions(EnvOutcomeOptions, HackScreenOptions, VerifiableOptions, JudgmentLogOptions, HeldoutOptions):
