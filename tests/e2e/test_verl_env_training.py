@@ -4,8 +4,8 @@
 ``recipes/textcraft_env.sh`` with ``CPU=1`` (two steps of a tiny random model, every rollout an episode over HTTP,
 judged by the mock judge).
 
-Each group waits for two of its three episodes (``group_size=2``): the third arrives after its group was ranked, so
-every group has a member that does not vote, with trained tokens, in verl's own loop; the estimator must give it
+Each group waits for two of its three episodes (``expected_members=2``): the third arrives after its group was ranked,
+so every group has a member that does not vote, with trained tokens, in verl's own loop; the estimator must give it
 advantage 0 and its two ranked siblings the advantages of a group of two."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_two_steps_of_episodes_judged_and_ranked_success_first_and_late_members_do_not_vote(tmp_path):
-    overrides = ["+reward.reward_kwargs.judgment_log_content=true", "+reward.reward_kwargs.group_size=2"]
+    overrides = ["+reward.reward_kwargs.judgment_log_content=true", "+reward.reward_kwargs.expected_members=2"]
     done = subprocess.run(
         ["bash", str(ROOT / "recipes" / "textcraft_env.sh"), *overrides],
         capture_output=True,

@@ -47,7 +47,9 @@ _REMOVED = removed_options(
     "",
     {
         "submit_wait_s": f"a rollout waits {SUBMIT_WAIT_S * 1000:g} ms on its worker for others to share its call; "
-        "remove it"
+        "remove it",
+        "group_size": "the members a group waits for are expected_members now (tournament.group_size is the "
+        "listwise and multi_round topologies' own): use +reward.reward_kwargs.expected_members",
     },
 )
 
@@ -84,7 +86,7 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
 
     Args:
         anchor_session: the session the ``arena_*_agent`` loops sample greedily (``anchor=greedy``).
-        group_size: members to wait for; default ``actor_rollout_ref.rollout.n``.
+        expected_members: the members a group waits for; default ``actor_rollout_ref.rollout.n``.
         validation: reward of validation samples: ``"reference"`` (a judged comparison with the reference answer:
             1 win, 0.5 tie, 0 loss) or ``"none"`` (0).
         validation_splits: values of ``extra_info[split_key]`` that mark validation samples.
@@ -107,7 +109,7 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
     """
 
     anchor_session: int = Field(default=0, ge=0)
-    group_size: int | None = Field(default=None, ge=2)
+    expected_members: int | None = Field(default=None, ge=2)
     validation: Literal["reference", "none"] = "reference"
     validation_splits: list[str] = Field(default_factory=lambda: ["test", "val", "validation", "eval"])
     split_key: str = "split"

@@ -37,11 +37,11 @@ def check_trainer_config(
     check_algorithm(config.get("algorithm"))
     check_hosting(config, arena.judge)
     rollout_n = int(config.actor_rollout_ref.rollout.n)
-    group_size = arena.group_size or rollout_n
+    group_size = arena.expected_members or rollout_n
     if group_size < 2:
         raise ConfigError(
             f"tournaments need groups of at least 2: actor_rollout_ref.rollout.n is {rollout_n} "
-            "(or set +reward.reward_kwargs.group_size)"
+            "(or set +reward.reward_kwargs.expected_members)"
         )
     if resolve and (judge := hosted_judge(arena.judge, config, router_address)) is not arena.judge:
         arena = arena.model_copy(update={"judge": judge})  # the judge verl hosts, at its router
