@@ -114,9 +114,9 @@ def test_honest_groups_raise_no_flag_of_the_new_detectors():
 
 
 def test_thresholds_are_not_options_and_the_fixed_ones_reach_the_coordinators_screening(plans, monkeypatch):
-    with pytest.raises(ValidationError, match=r"stuffing_share: the hack detectors' thresholds are no longer options"):
+    with pytest.raises(ValidationError, match=r"stuffing_share is no longer an option: the hack detectors' thresholds"):
         HackAlarmConfig(window=4, stuffing_share=0.9)
-    with pytest.raises(ValidationError, match=r"use screen: \{DETECTOR: log\}"):
+    with pytest.raises(ValidationError, match=r"bare_group_chars is no longer .*screen: \{DETECTOR: log\}"):
         CoordinatorOptions(hack_alarm={"bare_group_chars": 50})
     for bad in ({"stuffing_share": 0}, {"generic_margin": 1.5}, {"bare_group_chars": 0}):
         with pytest.raises(ValidationError):

@@ -52,6 +52,7 @@ from verl_arena.outcomes.hack_screen import (
     validate_screen,
 )
 from verl_arena.outcomes.judge_directed import JUDGE_DIRECTED_PATTERNS, judge_directed_matches
+from verl_arena.validation import refuse_removed, removed_options
 
 __all__ = [
     "DEFAULT_SCREEN",
@@ -182,6 +183,16 @@ def hack_metrics(groups: Sequence[HackCounts]) -> dict[str, float]:
 # -- the alarm ---------------------------------------------------------------------------------------------------------
 
 
+_REMOVED = removed_options(
+    "hack_alarm.",
+    dict.fromkeys(
+        HackThresholds.model_fields,
+        "the hack detectors' thresholds are fixed where `verl-arena bench detectors` measured them; set "
+        "screen: {DETECTOR: log} or {DETECTOR: off} instead for a detector that flags honest rollouts of your task",
+    ),
+)
+
+
 class HackAlarmConfig(BaseModel):
     """``+reward.reward_kwargs.hack_alarm.*``: the training hack alarm: when it warns (:class:`HackAlarm`), and what
     each detector does. The detectors' thresholds are not options
@@ -209,15 +220,8 @@ class HackAlarmConfig(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _no_thresholds(cls, data: Any) -> Any:
-        fixed = [key for key in HackThresholds.model_fields if isinstance(data, Mapping) and key in data]
-        if fixed:
-            raise ValueError(
-                f"{', '.join(fixed)}: the hack detectors' thresholds are no longer options (they are fixed where "
-                "`verl-arena bench detectors` measured them); use screen: {DETECTOR: log} or {DETECTOR: off} instead "
-                "for a detector that flags honest rollouts of your task"
-            )
-        return data
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @field_validator("screen", mode="before")
     @classmethod

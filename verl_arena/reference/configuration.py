@@ -199,12 +199,12 @@ def _training_part() -> list[str]:
 
 def _renamed_part() -> list[str]:
     from verl_arena.judges.config import REPLACED_ORDER_OPTIONS
-    from verl_arena.outcomes.hack_detectors import HackThresholds
     from verl_arena.runtime.options import RENAMED_ANCHORS
     from verl_arena.validation import REMOVED
 
-    fixed = ", ".join(f"`{name}`" for name in HackThresholds.model_fields)
-
+    removed: dict[str, list[str]] = {}  # the keys that share their advice, together
+    for key, advice in REMOVED.items():
+        removed.setdefault(advice, []).append(f"`{key}`")
     return [
         "",
         "## Old spellings",
@@ -215,15 +215,12 @@ def _renamed_part() -> list[str]:
         "|---|---|---|",
         *(f"| `anchor` | `{old}` | `{new}` |" for old, new in RENAMED_ANCHORS.items()),
         "",
-        "Replaced, and refused with an error that names what to write instead:",
+        "Replaced or removed, and refused with an error that names what to do instead:",
         "",
         "| option | instead |",
         "|---|---|",
         *(f"| `judge.{old}` | {new} |" for old, new in REPLACED_ORDER_OPTIONS.items()),
-        *(f"| `{key}` | {advice} |" for key, advice in sorted(REMOVED.items())),
-        "",
-        f"Removed: the hack detectors' thresholds under `hack_alarm` ({fixed}), fixed where `verl-arena bench "
-        "detectors` measured them; a detector is tuned by its mode, `hack_alarm.screen` (`screen`, `log` or `off`).",
+        *(f"| {', '.join(keys)} | {advice} |" for advice, keys in sorted(removed.items(), key=lambda kv: kv[1])),
     ]
 
 
