@@ -8,10 +8,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 from helpers import ROOT
 
+from verl_arena.cli import build_parser
 from verl_arena.commands.extras import installed, needing, write_plot
 
 MISSING = "verl_arena_no_such_module"
@@ -46,8 +48,31 @@ def test_a_plot_is_drawn_only_when_asked_and_where_it_went_is_said_on_stderr(cap
     assert drawn == ["frontier.png"] and captured.err == "wrote frontier.png\n" and captured.out == ""
 
 
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """``parser`` and every sub-command's parser under it, however deep."""
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _parsers(child)
+
+
+def test_every_plot_option_checks_for_matplotlib_while_the_arguments_are_parsed():
+    """A --plot that is drawn only after the run (hours for ``bench learning``) must fail before it when matplotlib is
+    missing: every one is typed with :func:`needing`."""
+    plots = [
+        (parser.prog, action)
+        for parser in _parsers(build_parser())
+        for action in parser._actions
+        if "--plot" in action.option_strings
+    ]
+    assert len(plots) >= 5  # eval winrate and the benches that draw
+    unchecked = [prog for prog, action in plots if getattr(action.type, "__qualname__", "") != "needing.<locals>.check"]
+    assert not unchecked, f"--plot without the matplotlib check: {unchecked}"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["eval winrate", "bench"])
+@pytest.mark.parametrize("command", ["eval winrate", "bench", "bench learning"])
 def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, command):
     """matplotlib made unimportable in a fresh interpreter: --plot fails while the arguments are parsed (exit 2), before
     a judge is asked or a benchmark cell is run."""
@@ -58,6 +83,7 @@ def test_plot_without_matplotlib_is_refused_before_anything_runs(tmp_path, comma
     argv = {
         "eval winrate": ["eval", "winrate", "--tasks", *inputs, "--log", str(log)],
         "bench": ["bench", "fidelity", "--sizes", "4", "--groups", "2"],
+        "bench learning": ["bench", "learning", "--setting", "smoke", "--model", str(tmp_path / "no_model")],
     }[command] + ["--plot", str(tmp_path / "plot.png")]
     code = f"import sys\nsys.modules['matplotlib'] = None\nfrom verl_arena.cli import main\nsys.exit(main({argv!r}))\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from verl_arena.commands import progress
-from verl_arena.commands.extras import write_plot
+from verl_arena.commands.extras import needing, write_plot
 from verl_arena.commands.output import print_json
 
 __all__ = ["SUMMARIES", "register"]
@@ -144,7 +144,9 @@ def _register_learning(sub: Any) -> None:
     )
     parser.add_argument("--recipe", help="the CPU recipe (default: recipes/cpu_smoke.sh of this checkout)")
     parser.add_argument("--timeout", type=float, default=7200.0, help="seconds one trainer run may take (7200)")
-    parser.add_argument("--plot", help="write the learning curves to this PNG")
+    parser.add_argument(
+        "--plot", type=needing("matplotlib", "plot"), help="write the learning curves to this PNG (needs matplotlib)"
+    )
     parser.add_argument("--output", help="write the markdown table to this file")
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     progress.add_quiet_argument(parser)
