@@ -33,6 +33,16 @@ def _competence_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("VERL_ARENA_COMPETENCE_CACHE", str(tmp_path_factory.mktemp("competence") / "competence.json"))
 
 
+@pytest.fixture(autouse=True)
+def _slime_process_alarms(monkeypatch):
+    """slime's log hook keeps one judge and hack alarm per process: every test starts with fresh ones, so a window
+    another test filled on the same worker never decides what this one sees."""
+    rollout = sys.modules.get("verl_arena.integrations.slime.rollout")
+    if rollout is not None:
+        monkeypatch.setattr(rollout, "_judge_alarms", {})
+        monkeypatch.setattr(rollout, "_hack_alarms", {})
+
+
 @pytest.fixture
 def group8() -> list[Candidate]:
     return make_group([0.3, 1.2, -0.5, 0.8, 0.1, -1.4, 2.0, -0.2])
