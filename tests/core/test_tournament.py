@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from helpers import make_group, rank
 
-from verl_arena import Candidate, JudgeError, PairVerdict
+from verl_arena import Candidate, ConfigError, JudgeError, PairVerdict
 from verl_arena.core.judge_counts import UNLOGGED_USAGE
 from verl_arena.core.tournament import COMMON_OPTIONS, Tournament, rank_group, replay
 from verl_arena.testing import SimulatedJudge
@@ -28,6 +28,14 @@ def test_options_split_into_common_and_the_topologys_own_and_resolve_into_a_whol
     assert Tournament.from_options("swiss", **resolved).resolved_options() == resolved
     assert Tournament.from_options("multi_round").reward_scheme == "minmax"  # the topology's default
     assert Tournament.from_options("multi_round", reward="rank_quantile").reward_scheme == "rank_quantile"
+
+
+@pytest.mark.parametrize(("name", "value"), [("epsilon", 1e-6)])
+def test_epsilon_is_fixed_and_results_recording_it_are_read_back(name, value):
+    assert Tournament.from_options("round_robin").resolved_options()[name] == value  # recorded as before
+    assert Tournament.from_options("round_robin", **{name: value}) == Tournament.from_options("round_robin")
+    with pytest.raises(ConfigError, match=f"option '{name}' is no longer an option: fixed at {value}; remove it"):
+        Tournament.from_options("round_robin", **{name: value * 2})
 
 
 def test_a_tournament_for_one_group_takes_its_seed_and_its_anchor_where_the_topology_has_one():

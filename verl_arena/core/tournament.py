@@ -62,7 +62,15 @@ from verl_arena.core.types import (
     check_candidates,
 )
 
-__all__ = ["COMMON_OPTIONS", "Tournament", "rank_group", "replay", "takes_marked_anchors"]
+__all__ = [
+    "COMMON_OPTIONS",
+    "EPSILON",
+    "FIXED_OPTIONS",
+    "Tournament",
+    "rank_group",
+    "replay",
+    "takes_marked_anchors",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +82,23 @@ COMMON_OPTIONS = (
     "max_failed_fraction",
     "scoring",
     "reward",
-    "epsilon",
     "bt_alpha",
     "length_bias",
 )
+#: the epsilon of the standardisation and of the min-max normalisation
+EPSILON = 1e-6
+#: former options, now fixed (name -> value). Every result records them, so one an older release wrote is read back
+#: when it holds these values; any other value is refused, naming the fixed one.
+#: A topology's own are its ``fixed_options``.
+FIXED_OPTIONS: Mapping[str, float] = {"epsilon": EPSILON}
+
+
+def _fixed(options: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` without the ``fixed`` ones, once each holds its fixed value."""
+    for name, value in fixed.items():
+        if name in options and options.pop(name) != value:
+            raise ConfigError(f"option {name!r} is no longer an option: fixed at {value}; remove it")
+    return options
 
 
 def _check_number(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = False) -> None:
@@ -103,8 +124,8 @@ class Tournament:
         scoring: ``"topology"`` (the topology's own ranking), ``"bradley_terry"`` (a fit over the match log) or
             ``"length_controlled"`` (the same fit less the judge's known length preference ``length_bias``).
         reward: reward scheme (``"rank_quantile"`` or ``"minmax"``); ``None`` uses the topology's default.
-        epsilon: the epsilon of the standardisation and of the min-max normalisation.
-        bt_alpha: strength of the Bradley-Terry prior.
+        bt_alpha: strength of the Bradley-Terry prior (with ``scoring="length_controlled"``, 1 puts the strengths on
+            the scale the length bias was measured on).
         length_bias: with ``scoring="length_controlled"``, the judge's preference for longer answers in
             Bradley-Terry logits per unit of log length ratio (``verl-arena eval winrate`` measures it as the length
             bias): P(i beats j) = sigmoid(theta_i - theta_j + length_bias * log(len_i / len_j)), and candidates rank
@@ -121,20 +142,18 @@ class Tournament:
     max_failed_fraction: float = 0.5
     scoring: Scoring = "topology"
     reward: str | None = None
-    epsilon: float = 1e-6
     bt_alpha: float = 0.1
     length_bias: float = 0.0
     late: LatePlan | None = None
 
     def __post_init__(self) -> None:
         cls = get_topology(self.topology)
-        object.__setattr__(self, "options", dict(self.options))
+        object.__setattr__(self, "options", _fixed(dict(self.options), cls.fixed_options))
         object.__setattr__(self, "_impl", cls(parse_options(cls, self.options, COMMON_OPTIONS)))
         check_int("seed", self.seed, 0)
         check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
         check_choice("scoring", self.scoring, ("topology", "bradley_terry", "length_controlled"))
         _check_number("max_failed_fraction", self.max_failed_fraction, 0.0, 1.0)
-        _check_number("epsilon", self.epsilon, 0.0, 1.0)
         _check_number("bt_alpha", self.bt_alpha, 0.0, math.inf, open_lo=True)
         _check_number("length_bias", self.length_bias, -math.inf, math.inf)
         if (self.scoring == "length_controlled") != (self.length_bias != 0):
@@ -149,6 +168,7 @@ class Tournament:
     @classmethod
     def from_options(cls, topology: str = "seeded_single_elimination", **options: Any) -> Tournament:
         """Split flat options into the common ones and the topology's own, and validate them."""
+        options = _fixed(options, FIXED_OPTIONS)
         common = {k: options.pop(k) for k in COMMON_OPTIONS if k in options}
         return cls(topology=topology, options=options, **common)
 
@@ -168,6 +188,7 @@ class Tournament:
         """Every option the result depends on, defaults included; ``from_options(topology, **this)`` rebuilds it."""
         out = dataclasses.asdict(self.impl.options)
         out.update({k: getattr(self, k) for k in COMMON_OPTIONS})
+        out.update({**FIXED_OPTIONS, **self.impl.fixed_options})
         out["reward"] = self.reward_scheme
         return out
 
@@ -463,8 +484,8 @@ class Tournament:
                 shared = linked_sets(n, [d for d in draws if not forfeited & set(d)])
                 ranks, points = share_within(ranks, shared), share_within(points, shared)
             scheme = REWARDS.get(self.reward_scheme)
-            rewards = scheme(ranks, points, format_rewards=format_rewards, epsilon=self.epsilon)
-            advantages = standardize(rewards, self.epsilon)
+            rewards = scheme(ranks, points, format_rewards=format_rewards, epsilon=EPSILON)
+            advantages = standardize(rewards, EPSILON)
         return GroupResult(
             ids=[c.id for c in arena.candidates],
             ranks=ranks,

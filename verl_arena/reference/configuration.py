@@ -197,13 +197,24 @@ def _training_part() -> list[str]:
     ]
 
 
+def _fixed_tournament_options() -> dict[str, str]:
+    """The tournament's former options, now fixed (``tournament.NAME`` -> what to do instead)."""
+    from verl_arena.core.topologies import TOPOLOGIES
+    from verl_arena.core.tournament import FIXED_OPTIONS
+
+    fixed = {f"tournament.{name}": value for name, value in FIXED_OPTIONS.items()}
+    for name in TOPOLOGIES.names():
+        fixed.update({f"tournament.{key}": value for key, value in TOPOLOGIES.get(name).fixed_options.items()})
+    return {key: f"fixed at {value}; remove it (results that record it are read back)" for key, value in fixed.items()}
+
+
 def _renamed_part() -> list[str]:
     from verl_arena.judges.config import REPLACED_ORDER_OPTIONS
     from verl_arena.runtime.options import RENAMED_ANCHORS
     from verl_arena.validation import REMOVED
 
     removed: dict[str, list[str]] = {}  # the keys that share their advice, together
-    for key, advice in REMOVED.items():
+    for key, advice in {**REMOVED, **_fixed_tournament_options()}.items():
         removed.setdefault(advice, []).append(f"`{key}`")
     return [
         "",

@@ -1,7 +1,7 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
 """Swiss (ArenaRL sec. 4.5): equal records meet, no pair meets twice unless nothing else is possible, and with an odd
-group the lowest candidate without a bye sits out for ``bye_points``."""
+group the lowest candidate without a bye sits out for a win."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verl_arena import ConfigError
-from verl_arena.core.topologies.swiss import SwissOptions, pair_avoiding_rematches
+from verl_arena.core.topologies.swiss import BYE_POINTS, SwissOptions, pair_avoiding_rematches
+from verl_arena.core.tournament import Tournament
 from verl_arena.testing import SimulatedJudge
 
 
@@ -62,21 +63,25 @@ def test_swiss_pairs_equal_records():
             points[m.winner] += 1
 
 
-@pytest.mark.parametrize("bye_points", [0.0, 0.5, 1.0])
-def test_with_an_odd_group_each_round_someone_new_sits_out_for_bye_points(bye_points):
-    result = rank(make_group(range(5)), SimulatedJudge(kind="winner"), "swiss", rounds=3, bye_points=bye_points)
+def test_with_an_odd_group_each_round_someone_new_sits_out_for_a_win():
+    result = rank(make_group(range(5)), SimulatedJudge(kind="winner"), "swiss", rounds=3)
     byes = [m.players[0] for m in result.matches if m.kind == "bye"]
     assert len(byes) == len(set(byes)) == 3  # a different candidate each round
     wins = sum(m.kind == "compare" for m in result.matches)
-    assert sum(result.points) == pytest.approx(wins + 3 * bye_points)
-    assert result.options["bye_points"] == bye_points
+    assert sum(result.points) == pytest.approx(wins + 3 * BYE_POINTS) and BYE_POINTS == 1.0
+    assert result.options["bye_points"] == BYE_POINTS  # recorded, as every release has recorded it
+
+
+def test_bye_points_is_fixed_and_a_result_recording_it_is_read_back():
+    recorded = rank(make_group(range(3)), SimulatedJudge(), "swiss", bye_points=1.0).options
+    assert Tournament.from_options("swiss", **recorded).resolved_options() == recorded
+    with pytest.raises(ConfigError, match=r"option 'bye_points' is no longer an option: fixed at 1.0; remove it"):
+        rank(make_group(range(3)), SimulatedJudge(), "swiss", bye_points=0.5)
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"bye_points": 1.5}, r"'bye_points' must be within \[0, 1\], got 1.5"),
-        ({"bye_points": True}, "'bye_points' must be a number, got True"),
         ({"rounds": -1}, "'rounds' must be an integer >= 0, got -1"),
     ],
 )

@@ -20,34 +20,30 @@ Cost: rounds x floor(N/2) judgments, depth ``rounds``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from verl_arena.core.arena import Arena
-from verl_arena.core.errors import ConfigError
 from verl_arena.core.topologies.base import ReceivedScores, Standing, Topology, check_int, register_topology
 
 __all__ = ["Swiss", "SwissOptions", "pair_avoiding_rematches"]
 
 _SEARCH_BUDGET = 50_000
+#: points for sitting out a round with an odd N: a win
+BYE_POINTS = 1.0
 
 
 @dataclass(frozen=True)
 class SwissOptions:
     """Args:
     rounds: number of rounds; 0 means ceil(log2 N).
-    bye_points: points for sitting out a round with an odd N.
     """
 
     rounds: int = 0
-    bye_points: float = 1.0
 
     def __post_init__(self) -> None:
         check_int("rounds", self.rounds, 0)
-        if isinstance(self.bye_points, bool) or not isinstance(self.bye_points, int | float):
-            raise ConfigError(f"option 'bye_points' must be a number, got {self.bye_points!r}")
-        if not 0.0 <= self.bye_points <= 1.0:
-            raise ConfigError(f"option 'bye_points' must be within [0, 1], got {self.bye_points!r}")
 
 
 def _rounds(n: int, options: SwissOptions) -> int:
@@ -89,6 +85,7 @@ class Swiss(Topology):
     """Rounds of pairings between equal records; rank by points, Buchholz, mean score."""
 
     Options = SwissOptions
+    fixed_options: ClassVar[Mapping[str, float]] = {"bye_points": BYE_POINTS}
 
     def first_wave(self, arena: Arena) -> list[tuple[int, int]]:
         """Round 1: the seeded draw order paired in neighbours (with an odd N its last sits out)."""
@@ -118,7 +115,7 @@ class Swiss(Topology):
             if bye is not None:
                 arena.bye(bye, stage="swiss", round=round_, level=round_)
                 had_bye[bye] = True
-                points[bye] += self.options.bye_points
+                points[bye] += BYE_POINTS
             for (a, b), m in zip(pairs, matches, strict=True):
                 opponents[a].append(b)
                 opponents[b].append(a)

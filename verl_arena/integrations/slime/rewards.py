@@ -46,7 +46,7 @@ from typing import Any
 
 from verl_arena.core.errors import JudgeError
 from verl_arena.core.rewards import group_advantages
-from verl_arena.core.tournament import Tournament, takes_marked_anchors
+from verl_arena.core.tournament import EPSILON, Tournament, takes_marked_anchors
 from verl_arena.core.types import Candidate, GroupResult, PairVerdict
 from verl_arena.integrations.slime.config import SlimeArenaConfig, arena_config
 from verl_arena.integrations.slime.hosted import hosted_judge
@@ -305,7 +305,7 @@ def _reward_value(args: Any, sample: Any) -> float:
 def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], list[float]]:
     """``(raw_rewards, advantages)`` of a rollout batch, group by group (see the module docstring)."""
     cfg = arena_config(args, required=False)
-    normalize, epsilon = (cfg.normalize, cfg.built_tournament().epsilon) if cfg else ("rank", Tournament().epsilon)
+    normalize = cfg.normalize if cfg else "rank"
     raw = [_reward_value(args, s) for s in samples]
     groups: dict[Any, dict[Any, list[int]]] = defaultdict(lambda: defaultdict(list))
     for position, sample in enumerate(samples):
@@ -315,7 +315,7 @@ def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], lis
     for rollouts in groups.values():
         members = [m for m in rollouts.values() if _votes([samples[p] for p in m])]
         voided = any(_outcome(samples[m[0]]).get("group", {}).get("voided") for m in members)
-        values = [0.0] * len(members) if voided else group_advantages([raw[m[0]] for m in members], normalize, epsilon)
+        values = [0.0] * len(members) if voided else group_advantages([raw[m[0]] for m in members], normalize, EPSILON)
         for positions, value in zip(members, values, strict=True):
             for p in positions:
                 advantages[p] = value
