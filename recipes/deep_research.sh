@@ -48,7 +48,6 @@ OVERRIDES=(
     "reward.num_workers=4"
     "+reward.reward_kwargs.topology=seeded_single_elimination"
     "+reward.reward_kwargs.anchor=greedy"
-    "+reward.reward_kwargs.max_tool_output_chars=3000"
     "${ARENA_JUDGE_OPTIONS[@]}"
     "trainer.nnodes=${NNODES}"
     "trainer.n_gpus_per_node=${GPUS_PER_NODE}"

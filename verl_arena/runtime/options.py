@@ -26,7 +26,7 @@ from verl_arena.outcomes.judge_alarm import JudgeAlarmConfig
 from verl_arena.runtime.deadlines import check_tracing_room
 from verl_arena.runtime.stages import StageOptions
 from verl_arena.runtime.step_budget import StepBudgetConfig
-from verl_arena.validation import renamed_value
+from verl_arena.validation import refuse_removed, removed_options, renamed_value
 
 __all__ = ["ANCHORS", "RENAMED_ANCHORS", "AnchorMode", "ArenaOptions", "CoordinatorOptions", "OutcomeOptions"]
 
@@ -34,6 +34,16 @@ AnchorMode = Literal["greedy", "first", "reference"]
 ANCHORS: tuple[AnchorMode, ...] = ("greedy", "first", "reference")
 #: old spellings of the anchor, kept for one release: verl's ``data`` and slime's ``label``
 RENAMED_ANCHORS: dict[str, AnchorMode] = {"data": "reference", "label": "reference"}
+_ONE_CAP = "judge.max_field_chars is the one cap on what the judge reads of a trajectory: set that instead"
+_REMOVED = removed_options(
+    "",
+    {
+        "max_path_chars": _ONE_CAP,
+        "max_answer_chars": _ONE_CAP,
+        "max_tool_output_chars": "tool results are shown as the framework returned them (verl caps them with "
+        "actor_rollout_ref.rollout.multi_turn.max_tool_response_length), within judge.max_field_chars: remove it",
+    },
+)
 
 
 class OutcomeOptions(StageOptions):
@@ -84,8 +94,9 @@ class ArenaOptions(OutcomeOptions):
             the anchor is chosen per group, not here.
         judge_deadline_s: time limit of one group's tournament; at least six times ``judge.timeout_s``, the time
             tracing a stalled judgment can take (refused at start-up otherwise).
-        include_tool_outputs: show tool results to the judge.
-        max_path_chars / max_answer_chars / max_tool_output_chars: what the judge sees of each trajectory.
+        include_tool_outputs: show tool results to the judge, as the framework returned them (verl caps them with
+            ``multi_turn.max_tool_response_length``); what the judge reads of a trajectory is capped by
+            ``judge.max_field_chars`` alone.
         step_budget: judge calls (``step_budget.calls``), judge prompt tokens (``step_budget.prompt_tokens``: each
             group reserves its tournament's estimate and is charged what the judge reported), or both, per training
             step across the judge pool; when what a step has left cannot pay for a group's topology, the group degrades
@@ -104,12 +115,21 @@ class ArenaOptions(OutcomeOptions):
     tournament: dict[str, Any] = Field(default_factory=dict)
     judge_deadline_s: float = Field(default=900.0, gt=0)
     include_tool_outputs: bool = True
-    max_path_chars: int = Field(default=24_000, ge=100)
-    max_answer_chars: int = Field(default=12_000, ge=100)
-    max_tool_output_chars: int = Field(default=2_000, ge=50)
     step_budget: StepBudgetConfig | None = None
     anchors_key: str = Field(default="anchors", min_length=1)
     _built: Tournament = PrivateAttr()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed_trajectory_caps(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
+
+    @property
+    def trajectory_limits(self) -> dict[str, int]:
+        """What an adapter keeps of each trajectory it renders (``candidate_from_messages``'s limits): the process,
+        the answer and each tool result up to ``judge.max_field_chars``, which the judge would cut them to anyway."""
+        cap = self.judge.max_field_chars
+        return {"max_path": cap, "max_answer": cap, "max_tool_output": cap}
 
     @field_validator("topology")
     @classmethod

@@ -80,3 +80,21 @@ def test_our_recorded_conversation_comes_first_and_text_that_is_not_json_is_pass
     assert candidate_of(recorded, "0", cfg).answer == "The plain response."
     cut = sample(0, 1, "Day 1: Colosseum at 9:00", status=Status.TRUNCATED)
     assert "no_answer" not in candidate_of(cut, "1", cfg).meta  # judged like any other
+
+
+def test_what_the_judge_reads_of_a_trajectory_has_one_cap_the_judges_max_field_chars():
+    cfg = arena_config(arena_args(judge={**judge_config("http://127.0.0.1:9/v1"), "max_field_chars": 300}))
+    long = "<think>" + "weighing hotels " * 100 + "</think>" + "Day 1: Colosseum. " * 100
+    candidate = candidate_of(sample(0, 0, long), "0", cfg)
+    assert 250 < len(candidate.path) <= 300 and 250 < len(candidate.answer) <= 300  # cut in the middle, to the cap
+    messages = [
+        {"role": "user", "content": "Plan Rome."},
+        {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "search", "arguments": "{}"}}]},
+        {"role": "tool", "content": "found " * 500},
+        {"role": "assistant", "content": "Book Hotel Raphael."},
+    ]
+    recorded = sample(0, 1, "Book Hotel Raphael.")
+    recorded.metadata = {"messages": messages}
+    assert len(candidate_of(recorded, "1", cfg).path) <= 300
+    wide = arena_config(arena_args(judge=judge_config("http://127.0.0.1:9/v1")))  # the default: 24,000
+    assert candidate_of(recorded, "1", wide).path.count("found") == 500  # 3,000 characters, whole: no other cap

@@ -83,17 +83,16 @@ def candidate_of(sample: Any, member: str, cfg: SlimeArenaConfig) -> Candidate:
             member,
             recorded,
             include_tool_outputs=cfg.include_tool_outputs,
-            max_path=cfg.max_path_chars,
-            max_answer=cfg.max_answer_chars,
-            max_tool_output=cfg.max_tool_output_chars,
+            **cfg.trajectory_limits,
             meta=meta,
         )
         meta = dict(candidate.meta)
         answer, path = candidate.answer, candidate.path
     else:
         reasoning, answer = split_think(str(getattr(sample, "response", None) or ""))
-        path = truncate_middle(f"reasoning: {reasoning}" if reasoning else "", cfg.max_path_chars)
-        answer = truncate_middle(answer, cfg.max_answer_chars)
+        limits = cfg.trajectory_limits
+        path = truncate_middle(f"reasoning: {reasoning}" if reasoning else "", limits["max_path"])
+        answer = truncate_middle(answer, limits["max_answer"])
     status = status_of(sample)
     if not answer.strip() or status in ("failed", "aborted") or (status == "truncated" and cfg.truncated == "lose"):
         meta["no_answer"] = True
@@ -105,7 +104,7 @@ def anchors_of(samples: Sequence[Any], cfg: SlimeArenaConfig, group: str) -> lis
     every sample of the group must carry alike (:class:`ConfigError` naming the field and the group if not); marked
     candidates ``__anchor_0__, ...`` (none when the samples carry no such list)."""
     field = f"sample.metadata[{cfg.anchors_key!r}]"
-    limits = {"max_path": cfg.max_path_chars, "max_answer": cfg.max_answer_chars}
+    limits = cfg.trajectory_limits
     found = []
     for sample in samples:
         value = (getattr(sample, "metadata", None) or {}).get(cfg.anchors_key)

@@ -184,9 +184,7 @@ class ArenaRewardManager(RewardManagerBase):
             non_tensor,
             response_text,
             include_tool_outputs=arena.include_tool_outputs,
-            max_path=arena.max_path_chars,
-            max_answer=arena.max_answer_chars,
-            max_tool_output=arena.max_tool_output_chars,
+            **arena.trajectory_limits,
             special_tokens=self._special_tokens,
         )
         query = query_from_prompt(non_tensor.get("raw_prompt"))
@@ -278,8 +276,7 @@ class ArenaRewardManager(RewardManagerBase):
         arena, tournament = self.arena, self.arena.built_tournament()
         if not takes_marked_anchors(tournament):
             return ()
-        limits = {"max_path": arena.max_path_chars, "max_answer": arena.max_answer_chars}
-        anchors = anchors_from_row(non_tensor, arena.anchors_key, max_tool_output=arena.max_tool_output_chars, **limits)
+        anchors = anchors_from_row(non_tensor, arena.anchors_key, **arena.trajectory_limits)
         check_data_anchors(tournament, anchors, f"extra_info.{arena.anchors_key}", uid)
         return tuple(anchors)
 
