@@ -17,7 +17,6 @@ def registry(monkeypatch):
     """A registry of the test's own, so the package's metrics stay as they are."""
     fresh = type(GROUP_METRICS)("group metric")
     monkeypatch.setattr(group_metrics, "GROUP_METRICS", fresh)
-    monkeypatch.setattr(group_metrics, "GROUP_METRIC_DESCRIPTIONS", {})
     return fresh
 
 

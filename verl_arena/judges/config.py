@@ -285,11 +285,7 @@ class JudgeConfig(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _removed(cls, data: Any) -> Any:
-        return refuse_removed(data, _REMOVED)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _replaced_order_options(cls, data: Any) -> Any:
+        """Refuse a removed option, and the replaced order options with the ``orders`` they spelt together."""
         old = [key for key in REPLACED_ORDER_OPTIONS if isinstance(data, Mapping) and key in data]
         if old:
             said = ", ".join(f"{key}: {json.dumps(data[key])}" for key in old)
@@ -297,7 +293,7 @@ class JudgeConfig(_Strict):
                 f"{' and '.join(old)} are replaced by one option, orders (both, agree, drawn or given): use "
                 f"`orders: {orders_from_old(data)}` instead of `{said}`"
             )
-        return data
+        return refuse_removed(data, _REMOVED)
 
     @field_validator("template")
     @classmethod

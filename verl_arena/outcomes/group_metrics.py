@@ -13,7 +13,7 @@ aggregate alike.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,14 +32,30 @@ class GroupMetric:
 
 #: every per-group metric, by its name in the step metrics
 GROUP_METRICS: Registry[GroupMetric] = Registry("group metric")
+
+
+class _Descriptions(Mapping[str, str]):
+    """What each registered metric means, by name: a view of :data:`GROUP_METRICS` as it is now."""
+
+    def __getitem__(self, name: str) -> str:
+        if name not in GROUP_METRICS:
+            raise KeyError(name)
+        return GROUP_METRICS.get(name).description
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(GROUP_METRICS)
+
+    def __len__(self) -> int:
+        return len(GROUP_METRICS)
+
+
 #: what each of them means, by name (read by :data:`~verl_arena.outcomes.step_metrics.STEP_METRICS`)
-GROUP_METRIC_DESCRIPTIONS: dict[str, str] = {}
+GROUP_METRIC_DESCRIPTIONS: Mapping[str, str] = _Descriptions()
 
 
 def register_group_metric(name: str, description: str, aggregate: Literal["mean", "sum"] = "mean") -> str:
     """Register the per-group metric ``name``; returns the name, for the module that reports it."""
     GROUP_METRICS.register(name)(GroupMetric(description, aggregate))
-    GROUP_METRIC_DESCRIPTIONS[name] = description
     return name
 
 
