@@ -17,7 +17,7 @@ from verl_arena.testing import SimulatedJudge, TableJudge
 
 
 def pooled(pool: AnchorPool, score: str = "bradley_terry") -> Tournament:
-    return Tournament.from_options("anchor_set", source="marked", anchors=pool.anchors, pool=True, score=score)
+    return Tournament.from_options("anchor_set", source="pool", anchors=pool.anchors, score=score)
 
 
 def step(pool: AnchorPool, query: str, qualities: list[float], tag: str, judge=None, score: str = "bradley_terry"):

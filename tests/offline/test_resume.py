@@ -345,3 +345,21 @@ def test_a_line_of_another_topology_is_refused_without_listing_that_topologys_op
         f"{out} line 1: group 'kyoto-day' was ranked with other settings than this run's: topology 'swiss' then" in said
     )
     assert "'round_robin' now (--topology)" in said and "rounds" not in said and "seed" not in said
+
+
+def test_settings_recorded_in_a_former_spelling_resume_as_the_same_settings(rank, tmp_path):
+    """An older release recorded `source: marked, pool: true` (now `source: pool`): its lines are this run's."""
+    groups, out = tmp_path / "groups.jsonl", tmp_path / "out.jsonl"
+    write(groups, example(with_ids=True))
+    pooled = ("--topology", "anchor_set", "--tournament", "source=pool", "--tournament", "anchors=1")
+    assert rank(groups, out, *pooled)[0] == 0
+    older = [r for r in lines(out)][:2]
+    for r in older:
+        r["settings"]["tournament"].update(source="marked", pool=True)
+    write(out, older)
+    code, summary, err, _ = rank(groups, out, "--resume", *pooled)
+    assert code == 0 and summary["groups"] == 2 and len(lines(out)) == 4, err
+    older[0]["settings"]["tournament"]["pool"] = "yes"  # no release wrote it: settings that differ
+    write(out, older)
+    code, _, err, _ = rank(groups, out, "--resume", *pooled)
+    assert code == 2 and "tournament.pool 'yes' then, 'unset' now" in err, err

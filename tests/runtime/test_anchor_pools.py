@@ -23,7 +23,7 @@ from verl_arena.runtime.rendezvous import GroupCoordinator
 from verl_arena.testing import SimulatedJudge
 
 QUERY = "Plan a weekend in Lisbon."
-POOLED = {"anchors": 2, "source": "marked", "pool": True}
+POOLED = {"anchors": 2, "source": "pool"}
 
 
 def pooled_coordinator(**options) -> tuple[GroupCoordinator, Recording]:
@@ -133,7 +133,7 @@ def test_a_prompts_groups_reach_one_shard_whatever_their_group_ids():
     asked = []
 
     async def call(shard, method, query, candidates, tournament, **kwargs):  # where the pool sends each group
-        asked.append((tournament.impl.options.pool, shard))
+        asked.append((tournament.impl.options.pooled, shard))
         return tournament.void(candidates, "test", group_id=kwargs["group_id"])
 
     pool._call = call

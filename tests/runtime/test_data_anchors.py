@@ -81,13 +81,14 @@ def test_a_count_the_tournament_cannot_use_is_refused_naming_the_field_and_the_g
     marked, pooled = Tournament.from_options("anchor_set", **MARKED), Tournament.from_options("anchor_set", anchors=2)
     with pytest.raises(ConfigError, match=r"group uid-c: extra_info.anchors holds 1 anchors.*needs exactly 2"):
         check_data_anchors(marked, anchors(0.5), "extra_info.anchors", "uid-c")
-    with pytest.raises(ConfigError, match=r"group uid-c: extra_info.anchors holds 0 anchors.*or pool: true"):
+    with pytest.raises(ConfigError, match=r"group uid-c: extra_info.anchors holds 0 anchors.*or source: pool to fill"):
         check_data_anchors(marked, (), "extra_info.anchors", "uid-c")
     with pytest.raises(ConfigError, match=r"topology 'anchor_set' takes none from the data"):
         check_data_anchors(pooled, anchors(0.5), "f", "uid-c")  # source: drawn
+    from_pool = Tournament.from_options("anchor_set", **{**MARKED, "source": "pool"})
     with pytest.raises(ConfigError, match=r"holds 3 anchors.*at most 2 \(the pool supplies the rest\)"):
-        check_data_anchors(Tournament.from_options("anchor_set", **MARKED, pool=True), anchors(1, 2, 3), "f", "g")
-    check_data_anchors(Tournament.from_options("anchor_set", **MARKED, pool=True), anchors(1), "f", "g")
+        check_data_anchors(from_pool, anchors(1, 2, 3), "f", "g")
+    check_data_anchors(from_pool, anchors(1), "f", "g")
     check_data_anchors(marked, anchors(1, 2), "f", "g")
     assert takes_marked_anchors(marked) and not takes_marked_anchors(pooled)
     assert not takes_marked_anchors(Tournament.from_options("seeded_single_elimination"))
@@ -106,7 +107,7 @@ def test_anchors_agree_by_content_and_order():
 
 
 def test_the_datas_anchors_take_their_places_first_and_a_pool_fills_the_rest_without_taking_them_in():
-    coord, recording = coordinator(**MARKED, pool=True)
+    coord, recording = coordinator(**{**MARKED, "source": "pool"})
 
     async def scenario():
         await submit_group(coord, "uid-s0", [0.1, 0.9, 0.5, 0.3], anchors(0.95), step=0)

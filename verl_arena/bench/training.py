@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: the options every anchor-pool method shares: its anchors marked, kept in a pool, ranked with Bradley-Terry
-POOL_BASE = {"source": "marked", "pool": True, "score": "bradley_terry"}
+POOL_BASE = {"source": "pool", "score": "bradley_terry"}
 
 
 def _pool_method(name: str, k: int, description: str, **options: Any) -> Method:
@@ -247,7 +247,7 @@ def _method(name: str) -> Method:
 
 
 def _pooled(method: Method) -> bool:
-    return bool(method.options.get("pool"))
+    return method.options.get("source") == "pool"
 
 
 def _asked(method: Method, judge: SimulatedJudge, seed: int) -> Any:

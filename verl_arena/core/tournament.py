@@ -52,7 +52,7 @@ from verl_arena.core.rewards import REWARDS, standardize
 from verl_arena.core.stalls import judge_faults, stall_forfeits
 from verl_arena.core.topologies import get_topology
 from verl_arena.core.topologies.anchor_set import AnchorSetOptions
-from verl_arena.core.topologies.base import Topology, check_choice, check_int, parse_options
+from verl_arena.core.topologies.base import Topology, check_choice, check_int, drop_fixed, parse_options
 from verl_arena.core.types import (
     ANCHOR_KEY,
     FORMAT_REWARD_KEY,
@@ -87,18 +87,8 @@ COMMON_OPTIONS = (
 )
 #: the epsilon of the standardisation and of the min-max normalisation
 EPSILON = 1e-6
-#: former options, now fixed (name -> value). Every result records them, so one an older release wrote is read back
-#: when it holds these values; any other value is refused, naming the fixed one.
-#: A topology's own are its ``fixed_options``.
+#: former common options, now fixed (name -> value; see ``drop_fixed``); a topology's own are its ``fixed_options``
 FIXED_OPTIONS: Mapping[str, float] = {"epsilon": EPSILON}
-
-
-def _fixed(options: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` without the ``fixed`` ones, once each holds its fixed value."""
-    for name, value in fixed.items():
-        if name in options and options.pop(name) != value:
-            raise ConfigError(f"option {name!r} is no longer an option: fixed at {value}; remove it")
-    return options
 
 
 def _check_number(name: str, value: Any, lo: float, hi: float, *, open_lo: bool = False) -> None:
@@ -148,7 +138,7 @@ class Tournament:
 
     def __post_init__(self) -> None:
         cls = get_topology(self.topology)
-        object.__setattr__(self, "options", _fixed(dict(self.options), cls.fixed_options))
+        object.__setattr__(self, "options", cls.read_options(self.options))
         object.__setattr__(self, "_impl", cls(parse_options(cls, self.options, COMMON_OPTIONS)))
         check_int("seed", self.seed, 0)
         check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
@@ -168,7 +158,7 @@ class Tournament:
     @classmethod
     def from_options(cls, topology: str = "seeded_single_elimination", **options: Any) -> Tournament:
         """Split flat options into the common ones and the topology's own, and validate them."""
-        options = _fixed(options, FIXED_OPTIONS)
+        options = drop_fixed(options, FIXED_OPTIONS)
         common = {k: options.pop(k) for k in COMMON_OPTIONS if k in options}
         return cls(topology=topology, options=options, **common)
 
@@ -589,7 +579,8 @@ async def replay(result: GroupResult | Mapping[str, Any], query: str = "") -> Gr
 
 
 def takes_marked_anchors(tournament: Tournament) -> bool:
-    """Whether ``tournament`` judges its groups against anchors they carry (``anchor_set`` with ``source: marked``):
+    """Whether ``tournament`` judges its groups against anchors they carry (``anchor_set`` with ``source: marked`` or
+    ``pool``):
     only then does an adapter read the data's anchors, and no other topology can stand in for it."""
     options = tournament.impl.options
-    return isinstance(options, AnchorSetOptions) and options.source == "marked"
+    return isinstance(options, AnchorSetOptions) and options.marked

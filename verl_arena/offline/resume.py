@@ -187,11 +187,22 @@ def _settings_differ(then: Mapping[str, Any], now: Mapping[str, Any]) -> str:
     return "; ".join(parts[:6]) + (f"; and {len(parts) - 6} more" if len(parts) > 6 else "")
 
 
+def _read_back(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Settings with their tournament options as this release resolves them (a former option renamed or
+    fixed reads as its new spelling); as recorded where this release cannot read them (they differ, then)."""
+    try:
+        tournament = Tournament.from_options(settings["topology"], **settings["tournament"])
+    except (ConfigError, KeyError, TypeError):
+        return settings
+    record = {**settings, "tournament": tournament.resolved_options()}
+    return json.loads(json.dumps(record, default=str))
+
+
 def _check_settings(resumed: Resumed, number: int, line: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
     """Refuse a line ranked with other settings than this run's; a line without the record (an older release's) is
     checked on its topology and noted."""
     if "settings" in line:
-        then, now = line["settings"], settings
+        then, now = _read_back(line["settings"]), _read_back(settings)
     else:
         resumed.unrecorded.append(line["id"])
         then, now = {"topology": line.get("topology", settings["topology"])}, {"topology": settings["topology"]}

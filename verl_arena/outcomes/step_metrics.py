@@ -173,11 +173,11 @@ _COMPUTED = {
     "not pay for their configured topology",
     "arena/budget_limited_by_prompt_tokens": "with step_budget: groups degraded or voided because "
     "step_budget.prompt_tokens could not pay for their configured topology (both limits short: counted under each)",
-    "arena/anchored_groups": "with anchor_set and source: marked: groups judged against anchors they carried (from "
-    "the data, or an anchor pool's)",
-    "arena/anchors": "with anchor_set and source: marked: the anchors those groups met (judged against, never ranked "
-    "for a reward)",
-    "arena/anchor_judgments": "with anchor_set and source: marked: judgments of a rollout against one of those "
+    "arena/anchored_groups": "with anchor_set and source: marked or pool: groups judged against anchors they carried "
+    "(from the data, or an anchor pool's)",
+    "arena/anchors": "with anchor_set and source: marked or pool: the anchors those groups met (judged against, never "
+    "ranked for a reward)",
+    "arena/anchor_judgments": "with anchor_set and source: marked or pool: judgments of a rollout against one of those "
     "anchors (counted in arena/judgments too)",
     **hack_metric_descriptions(),  # hack/*: wins by rollouts that look like known judge hacks (hack_alarm)
     **HELDOUT_METRICS,  # hack/heldout_*: the held-out judge's agreement with the training judge (heldout_judge)

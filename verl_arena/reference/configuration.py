@@ -225,6 +225,7 @@ def _renamed_part() -> list[str]:
         "| option | old value | new value |",
         "|---|---|---|",
         *(f"| `anchor` | `{old}` | `{new}` |" for old, new in RENAMED_ANCHORS.items()),
+        "| `tournament.source` (`anchor_set`) | `marked` with `pool: true` | `pool` |",
         "",
         "Replaced or removed, and refused with an error that names what to do instead:",
         "",

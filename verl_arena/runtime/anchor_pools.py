@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The anchor pools a judge service keeps across training steps, for ``anchor_set`` tournaments with ``pool: true``.
+"""The anchor pools a judge service keeps across training steps, for ``anchor_set`` tournaments with ``source: pool``.
 
 A group ranked with such a tournament meets its prompt's anchors (:class:`~verl_arena.core.anchor_pool.AnchorPool`):
 :meth:`ServiceAnchorPools.group` appends them, marked, after every candidate the caller sent (its rollouts, then any
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from verl_arena.core.anchor_pool import AnchorPool
+from verl_arena.core.topologies.anchor_set import AnchorSetOptions
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import ANCHOR_KEY, Candidate, GroupResult
 
@@ -30,8 +31,9 @@ __all__ = ["ServiceAnchorPools", "keeps_pool", "route_key"]
 
 
 def keeps_pool(tournament: Tournament) -> bool:
-    """Whether ``tournament`` takes its anchors from an anchor pool kept across steps (``anchor_set``, ``pool``)."""
-    return tournament.topology == "anchor_set" and bool(getattr(tournament.impl.options, "pool", False))
+    """Whether ``tournament`` takes its anchors from an anchor pool kept across steps (``anchor_set``, ``source:
+    pool``)."""
+    return isinstance(tournament.impl.options, AnchorSetOptions) and tournament.impl.options.pooled
 
 
 def route_key(tournament: Tournament, query: str, group_id: str | None, candidates: Sequence[Candidate]) -> str:

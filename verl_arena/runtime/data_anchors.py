@@ -1,6 +1,6 @@
 # Copyright 2026 verl-arena developers
 # SPDX-License-Identifier: Apache-2.0
-"""The anchors a group brings from the data, for ``anchor_set`` tournaments with ``source: marked``.
+"""The anchors a group brings from the data, for ``anchor_set`` tournaments with ``source: marked`` (or ``pool``).
 
 A prompt's anchors can sit in the data (verl: ``extra_info[anchors_key]``, written by ``verl-arena prepare`` from the
 tasks' ``anchors`` or a frozen policy's generations; slime: ``sample.metadata[anchors_key]``): a list of answers that
@@ -10,7 +10,7 @@ tournament cannot use, naming the field and the group), the group keeps the firs
 whose anchors differ (:func:`same_anchors`), and the ranked group is the members, then the reference (if any), then
 the anchors, marked ``meta["anchor"]``: the members' entries stay where they were.
 
-With ``pool: true`` as well, the data's anchors take their places first and the prompt's pool supplies the rest of
+With ``source: pool``, the data's anchors take their places first and the prompt's pool supplies the rest of
 the K (:mod:`~verl_arena.runtime.anchor_pools`): a prompt with K anchors in its data never meets its pool, one with
 fewer meets the strongest pooled anchors of earlier steps beside them. The data's anchors never enter the pool.
 """
@@ -37,13 +37,14 @@ def check_data_anchors(tournament: Tournament, anchors: Sequence[Candidate], fie
                 "from the data: use topology 'anchor_set' with source: marked, or drop the field"
             )
         return
-    k, pooled = int(tournament.impl.options.anchors), bool(tournament.impl.options.pool)
+    k, pooled = int(tournament.impl.options.anchors), tournament.impl.options.pooled
     if len(anchors) > k or (len(anchors) != k and not pooled):
         wanted = f"at most {k} (the pool supplies the rest)" if pooled else f"exactly {k}"
         raise ConfigError(
             f"group {group}: {field} holds {len(anchors)} anchors; topology 'anchor_set' with anchors: {k} and "
-            f"source: marked needs {wanted} on every row: fix the data, or set the option 'anchors' to match"
-            + ("" if pooled else " (or pool: true to fill a prompt's missing anchors from earlier steps)")
+            f"source: {tournament.impl.options.source} needs {wanted} on every row: fix the data, or set the option "
+            "'anchors' to match"
+            + ("" if pooled else " (or source: pool to fill a prompt's missing anchors from earlier steps)")
         )
 
 

@@ -29,7 +29,7 @@ def anchors(k: int) -> list[Candidate]:
 
 
 def marked(group: list[Candidate], judge: object, **options: object) -> GroupResult:
-    return rank(group, judge, "anchor_set", source="marked", **options)
+    return rank(group, judge, "anchor_set", **{"source": "marked", **options})
 
 
 class SlotJudge:
@@ -123,10 +123,14 @@ def test_a_group_without_its_marked_anchors_fails_naming_the_option_and_the_grou
     ("options", "message"),
     [
         ({"anchors": 0}, "option 'anchors' must be an integer >= 1"),
-        ({"source": "data"}, "option 'source' must be one of 'drawn', 'marked'"),
+        ({"source": "data"}, "option 'source' must be one of 'drawn', 'marked', 'pool'"),
         ({"score": "elo"}, "option 'score' must be one of"),
-        ({"pool": True}, "option 'pool' .an anchor pool's anchors. needs source='marked'"),
-        ({"pool": 1, "source": "marked"}, "option 'pool' must be true or false"),
+        (
+            {"pool": True},
+            "option 'pool' is replaced by source: pool .it was source: marked with pool: true.; got "
+            "pool=True with source='drawn'",
+        ),
+        ({"pool": 1, "source": "marked"}, "option 'pool' is replaced by source: pool"),
         ({"peers": -1, "score": "bradley_terry"}, "option 'peers' must be an integer >= 0"),
         ({"peers": 2}, "option 'peers' .2. needs score='bradley_terry' or 'gaussian'"),
         ({"score": "gauss"}, "option 'score' must be one of 'win_rate', 'bradley_terry', 'gaussian', got 'gauss'"),
@@ -147,9 +151,25 @@ def test_drawn_anchors_are_at_most_half_the_group_and_judged_like_marked_ones():
 
 def test_a_pool_still_filling_draws_the_anchors_it_lacks_from_the_rollouts():
     group = rollouts(8) + anchors(1)
-    result = marked(group, SimulatedJudge(noise=0.5), anchors=3, pool=True)
+    result = marked(group, SimulatedJudge(noise=0.5), anchors=3, source="pool")
     assert result.details["marked_anchors"] == [8] and len(result.details["anchors"]) == 3
     assert 8 in result.details["anchors"] and result.comparisons == 6 * 3
+
+
+def test_the_former_pool_switch_is_read_as_source_pool_with_one_warning_and_a_recorded_result_replays(caplog):
+    from verl_arena.core.topologies import anchor_set
+
+    anchor_set._warn_pool_renamed.cache_clear()
+    old = {"anchors": 3, "source": "marked", "pool": True, "score": "win_rate", "peers": 0}
+    with caplog.at_level("WARNING"):
+        assert Tournament.from_options("anchor_set", **old) == Tournament.from_options(
+            "anchor_set", **{**old, "pool": False, "source": "pool"}
+        )
+        Tournament.from_options("anchor_set", **old)
+    assert sum("is spelt `source: pool` now" in r.message for r in caplog.records) == 1
+    result = marked(rollouts(8) + anchors(1), SimulatedJudge(noise=0.5), anchors=3, source="pool")
+    recorded = {**result.to_dict(), "options": {**{k: v for k, v in result.options.items() if k != "source"}, **old}}
+    assert asyncio.run(replay(recorded)).ranks == result.ranks
 
 
 def test_bradley_terry_ranks_a_rollout_that_beats_every_anchor_first_measured_from_the_anchors():

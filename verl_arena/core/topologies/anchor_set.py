@@ -14,9 +14,11 @@ Where the anchors come from (``source``):
   half of it is judged against them). An anchor's points are its win rate over the rollouts it met, seen from its own
   side: for a rollout and an anchor of the same quality both have the same expectation.
 - ``"marked"``: the candidates whose ``meta["anchor"]`` is true (references from the data, a frozen policy's
-  answers, the anchors an :class:`~verl_arena.core.anchor_pool.AnchorPool` keeps for the prompt). The group must hold
-  exactly K of them and at least one rollout; with ``pool`` set, a group whose pool is still filling has the anchors
-  it lacks drawn from its rollouts, as ``"drawn"`` does.
+  answers). The group must hold exactly K of them and at least one rollout.
+- ``"pool"``: marked candidates too, the anchors an :class:`~verl_arena.core.anchor_pool.AnchorPool` keeps for the
+  prompt across steps (after the data's, if any); a group whose pool is still filling has the anchors it lacks drawn
+  from its rollouts, as ``"drawn"`` does. (Spelt ``source: marked`` with ``pool: true`` before; still read so, with
+  one warning.)
 
 Each judgment shows the anchor in slot A or slot B as a draw from the seed decides, so the judge's position bias is
 zero-mean noise on the win rate, and a judge that only follows the slot is seen within one group (see
@@ -47,7 +49,9 @@ record tie; the peers' judgments break those ties. The score is a fit over the w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,19 +72,21 @@ __all__ = [
     "win_rates",
 ]
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class AnchorSetOptions:
     """Args:
     anchors: K, the number of anchors every rollout is judged against.
-    source: ``"drawn"`` (K members of the group, drawn with the seed) or ``"marked"`` (the candidates marked
-        ``meta["anchor"]``: references from the data, a frozen policy, an anchor pool).
+    source: ``"drawn"`` (K members of the group, drawn with the seed), ``"marked"`` (the candidates marked
+        ``meta["anchor"]``: references from the data, a frozen policy) or ``"pool"`` (marked too: the anchors an
+        anchor pool keeps per prompt across steps, after the data's; a group whose pool holds fewer than K yet has the
+        rest drawn from its rollouts).
     score: ``"win_rate"`` (wins over the anchors, ties and failures 1/2), ``"bradley_terry"`` (a Bradley-Terry fit
         over the match log's wins, measured from the anchors' mean strength) or ``"gaussian"`` (the Gaussian model of
         the judge's scores over the log, :mod:`~verl_arena.core.score_model`, measured from the anchors' mean, in the
         judge's score units).
-    pool: with ``source="marked"``, the anchors come from an :class:`~verl_arena.core.anchor_pool.AnchorPool` of K
-        per prompt kept across steps; a group whose pool holds fewer than K yet has the rest drawn from its rollouts.
     peers: M, how many other rollouts of its group each rollout also meets in the same wave (0: none), each pair once;
         it breaks the ties of equal anchor records and needs a fitted score (``"bradley_terry"`` or ``"gaussian"``).
         It costs about n * M / 2 judge calls more (exactly: rollouts * (M // 2), plus rollouts // 2 for an odd M, M
@@ -88,19 +94,14 @@ class AnchorSetOptions:
     """
 
     anchors: int = 4
-    source: Literal["drawn", "marked"] = "drawn"
+    source: Literal["drawn", "marked", "pool"] = "drawn"
     score: Literal["win_rate", "bradley_terry", "gaussian"] = "win_rate"
-    pool: bool = False
     peers: int = 0
 
     def __post_init__(self) -> None:
         check_int("anchors", self.anchors, 1)
-        check_choice("source", self.source, ("drawn", "marked"))
+        check_choice("source", self.source, ("drawn", "marked", "pool"))
         check_choice("score", self.score, tuple(SCORES))
-        if not isinstance(self.pool, bool):
-            raise ConfigError(f"option 'pool' must be true or false, got {self.pool!r}")
-        if self.pool and self.source != "marked":
-            raise ConfigError(f"option 'pool' (an anchor pool's anchors) needs source='marked', got {self.source!r}")
         check_int("peers", self.peers, 0)
         if self.peers and self.score == "win_rate":
             raise ConfigError(
@@ -108,10 +109,20 @@ class AnchorSetOptions:
                 f"cannot weigh the peers' judgments), got score={self.score!r}"
             )
 
+    @property
+    def marked(self) -> bool:
+        """Whether the anchors are candidates the group carries marked (``"marked"`` or ``"pool"``)."""
+        return self.source != "drawn"
+
+    @property
+    def pooled(self) -> bool:
+        """Whether an anchor pool kept across steps supplies the anchors (``"pool"``)."""
+        return self.source == "pool"
+
 
 def anchor_count(n: int, options: AnchorSetOptions) -> int:
     """How many anchors a group of ``n`` candidates (anchors included) plays with."""
-    return options.anchors if options.source == "marked" else min(options.anchors, n // 2)
+    return options.anchors if options.marked else min(options.anchors, n // 2)
 
 
 def _anchors(arena: Arena, options: AnchorSetOptions) -> tuple[list[int], list[int]]:
@@ -120,10 +131,10 @@ def _anchors(arena: Arena, options: AnchorSetOptions) -> tuple[list[int], list[i
     if options.source == "drawn":
         return sorted(arena.shuffle(range(arena.n))[:k], key=arena.draw_rank.__getitem__), []
     marked = [p for p in arena.draw_order if arena.candidates[p].meta.get(ANCHOR_KEY)]
-    short = len(marked) < k and options.pool
+    short = len(marked) < k and options.pooled
     if (len(marked) != k and not short) or len(marked) >= arena.n:
         raise ConfigError(
-            f"{arena.group}: topology 'anchor_set' (source='marked') needs option 'anchors' = {k} candidates "
+            f"{arena.group}: topology 'anchor_set' (source={options.source!r}) needs option 'anchors' = {k} candidates "
             f"marked meta[{ANCHOR_KEY!r}] and at least one rollout; the group has {len(marked)} marked of "
             f"{arena.n}: add the data's anchors to every group, or use source='drawn'"
         )
@@ -201,6 +212,11 @@ def _gaussian(arena: Arena, anchors: list[int], matches: list[Match]) -> list[fl
     return _from_anchors(strengths, anchors)
 
 
+@functools.cache
+def _warn_pool_renamed() -> None:
+    logger.warning("anchor_set: `source: marked` with `pool: true` is spelt `source: pool` now; read as such")
+
+
 #: the ``score`` options: a group's points from its anchors and its match log
 SCORES: dict[str, Callable[[Arena, list[int], list[Match]], list[float]]] = {
     "win_rate": _win_rate,
@@ -217,8 +233,25 @@ class AnchorSet(Topology):
     Options = AnchorSetOptions
     random_slots = True
 
+    @classmethod
+    def read_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The former ``pool: true`` (with ``source: marked``) read as ``source: pool``, with one warning."""
+        options = super().read_options(options)
+        if "pool" not in options:
+            return options
+        pool = options.pop("pool")
+        if pool is True and options.get("source") == "marked":
+            _warn_pool_renamed()
+            return {**options, "source": "pool"}
+        if pool is not False:
+            raise ConfigError(
+                f"option 'pool' is replaced by source: pool (it was source: marked with pool: true); got pool={pool!r}"
+                f" with source={options.get('source', 'drawn')!r}"
+            )
+        return options
+
     def check_group(self, n: int, group: str) -> None:
-        if self.options.source == "marked" and n <= self.options.anchors and not self.options.pool:
+        if self.options.source == "marked" and n <= self.options.anchors:
             raise ConfigError(
                 f"{group}: option 'anchors' is {self.options.anchors} marked anchors, but the group has only {n} "
                 "candidates (it needs its anchors and at least one rollout)"
@@ -234,7 +267,7 @@ class AnchorSet(Topology):
 
     def first_wave(self, arena: Arena) -> list[tuple[int, int]] | None:
         marked = sum(bool(c.meta.get(ANCHOR_KEY)) for c in arena.candidates)
-        if self.options.source == "marked" and (self.options.pool or marked != self.options.anchors):
+        if self.options.pooled or (self.options.marked and marked != self.options.anchors):
             return None  # the anchors join the group where they are kept (the data, a pool): not known from it yet
         return anchor_set_pairs(arena, _anchors(arena, self.options)[0], self.options.peers)
 

@@ -57,7 +57,7 @@ class Topology(ABC):
     #: Judge methods the topology calls.
     judge_methods: ClassVar[tuple[str, ...]] = ("compare",)
     #: The topology judges everyone against an anchor, chosen with the ``anchor`` option.
-    #: former options of this topology, now fixed (name -> value); see ``FIXED_OPTIONS`` in ``core.tournament``
+    #: former options of this topology, now fixed (name -> value): see :func:`drop_fixed`
     fixed_options: ClassVar[Mapping[str, Any]] = {}
     takes_anchor: ClassVar[bool] = False
     #: The order in which a judgment shows its candidates (slot A first) never depends on their content or on earlier
@@ -70,6 +70,12 @@ class Topology(ABC):
 
     def __init__(self, options: Any) -> None:
         self.options = options
+
+    @classmethod
+    def read_options(cls, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` as this release spells them (a recorded result's included): the former options that are now
+        fixed dropped (:func:`drop_fixed`); a topology that renamed an option reads its old spelling here."""
+        return drop_fixed(dict(options), cls.fixed_options)
 
     def check_group(self, n: int, group: str) -> None:
         """Raise ``ConfigError`` if the options do not fit a group of ``n`` (n >= 2); by default any n fits."""
@@ -113,6 +119,16 @@ def register_topology(name: str) -> Callable[[type[Topology]], type[Topology]]:
 def get_topology(name: str) -> type[Topology]:
     """The topology class registered under ``name``."""
     return TOPOLOGIES.get(name)
+
+
+def drop_fixed(options: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` without the ``fixed`` ones (former options, now fixed values), once each holds its fixed value:
+    every result records them, so one an older release wrote is read back; any other value is refused, naming the
+    fixed one."""
+    for name, value in fixed.items():
+        if name in options and options.pop(name) != value:
+            raise ConfigError(f"option {name!r} is no longer an option: fixed at {value}; remove it")
+    return options
 
 
 def parse_options(topology: type[Topology], options: Mapping[str, Any], common: Sequence[str] = ()) -> Any:
