@@ -111,8 +111,9 @@ class Tournament:
         on_judge_error: ``"tie"`` (a failed judgment counts as a tie and is counted; one that blames nobody is asked
             again once after its round first, and an answer is used) or ``"raise"``.
         max_failed_fraction: a group with a larger fraction of failed judgments is voided.
-        scoring: ``"topology"`` (the topology's own ranking), ``"bradley_terry"`` (a fit over the match log) or
-            ``"length_controlled"`` (the same fit less the judge's known length preference ``length_bias``).
+        scoring: ``"topology"`` (the topology's own ranking), ``"bradley_terry"`` (a fit over the match log; not for
+            ``anchor_set``, whose own ``score: bradley_terry`` measures it from the anchors) or ``"length_controlled"``
+            (the same fit less the judge's known length preference ``length_bias``).
         reward: reward scheme (``"rank_quantile"`` or ``"minmax"``); ``None`` uses the topology's default.
         bt_alpha: strength of the Bradley-Terry prior (with ``scoring="length_controlled"``, 1 puts the strengths on
             the scale the length bias was measured on).
@@ -143,6 +144,7 @@ class Tournament:
         check_int("seed", self.seed, 0)
         check_choice("on_judge_error", self.on_judge_error, ("tie", "raise"))
         check_choice("scoring", self.scoring, ("topology", "bradley_terry", "length_controlled"))
+        self.impl.check_scoring(self.scoring)
         _check_number("max_failed_fraction", self.max_failed_fraction, 0.0, 1.0)
         _check_number("bt_alpha", self.bt_alpha, 0.0, math.inf, open_lo=True)
         _check_number("length_bias", self.length_bias, -math.inf, math.inf)

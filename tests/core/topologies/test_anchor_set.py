@@ -134,6 +134,7 @@ def test_a_group_without_its_marked_anchors_fails_naming_the_option_and_the_grou
         ({"peers": -1, "score": "bradley_terry"}, "option 'peers' must be an integer >= 0"),
         ({"peers": 2}, "option 'peers' .2. needs score='bradley_terry' or 'gaussian'"),
         ({"score": "gauss"}, "option 'score' must be one of 'win_rate', 'bradley_terry', 'gaussian', got 'gauss'"),
+        ({"scoring": "bradley_terry"}, "anchor_set' fits Bradley-Terry itself.*use its option score: bradley_terry"),
     ],
 )
 def test_options_are_checked_where_they_enter(options, message):

@@ -250,6 +250,13 @@ class AnchorSet(Topology):
             )
         return options
 
+    def check_scoring(self, scoring: str) -> None:
+        if scoring == "bradley_terry":
+            raise ConfigError(
+                "topology 'anchor_set' fits Bradley-Terry itself, its strengths measured from the anchors' mean: use "
+                "its option score: bradley_terry, not scoring: bradley_terry"
+            )
+
     def check_group(self, n: int, group: str) -> None:
         if self.options.source == "marked" and n <= self.options.anchors:
             raise ConfigError(

@@ -77,6 +77,11 @@ class Topology(ABC):
         fixed dropped (:func:`drop_fixed`); a topology that renamed an option reads its old spelling here."""
         return drop_fixed(dict(options), cls.fixed_options)
 
+    def check_scoring(self, scoring: str) -> None:
+        """Raise ``ConfigError`` if the tournament's ``scoring`` spells a choice this topology makes with an option of
+        its own (one way per choice); by default every scoring fits."""
+        return None
+
     def check_group(self, n: int, group: str) -> None:
         """Raise ``ConfigError`` if the options do not fit a group of ``n`` (n >= 2); by default any n fits."""
         return None
