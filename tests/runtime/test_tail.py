@@ -160,7 +160,7 @@ def test_a_late_members_placement_is_judged_while_the_head_still_runs(topology, 
         last = [asyncio.ensure_future(coord.submit("p", str(i), group[i], 8, "q")) for i in (6, 7)]
         # each late member against the six ranked and the two against each other: asked while the head is held
         await until(lambda: sum(bool({a, b} & judge.late) for a, b in judge.log) == 6 * 2 + 1, "the placement")
-        head = coord._pending["p"].head
+        head = coord.tail._groups["p"].head
         assert head is not None and not head.task.done()
         asked_before_the_head_ended = len(judge.log)
         judge.gate.set()

@@ -57,9 +57,8 @@ from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
 from verl_arena.runtime.latecomers import Placeable, placed_outcome
 from verl_arena.runtime.options import CoordinatorOptions
-from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext
-from verl_arena.runtime.stages.env_outcomes import env_failed
-from verl_arena.runtime.tail import Head, anchor_here, ask_placement, head_due, placed, start_head, whole_group
+from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext, member_order
+from verl_arena.runtime.tail import TailSchedule
 
 __all__ = ["FinishedStore", "GroupCoordinator", "Submission", "group_seed"]
 
@@ -117,12 +116,6 @@ class _Pending:
     done: asyncio.Future[Answers] | None = None
     timer: asyncio.TimerHandle | None = None
     closing: bool = False
-    #: the tail-hiding schedule (:mod:`~verl_arena.runtime.tail`): the tournament of the members present, its timer
-    head: Head | None = None
-    tail_timer: asyncio.TimerHandle | None = None
-    waited: bool = False
-    #: the head whose placement judgments were asked ahead (lasting prefetches, dropped when the group is finished)
-    asked_ahead: Head | None = None
     #: what the judge ranked (its candidates and result), to place latecomers among
     ranked: tuple[list[Candidate], GroupResult] | None = None
 
@@ -186,6 +179,10 @@ class GroupCoordinator:
         self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
+        #: the tail-hiding schedule (:mod:`~verl_arena.runtime.tail`): heads ranking the members present
+        self.tail = TailSchedule(
+            ranker, tournament, options, self.stages, self.counts, self._open_record, clock, wall_clock
+        )
         # results without their match logs where no stage reads one (no judgment log, no held-out judge), from a
         # ranker that sends them (:mod:`~verl_arena.core.match_digest`): the same answers, read for less
         compact = not self.stages.reads_matches and getattr(ranker, "compact_results", False)
@@ -327,14 +324,12 @@ class GroupCoordinator:
             reference = entry.reference
             if reference is not None and record.reference is None:
                 record.reference = Candidate("__reference__", reference.answer, reference.path, dict(reference.meta))
-        if not duplicate and not group.closing and group.head is not None:
-            self._ask_placement(group_id, group, member)
+        if not duplicate and not group.closing:
+            if not record.complete and not self.tail.running(group_id):
+                self.stages.admitted(record, member)  # eager judging: first-wave judgments whose rollouts are here
+            self.tail.arrived(record, member)  # a head's placement judgments, or a head due
         if record.complete and not group.closing:
             self._close(group_id, reason="complete")
-        elif not duplicate and not group.closing and group.head is None:
-            self.stages.admitted(record, member)  # eager judging: first-wave judgments whose rollouts are here
-            # the tail-hiding schedule: members arriving together (a batch) all join the head, which starts next tick
-            asyncio.get_running_loop().call_soon(self._start_head_if_due, group_id)
         assert group.done is not None
         return group.done, duplicate
 
@@ -422,50 +417,14 @@ class GroupCoordinator:
         group = _Pending(record, first_arrival=self._clock())
         group.done = loop.create_future()
         group.timer = loop.call_later(self.options.arrival_timeout_s, lambda: self._close(group_id, reason="timeout"))
-        if self.options.tail_wait_s is not None:
-            group.tail_timer = loop.call_later(self.options.tail_wait_s, lambda: self._tail_waited(group_id))
         self._pending[group_id] = group
+        self.tail.opened(group_id)
         return group
 
-    # -- the tail-hiding schedule (verl_arena.runtime.tail) ---------------------------------------------------------
-
-    def _tail_waited(self, group_id: str) -> None:
+    def _open_record(self, group_id: str) -> GroupRecord | None:
+        """The record of a group still gathering its members; ``None`` once it is closing or gone."""
         group = self._pending.get(group_id)
-        if group is not None:
-            group.waited = True
-            self._start_head_if_due(group_id)
-
-    def _ask_placement(self, group_id: str, group: _Pending, member: str) -> None:
-        """A member came while the group's head runs: ask its placement judgments now, if the wave will meet every
-        ranked member (they do not depend on the head's ranking then)."""
-        candidate, head = group.record.members[member], group.head
-        assert head is not None
-        if self.options.tail_opponents is not None or env_failed(candidate):
-            return
-        group.asked_ahead = head
-        ask_placement(self.ranker, head, group.record.query, group_id, candidate, self.counts)
-
-    def _start_head_if_due(self, group_id: str) -> None:
-        """Start ranking the members present if the tail-hiding schedule says so (once per group)."""
-        group = self._pending.get(group_id)
-        if group is None or group.head is not None or group.closing:
-            return
-        if self.options.tail_share >= 1 and not group.waited:
-            return
-        record = group.record
-        members = [m for m in sorted(record.members, key=_member_order) if not env_failed(record.members[m])]
-        here = anchor_here(self.options, self.tournament, members, record.marked, record.reference)
-        if not head_due(self.options, len(members), record.expected, group.waited, here):
-            return
-        candidates = record.what_ranks(members)
-        tournament = self.tournament.for_group(seed=record.seed, anchor=candidates[1])
-        clocks = self._wall_clock(), self._clock()
-        before = self.stages.judging(record)  # the judgments asked ahead reach the ranker first
-        group.head = start_head(
-            self.ranker, record.query, members, candidates, tournament, group_id, clocks, before, step=record.step
-        )
-        record.ranking_started = True
-        self.counts["tail_heads"] += 1
+        return group.record if group is not None and not group.closing else None
 
     def _waited(
         self, entry: Submission, answers: Answers, arrival: tuple[float, float], duplicate: bool
@@ -494,9 +453,9 @@ class GroupCoordinator:
         if group is None or group.closing:
             return
         group.closing = True
-        for timer in (group.timer, group.tail_timer):
-            if timer is not None:
-                timer.cancel()
+        if group.timer is not None:
+            group.timer.cancel()
+        self.tail.closed(group_id)
         task = asyncio.ensure_future(self._finish(group_id, group, incomplete=reason == "timeout"))
         self._tasks.add(task)  # keep a reference until it is done, or the loop may drop it
         task.add_done_callback(self._tasks.discard)
@@ -512,8 +471,7 @@ class GroupCoordinator:
         # the judge time the group's members waited for after the last of them arrived (after its close, on a timeout)
         answers = answers.with_exposed(self._clock() - (closed if incomplete else group.last_arrival))
         await self.stages.closed(group.record)  # eager judging: judgments asked ahead and never used are dropped
-        if group.asked_ahead is not None:  # and the placement judgments its wave did not use (or it had none)
-            await self._drop_asked_ahead(group_id, group.asked_ahead)
+        await self.tail.finished(group_id)  # and the placement judgments its wave did not use (or it had none)
         if self.store is not None:  # before anyone is answered, so every answer given can be given again
             try:
                 await asyncio.wait_for(self._persist(group_id, answers), STORE_TIMEOUT_S)
@@ -531,16 +489,6 @@ class GroupCoordinator:
             group.done.set_result(answers)
         if group.record is not None:  # the stages' work after the answers (the held-out judge's, in the background)
             self.stages.finished(group.record)
-
-    async def _drop_asked_ahead(self, group_id: str, head: Head) -> None:
-        try:
-            await asyncio.gather(*head.asking)  # every one reached the ranker: none is asked after the drop
-            dropped = await self.ranker.drop_prefetched(group_id)
-        except Exception:
-            logger.exception("group %s: could not drop the placement judgments asked ahead", group_id)
-            self.counts["tail_ahead_errors"] += 1
-            return
-        self.counts["tail_ahead_unused"] += dropped.get("unused", 0)
 
     def _remember(self, group_id: str, answers: Answers) -> None:
         self._finished[group_id] = answers
@@ -583,13 +531,10 @@ class GroupCoordinator:
         """Rank the group through the stages (:mod:`~verl_arena.runtime.stages`): they take members out or place them
         below the others before the judge ranks the rest, and change or record the result after."""
         record = group.record
-        record.members = {m: record.members[m] for m in sorted(record.members, key=_member_order)}
+        record.members = {m: record.members[m] for m in sorted(record.members, key=member_order)}
         record.incomplete = incomplete
         self.stages.before_rank(record)
-        if record.screened and group.head is not None and not record.screened.keys().isdisjoint(group.head.members):
-            group.head.cancel()  # it ranked a screened member: the group is ranked again without it
-            group.head = None
-            self.counts["tail_heads_dropped"] += 1
+        self.tail.screened(record)  # a head that ranked a screened member: the group is ranked again without it
         answers = await self._rank_members(group_id, group, record)
         return self.stages.answered(record, answers)
 
@@ -606,8 +551,7 @@ class GroupCoordinator:
                 self.options.arrival_timeout_s,
             )
         if len(voting) < 2 or (incomplete and self.options.incomplete == "zero"):
-            if group.head is not None:
-                group.head.cancel()
+            self.tail.cancel(group_id)
             return self._zero(group, incomplete=incomplete)
         record.candidates, record.anchor, record.result, judged = await self._judged(group_id, group, record)
         record.judged = group.ranked
@@ -623,34 +567,20 @@ class GroupCoordinator:
         the judge and for how long."""
         members = record.ranked
         if len(members) < 2:
-            if group.head is not None:
-                group.head.cancel()
+            self.tail.cancel(group_id)
             candidates, anchor = record.what_ranks(members)
             return candidates, anchor, None, (0.0, 0.0)
-        if group.head is not None:
-            candidates, anchor, late = whole_group(group.head, members, record.members.__getitem__)
-            self.counts["tail_late_members"] += len(late)
-            judged_at, started = group.head.judged_at, group.head.started
-            wave = placed(
-                self.ranker,
-                group.head,
-                record.query,
-                candidates,
-                late,
-                group_id,
-                self.options.tail_opponents,
-                step=record.step,
-            )
-            result: GroupResult = await wave
-            self.stages.judged(record, group.head.task.result())
-            self.stages.judged(record, result)
+        whole = await self.tail.rank(record, members)  # the head's result, the late members placed
+        if whole is not None:
+            candidates, anchor, result, judged = whole
         else:
             candidates, anchor = record.what_ranks(members)
             record.candidates, record.anchor = candidates, anchor
             judged_at, started = self._wall_clock(), self._clock()
             result = await self.stages.rank(record, _SubsetJudge(self, record))
+            judged = (judged_at, self._clock() - started)
         group.ranked = (candidates, result)
-        return candidates, anchor, result, (judged_at, self._clock() - started)
+        return candidates, anchor, result, judged
 
     # -- observability ----------------------------------------------------------------------------------------------
 
@@ -694,8 +624,3 @@ class _SubsetJudge:
         )
         coordinator.stages.judged(record, result)
         return result
-
-
-def _member_order(member: str) -> tuple[int, str]:
-    """Members sort by number when their keys are numbers (verl session ids), else by text."""
-    return (int(member), "") if member.isdigit() else (1 << 62, member)

@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import math
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,8 +38,19 @@ from verl_arena.core.late import shown_first
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
 from verl_arena.runtime.options import CoordinatorOptions
+from verl_arena.runtime.stages import GroupRecord, Pipeline, member_order
+from verl_arena.runtime.stages.env_outcomes import env_failed
 
-__all__ = ["Head", "anchor_here", "ask_placement", "head_due", "placed", "start_head", "whole_group"]
+__all__ = [
+    "Head",
+    "TailSchedule",
+    "anchor_here",
+    "ask_placement",
+    "head_due",
+    "placed",
+    "start_head",
+    "whole_group",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -188,3 +199,158 @@ async def placed(
     degraded = bool(first.get("degraded") or wave.get("degraded"))
     both = {**wave, "degraded": degraded, "calls": first["calls"] + wave["calls"]}
     return dataclasses.replace(whole, details={**whole.details, "budget": both})
+
+
+@dataclass
+class _Tail:
+    """One group's tail-hiding state: its head once started, its ``tail_wait_s`` timer, whether that ran out, and the
+    head whose placement judgments were asked ahead."""
+
+    head: Head | None = None
+    timer: asyncio.TimerHandle | None = None
+    waited: bool = False
+    asked_ahead: Head | None = None
+
+
+class TailSchedule:
+    """The tail-hiding schedule of one coordinator's groups: when a group's head starts, the placement judgments asked
+    while it runs, the whole group's result once the group closes (the head's, the late members placed by one wave),
+    and the judgments asked ahead that the wave never used, dropped when the group is finished.
+
+    Args:
+        ranker: what ranks the groups (``rank_group``, and ``prefetch`` / ``drop_prefetched`` where it takes them).
+        tournament: the configured tournament; each head gets its group's seed and anchor.
+        options: ``tail_share``, ``tail_wait_s``, ``tail_opponents`` and the anchor.
+        stages: the coordinator's group stages, told when a head goes to the judge and what it returned.
+        counts: the coordinator's counters (``tail_*``).
+        open_group: the record of a group still gathering its members (``None``: finished, or closing).
+        clock: monotonic seconds; wall_clock: seconds since the epoch.
+    """
+
+    def __init__(
+        self,
+        ranker: Any,
+        tournament: Tournament,
+        options: CoordinatorOptions,
+        stages: Pipeline,
+        counts: Any,
+        open_group: Callable[[str], GroupRecord | None],
+        clock: Callable[[], float],
+        wall_clock: Callable[[], float],
+    ) -> None:
+        self.ranker, self.tournament, self.options, self.stages = ranker, tournament, options, stages
+        self.counts, self._open_group, self._clock, self._wall_clock = counts, open_group, clock, wall_clock
+        #: whether a head may start before its group is complete at all
+        self.enabled = options.tail_share < 1 or options.tail_wait_s is not None
+        self._groups: dict[str, _Tail] = {}
+
+    def opened(self, group_id: str) -> None:
+        """A group opened: its ``tail_wait_s`` timer starts."""
+        if self.options.tail_wait_s is not None:
+            loop = asyncio.get_running_loop()
+            self._groups[group_id] = _Tail(timer=loop.call_later(self.options.tail_wait_s, self._waited, group_id))
+
+    def running(self, group_id: str) -> bool:
+        """Whether the group's head was started."""
+        tail = self._groups.get(group_id)
+        return tail is not None and tail.head is not None
+
+    def arrived(self, record: GroupRecord, member: str) -> None:
+        """A new member joined the group, still open: its placement judgments are asked now if the head runs, else the
+        head may start, next tick (members arriving together, a batch, all join it)."""
+        tail = self._groups.get(record.group_id)
+        if tail is not None and tail.head is not None:
+            self._ask_placement(record, tail, member)
+        elif self.enabled and not record.complete:
+            asyncio.get_running_loop().call_soon(self._start_if_due, record.group_id)
+
+    def closed(self, group_id: str) -> None:
+        """The group closed: its timer stops."""
+        tail = self._groups.get(group_id)
+        if tail is not None and tail.timer is not None:
+            tail.timer.cancel()
+
+    def screened(self, record: GroupRecord) -> None:
+        """A head that ranked a member since screened is stopped: the group is ranked again without it."""
+        tail = self._groups.get(record.group_id)
+        if tail is not None and tail.head is not None and not record.screened.keys().isdisjoint(tail.head.members):
+            self.cancel(record.group_id)
+            self.counts["tail_heads_dropped"] += 1
+
+    def cancel(self, group_id: str) -> None:
+        """Stop the group's head, if it has one (the group is ranked without it, or not at all)."""
+        tail = self._groups.get(group_id)
+        if tail is not None and tail.head is not None:
+            tail.head.cancel()
+            tail.head = None
+
+    async def rank(
+        self, record: GroupRecord, members: Sequence[str]
+    ) -> tuple[list[Candidate], int, GroupResult, tuple[float, float]] | None:
+        """With a head: the whole group's candidates (``members``, the group's rankable ones, then the head's
+        reference), the anchor's index, the result, and when the head went to the judge and for how long. ``None``:
+        the group has no head."""
+        tail = self._groups.get(record.group_id)
+        head = tail.head if tail is not None else None
+        if head is None:
+            return None
+        candidates, anchor, late = whole_group(head, members, record.members.__getitem__)
+        self.counts["tail_late_members"] += len(late)
+        opponents = self.options.tail_opponents
+        result = await placed(
+            self.ranker, head, record.query, candidates, late, record.group_id, opponents, step=record.step
+        )
+        self.stages.judged(record, head.task.result())
+        self.stages.judged(record, result)
+        return candidates, anchor, result, (head.judged_at, self._clock() - head.started)
+
+    async def finished(self, group_id: str) -> None:
+        """The group is ranked: the placement judgments its wave did not use (or it had none) are dropped."""
+        tail = self._groups.pop(group_id, None)
+        if tail is None or tail.asked_ahead is None:
+            return
+        try:
+            await asyncio.gather(*tail.asked_ahead.asking)  # every one reached the ranker: none is asked after the drop
+            dropped = await self.ranker.drop_prefetched(group_id)
+        except Exception:
+            logger.exception("group %s: could not drop the placement judgments asked ahead", group_id)
+            self.counts["tail_ahead_errors"] += 1
+            return
+        self.counts["tail_ahead_unused"] += dropped.get("unused", 0)
+
+    def _waited(self, group_id: str) -> None:
+        tail = self._groups.get(group_id)
+        if tail is not None:
+            tail.waited = True
+            self._start_if_due(group_id)
+
+    def _ask_placement(self, record: GroupRecord, tail: _Tail, member: str) -> None:
+        """Ask a member's placement judgments while the head runs, if the wave will meet every ranked member (they do
+        not depend on the head's ranking then)."""
+        candidate, head = record.members[member], tail.head
+        assert head is not None
+        if self.options.tail_opponents is not None or env_failed(candidate):
+            return
+        tail.asked_ahead = head
+        ask_placement(self.ranker, head, record.query, record.group_id, candidate, self.counts)
+
+    def _start_if_due(self, group_id: str) -> None:
+        """Start ranking the members present if the schedule says so (once per group)."""
+        record = self._open_group(group_id)
+        tail = self._groups.get(group_id) or _Tail()
+        if record is None or tail.head is not None or (self.options.tail_share >= 1 and not tail.waited):
+            return
+        members = [m for m in sorted(record.members, key=member_order) if not env_failed(record.members[m])]
+        here = anchor_here(self.options, self.tournament, members, record.marked, record.reference)
+        if not head_due(self.options, len(members), record.expected, tail.waited, here):
+            return
+        candidates = record.what_ranks(members)
+        tournament = self.tournament.for_group(seed=record.seed, anchor=candidates[1])
+        clocks = self._wall_clock(), self._clock()
+        before = self.stages.judging(record)  # the judgments asked ahead reach the ranker first
+        tail.head = start_head(
+            self.ranker, record.query, members, candidates, tournament, group_id, clocks, before, step=record.step
+        )
+        self._groups[group_id] = tail
+        record.ranking_started = True
+        self.counts["tail_heads"] += 1

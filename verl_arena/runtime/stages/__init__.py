@@ -8,7 +8,7 @@ ranks groups (verl's rendezvous, slime's group reward model) runs the stages its
 import importlib
 import pkgutil
 
-from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext, SubsetJudge
+from verl_arena.runtime.stages.base import STAGES, GroupRecord, GroupStage, StageContext, SubsetJudge, member_order
 from verl_arena.runtime.stages.pipeline import ORDER, Pipeline, StageOptions
 
 # every other module of this package is one stage, which registers itself on import
@@ -24,4 +24,5 @@ __all__ = [
     "StageContext",
     "StageOptions",
     "SubsetJudge",
+    "member_order",
 ]

@@ -41,7 +41,12 @@ from verl_arena.outcomes.hack_detectors import MemberFeatures
 from verl_arena.outcomes.members import Answers, member_outcomes
 from verl_arena.outcomes.step_metrics import StepMetrics
 
-__all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory", "SubsetJudge"]
+__all__ = ["STAGES", "GroupRecord", "GroupStage", "StageContext", "StageFactory", "SubsetJudge", "member_order"]
+
+
+def member_order(member: str) -> tuple[int, str]:
+    """Members sort by number when their keys are numbers (verl session ids), else by text."""
+    return (int(member), "") if member.isdigit() else (1 << 62, member)
 
 
 @dataclass
