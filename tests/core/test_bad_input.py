@@ -37,7 +37,8 @@ def test_not_a_candidate():
 
 def test_unknown_topology_lists_the_known_ones():
     with pytest.raises(
-        ConfigError, match=r"unknown topology .knockout.; known: anchor, anchor_set, budgeted, double_elimination"
+        ConfigError,
+        match=r"unknown topology .knockout.; known: anchor, anchor_pool, anchor_set, budgeted, double_elimination",
     ):
         Tournament.from_options("knockout")
 

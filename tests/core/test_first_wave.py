@@ -17,8 +17,9 @@ from verl_arena.core.tournament import Tournament
 
 SIZES = range(2, 18)
 SEEDS = (0, 1, 7)
-#: topologies whose first wave is not a set of compares: nothing is asked ahead
-UNSAYABLE = {"multi_round", "listwise"}
+#: topologies whose first wave is not a set of compares, or is not known from the group (an anchor pool's anchors
+#: join it when it is ranked): nothing is asked ahead
+UNSAYABLE = {"multi_round", "listwise", "anchor_pool"}
 
 
 def _group(n: int, tag: str) -> list[Candidate]:

@@ -168,7 +168,7 @@ def test_a_wave_of_ties_places_the_late_member_in_the_middle_sharing_its_rank():
 @pytest.mark.parametrize("topology", TOPOLOGIES.names())
 @pytest.mark.parametrize("scoring", ["topology", "bradley_terry"])
 def test_a_placed_group_replays_without_a_judge(topology, scoring):
-    if topology == "anchor_set" and scoring == "bradley_terry":
+    if topology in ("anchor_set", "anchor_pool") and scoring == "bradley_terry":
         scoring, options = "topology", {"score": "bradley_terry"}  # anchor_set's own Bradley-Terry switch
     else:
         options = {}

@@ -140,10 +140,20 @@ def _tournament_part() -> list[str]:
         "",
         _table(iter(common)),
     ]
+    options_of = {TOPOLOGIES.get(name).Options: name for name in TOPOLOGIES.names()}
     for name in TOPOLOGIES.names():
         cls = TOPOLOGIES.get(name)
-        rows = list(_dataclass_rows(cls.Options)) if dataclasses.fields(cls.Options) else []
         parts += ["", f"### `{name}`", ""]
+        base = next((options_of[b] for b in cls.Options.__mro__[1:] if b in options_of), None)
+        if base is not None:  # a preset: another topology's options under other defaults
+            changed = [
+                f"`{f.name}: {f.default}`"
+                for f in dataclasses.fields(cls.Options)
+                if f.default != getattr(TOPOLOGIES.get(base).Options, f.name)
+            ]
+            parts.append(f"The options of `{base}`, with the defaults {', '.join(changed)}.")
+            continue
+        rows = list(_dataclass_rows(cls.Options)) if dataclasses.fields(cls.Options) else []
         parts.append(_table(iter(rows)) if rows else "No options of its own.")
     return parts
 

@@ -4,6 +4,7 @@
 
 from verl_arena.core.topologies import (  # noqa: F401 - imported to register
     anchor,
+    anchor_pool,
     anchor_set,
     budgeted,
     double_elimination,
