@@ -60,7 +60,7 @@ class OutcomeOptions(StageOptions):
         judge_alarm: when the step metrics warn that the judge's verdicts stopped depending on the content (ties,
             first-slot wins, groups voided for ``no_information``; see :class:`JudgeAlarmConfig`).
         anchor: the anchor of topologies that take one: ``"greedy"`` (the group's rollout sampled at temperature 0:
-            verl's ``arena_*_agent`` loops sample session ``anchor_session`` so, slime's ``verl_arena.slime.generate``
+            verl's ``arena_*_agent`` loops sample session 0 so, slime's ``verl_arena.slime.generate``
             the first rollout of each group), ``"first"`` (the group's first rollout, sampled like the others) or
             ``"reference"`` (the reference answer of the data as an extra candidate, compared with but never trained
             on: verl's ``extra_info[reference_key]``, slime's ``sample.label`` or ``metadata[reference_key]``). Was

@@ -136,9 +136,7 @@ def test_session_zero_is_the_greedy_anchor(tokenizer):
     assert all(p["temperature"] == 1.0 and p["top_p"] == 0.9 for p in server.sampling)
 
 
-def test_the_anchor_session_and_mode_come_from_the_reward_options(tokenizer):
-    output, server = run(ArenaToolAgentLoop, tokenizer, 2, "+reward.reward_kwargs.anchor_session=2")
-    assert output.extra_fields["arena_anchor"] is True and server.sampling[0]["temperature"] == 0.0
+def test_the_anchor_mode_comes_from_the_reward_options(tokenizer):
     output, server = run(ArenaToolAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor=first")
     assert output.extra_fields["arena_anchor"] is False and server.sampling[0]["temperature"] == 1.0
 
@@ -149,20 +147,20 @@ def test_the_loops_read_the_options_the_reward_manager_reads(tokenizer):
     from verl_arena.integrations.verl.reward_manager import check_trainer_config
 
     async def scenario():
-        return make_loop(ArenaToolAgentLoop, tokenizer, "+reward.reward_kwargs.anchor_session=2")[0]
+        return make_loop(ArenaToolAgentLoop, tokenizer, "+reward.reward_kwargs.anchor=first")[0]
 
     loop = asyncio.run(scenario())
-    arena, _ = check_trainer_config(loop_config("+reward.reward_kwargs.anchor_session=2"), keys=False)
+    arena, _ = check_trainer_config(loop_config("+reward.reward_kwargs.anchor=first"), keys=False)
     assert (
         loop.arena is arena
-        and arena.anchor_session == 2
+        and arena.anchor == "first"
         and arena.validation_splits == ["test", "val", "validation", "eval"]
     )
 
 
 def test_a_bad_option_fails_the_first_rollout_naming_the_key(tokenizer):
-    with pytest.raises(ConfigError, match=r"reward.reward_kwargs.anchor_sesion: .*did you mean 'anchor_session'\?"):
-        run(ArenaToolAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchor_sesion=2")
+    with pytest.raises(ConfigError, match=r"reward.reward_kwargs.anchr: .*did you mean 'anchor'\?"):
+        run(ArenaToolAgentLoop, tokenizer, 0, "+reward.reward_kwargs.anchr=first")
     with pytest.raises(
         ConfigError, match=r"reward.reward_kwargs.anchor: Input should be 'greedy', 'first' or 'reference'"
     ):

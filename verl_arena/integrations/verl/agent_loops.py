@@ -6,7 +6,7 @@
 additions:
 
 - ArenaRL's anchor is the group's greedy rollout. With ``+reward.reward_kwargs.anchor=greedy`` (the default), the
-  session ``anchor_session`` (default 0) of every training prompt samples at temperature 0 (top-p 1, top-k off), as
+  session 0 (``ANCHOR_SESSION``) of every training prompt samples at temperature 0 (top-p 1, top-k off), as
   verl's own greedy override does, and is marked ``extra_fields["arena_anchor"] = True``; the reward manager makes it
   the tournament's anchor. Other sessions sample as configured.
 - ``arena_tool_agent`` records the conversation (assistant turns, tool calls, tool results) as JSON in
@@ -37,7 +37,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopOutput, register
 from verl.experimental.agent_loop.single_turn_agent_loop import SingleTurnAgentLoop
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
 
-from verl_arena.integrations.verl.config import ArenaRewardConfig, loop_config
+from verl_arena.integrations.verl.config import ANCHOR_SESSION, ArenaRewardConfig, loop_config
 
 __all__ = ["ArenaSingleTurnAgentLoop", "ArenaToolAgentLoop", "greedy", "horizon_at"]
 
@@ -76,7 +76,7 @@ class _AnchorMixin:
 
     def _arena_anchor(self, kwargs: dict[str, Any]) -> bool:
         session = kwargs.get("session_id")
-        return self.arena.anchor == "greedy" and session is not None and int(session) == self.arena.anchor_session
+        return self.arena.anchor == "greedy" and session is not None and int(session) == ANCHOR_SESSION
 
     async def _run_arena(self, run: Any, sampling_params: dict[str, Any], kwargs: dict[str, Any]) -> AgentLoopOutput:
         anchor = self._arena_anchor(kwargs)

@@ -42,12 +42,15 @@ REWARD_PREFIX = "reward.reward_kwargs"
 #: resources every Ray node has, which do not place an actor on a chosen node
 _RAY_BUILTIN_RESOURCES = {"CPU", "GPU", "memory", "object_store_memory"}
 ESTIMATOR_PREFIX = "algorithm.tournament"
+#: the session of each training prompt the ``arena_*_agent`` loops sample greedily, its anchor (``anchor=greedy``)
+ANCHOR_SESSION = 0
 
 _REMOVED = removed_options(
     "",
     {
         "submit_wait_s": f"a rollout waits {SUBMIT_WAIT_S * 1000:g} ms on its worker for others to share its call; "
         "remove it",
+        "anchor_session": f"the greedy anchor is session {ANCHOR_SESSION} of every prompt; remove it",
         "group_size": "the members a group waits for are expected_members now (tournament.group_size is the "
         "listwise and multi_round topologies' own): use +reward.reward_kwargs.expected_members",
     },
@@ -85,7 +88,6 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
     (:class:`ArenaOptions`), the group coordinator's (:class:`CoordinatorOptions`), and verl's own.
 
     Args:
-        anchor_session: the session the ``arena_*_agent`` loops sample greedily (``anchor=greedy``).
         expected_members: the members a group waits for; default ``actor_rollout_ref.rollout.n``.
         validation: reward of validation samples: ``"reference"`` (a judged comparison with the reference answer:
             1 win, 0.5 tie, 0 loss) or ``"none"`` (0).
@@ -108,7 +110,6 @@ class ArenaRewardConfig(ArenaOptions, CoordinatorOptions):
             :class:`~verl_arena.environments.client.EnvConfig`).
     """
 
-    anchor_session: int = Field(default=0, ge=0)
     expected_members: int | None = Field(default=None, ge=2)
     validation: Literal["reference", "none"] = "reference"
     validation_splits: list[str] = Field(default_factory=lambda: ["test", "val", "validation", "eval"])

@@ -53,7 +53,7 @@ from verl_arena.core.judge_counts import judgment_kind
 from verl_arena.core.tournament import takes_marked_anchors
 from verl_arena.core.types import Candidate
 from verl_arena.integrations.verl.columns import columns, zero_info
-from verl_arena.integrations.verl.config import ArenaRewardConfig
+from verl_arena.integrations.verl.config import ANCHOR_SESSION, ArenaRewardConfig
 from verl_arena.integrations.verl.step_logging import coordinator_names
 from verl_arena.integrations.verl.trainer_checks import check_trainer_config
 from verl_arena.integrations.verl.trajectory import (
@@ -241,8 +241,8 @@ class ArenaRewardManager(RewardManagerBase):
             candidate = dataclasses.replace(candidate, meta={**candidate.meta, ENV_META: env_meta(extra)})
         anchor = self.arena.anchor == "greedy" and bool(extra.get("arena_anchor"))
         step = scalar(non_tensor.get("global_steps"))
-        if self.arena.anchor == "greedy" and not anchor and member == str(self.arena.anchor_session):
-            _warn_unmarked_anchor(self.arena.anchor_session)
+        if self.arena.anchor == "greedy" and not anchor and member == str(ANCHOR_SESSION):
+            _warn_unmarked_anchor(ANCHOR_SESSION)
         by_reference = self.arena.anchor == "reference"
         reference = reference_from_row(non_tensor, self.arena.reference_key) if by_reference else None
         features = await self.loop.run_in_executor(None, member_features, candidate, query)
