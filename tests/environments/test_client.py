@@ -195,7 +195,6 @@ def test_the_configuration_is_validated_where_it_enters_and_errors_name_the_fiel
         ({"url": "http://e", "max_turns": 0}, "env.max_turns"),
         ({"url": "http://e", "step_timeout_s": 0}, "env.step_timeout_s"),
         ({"url": "http://e", "turns": 3}, "env.turns"),
-        ({"url": "http://e", "max_recoveries": 0}, "env.max_recoveries"),
         ({"url": "http://e", "recover_s": -1}, "env.recover_s"),
         ({"url": "http://e", "sandbox": ["textcraft", "--port", "36001"]}, "env.sandbox"),
     ):

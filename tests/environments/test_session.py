@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from verl_arena.environments import session
 from verl_arena.environments.client import EnvClient, env_config
 from verl_arena.environments.server import EnvServerThread, create_app
 from verl_arena.environments.session import EnvSession
@@ -111,7 +112,7 @@ def test_an_episode_the_server_expired_goes_on_from_its_state_on_a_fresh_one(ser
     assert counts["expired"] >= 1 and counts["open"] == 0
 
 
-def test_an_evicted_episode_goes_on_and_one_lost_too_often_is_nobodys_fault(serve):
+def test_an_evicted_episode_goes_on_and_one_lost_too_often_is_nobodys_fault(serve, monkeypatch):
     url = serve(max_open=2, when_full="evict")
 
     async def crowd(turn: int, action: str) -> None:  # two other episodes open: the waiting one is evicted
@@ -121,9 +122,11 @@ def test_an_evicted_episode_goes_on_and_one_lost_too_often_is_nobodys_fault(serv
                 for episode_id in ids:
                     await http.post("/close", json={"id": episode_id})
 
-    evicted = play(url, solver(TASK), before=crowd, max_recoveries=2)
+    monkeypatch.setattr(session, "MAX_RECOVERIES", 2)
+    evicted = play(url, solver(TASK), before=crowd)
     assert evicted.success and evicted.recovered == 2 and not evicted.cause
-    given_up = play(url, solver(TASK), before=crowd, max_recoveries=1)
+    monkeypatch.setattr(session, "MAX_RECOVERIES", 1)
+    given_up = play(url, solver(TASK), before=crowd)
     assert (given_up.error, given_up.cause, given_up.crash) == ("env_http", "recoveries", "")
     assert stats(url)["evicted"] >= 4 and stats(url)["open"] == 0
 

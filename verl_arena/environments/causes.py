@@ -30,7 +30,7 @@ CAUSES: dict[str, Cause] = {
         "the server served no control episode for env.recover_s, and the failing action never reached it, or a "
         "private server showed the action harmless",
     ),
-    "recoveries": Cause("error", "the episode was lost more than env.max_recoveries times to failures not its own"),
+    "recoveries": Cause("error", "the episode was lost more than MAX_RECOVERIES (4) times to failures not its own"),
     "fails_again": Cause(
         "crash", "replayed at the same state, the action failed again, and a control episode after it works"
     ),

@@ -24,13 +24,23 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.environments.adapters import ADAPTERS
+from verl_arena.validation import refuse_removed, removed_options
 
 __all__ = ["EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
 
 logger = logging.getLogger(__name__)
+
+
+#: the most fresh episodes one episode opens to go on after failures that were not its action's (it is replayed to its
+#: state on each); beyond, the failure counts as the server's
+MAX_RECOVERIES = 4
+
+_REMOVED = removed_options(
+    "env.", {"max_recoveries": f"an episode goes on through at most {MAX_RECOVERIES} fresh episodes; remove it"}
+)
 
 
 class EnvConfig(BaseModel):
@@ -50,8 +60,6 @@ class EnvConfig(BaseModel):
             episode and starts its task).
         recover_s: how long an episode the server failed waits for it to serve a control episode again (a restart,
             an event loop blocked for a while) before the failure counts as the server's, for everyone.
-        max_recoveries: the most fresh episodes one episode opens to go on after failures that were not its action's
-            (it is replayed to its state on each); beyond, the failure counts as the server's.
         sandbox: a command that starts a private server of the same environment on port ``{port}`` (e.g.
             ``["textcraft", "--host", "127.0.0.1", "--port", "{port}"]``); when the server stays down past
             ``recover_s``, an action it held when it went down is replayed there, to tell the action that took it
@@ -70,9 +78,13 @@ class EnvConfig(BaseModel):
     task_key: str = "data_idx"
     control_action: str | None = None
     recover_s: float = Field(default=60.0, ge=0)
-    max_recoveries: int = Field(default=4, ge=1)
     sandbox: list[str] | None = None
     sandbox_start_s: float = Field(default=60.0, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed(cls, data: Any) -> Any:
+        return refuse_removed(data, _REMOVED)
 
     @field_validator("url")
     @classmethod

@@ -16,7 +16,7 @@ the restart lost. What tells them apart is the failing action itself, replayed a
    turns (:class:`~verl_arena.environments.replay_lock.ReplayLock`), so no other replay shares its evidence.
 3. If the action goes through, the failure was not its own: the episode goes on, on the fresh episode (``recovered``).
    If the replay fails before reaching the action, the server failed again meanwhile: back to 1 (at most
-   ``max_recoveries`` fresh episodes in all). If the action fails again on a server that served the replay right
+   ``MAX_RECOVERIES`` fresh episodes in all). If the action fails again on a server that served the replay right
    before it, the action breaks the server: the agent's failure (``env_crash``), ``fails_again`` when a control after
    it still works, ``takes_down`` when the server fails the control too. A failing action is replayed once, so an
    action that takes the server down does so at most twice.
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verl_arena.environments.causes import CAUSES
-from verl_arena.environments.client import EnvClient, EnvConfig, EnvError, Step
+from verl_arena.environments.client import MAX_RECOVERIES, EnvClient, EnvConfig, EnvError, Step
 from verl_arena.environments.replay_lock import ReplayLock
 from verl_arena.environments.sandbox import private_server
 
@@ -156,7 +156,7 @@ class EnvSession:
     async def _recover(self, action: str, failure: EnvError) -> Step:
         evidence = _Evidence(failure)
         deadline = self.clock() + self.config.recover_s
-        while self.recoveries < self.config.max_recoveries:
+        while self.recoveries < MAX_RECOVERIES:
             if not await self._wait_for_server(deadline, evidence):
                 return await self._down(action, evidence)
             self.recoveries += 1
