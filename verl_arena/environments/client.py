@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from verl_arena.environments.adapters import ADAPTERS
 from verl_arena.validation import refuse_removed, removed_options
 
-__all__ = ["EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
+__all__ = ["MAX_RECOVERIES", "EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
 
 logger = logging.getLogger(__name__)
 
