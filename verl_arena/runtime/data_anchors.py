@@ -59,14 +59,15 @@ def check_marked_coordinator(tournament: Tournament, options: CoordinatorOptions
     within tiers."""
     if not takes_marked_anchors(tournament):
         return
+    spelt = f"topology {tournament.topology!r} with source: {tournament.impl.options.source}"
     if options.tail_share < 1 or options.tail_wait_s is not None:
         raise ConfigError(
-            "topology 'anchor_set' with source: marked ranks every group whole against its anchors (the data's or a "
-            "pool's), so the tail cannot be hidden: drop tail_share / tail_wait_s, or use source: drawn"
+            f"{spelt} ranks every group whole against its anchors (the data's or a pool's), so the tail cannot be "
+            "hidden: drop tail_share / tail_wait_s, or use source: drawn"
         )
     if options.verifiable is not None and options.verifiable.judge != "ties":
         raise ConfigError(
-            "topology 'anchor_set' with source: marked judges whole groups against their anchors: use "
+            f"{spelt} judges whole groups against their anchors: use "
             f"verifiable.judge='ties' (the judge ranks only the groups whose scores all tie), not "
             f"{options.verifiable.judge!r}, or use source: drawn"
         )

@@ -18,7 +18,11 @@ below every member, tied with those the detectors flagged on time (:mod:`~verl_a
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +36,17 @@ from verl_arena.outcomes.latecomers import reward_between
 from verl_arena.outcomes.members import Answers, MemberOutcome
 from verl_arena.outcomes.verifiable import verifiable_score
 from verl_arena.runtime.options import CoordinatorOptions
+from verl_arena.runtime.stages import GroupRecord, Pipeline
 
-__all__ = ["Placeable", "placed_outcome"]
+__all__ = ["PLACEABLE_GROUPS", "Latecomers", "Placeable", "placed_outcome"]
+
+logger = logging.getLogger(__name__)
+
+#: groups answered without some of their members whose candidates are kept to place a latecomer, at most
+PLACEABLE_GROUPS = 1000
+#: records a placed latecomer's outcome with its group's answers (``group_id, member, outcome, answers``) and returns
+#: the group's answers with it
+RecordPlaced = Callable[[str, str, MemberOutcome, Answers], Awaitable[Answers]]
 
 
 @dataclass(frozen=True)
@@ -159,3 +172,89 @@ def _outcome(
         forfeit=bool(placed is not None and placed.forfeited[m]),
         **env,
     )
+
+
+class Latecomers:
+    """A coordinator's latecomers: what ranked its groups answered without some of their members (the latest
+    :data:`PLACEABLE_GROUPS`), and the latecomers being placed among them.
+
+    Args:
+        ranker: what judges the placement waves.
+        options: the coordinator's options (``incomplete``, ``tail_opponents``, the hack screen, ``env_reward``).
+        stages: the coordinator's group stages, told of each placement.
+        counts: the coordinator's counters (``late``, ``late_placed``, ``late_unplaced``, ``duplicates``, ``errors``).
+        record_placed: records a placed latecomer's answer with its group's (see :data:`RecordPlaced`).
+    """
+
+    def __init__(
+        self, ranker: Any, options: CoordinatorOptions, stages: Pipeline, counts: Any, record_placed: RecordPlaced
+    ) -> None:
+        self.ranker, self.options, self.stages, self.counts = ranker, options, stages, counts
+        self._record_placed = record_placed
+        self._placeable: OrderedDict[str, Placeable] = OrderedDict()
+        self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
+
+    def keep(self, record: GroupRecord, ranked: tuple[list[Candidate], GroupResult] | None, answers: Answers) -> None:
+        """Keep what ranked a group answered without some of its members (``ranked``: the judge's candidates and
+        result), to place its latecomers."""
+        if ranked is None or answers.late.group.voided or self.options.incomplete != "rank":
+            return
+        candidates, result = ranked
+        members = next((i for i, c in enumerate(candidates) if c.id not in answers.members), len(candidates))
+        self._placeable[record.group_id] = Placeable(record.query, record.step, candidates, members, result)
+        while len(self._placeable) > PLACEABLE_GROUPS:
+            self._placeable.popitem(last=False)
+
+    def join(
+        self,
+        group_id: str,
+        newcomer: Candidate,
+        features: MemberFeatures | None,
+        answered: Answers | asyncio.Future[Answers],
+    ) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
+        """A member of a group ranked without it (``answered``: the group's answers, or their future while it is
+        ranked): the future of its placement and whether it was being placed already, or a stand-in at once where the
+        group cannot place it."""
+        key = (group_id, newcomer.id)
+        placing = self._placing.get(key)
+        if placing is not None:
+            self.counts["duplicates"] += 1
+            return placing, True
+        self.counts["late"] += 1
+        if isinstance(answered, Answers) and group_id not in self._placeable:
+            self.counts["late_unplaced"] += 1
+            return answered.late
+        task = asyncio.ensure_future(self._place(group_id, newcomer, features, answered))
+        self._placing[key] = task
+        task.add_done_callback(lambda _: self._placing.pop(key, None))
+        return task, False
+
+    async def _place(
+        self,
+        group_id: str,
+        newcomer: Candidate,
+        features: MemberFeatures | None,
+        answered: Answers | asyncio.Future[Answers],
+    ) -> Answers:
+        """Place a latecomer among its group's answers (once they are given), and record its answer with theirs."""
+        answers = answered if isinstance(answered, Answers) else await asyncio.shield(answered)
+        placeable = self._placeable.get(group_id)
+        if placeable is None:
+            self.counts["late_unplaced"] += 1
+            return answers  # it is not among them: it gets their stand-in
+        try:
+            outcome, placed = await placed_outcome(
+                self.ranker, placeable, answers, group_id, newcomer, self.options, features
+            )
+        except Exception:  # the ranker should never raise; if it does, the latecomer is not placed, and waits no more
+            logger.exception("group %s: could not place the latecomer %s", group_id, newcomer.id)
+            self.counts["errors"] += 1
+            outcome, placed = answers.late, None
+        self.counts["late_placed" if outcome.votes else "late_unplaced"] += 1
+        if placed is not None:
+            candidates = placeable.with_newcomer(newcomer)
+            record = GroupRecord(
+                group_id, placeable.query, {}, step=placeable.step, candidates=candidates, result=placed
+            )
+            await self.stages.placed(record)
+        return await self._record_placed(group_id, newcomer.id, outcome, answers)

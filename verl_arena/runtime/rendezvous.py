@@ -55,7 +55,7 @@ from verl_arena.outcomes.members import (
 )
 from verl_arena.outcomes.step_metrics import StepMetrics
 from verl_arena.runtime.data_anchors import check_data_anchors, check_marked_coordinator, same_anchors
-from verl_arena.runtime.latecomers import Placeable, placed_outcome
+from verl_arena.runtime.latecomers import Latecomers
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.stages import GroupRecord, Pipeline, StageContext, member_order
 from verl_arena.runtime.tail import TailSchedule
@@ -66,8 +66,6 @@ logger = logging.getLogger(__name__)
 
 #: longest wait for the store when a group finishes (its members wait for it)
 STORE_TIMEOUT_S = 5.0
-#: groups answered without some of their members whose candidates are kept to place a latecomer, at most
-PLACEABLE_GROUPS = 1000
 
 
 def group_seed(group_id: str) -> int:
@@ -174,11 +172,10 @@ class GroupCoordinator:
         self._stored_loaded = False
         self._pending: dict[str, _Pending] = {}
         self._finished: OrderedDict[str, Answers] = OrderedDict()
-        #: what ranked the groups answered without some of their members, and the latecomers being placed
-        self._placeable: OrderedDict[str, Placeable] = OrderedDict()
-        self._placing: dict[tuple[str, str], asyncio.Future[Answers]] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self.counts: Counter[str] = Counter()
+        #: what ranked the groups answered without some of their members, and the latecomers being placed
+        self.latecomers = Latecomers(ranker, options, self.stages, self.counts, self._record_placed)
         #: the tail-hiding schedule (:mod:`~verl_arena.runtime.tail`): heads ranking the members present
         self.tail = TailSchedule(
             ranker, tournament, options, self.stages, self.counts, self._open_record, clock, wall_clock
@@ -336,63 +333,20 @@ class GroupCoordinator:
     def _latecomer(
         self, entry: Submission, answered: Answers | asyncio.Future[Answers]
     ) -> MemberOutcome | tuple[asyncio.Future[Answers], bool]:
-        """A member of a group ranked without it (``answered``: the group's answers, or their future while it is
-        ranked): placed among the members answered if the group can place it (:mod:`~verl_arena.runtime.latecomers`),
-        else a stand-in."""
-        key = (entry.group_id, entry.member)
-        placing = self._placing.get(key)
-        if placing is not None:
-            self.counts["duplicates"] += 1
-            return placing, True
-        self.counts["late"] += 1
-        if isinstance(answered, Answers) and entry.group_id not in self._placeable:
-            self.counts["late_unplaced"] += 1
-            return answered.late
-        task = asyncio.ensure_future(self._place(entry, answered))
-        self._placing[key] = task
-        task.add_done_callback(lambda _: self._placing.pop(key, None))
-        return task, False
-
-    async def _place(self, entry: Submission, answered: Answers | asyncio.Future[Answers]) -> Answers:
-        """Place a latecomer among its group's answers (once they are given), and remember its answer with theirs."""
-        answers = answered if isinstance(answered, Answers) else await asyncio.shield(answered)
-        placeable = self._placeable.get(entry.group_id)
-        if placeable is None:
-            self.counts["late_unplaced"] += 1
-            return answers  # it is not among them: it gets their stand-in
-        group_id, given = entry.group_id, entry.candidate
+        """A member of a group ranked without it: placed among the members answered if the group can place it
+        (:mod:`~verl_arena.runtime.latecomers`), else a stand-in."""
+        given = entry.candidate
         newcomer = Candidate(entry.member, given.answer, given.path, dict(given.meta))
-        try:
-            outcome, placed = await placed_outcome(
-                self.ranker, placeable, answers, group_id, newcomer, self.options, entry.features
-            )
-        except Exception:  # the ranker should never raise; if it does, the latecomer is not placed, and waits no more
-            logger.exception("group %s: could not place the latecomer %s", group_id, entry.member)
-            self.counts["errors"] += 1
-            outcome, placed = answers.late, None
-        self.counts["late_placed" if outcome.votes else "late_unplaced"] += 1
-        if placed is not None:
-            candidates = placeable.with_newcomer(newcomer)
-            record = GroupRecord(
-                group_id, placeable.query, {}, step=placeable.step, candidates=candidates, result=placed
-            )
-            await self.stages.placed(record)
+        return self.latecomers.join(entry.group_id, newcomer, entry.features, answered)
+
+    async def _record_placed(self, group_id: str, member: str, outcome: MemberOutcome, answers: Answers) -> Answers:
+        """A placed latecomer's answer, remembered (and stored) with its group's answers: the group's answers now."""
         current = self._finished.get(group_id, answers)  # other latecomers may have been placed meanwhile
-        placed_answers = Answers({**current.members, entry.member: outcome}, current.late)
+        placed_answers = Answers({**current.members, member: outcome}, current.late)
         self._remember(group_id, placed_answers)
         if self.store is not None:
             await self._persist(group_id, placed_answers)
         return placed_answers
-
-    def _keep_placeable(self, group_id: str, group: _Pending, answers: Answers) -> None:
-        """Keep what ranked a group answered without some of its members, to place its latecomers."""
-        if group.ranked is None or answers.late.group.voided or self.options.incomplete != "rank":
-            return
-        candidates, result = group.ranked
-        members = next((i for i, c in enumerate(candidates) if c.id not in answers.members), len(candidates))
-        self._placeable[group_id] = Placeable(group.record.query, group.record.step, candidates, members, result)
-        while len(self._placeable) > PLACEABLE_GROUPS:
-            self._placeable.popitem(last=False)
 
     def _check_anchors(self, group_id: str, group: _Pending, entry: Submission) -> None:
         """Keep the data's anchors the group's first member brought (if the tournament can use them); refuse a later
@@ -481,7 +435,7 @@ class GroupCoordinator:
         self._pending.pop(group_id, None)
         self._remember(group_id, answers)
         if incomplete:
-            self._keep_placeable(group_id, group, answers)
+            self.latecomers.keep(group.record, group.ranked, answers)
         self.counts["groups"] += 1
         self.counts["incomplete"] += incomplete
         assert group.done is not None
