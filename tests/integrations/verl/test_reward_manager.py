@@ -161,6 +161,12 @@ def trainer_config(tokenizer_path, judge_url, *extra: str, name: str = "arena_te
     )
 
 
+def started(workers) -> None:
+    """Wait until every worker is constructed: it has asked the judge its tiny comparison (or found it cached), so
+    the requests counted after this are the rows' own."""
+    ray.get([w.__ray_ready__.remote() for w in workers], timeout=120)
+
+
 def deliver(workers, rows) -> list[dict]:
     """Every row to a random worker, all at once, in random order (as the agent loop does)."""
     rng = random.Random(0)
@@ -202,6 +208,7 @@ def test_rewards_through_verls_workers_give_rank_group_advantages(cluster, judge
         for session, (text, extra) in enumerate(trajectories(uid, notes.get(uid, ""))):
             rows.append(row(tokenizer, uid, session, text, extra))
             index.append((uid, session))
+    started(manager.reward_loop_workers)
     start, before = time.monotonic(), server.received
     outputs = deliver(manager.reward_loop_workers, rows)
     assert time.monotonic() - start < 120
@@ -302,6 +309,7 @@ def test_verifiable_scores_from_verls_default_scorer_decide_groups_and_the_judge
             text = f"Natalia sold 48 clips in April and half as many in May, so {final} in all.\n#### {final}"
             rows.append(row(tokenizer, uid, session, text, {}, data_source="openai/gsm8k", truth="72"))
             index.append(uid)
+    started(workers)
     before = server.received
     outputs = deliver(workers, rows)
     info = {uid: [o["reward_extra_info"] for o, u in zip(outputs, index, strict=True) if u == uid] for uid in answers}
@@ -324,7 +332,7 @@ def test_validation_samples_compare_with_the_reference_and_never_wait(cluster, j
     url, server = judge
     tokenizer = hf_tokenizer(str(cluster))
     worker = ray.remote(RewardLoopWorker).remote(trainer_config(cluster, url, name="arena_val"))
-    ray.get(worker.__ray_ready__.remote(), timeout=120)  # started: the judge answered its tiny comparison
+    started([worker])
     before = server.received
     good = row(tokenizer, "val-1", 0, "Day 1: a balanced plan with times and prices for pandas", {}, split="test")
     empty = row(tokenizer, "val-2", 0, "", {}, split="test")
@@ -346,6 +354,7 @@ def test_the_reference_anchor_under_its_old_spelling_meets_every_member(cluster,
     config = trainer_config(cluster, url, "+reward.reward_kwargs.anchor=data", name="arena_reference")
     workers = [ray.remote(RewardLoopWorker).remote(config) for _ in range(2)]
     rows = [row(tokenizer, "uid-ref", s, t, e) for s, (t, e) in enumerate(trajectories("uid-b"))]
+    started(workers)
     before = server.received
     outputs = deliver(workers, rows)
     prompts = [r["messages"][1]["content"] for r in list(server.recent)[-(server.received - before) :]]
@@ -566,6 +575,7 @@ def test_the_datas_anchors_meet_every_member_and_only_members_are_rewarded(clust
     manager = RewardLoopManager(anchored_config(cluster, url, "arena_data_anchors"))
     plays = trajectories("uid-b")
     rows = [anchored_row(tokenizer, "uid-b", s, t, e, ANCHORS) for s, (t, e) in enumerate(plays)]
+    started(manager.reward_loop_workers)
     before = server.received
     outputs = deliver(manager.reward_loop_workers, rows)
     prompts = [r["messages"][1]["content"] for r in list(server.recent)[-(server.received - before) :]]
