@@ -30,7 +30,7 @@ import asyncio
 import logging
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from verl_arena.core.first_wave import MAX_ARRANGEMENTS, certain_first_wave
@@ -38,7 +38,7 @@ from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate
 from verl_arena.outcomes.env import env_outcome
 
-__all__ = ["EagerJudging"]
+__all__ = ["EagerJudging", "drop_asked_ahead"]
 
 logger = logging.getLogger(__name__)
 
@@ -127,16 +127,8 @@ class EagerJudging:
         """The group is finished; if it did not reach the ranker (:meth:`ranking`), its prefetches are dropped."""
         sending = self._sending.pop(group_id, [])
         sent = self._sent.pop(group_id, None)
-        if not (sending or sent):
-            return
-        await asyncio.gather(*sending)
-        try:
-            dropped = await self.ranker.drop_prefetched(group_id)
-        except Exception:
-            logger.exception("group %s: could not drop the judgments asked ahead", group_id)
-            self.counts["prefetch_errors"] += 1
-            return
-        self.counts["prefetch_unused"] += dropped.get("unused", 0)
+        if sending or sent:
+            await drop_asked_ahead(self.ranker, group_id, sending, self.counts, "prefetch")
 
     def used(self, prefetched: Mapping[str, int]) -> None:
         """A ranked group's prefetches as its ranker counted them (``{"used", "unused"}``)."""
@@ -151,3 +143,19 @@ class EagerJudging:
 def _env_failed(candidate: Candidate) -> bool:
     played = env_outcome(candidate)
     return played is not None and played.error
+
+
+async def drop_asked_ahead(
+    ranker: Any, group_id: str, sending: Sequence[Awaitable[None]], counts: Any, prefix: str
+) -> None:
+    """Drop the judgments asked ahead for a finished group that its tournament never used, once every request that
+    asked them (``sending``) has reached the ranker, so none is asked after the drop; ``counts`` gets
+    ``{prefix}_unused``, or ``{prefix}_errors`` where the ranker could not drop them."""
+    await asyncio.gather(*sending)
+    try:
+        dropped = await ranker.drop_prefetched(group_id)
+    except Exception:
+        logger.exception("group %s: could not drop the judgments asked ahead", group_id)
+        counts[f"{prefix}_errors"] += 1
+        return
+    counts[f"{prefix}_unused"] += dropped.get("unused", 0)

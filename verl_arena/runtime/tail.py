@@ -37,6 +37,7 @@ from typing import Any
 from verl_arena.core.late import shown_first
 from verl_arena.core.tournament import Tournament
 from verl_arena.core.types import Candidate, GroupResult
+from verl_arena.runtime.eager import drop_asked_ahead
 from verl_arena.runtime.options import CoordinatorOptions
 from verl_arena.runtime.stages import GroupRecord, Pipeline, member_order
 from verl_arena.runtime.stages.env_outcomes import env_failed
@@ -307,16 +308,8 @@ class TailSchedule:
     async def finished(self, group_id: str) -> None:
         """The group is ranked: the placement judgments its wave did not use (or it had none) are dropped."""
         tail = self._groups.pop(group_id, None)
-        if tail is None or tail.asked_ahead is None:
-            return
-        try:
-            await asyncio.gather(*tail.asked_ahead.asking)  # every one reached the ranker: none is asked after the drop
-            dropped = await self.ranker.drop_prefetched(group_id)
-        except Exception:
-            logger.exception("group %s: could not drop the placement judgments asked ahead", group_id)
-            self.counts["tail_ahead_errors"] += 1
-            return
-        self.counts["tail_ahead_unused"] += dropped.get("unused", 0)
+        if tail is not None and tail.asked_ahead is not None:
+            await drop_asked_ahead(self.ranker, group_id, tail.asked_ahead.asking, self.counts, "tail_ahead")
 
     def _waited(self, group_id: str) -> None:
         tail = self._groups.get(group_id)
