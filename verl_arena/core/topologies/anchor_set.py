@@ -253,7 +253,7 @@ class AnchorSet(Topology):
     def check_scoring(self, scoring: str) -> None:
         if scoring == "bradley_terry":
             raise ConfigError(
-                "topology 'anchor_set' fits Bradley-Terry itself, its strengths measured from the anchors' mean: use "
+                f"topology {self.name!r} fits Bradley-Terry itself, its strengths measured from the anchors' mean: use "
                 "its option score: bradley_terry, not scoring: bradley_terry"
             )
 

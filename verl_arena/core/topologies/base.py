@@ -56,9 +56,9 @@ class Topology(ABC):
     default_reward: ClassVar[str] = "rank_quantile"
     #: Judge methods the topology calls.
     judge_methods: ClassVar[tuple[str, ...]] = ("compare",)
-    #: The topology judges everyone against an anchor, chosen with the ``anchor`` option.
-    #: former options of this topology, now fixed (name -> value): see :func:`drop_fixed`
+    #: Former options of this topology, now fixed (name -> value): see :func:`drop_fixed`.
     fixed_options: ClassVar[Mapping[str, Any]] = {}
+    #: The topology judges everyone against an anchor, chosen with the ``anchor`` option.
     takes_anchor: ClassVar[bool] = False
     #: The order in which a judgment shows its candidates (slot A first) never depends on their content or on earlier
     #: verdicts (a seeded draw, or the content digest), so a judge that only follows the slot is visible within one
