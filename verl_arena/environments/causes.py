@@ -8,9 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CAUSES", "Cause", "Verdict", "verdict"]
+__all__ = ["CAUSES", "MAX_RECOVERIES", "Cause", "Verdict", "verdict"]
 
 Verdict = Literal["error", "crash"]
+#: the most fresh episodes one episode opens to go on after failures that were not its action's (it is replayed to its
+#: state on each); beyond, the failure counts as the server's (``recoveries``)
+MAX_RECOVERIES = 4
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ CAUSES: dict[str, Cause] = {
         "the server served no control episode for env.recover_s, and the failing action never reached it, or a "
         "private server showed the action harmless",
     ),
-    "recoveries": Cause("error", "the episode was lost more than MAX_RECOVERIES (4) times to failures not its own"),
+    "recoveries": Cause("error", f"the episode was lost more than {MAX_RECOVERIES} times to failures not its own"),
     "fails_again": Cause(
         "crash", "replayed at the same state, the action failed again, and a control episode after it works"
     ),

@@ -27,16 +27,13 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from verl_arena.environments.adapters import ADAPTERS
+from verl_arena.environments.causes import MAX_RECOVERIES
 from verl_arena.validation import refuse_removed, removed_options
 
-__all__ = ["MAX_RECOVERIES", "EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
+__all__ = ["EnvClient", "EnvConfig", "EnvError", "Step", "env_config"]
 
 logger = logging.getLogger(__name__)
 
-
-#: the most fresh episodes one episode opens to go on after failures that were not its action's (it is replayed to its
-#: state on each); beyond, the failure counts as the server's
-MAX_RECOVERIES = 4
 
 _REMOVED = removed_options(
     "env.", {"max_recoveries": f"an episode goes on through at most {MAX_RECOVERIES} fresh episodes; remove it"}

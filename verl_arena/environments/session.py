@@ -42,8 +42,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from verl_arena.environments.causes import CAUSES
-from verl_arena.environments.client import MAX_RECOVERIES, EnvClient, EnvConfig, EnvError, Step
+from verl_arena.environments.causes import CAUSES, MAX_RECOVERIES
+from verl_arena.environments.client import EnvClient, EnvConfig, EnvError, Step
 from verl_arena.environments.replay_lock import ReplayLock
 from verl_arena.environments.sandbox import private_server
 
