@@ -198,11 +198,14 @@ def _read_back(settings: Mapping[str, Any]) -> Mapping[str, Any]:
     return json.loads(json.dumps(record, default=str))
 
 
-def _check_settings(resumed: Resumed, number: int, line: Mapping[str, Any], settings: Mapping[str, Any]) -> None:
-    """Refuse a line ranked with other settings than this run's; a line without the record (an older release's) is
-    checked on its topology and noted."""
+def _check_settings(
+    resumed: Resumed, number: int, line: Mapping[str, Any], settings: Mapping[str, Any], resolved: Mapping[str, Any]
+) -> None:
+    """Refuse a line ranked with other settings than this run's (``settings``, and ``resolved``: them read back, see
+    :func:`_read_back`); a line without the record (an older release's) is checked on its topology and noted."""
     if "settings" in line:
-        then, now = _read_back(line["settings"]), _read_back(settings)
+        recorded = line["settings"]
+        then, now = (recorded, settings) if recorded == settings else (_read_back(recorded), resolved)
     else:
         resumed.unrecorded.append(line["id"])
         then, now = {"topology": line.get("topology", settings["topology"])}, {"topology": settings["topology"]}
@@ -217,6 +220,7 @@ def _check_output(inputs: GroupsIndex, resumed: Resumed, settings: Mapping[str, 
     by_id, output = {r.id: r for r in inputs.refs}, resumed.output
     lines, resumed.output_changed = written_lines(output)
     seen: dict[str, int] = {}
+    resolved = _read_back(settings) if settings is not None else None  # this run's, read back once
     for number, line in lines:
         if not isinstance(line, dict) or not isinstance(line.get("id"), str):
             raise ConfigError(f"{output} line {number}: not a result line of `verl-arena rank` (no 'id')")
@@ -231,8 +235,8 @@ def _check_output(inputs: GroupsIndex, resumed: Resumed, settings: Mapping[str, 
             resumed.unchecked.append(gid)
         elif line["group_digest"] != ref.digest:
             raise _changed(inputs, ref, output, number, line)
-        if settings is not None:
-            _check_settings(resumed, number, line, settings)
+        if settings is not None and resolved is not None:
+            _check_settings(resumed, number, line, settings, resolved)
         if line.get("line") != ref.line:
             line["line"], resumed.output_changed = ref.line, True
         resumed.output_lines.append(line)
